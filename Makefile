@@ -1,0 +1,42 @@
+# Thin wrapper around CMake: `make run` builds and runs the tour, `make test`
+# builds and runs every test (a normal build, then the host code again under
+# AddressSanitizer + UBSan).
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+.PHONY: all build run test test-fast asan bench clean deps
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	@./scripts/install-deps.sh
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/cumemlab
+
+test-fast: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+$(ASAN_BUILD)/CMakeCache.txt:
+	cmake -S . -B $(ASAN_BUILD) -DCUMEMLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
+
+asan: $(ASAN_BUILD)/CMakeCache.txt
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L cpu
+
+test: test-fast asan
+
+bench: build
+	./$(BUILD)/bench_model
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,73 @@
+/*
+ * Integer index expressions over the thread index, e.g. "i*2 + 1",
+ * "(i % 32) * 33", "min(i, n - 1)", "tx + ty*bdx".
+ *
+ * Grammar (C precedence, left associative, 64-bit signed integers):
+ *   expr    := or
+ *   or      := xor ( '|' xor )*
+ *   xor     := and ( '^' and )*
+ *   and     := shift ( '&' shift )*
+ *   shift   := add ( ('<<' | '>>') add )*
+ *   add     := mul ( ('+' | '-') mul )*
+ *   mul     := unary ( ('*' | '/' | '%') unary )*
+ *   unary   := ('-' | '+' | '~') unary | primary
+ *   primary := NUMBER | VARIABLE | '(' expr ')' | ('min'|'max') '(' expr ',' expr ')'
+ * NUMBER: decimal or 0x hexadecimal. VARIABLE: see cml_expr_vars.
+ * Evaluation never invokes undefined behaviour: overflow, division by zero
+ * and shifts outside 0..63 are reported as errors.
+ */
+#ifndef CUMEMLAB_EXPR_H
+#define CUMEMLAB_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cumemlab/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cml_expr cml_expr;
+
+/* Values of the variables an expression may use. */
+typedef struct cml_expr_vars {
+    int64_t i;        /* global linear thread index: (by*gdx + bx)*bdx*bdy + ty*bdx + tx */
+    int64_t tx, ty;   /* threadIdx.x, threadIdx.y */
+    int64_t bx, by;   /* blockIdx.x, blockIdx.y   */
+    int64_t bdx, bdy; /* blockDim.x, blockDim.y   */
+    int64_t gdx, gdy; /* gridDim.x, gridDim.y     */
+    int64_t lane;     /* lane in the warp         */
+    int64_t n;        /* array length in elements */
+} cml_expr_vars;
+
+/* Where parsing or evaluation failed, for a message that points at it. */
+typedef struct cml_expr_error {
+    size_t column;      /* 1-based column in the text (0 if not about a place) */
+    char message[128];  /* e.g. "expected ')' to close '(' at column 3" */
+} cml_expr_error;
+
+/* Parse `text` (NUL-terminated, at most CML_EXPR_MAX_LEN bytes). On failure
+ * returns CML_EINVAL and fills *err; *out is set only on success. */
+#define CML_EXPR_MAX_LEN 4096u
+cml_status cml_expr_parse(const char *text, cml_expr **out, cml_expr_error *err);
+
+/* Evaluate. CML_EINVAL with *err filled on overflow, division by zero or a
+ * bad shift count (err may be NULL). */
+cml_status cml_expr_eval(const cml_expr *e, const cml_expr_vars *v, int64_t *out,
+                         cml_expr_error *err);
+
+/* Bit set of variables used: 1u << CML_EXPR_VAR_x. */
+enum {
+    CML_EXPR_VAR_I, CML_EXPR_VAR_TX, CML_EXPR_VAR_TY, CML_EXPR_VAR_BX, CML_EXPR_VAR_BY,
+    CML_EXPR_VAR_BDX, CML_EXPR_VAR_BDY, CML_EXPR_VAR_GDX, CML_EXPR_VAR_GDY,
+    CML_EXPR_VAR_LANE, CML_EXPR_VAR_N
+};
+unsigned cml_expr_vars_used(const cml_expr *e);
+
+void cml_expr_free(cml_expr *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

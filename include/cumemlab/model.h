@@ -1,0 +1,201 @@
+/*
+ * cumemlab memory-traffic model: public API.
+ *
+ * Pure C11, no CUDA. Given ONE warp-level memory instruction (32 lane
+ * addresses, access width, active mask, memory space, load/store, cache
+ * operator) the model predicts what the memory system does, under either the
+ * modern rules (Volta..Hopper: 32-byte sectors in 128-byte lines, one request
+ * per instruction) or the Fermi/Kepler rules that the classic CUDA textbooks
+ * teach. See docs/model.md for every rule and the evidence behind it.
+ *
+ * On top of the per-instruction rules, cml_trace_kernel() runs a C mirror of
+ * a kernel thread by thread, assembles the warp instructions exactly as the
+ * GPU would issue them (block by block, warp by warp, with inactive lanes) and
+ * sums the traffic per memory class, so whole-kernel totals can be compared
+ * with hardware counters.
+ *
+ * Every function returns a cml_status; none exits or prints.
+ */
+#ifndef CUMEMLAB_MODEL_H
+#define CUMEMLAB_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CML_WARP_SIZE 32u
+#define CML_SECTOR_BYTES 32u
+#define CML_LINE_BYTES 128u
+#define CML_SHARED_BANKS 32u
+#define CML_BANK_BYTES 4u
+
+typedef enum cml_status {
+    CML_OK = 0,
+    CML_EINVAL,        /* an argument is out of range or malformed */
+    CML_EMISALIGNED,   /* a lane address is not a multiple of the access width */
+    CML_ENOMEM,        /* host allocation failed */
+    CML_ENOGPU,        /* no usable CUDA device */
+    CML_ECUDA,         /* a CUDA call or launch failed */
+    CML_EVERIFY,       /* a kernel's output did not match the host reference */
+    CML_EIO,           /* a file could not be written or read */
+    CML_EUNSUPPORTED   /* this build or device cannot do it */
+} cml_status;
+
+/* A short constant string naming the status ("misaligned address", ...). */
+const char *cml_status_str(cml_status s);
+
+/* Which generation's rules to apply. */
+typedef enum cml_rules {
+    CML_RULES_MODERN = 0, /* sm_70 .. sm_90: sectors of 32 B, lines of 128 B */
+    CML_RULES_FERMI,      /* sm_20 .. sm_35 as the textbooks teach them      */
+    CML_RULES_COUNT
+} cml_rules;
+
+typedef enum cml_space {
+    CML_SPACE_GLOBAL = 0,
+    CML_SPACE_LOCAL,     /* addr[] are per-lane byte offsets in the thread's local frame */
+    CML_SPACE_SHARED,    /* addr[] are byte offsets in the block's shared memory */
+    CML_SPACE_CONSTANT,  /* addr[] are byte offsets in the constant bank */
+    CML_SPACE_COUNT
+} cml_space;
+
+typedef enum cml_op { CML_OP_LOAD = 0, CML_OP_STORE, CML_OP_COUNT } cml_op;
+
+/* PTX cache operators that change what the model predicts. */
+typedef enum cml_cache {
+    CML_CACHE_CA = 0, /* default: cache in L1 and L2 (loads), write-back (stores) */
+    CML_CACHE_CG,     /* L2 only (ld.global.cg, -dlcm=cg, __ldcg, __stcg)         */
+    CML_CACHE_NC,     /* read-only / non-coherent path (__ldg, const __restrict__) */
+    CML_CACHE_CS,     /* streaming, evict-first (__ldcs, __stcs)                   */
+    CML_CACHE_COUNT
+} cml_cache;
+
+/* One warp-level memory instruction. */
+typedef struct cml_access {
+    cml_space space;
+    cml_op op;
+    cml_cache cache;
+    unsigned width;                /* bytes per lane: 1, 2, 4, 8 or 16 */
+    uint32_t active;               /* bit l set: lane l takes part      */
+    uint64_t addr[CML_WARP_SIZE];  /* byte address (or offset) per lane */
+} cml_access;
+
+/*
+ * Traffic of one or many instructions (the model adds into it).
+ * Fields that do not apply to a space stay 0.
+ */
+typedef struct cml_traffic {
+    uint64_t instructions;    /* warp instructions with >= 1 active lane           */
+    uint64_t requests;        /* modern: 1 per instruction; fermi: 1, 2 or 4 (w=8/16
+                                 split into half/quarter warps)                      */
+    uint64_t sectors;         /* distinct 32 B sectors per instruction, summed      */
+    uint64_t lines;           /* distinct 128 B lines per instruction, summed       */
+    uint64_t transactions;    /* memory transactions: modern = sectors; fermi =
+                                 128 B lines (cached loads), 32 B segments (L2-only
+                                 and read-only loads), 1/2/4-segment stores          */
+    uint64_t transaction_bytes; /* bytes those transactions carry                 */
+    uint64_t efficiency_bytes;  /* the denominator of the profiler's efficiency
+                                 metric (gld/gst_efficiency, ncu .pct)               */
+    uint64_t requested_bytes; /* unique bytes the active lanes asked for          */
+    uint64_t lane_bytes;      /* width * active lanes (counts duplicates)          */
+    uint64_t wavefronts;      /* shared: passes through the 32 banks               */
+    uint64_t ideal_wavefronts;/* shared: wavefronts with no conflict               */
+    uint64_t bank_conflicts;  /* shared: wavefronts - ideal_wavefronts             */
+    uint64_t serialized;      /* constant: accesses after serialization, one per
+                                 distinct address                                    */
+} cml_traffic;
+
+/*
+ * Analyse one instruction and ADD its traffic to *acc.
+ * Returns CML_EINVAL for a bad width/space/op/cache, CML_EMISALIGNED if an
+ * active lane's address is not a multiple of the width (real hardware faults).
+ * An instruction with no active lane adds nothing.
+ */
+cml_status cml_model_access(cml_rules rules, const cml_access *a, cml_traffic *acc);
+
+/* requested_bytes / efficiency_bytes, in [0, 1]; 0 when nothing moved. */
+double cml_traffic_efficiency(const cml_traffic *t);
+
+/* sectors / requests (0 when there was no request). */
+double cml_traffic_sectors_per_request(const cml_traffic *t);
+
+/* acc += t, field by field. */
+void cml_traffic_add(cml_traffic *acc, const cml_traffic *t);
+
+/* ---------------------------------------------------------------------- */
+/* Whole kernels                                                          */
+/* ---------------------------------------------------------------------- */
+
+/* The traffic classes the hardware counts separately. */
+typedef enum cml_class {
+    CML_CLASS_GLOBAL_LD = 0,
+    CML_CLASS_GLOBAL_ST,
+    CML_CLASS_LOCAL_LD,
+    CML_CLASS_LOCAL_ST,
+    CML_CLASS_SHARED_LD,
+    CML_CLASS_SHARED_ST,
+    CML_CLASS_CONST_LD,
+    CML_CLASS_COUNT
+} cml_class;
+
+/* "global_ld", "shared_st", ... */
+const char *cml_class_name(cml_class c);
+cml_class cml_class_of(cml_space space, cml_op op);
+
+typedef struct cml_kernel_traffic {
+    cml_traffic cls[CML_CLASS_COUNT];
+} cml_kernel_traffic;
+
+typedef struct cml_dim3 { uint32_t x, y, z; } cml_dim3;
+
+/* What a thread of the mirrored kernel knows about itself. */
+typedef struct cml_thread {
+    cml_dim3 tid;    /* threadIdx */
+    cml_dim3 bid;    /* blockIdx  */
+    cml_dim3 bdim;   /* blockDim  */
+    cml_dim3 gdim;   /* gridDim   */
+    uint32_t lane;   /* lane in its warp */
+} cml_thread;
+
+typedef struct cml_emitter cml_emitter;
+
+/*
+ * Called by a kernel mirror for each memory instruction a thread executes.
+ * `site` names the instruction in the kernel's code (0..CML_MAX_SITES-1): the
+ * k-th execution of a site by one lane is matched with the k-th execution of
+ * the same site by the other lanes of its warp, which is how SIMT hardware
+ * issues it (lanes that skip it are inactive in that instruction).
+ * For CML_SPACE_LOCAL, addr is the byte offset in the thread's local frame.
+ */
+#define CML_MAX_SITES 64u
+void cml_emit(cml_emitter *e, unsigned site, cml_space space, cml_op op,
+              cml_cache cache, unsigned width, uint64_t addr);
+
+/* A C mirror of a kernel: emits every memory access one thread makes. */
+typedef void (*cml_thread_fn)(const cml_thread *t, const void *args, cml_emitter *e);
+
+/*
+ * Run `fn` for every thread of grid x block, assemble warps (threads are
+ * numbered x fastest, then y, then z; 32 per warp; the last warp of a block
+ * may be partial), analyse each warp instruction under `rules`, and ADD the
+ * totals to *out. Fails with the first error of cml_model_access, or
+ * CML_EINVAL if a thread emits more than CML_MAX_EMITS accesses or a bad site.
+ */
+#define CML_MAX_EMITS 256u
+cml_status cml_trace_kernel(cml_rules rules, cml_dim3 grid, cml_dim3 block,
+                            cml_thread_fn fn, const void *args,
+                            cml_kernel_traffic *out);
+
+/*
+ * Base address the mirrors use for their k-th global array (k = 0, 1, ...).
+ * Aligned like cudaMalloc's results (far beyond 128 B), and far apart.
+ */
+uint64_t cml_array_base(unsigned k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

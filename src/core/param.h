@@ -1,0 +1,70 @@
+/*
+ * Experiment parameters: declared once per experiment with their allowed
+ * range, parsed from the command line into value lists ("0:32,128",
+ * "ca,cg,nc", "4M"), validated with a one-line message naming the option.
+ */
+#ifndef CML_PARAM_H
+#define CML_PARAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cumemlab/model.h"
+
+#define CML_MAX_PARAMS 12
+#define CML_MAX_VALUES 512
+
+typedef struct cml_param_def {
+    const char *name;           /* option name without dashes: "offset" */
+    const char *help;           /* one line */
+    int64_t min, max;           /* allowed range (choices: index range, set automatically) */
+    const char *def;            /* default list, in the same syntax the user types */
+    const char *const *choices; /* NULL, or NULL-terminated names ("ca","cg","nc",NULL) */
+} cml_param_def;
+
+typedef struct cml_param_list {
+    size_t count;
+    int64_t v[CML_MAX_VALUES];
+    int given;                  /* set by the user (not the default) */
+} cml_param_list;
+
+typedef struct cml_param_values {
+    const cml_param_def *defs;
+    size_t ndefs;
+    cml_param_list list[CML_MAX_PARAMS];
+} cml_param_values;
+
+/*
+ * Parse a list for `def`: comma-separated items, each a value or a range
+ * "a:b" (inclusive) or "a:b:step"; integers take an optional k/M/G suffix
+ * (powers of 1024) or the form 2^k; enumerated parameters take choice names
+ * (or "all"). On error writes a one-line message naming --NAME and the
+ * allowed range into err and returns CML_EINVAL.
+ */
+cml_status cml_param_parse(const cml_param_def *def, const char *text, cml_param_list *out,
+                           char *err, size_t errlen);
+
+/* Fill every list with its default. CML_EINVAL if a default is malformed. */
+cml_status cml_param_defaults(const cml_param_def *defs, size_t ndefs, cml_param_values *out,
+                              char *err, size_t errlen);
+
+/* Index of the parameter called `name`, or -1. */
+int cml_param_index(const cml_param_values *pv, const char *name);
+
+/* Set parameter `name` from text. CML_EINVAL with a message for an unknown
+ * name or a bad value. */
+cml_status cml_param_set(cml_param_values *pv, const char *name, const char *text, char *err,
+                         size_t errlen);
+
+/* First value of parameter `name` (the experiment's own names; aborts-free:
+ * returns 0 for an unknown name, which the tests catch). */
+int64_t cml_param_first(const cml_param_values *pv, const char *name);
+const cml_param_list *cml_param_get(const cml_param_values *pv, const char *name);
+
+/* Choice name of value v of an enumerated parameter, or NULL. */
+const char *cml_param_choice(const cml_param_def *def, int64_t v);
+
+/* Text describing the allowed values: "0..4096" or "ca|cg|nc". */
+void cml_param_describe_range(const cml_param_def *def, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,93 @@
+/* Result records: a growable array and small helpers for filling records. */
+#include "core/record.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copy with truncation; always NUL-terminates (dst_len > 0). */
+static void copy_str(char *dst, size_t dst_len, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n >= dst_len)
+        n = dst_len - 1;
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+void cml_results_init(cml_results *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void cml_results_free(cml_results *r)
+{
+    free(r->items);
+    r->items = NULL;
+    r->count = r->cap = 0;
+}
+
+cml_record *cml_results_add(cml_results *r, const char *experiment, const char *variant)
+{
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        cml_record *items = realloc(r->items, cap * sizeof *items);
+        if (!items)
+            return NULL;
+        r->items = items;
+        r->cap = cap;
+    }
+    cml_record *rec = &r->items[r->count++];
+    memset(rec, 0, sizeof *rec);
+    copy_str(rec->experiment, sizeof rec->experiment, experiment);
+    copy_str(rec->variant, sizeof rec->variant, variant);
+    rec->occupancy = -1.0;
+    rec->peak_fraction = -1.0;
+    return rec;
+}
+
+void cml_record_add_param(cml_record *rec, const char *name, int64_t value, const char *label)
+{
+    if (rec->nparams >= CML_RECORD_MAX_PARAMS)
+        return;
+    cml_record_param *p = &rec->params[rec->nparams++];
+    copy_str(p->name, sizeof p->name, name);
+    p->value = value;
+    copy_str(p->label, sizeof p->label, label);
+}
+
+void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit)
+{
+    if (rec->nextra >= sizeof rec->extra / sizeof rec->extra[0])
+        return;
+    copy_str(rec->extra[rec->nextra].name, sizeof rec->extra[0].name, name);
+    copy_str(rec->extra[rec->nextra].unit, sizeof rec->extra[0].unit, unit);
+    rec->extra[rec->nextra].value = value;
+    rec->nextra++;
+}
+
+const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name)
+{
+    for (unsigned i = 0; i < rec->nparams; i++)
+        if (strcmp(rec->params[i].name, name) == 0)
+            return &rec->params[i];
+    return NULL;
+}
+
+void cml_record_finding(cml_record *rec, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rec->finding, sizeof rec->finding, fmt, ap);
+    va_end(ap);
+}
+
+void cml_record_note(cml_record *rec, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rec->note, sizeof rec->note, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,136 @@
+/*
+ * Result records: the one shape every experiment produces and every reporter
+ * reads. Experiments never print; reporters only ever see records.
+ */
+#ifndef CML_RECORD_H
+#define CML_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cumemlab/model.h"
+
+#define CML_RECORD_MAX_PARAMS 12
+#define CML_RECORD_MAX_COUNTERS 24
+
+/* Facts read from the device (experiment 15). All sizes in bytes. */
+typedef struct cml_device_facts {
+    int index;
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count;
+    int warp_size;
+    int max_threads_per_block, max_threads_per_sm, max_blocks_per_sm;
+    int regs_per_block, regs_per_sm;
+    uint64_t shared_per_block, shared_per_block_optin, shared_per_sm;
+    uint64_t const_bytes;
+    uint64_t l2_bytes, l2_persisting_max;
+    uint64_t global_bytes;
+    int bus_width_bits;
+    int mem_clock_khz;        /* memory clock as the driver reports it */
+    int sm_clock_khz;
+    double theoretical_gbs;   /* 2 (DDR) * clock * bus width / 8, in GB/s (1e9) */
+    int ecc_enabled;
+    int driver_version, runtime_version; /* e.g. 13000 */
+    int unified_addressing, can_map_host_memory, managed_memory, concurrent_managed;
+    int global_l1_cache_supported, local_l1_cache_supported;
+} cml_device_facts;
+
+typedef struct cml_timing {
+    unsigned warmup, reps;
+    double median_ms, min_ms, max_ms, mean_ms;
+    double cv;                /* standard deviation / mean */
+} cml_timing;
+
+typedef enum cml_verify { CML_VERIFY_NONE = 0, CML_VERIFY_PASSED, CML_VERIFY_FAILED } cml_verify;
+
+typedef enum cml_record_state {
+    CML_REC_OK = 0,     /* produced its figures */
+    CML_REC_WAIVED,     /* cannot run here; `note` says why */
+    CML_REC_FAILED      /* an error; `note` says what */
+} cml_record_state;
+
+typedef struct cml_record_param {
+    char name[24];
+    int64_t value;
+    char label[32];           /* the choice name for enumerated parameters, else "" */
+} cml_record_param;
+
+/* A hardware counter beside the model's prediction for it (issue: counters). */
+typedef struct cml_counter {
+    char name[96];            /* ncu metric name */
+    double measured;
+    int has_prediction;
+    double predicted;
+} cml_counter;
+
+typedef struct cml_record {
+    char experiment[32];      /* registry key, e.g. "read-offset" */
+    char variant[96];         /* e.g. "offset=11 path=ca" */
+    cml_record_param params[CML_RECORD_MAX_PARAMS];
+    unsigned nparams;
+    cml_record_state state;
+    char note[256];           /* waiver reason or error message */
+
+    /* Bytes the algorithm must move: each input read once, each output once. */
+    uint64_t bytes_read, bytes_written;
+
+    /* Launch configuration (0 when not a kernel). */
+    uint64_t grid, block;
+    double occupancy;         /* achieved theoretical occupancy 0..1, <0 unknown */
+
+    /* Measured on the GPU. */
+    int measured;
+    cml_timing timing;
+    double bandwidth_gbs;     /* (bytes_read + bytes_written) / median time */
+    double peak_fraction;     /* bandwidth / measured peak of this GPU, <0 unknown */
+    cml_verify verify;
+
+    /* The model's prediction, under both rule sets. */
+    int has_model;
+    cml_kernel_traffic model[CML_RULES_COUNT];
+
+    /* Counters read from the hardware. */
+    cml_counter counters[CML_RECORD_MAX_COUNTERS];
+    unsigned ncounters;
+
+    /* Free-form numbers an experiment wants reported (e.g. "pitch_bytes"). */
+    struct { char name[32]; double value; char unit[12]; } extra[8];
+    unsigned nextra;
+
+    char finding[384];        /* one sentence: what the numbers show and why */
+} cml_record;
+
+typedef struct cml_results {
+    cml_record *items;
+    size_t count, cap;
+    char command_line[1024];
+    int has_device;
+    cml_device_facts device;
+    double peak_gbs;          /* measured peak bandwidth, 0 if not measured */
+    int model_only;           /* 1: no GPU ran, every figure is a prediction */
+    char tool_version[32];
+} cml_results;
+
+void cml_results_init(cml_results *r);
+void cml_results_free(cml_results *r);
+/* Append a zeroed record with experiment/variant set; NULL on out of memory. */
+cml_record *cml_results_add(cml_results *r, const char *experiment, const char *variant);
+
+/* Helpers for experiments filling records. */
+void cml_record_add_param(cml_record *rec, const char *name, int64_t value, const char *label);
+void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit);
+const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
+/* snprintf into rec->finding / rec->note. */
+void cml_record_finding(cml_record *rec, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void cml_record_note(cml_record *rec, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * The GPU harness: the only host code that calls the CUDA runtime.
+ * Experiments (.c) use it to allocate, fill, poison, time, verify and read
+ * device facts; kernels live in src/experiments/NAME.cu behind extern "C"
+ * launchers. Every CUDA call is checked; the first failure is kept as a
+ * message naming the call, file, line and CUDA error string.
+ */
+#ifndef CML_GPU_H
+#define CML_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/record.h"
+#include "cumemlab/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cml_gpu cml_gpu;
+
+/* Number of usable devices; 0 with a one-line reason in `why` ("no CUDA
+ * device found", "CUDA driver too old: ..."). Never fails otherwise. */
+int cml_gpu_count(char *why, size_t whylen);
+
+/* Open device `index`, read its facts. CML_ENOGPU / CML_EINVAL with a message. */
+cml_status cml_gpu_open(int index, cml_gpu **out, char *err, size_t errlen);
+void cml_gpu_close(cml_gpu *g);
+const cml_device_facts *cml_gpu_facts(const cml_gpu *g);
+
+/* The message of the last failure on this device ("" if none). */
+const char *cml_gpu_error(const cml_gpu *g);
+
+/* Device memory. */
+typedef struct cml_dbuf { void *ptr; size_t bytes; } cml_dbuf;
+cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes);
+void cml_gpu_free(cml_gpu *g, cml_dbuf *b);
+cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t bytes);
+cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t bytes);
+
+/* Pseudo-random contents, never zeros: element i of a buffer filled with
+ * `seed` is cml_random_f32(seed, i) (see core/random.h), so host code can
+ * recompute any element without a copy. */
+cml_status cml_gpu_fill_f32(cml_gpu *g, cml_dbuf *b, size_t count, uint64_t seed);
+/* Poison: every byte 0xFF (a NaN for floats), before each timed kernel. */
+cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b);
+
+/* A launcher starts one kernel (asynchronously) and returns the launch
+ * status; ctx is the experiment's own argument block. */
+typedef cml_status (*cml_launch_fn)(void *ctx);
+
+/* Warm up, then time `reps` launches one by one with CUDA events; median,
+ * min, max, mean, cv. Checks every launch and the final synchronisation. */
+cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
+                        unsigned reps, cml_timing *out);
+
+/* Occupancy of `kernel` (a __global__ function's address, from a .cu
+ * launcher) at this block size and dynamic shared memory: active warps per
+ * SM / maximum warps per SM. */
+cml_status cml_gpu_occupancy(cml_gpu *g, const void *kernel, unsigned block, size_t smem,
+                             double *fraction);
+
+/* Record the outcome of a CUDA call (used by .cu launchers through
+ * CML_CU_CHECK); returns CML_OK or CML_ECUDA. */
+cml_status cml_gpu_check(int cuda_error, const char *expr, const char *file, int line);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,29 @@
+/*
+ * Reporters: they only ever see result records.
+ * Files are written to a temporary name in the same folder and renamed, so a
+ * failed run leaves no partial file.
+ */
+#ifndef CML_REPORT_H
+#define CML_REPORT_H
+
+#include <stdio.h>
+
+#include "core/record.h"
+
+/* Terminal tables, one per experiment, aligned, with units; predicted vs
+ * measured where both exist; the finding sentence under each table. */
+cml_status cml_report_table(FILE *out, const cml_results *r);
+
+/* JSON (schema documented in docs/json-schema.md): numbers are numbers. */
+cml_status cml_report_json(FILE *out, const cml_results *r);
+
+/* CSV: one row per record, fixed header. */
+cml_status cml_report_csv(FILE *out, const cml_results *r);
+
+/* Write with `writer` to `path` through a temporary file and rename.
+ * On failure writes a one-line reason into err and leaves no file. */
+typedef cml_status (*cml_report_fn)(FILE *out, const cml_results *r);
+cml_status cml_report_write_file(const char *path, cml_report_fn writer, const cml_results *r,
+                                 char *err, size_t errlen);
+
+#endif
