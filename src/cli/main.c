@@ -1,8 +1,111 @@
-/* cumemlab: entry point (being built). */
+/*
+ * cumemlab: a laboratory for GPU memory access patterns.
+ * main() only dispatches; every command lives in its own function and
+ * returns an exit status (0 ok, 1 a run failed, 2 bad usage).
+ */
 #include <stdio.h>
+#include <string.h>
 
-int main(void)
+#include "cli/cli.h"
+
+static const char *const usage_text =
+    "cumemlab " CUMEMLAB_VERSION " - how memory access patterns decide a GPU kernel's speed\n"
+    "\n"
+    "Usage:\n"
+    "  cumemlab                     the tour: every experiment once (on GPU 0, or with the\n"
+    "                               model alone when there is no GPU)\n"
+    "  cumemlab list                the experiments, their options and allowed values\n"
+    "  cumemlab model NAME [opts]   the model's prediction for an experiment (no GPU needed)\n"
+    "  cumemlab model --expr EXPR   the model's view of any index expression, e.g. 'i*2',\n"
+    "                               '(i%32)*33', 'min(i, n-1)', 'tx + ty*bdx'\n"
+    "  cumemlab run NAME [opts]     run an experiment on the GPU beside the model\n"
+    "  cumemlab suite               every experiment, full sweeps, on the GPU\n"
+    "  cumemlab tour                the tour (same as no arguments)\n"
+    "  cumemlab device              the memory facts of this GPU\n"
+    "  cumemlab PROGRAM [args]      a textbook program by its name (readSegment 11 512, ...)\n"
+    "  cumemlab help [NAME]         this text, or an experiment's options\n"
+    "\n"
+    "Options:\n"
+    "  --json FILE       write the results as JSON (schema: docs/json-schema.md)\n"
+    "  --csv FILE        write one CSV row per measured variant\n"
+    "  --device N        the GPU to use (default 0)\n"
+    "  --where dram|l2|l1  size streaming arrays to live in DRAM (default), L2 or L1\n"
+    "  --size BYTES      array size instead (4096 .. 1T; k/M/G suffixes, 2^k)\n"
+    "  --reps N          timed repetitions (1..100000; default 20), --warmup N (0..1000)\n"
+    "  --model           never use the GPU: model only\n"
+    "  --quick           fewer variants and repetitions\n"
+    "  --quiet           no table on standard output\n"
+    "  --NAME VALUES     an experiment's own option, e.g. --offset 0:32,128 --path ca,cg\n"
+    "  --help, --version\n"
+    "\n"
+    "model --expr options: --elem 1|2|4|8|16, --n N, --threads N, --block X or XxY,\n"
+    "  --op load|store, --space global|shared|constant|local, --base BYTES\n"
+    "\n"
+    "Exit status: 0 ok, 1 a run failed (no GPU, CUDA error, wrong output), 2 bad usage.\n";
+
+void cml_print_help(const char *topic)
 {
-    puts("cumemlab");
-    return 0;
+    (void)topic;
+    fputs(usage_text, stdout);
+}
+
+int main(int argc, char **argv)
+{
+    static cml_cli cli; /* static: large, and zero-initialised */
+    cli.argv0 = argv[0];
+    const char *cmd = argc > 1 ? argv[1] : "tour";
+    int first = 2;
+    if (argc > 1 && cmd[0] == '-') {
+        /* options without a subcommand: the tour with those options */
+        if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+            printf("cumemlab %s\n", CUMEMLAB_VERSION);
+            return CML_EXIT_OK;
+        }
+        cmd = "tour";
+        first = 1;
+    }
+    cli.command = cmd;
+    int rc = cml_cli_parse(&cli, argc, argv, first);
+    if (rc)
+        return rc;
+
+    if (!strcmp(cmd, "help")) {
+        if (cli.npos == 1) {
+            const cml_experiment *e = cml_experiment_find(cli.pos[0]);
+            if (e)
+                return cml_print_experiment_help(e);
+            const cml_textbook_alias *a = cml_textbook_find(cli.pos[0]);
+            if (a) {
+                cli.help = 1;
+                return cml_cmd_textbook(&cli, a);
+            }
+            fprintf(stderr, "cumemlab: help: unknown topic '%s' (cumemlab list)\n", cli.pos[0]);
+            return CML_EXIT_USAGE;
+        }
+        cml_print_help(NULL);
+        return CML_EXIT_OK;
+    }
+    if (cli.help && (!strcmp(cmd, "tour") || !strcmp(cmd, "suite") || !strcmp(cmd, "list") ||
+                     !strcmp(cmd, "device") || (!strcmp(cmd, "model") && !cli.npos) ||
+                     (!strcmp(cmd, "run") && !cli.npos))) {
+        cml_print_help(NULL);
+        return CML_EXIT_OK;
+    }
+    if (!strcmp(cmd, "tour"))
+        return cml_cmd_suite(&cli, 1);
+    if (!strcmp(cmd, "suite"))
+        return cml_cmd_suite(&cli, 0);
+    if (!strcmp(cmd, "list"))
+        return cml_cmd_list(&cli);
+    if (!strcmp(cmd, "model"))
+        return cml_cmd_model(&cli);
+    if (!strcmp(cmd, "run"))
+        return cml_cmd_run(&cli);
+    if (!strcmp(cmd, "device"))
+        return cml_cmd_device(&cli);
+    const cml_textbook_alias *alias = cml_textbook_find(cmd);
+    if (alias)
+        return cml_cmd_textbook(&cli, alias);
+    fprintf(stderr, "cumemlab: unknown command '%s' (cumemlab --help)\n", cmd);
+    return CML_EXIT_USAGE;
 }

@@ -1,18 +1,32 @@
-/* The experiment registry: one row per experiment, and the textbook names. */
+/*
+ * The experiment registry: one row per experiment (in SPEC.md order), and
+ * the textbook program names mapped onto experiments with their original
+ * positional arguments.
+ */
 #include <string.h>
 
 #include "experiments/experiment.h"
+#include "experiments/offset.h"
 
 static const cml_experiment *const experiments[] = {
-    NULL, /* filled as experiments land */
+    &cml_exp_read_offset,
+    &cml_exp_write_offset,
+};
+
+static const cml_textbook_alias aliases[] = {
+    {"readSegment", "read-offset", "n=2^20 path=ca", {"offset", "block"},
+     "readSegment [offset] [blocksize]"},
+    {"readOffset", "read-offset", "n=2^20 path=ca", {"offset", "block"},
+     "readOffset [offset] [blocksize]"},
+    {"writeSegment", "write-offset", "n=2^20 path=wb", {"offset", "block"},
+     "writeSegment [offset] [blocksize]"},
+    {"writeOffset", "write-offset", "n=2^20 path=wb", {"offset", "block"},
+     "writeOffset [offset] [blocksize]"},
 };
 
 size_t cml_experiment_count(void)
 {
-    size_t n = 0;
-    while (n < sizeof experiments / sizeof experiments[0] && experiments[n])
-        n++;
-    return n;
+    return sizeof experiments / sizeof experiments[0];
 }
 
 const cml_experiment *cml_experiment_at(size_t i)
@@ -24,6 +38,8 @@ const cml_experiment *cml_experiment_find(const char *key)
 {
     const cml_experiment *found = NULL;
     size_t n = cml_experiment_count(), keylen = strlen(key);
+    if (keylen == 0)
+        return NULL;
     for (size_t i = 0; i < n; i++) {
         if (strcmp(experiments[i]->key, key) == 0)
             return experiments[i];
@@ -34,4 +50,22 @@ const cml_experiment *cml_experiment_find(const char *key)
         }
     }
     return found;
+}
+
+size_t cml_textbook_count(void)
+{
+    return sizeof aliases / sizeof aliases[0];
+}
+
+const cml_textbook_alias *cml_textbook_at(size_t i)
+{
+    return i < cml_textbook_count() ? &aliases[i] : NULL;
+}
+
+const cml_textbook_alias *cml_textbook_find(const char *name)
+{
+    for (size_t i = 0; i < cml_textbook_count(); i++)
+        if (strcmp(aliases[i].name, name) == 0)
+            return &aliases[i];
+    return NULL;
 }

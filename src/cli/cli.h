@@ -1,0 +1,78 @@
+/*
+ * The command line: options shared by every subcommand, and the commands.
+ * Exit status: 0 success, 1 a run failed (no GPU for a GPU command, a CUDA
+ * error, a verification failure), 2 bad usage (one line naming the option).
+ */
+#ifndef CML_CLI_H
+#define CML_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/param.h"
+#include "core/record.h"
+#include "experiments/experiment.h"
+
+enum { CML_EXIT_OK = 0, CML_EXIT_FAIL = 1, CML_EXIT_USAGE = 2 };
+
+#define CML_CLI_MAX_SETTINGS 32
+
+/* "--name value" pairs meant for an experiment's own parameters. */
+typedef struct cml_setting {
+    const char *name;
+    const char *value;
+} cml_setting;
+
+typedef struct cml_cli {
+    const char *argv0;
+    const char *command;          /* the subcommand as typed */
+    const char *json_path, *csv_path;
+    int device;
+    uint64_t size_bytes;
+    cml_where where;
+    unsigned reps, warmup;
+    int quick;                    /* fewer variants and repetitions */
+    int model_only;               /* --model: never touch the GPU */
+    int quiet;                    /* no table on stdout */
+    int help;
+    /* model --expr */
+    const char *expr;
+    /* positional arguments after the subcommand */
+    const char *pos[8];
+    int npos;
+    cml_setting settings[CML_CLI_MAX_SETTINGS];
+    char setting_names[CML_CLI_MAX_SETTINGS][64];
+    int nsettings;
+    char command_line[1024];
+} cml_cli;
+
+/* Parse argv after the subcommand. On error prints one line to stderr
+ * ("cumemlab: --reps: ...") and returns CML_EXIT_USAGE. */
+int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first);
+
+/* Apply settings ("--offset 11" or "offset=11" items of a text) to an
+ * experiment's parameters; one-line error to stderr and CML_EXIT_USAGE. */
+int cml_cli_apply_settings(const cml_cli *cli, const cml_experiment *exp, cml_param_values *pv);
+int cml_cli_apply_text(const char *text, const cml_experiment *exp, cml_param_values *pv,
+                       const char *origin);
+
+/* Commands. */
+int cml_cmd_list(const cml_cli *cli);
+int cml_cmd_model(const cml_cli *cli);
+int cml_cmd_expr(const cml_cli *cli);
+int cml_cmd_run(const cml_cli *cli);
+int cml_cmd_suite(const cml_cli *cli, int tour);
+int cml_cmd_device(const cml_cli *cli);
+int cml_cmd_textbook(const cml_cli *cli, const cml_textbook_alias *alias);
+void cml_print_help(const char *topic);
+int cml_print_experiment_help(const cml_experiment *exp);
+
+/* Shared by the commands: fill the run context, write outputs. */
+void cml_cli_results_init(const cml_cli *cli, cml_results *r);
+int cml_cli_emit(const cml_cli *cli, const cml_results *r);
+/* Run one experiment (model, or GPU when plan->gpu) into r; prints a
+ * message for failures. Returns CML_EXIT_*. */
+int cml_cli_run_experiment(const cml_cli *cli, const cml_experiment *exp, const cml_plan *plan,
+                           const char *extra_settings, cml_results *r);
+
+#endif

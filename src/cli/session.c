@@ -1,0 +1,146 @@
+/*
+ * What every command shares: the results header, writing the outputs, the
+ * GPU session (open, facts, measured peak) and running one experiment.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/session.h"
+#include "experiments/peak.h"
+#include "gpu/gpu.h"
+#include "report/report.h"
+
+void cml_cli_results_init(const cml_cli *cli, cml_results *r)
+{
+    cml_results_init(r);
+    snprintf(r->command_line, sizeof r->command_line, "%s", cli->command_line);
+    snprintf(r->tool_version, sizeof r->tool_version, "%s", CUMEMLAB_VERSION);
+    r->model_only = 1;
+}
+
+int cml_cli_emit(const cml_cli *cli, const cml_results *r)
+{
+    char err[512];
+    int rc = CML_EXIT_OK;
+    if (!cli->quiet && cml_report_table(stdout, r) != CML_OK) {
+        fprintf(stderr, "cumemlab: cannot write the table to standard output\n");
+        rc = CML_EXIT_FAIL;
+    }
+    fflush(stdout);
+    if (cli->json_path &&
+        cml_report_write_file(cli->json_path, cml_report_json, r, err, sizeof err) != CML_OK) {
+        fprintf(stderr, "cumemlab: --json: %s\n", err);
+        rc = CML_EXIT_FAIL;
+    }
+    if (cli->csv_path &&
+        cml_report_write_file(cli->csv_path, cml_report_csv, r, err, sizeof err) != CML_OK) {
+        fprintf(stderr, "cumemlab: --csv: %s\n", err);
+        rc = CML_EXIT_FAIL;
+    }
+    return rc;
+}
+
+int cml_session_open(const cml_cli *cli, cml_session *s, int need_peak, char *why, size_t whylen)
+{
+    memset(s, 0, sizeof *s);
+    s->plan.where = cli->where;
+    s->plan.size_bytes = cli->size_bytes;
+    s->plan.reps = cli->reps;
+    s->plan.warmup = cli->warmup;
+    s->plan.quick = cli->quick;
+    if (cli->model_only) {
+        snprintf(why, whylen, "--model given");
+        return 0;
+    }
+    int count = cml_gpu_count(why, whylen);
+    if (count <= 0)
+        return 0;
+    if (cli->device >= count) {
+        snprintf(why, whylen, "--device %d: this machine has %d GPU%s (allowed 0..%d)",
+                 cli->device, count, count == 1 ? "" : "s", count - 1);
+        return -1;
+    }
+    char err[512];
+    if (cml_gpu_open(cli->device, &s->gpu, err, sizeof err) != CML_OK) {
+        snprintf(why, whylen, "%s", err);
+        return -1;
+    }
+    s->plan.gpu = s->gpu;
+    s->plan.dev = cml_gpu_facts(s->gpu);
+    if (need_peak) {
+        if (cml_peak_measure(&s->plan, &s->plan.peak_gbs) != CML_OK) {
+            snprintf(why, whylen, "measuring the peak bandwidth failed: %s",
+                     cml_gpu_error(s->gpu));
+            cml_gpu_close(s->gpu);
+            s->gpu = NULL;
+            return -1;
+        }
+    }
+    return 1;
+}
+
+void cml_session_fill(const cml_session *s, cml_results *r)
+{
+    if (!s->gpu)
+        return;
+    r->model_only = 0;
+    r->has_device = 1;
+    r->device = *s->plan.dev;
+    r->peak_gbs = s->plan.peak_gbs;
+}
+
+void cml_session_close(cml_session *s)
+{
+    if (s->gpu)
+        cml_gpu_close(s->gpu);
+    s->gpu = NULL;
+}
+
+/* A progress line on stderr, only when it is a terminal. */
+void cml_progress(size_t i, size_t n, const char *name)
+{
+    static int tty = -1;
+    if (tty < 0)
+        tty = isatty(STDERR_FILENO);
+    if (!tty)
+        return;
+    if (name)
+        fprintf(stderr, "\r\033[K[%zu/%zu] %s ...", i + 1, n, name);
+    else
+        fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+}
+
+int cml_cli_run_experiment(const cml_cli *cli, const cml_experiment *exp, const cml_plan *plan,
+                           const char *extra_settings, cml_results *r)
+{
+    cml_param_values pv;
+    char err[512];
+    if (cml_param_defaults(exp->params, exp->nparams, &pv, err, sizeof err) != CML_OK) {
+        fprintf(stderr, "cumemlab: %s: bad default: %s\n", exp->key, err);
+        return CML_EXIT_FAIL;
+    }
+    int rc = cml_cli_apply_text(extra_settings, exp, &pv, NULL);
+    if (!rc)
+        rc = cml_cli_apply_settings(cli, exp, &pv);
+    if (rc)
+        return rc;
+    cml_experiment_fn fn = (plan->gpu && exp->run) ? exp->run : exp->model;
+    cml_plan local = *plan;
+    if (!exp->run)
+        local.gpu = NULL; /* this experiment runs on the model alone so far */
+    size_t before = r->count;
+    cml_status st = fn(&local, &pv, r);
+    int failed = 0;
+    for (size_t i = before; i < r->count; i++)
+        failed |= r->items[i].state == CML_REC_FAILED;
+    if (st != CML_OK) {
+        const char *msg = plan->gpu ? cml_gpu_error(plan->gpu) : "";
+        fprintf(stderr, "cumemlab: %s: %s%s%s\n", exp->key, cml_status_str(st), *msg ? ": " : "",
+                msg);
+        return CML_EXIT_FAIL;
+    }
+    return failed ? CML_EXIT_FAIL : CML_EXIT_OK;
+}

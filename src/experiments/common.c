@@ -1,0 +1,344 @@
+/* Helpers shared by the experiment files. */
+#include "experiments/common.h"
+
+#include <stdio.h>
+#include <string.h>
+
+cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
+                         const void *args)
+{
+    for (int r = 0; r < CML_RULES_COUNT; r++) {
+        memset(&rec->model[r], 0, sizeof rec->model[r]);
+        cml_status st = cml_trace_kernel((cml_rules)r, grid, block, fn, args, &rec->model[r]);
+        if (st != CML_OK) {
+            rec->state = CML_REC_FAILED;
+            cml_record_note(rec, "model: %s", cml_status_str(st));
+            return st;
+        }
+    }
+    rec->has_model = 1;
+    rec->grid = (uint64_t)grid.x * grid.y * grid.z;
+    rec->block = (uint64_t)block.x * block.y * block.z;
+    return CML_OK;
+}
+
+/* Traces a range of blocks of a 1-D grid by shifting block ids: the warps
+ * of a block never depend on the other blocks, so tracing blocks
+ * [first, first + count) of the real grid is tracing a grid of `count`
+ * blocks whose threads believe they are in the real one. */
+typedef struct block_range {
+    cml_thread_fn fn;
+    const void *args;
+    uint32_t first, real_blocks;
+} block_range;
+
+static void block_range_shim(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const block_range *r = vargs;
+    cml_thread real = *t;
+    real.bid.x += r->first;
+    real.gdim.x = r->real_blocks;
+    r->fn(&real, r->args, e);
+}
+
+static cml_status trace_range(cml_rules rules, uint64_t first, uint64_t count, uint64_t nblocks,
+                              unsigned block, cml_thread_fn fn, const void *args,
+                              cml_kernel_traffic *out)
+{
+    memset(out, 0, sizeof *out);
+    if (count == 0)
+        return CML_OK;
+    block_range r = {fn, args, (uint32_t)first, (uint32_t)nblocks};
+    return cml_trace_kernel(rules, cml_dim1(count), cml_dim1(block), block_range_shim, &r, out);
+}
+
+static void traffic_add_scaled(cml_traffic *acc, const cml_traffic *t, uint64_t k)
+{
+    acc->instructions += k * t->instructions;
+    acc->requests += k * t->requests;
+    acc->sectors += k * t->sectors;
+    acc->lines += k * t->lines;
+    acc->transactions += k * t->transactions;
+    acc->transaction_bytes += k * t->transaction_bytes;
+    acc->efficiency_bytes += k * t->efficiency_bytes;
+    acc->requested_bytes += k * t->requested_bytes;
+    acc->lane_bytes += k * t->lane_bytes;
+    acc->wavefronts += k * t->wavefronts;
+    acc->ideal_wavefronts += k * t->ideal_wavefronts;
+    acc->bank_conflicts += k * t->bank_conflicts;
+    acc->serialized += k * t->serialized;
+}
+
+static void kernel_add_scaled(cml_kernel_traffic *acc, const cml_kernel_traffic *t, uint64_t k)
+{
+    for (int c = 0; c < CML_CLASS_COUNT; c++)
+        traffic_add_scaled(&acc->cls[c], &t->cls[c], k);
+}
+
+cml_status cml_exp_trace_1d(cml_record *rec, uint64_t nblocks, unsigned block, uint64_t head,
+                            uint64_t tail, cml_thread_fn fn, const void *args)
+{
+    if (nblocks > UINT32_MAX) {
+        rec->state = CML_REC_FAILED;
+        cml_record_note(rec, "model: %llu blocks exceed a 1-D grid",
+                        (unsigned long long)nblocks);
+        return CML_EINVAL;
+    }
+    /* Small grids, and grids that are mostly head and tail: trace it all. */
+    if (nblocks <= head + tail + 8)
+        return cml_exp_trace(rec, cml_dim1(nblocks), cml_dim1(block), fn, args);
+    const uint64_t middle = nblocks - head - tail;
+    /* Blocks sampled to check the claim that the middle is uniform. */
+    const uint64_t samples[] = {head + 1, head + middle / 2, nblocks - tail - 1};
+    for (int r = 0; r < CML_RULES_COUNT; r++) {
+        cml_kernel_traffic part, one, total;
+        memset(&total, 0, sizeof total);
+        cml_status st = trace_range((cml_rules)r, 0, head, nblocks, block, fn, args, &part);
+        if (!st) {
+            kernel_add_scaled(&total, &part, 1);
+            st = trace_range((cml_rules)r, nblocks - tail, tail, nblocks, block, fn, args, &part);
+        }
+        if (!st) {
+            kernel_add_scaled(&total, &part, 1);
+            st = trace_range((cml_rules)r, head, 1, nblocks, block, fn, args, &one);
+        }
+        for (size_t s = 0; !st && s < sizeof samples / sizeof samples[0]; s++) {
+            st = trace_range((cml_rules)r, samples[s], 1, nblocks, block, fn, args, &part);
+            if (!st && memcmp(&part, &one, sizeof one) != 0) {
+                rec->state = CML_REC_FAILED;
+                cml_record_note(rec, "model: block %llu differs from block %llu: this "
+                                "experiment's uniform-block claim is wrong (a bug)",
+                                (unsigned long long)samples[s], (unsigned long long)head);
+                return CML_EINVAL;
+            }
+        }
+        if (st) {
+            rec->state = CML_REC_FAILED;
+            cml_record_note(rec, "model: %s", cml_status_str(st));
+            return st;
+        }
+        kernel_add_scaled(&total, &one, middle);
+        rec->model[r] = total;
+    }
+    rec->has_model = 1;
+    rec->grid = nblocks;
+    rec->block = block;
+    return CML_OK;
+}
+
+uint64_t cml_plan_elements(const cml_plan *plan, uint64_t elem_bytes, uint64_t arrays)
+{
+    if (elem_bytes == 0 || arrays == 0)
+        return 0;
+    if (plan && plan->size_bytes)
+        return plan->size_bytes / elem_bytes;
+    uint64_t l2 = (plan && plan->dev) ? plan->dev->l2_bytes : 0;
+    uint64_t total;
+    switch (plan ? plan->where : CML_WHERE_DRAM) {
+    case CML_WHERE_L1:
+        /* A quarter of the smallest L1 of current GPUs, per SM, summed over
+         * a handful of blocks: small enough that every SM's slice stays in L1. */
+        total = 16u * 1024u * arrays;
+        return total / elem_bytes / arrays;
+    case CML_WHERE_L2:
+        /* Half of L2 for all arrays together. */
+        total = l2 ? l2 / 2 : (uint64_t)16 << 20;
+        return total / arrays / elem_bytes;
+    case CML_WHERE_DRAM:
+    default:
+        if (!l2)
+            return (uint64_t)1 << 24; /* model only: 64 MiB per float array */
+        /* Each array alone is larger than L2, all together 4x L2 at least:
+         * a kernel's working set cannot be served from the cache. */
+        total = l2 * 4;
+        if (total / arrays < l2 * 3 / 2)
+            total = l2 * 3 / 2 * arrays;
+        return total / arrays / elem_bytes;
+    }
+}
+
+unsigned cml_exp_sm_count(const cml_plan *plan)
+{
+    return (plan && plan->dev && plan->dev->sm_count > 0) ? (unsigned)plan->dev->sm_count : 132u;
+}
+
+unsigned cml_exp_threads_per_sm(const cml_plan *plan)
+{
+    return (plan && plan->dev && plan->dev->max_threads_per_sm > 0)
+               ? (unsigned)plan->dev->max_threads_per_sm
+               : 2048u;
+}
+
+void cml_variant_add(char *buf, size_t len, const char *name, long long value)
+{
+    size_t used = strlen(buf);
+    if (used < len)
+        snprintf(buf + used, len - used, "%s%s=%lld", used ? " " : "", name, value);
+}
+
+void cml_variant_add_label(char *buf, size_t len, const char *name, const char *label)
+{
+    size_t used = strlen(buf);
+    if (used < len)
+        snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", name, label);
+}
+
+void cml_fmt_bytes(char *buf, size_t len, double bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+}
+
+double cml_exp_spr(const cml_record *rec, cml_class c)
+{
+    return cml_traffic_sectors_per_request(&rec->model[CML_RULES_MODERN].cls[c]);
+}
+
+double cml_exp_eff(const cml_record *rec, cml_rules r, cml_class c)
+{
+    return cml_traffic_efficiency(&rec->model[r].cls[c]);
+}
+
+/* ---- GPU side ---------------------------------------------------------- */
+
+/* Mark rec failed with the harness's last message. */
+static cml_status gpu_failed(const cml_plan *plan, cml_record *rec, cml_status st)
+{
+    rec->state = CML_REC_FAILED;
+    const char *msg = plan->gpu ? cml_gpu_error(plan->gpu) : "";
+    cml_record_note(rec, "%s%s%s", cml_status_str(st), *msg ? ": " : "", msg);
+    return st;
+}
+
+cml_status cml_exp_time(const cml_plan *plan, cml_record *rec, cml_launch_fn launch, void *ctx,
+                        const void *kernel, unsigned block, size_t smem)
+{
+    unsigned warmup = plan->warmup ? plan->warmup : CML_EXP_WARMUP;
+    unsigned reps = plan->reps ? plan->reps : CML_EXP_REPS;
+    cml_status st = cml_gpu_time(plan->gpu, launch, ctx, warmup, reps, &rec->timing);
+    if (st != CML_OK)
+        return gpu_failed(plan, rec, st);
+    rec->measured = 1;
+    double bytes = (double)(rec->bytes_read + rec->bytes_written);
+    if (rec->timing.median_ms > 0)
+        rec->bandwidth_gbs = bytes / (rec->timing.median_ms * 1e-3) / 1e9;
+    rec->peak_fraction = plan->peak_gbs > 0 ? rec->bandwidth_gbs / plan->peak_gbs : -1.0;
+    if (kernel) {
+        double occ;
+        if (cml_gpu_occupancy(plan->gpu, kernel, block, smem, &occ) == CML_OK)
+            rec->occupancy = occ;
+    }
+    return CML_OK;
+}
+
+cml_status cml_exp_verify(const cml_plan *plan, cml_record *rec, cml_check_fn check, void *ctx)
+{
+    cml_dbuf counters = {0};
+    unsigned long long host[2] = {0, ~0ull};
+    cml_status st = cml_gpu_alloc(plan->gpu, &counters, sizeof host);
+    if (st == CML_OK)
+        st = cml_gpu_upload(plan->gpu, &counters, host, sizeof host);
+    if (st == CML_OK)
+        st = check(ctx, (unsigned long long *)counters.ptr);
+    if (st == CML_OK)
+        st = cml_gpu_download(plan->gpu, host, &counters, sizeof host);
+    cml_gpu_free(plan->gpu, &counters);
+    if (st != CML_OK)
+        return gpu_failed(plan, rec, st);
+    if (host[0] != 0) {
+        rec->verify = CML_VERIFY_FAILED;
+        rec->state = CML_REC_FAILED;
+        cml_record_note(rec, "verification failed: %llu wrong elements, first at index %llu",
+                        host[0], host[1]);
+        return CML_EVERIFY;
+    }
+    rec->verify = CML_VERIFY_PASSED;
+    return CML_OK;
+}
+
+cml_status cml_exp_alloc(const cml_plan *plan, cml_record *rec, cml_dbuf *b, size_t bytes)
+{
+    cml_status st = cml_gpu_alloc(plan->gpu, b, bytes);
+    return st == CML_OK ? st : gpu_failed(plan, rec, st);
+}
+
+cml_status cml_exp_alloc_random(const cml_plan *plan, cml_record *rec, cml_dbuf *b, size_t count,
+                                uint64_t seed)
+{
+    cml_status st = cml_exp_alloc(plan, rec, b, count * sizeof(float));
+    if (st != CML_OK)
+        return st;
+    st = cml_gpu_fill_f32(plan->gpu, b, count, seed);
+    return st == CML_OK ? st : gpu_failed(plan, rec, st);
+}
+
+void cml_exp_explain(const cml_record *rec, cml_class c, char *buf, size_t len)
+{
+    const cml_traffic *m = &rec->model[CML_RULES_MODERN].cls[c];
+    const cml_traffic *f = &rec->model[CML_RULES_FERMI].cls[c];
+    if (m->instructions == 0) {
+        snprintf(buf, len, "No %s instruction was executed.", cml_class_name(c));
+        return;
+    }
+    double req = (double)m->requests;
+    double lanes_bytes = (double)m->requested_bytes / req;
+    double eff = 100.0 * cml_traffic_efficiency(m);
+    switch (c) {
+    case CML_CLASS_SHARED_LD:
+    case CML_CLASS_SHARED_ST: {
+        double wf = (double)m->wavefronts / req, ideal = (double)m->ideal_wavefronts / req;
+        if (m->bank_conflicts == 0)
+            snprintf(buf, len,
+                     "Each request is served in %.2f wavefront%s, the minimum for its width: no "
+                     "two lanes need different words of one bank.",
+                     wf, wf == 1.0 ? "" : "s");
+        else
+            snprintf(buf, len,
+                     "Each request needs %.2f wavefronts where %.2f would do: lanes ask for "
+                     "different words in the same bank, so the bank serves them one after "
+                     "another (%.2f conflicts per request).",
+                     wf, ideal, (double)m->bank_conflicts / req);
+        return;
+    }
+    case CML_CLASS_CONST_LD: {
+        double ser = (double)m->serialized / req;
+        snprintf(buf, len,
+                 ser <= 1.0 ? "All lanes read one address: constant memory broadcasts it in one "
+                              "access per request (%.2f)."
+                            : "The lanes read %.2f different addresses per request: constant "
+                              "memory serves one address at a time, so the request is "
+                              "serialized that many times.",
+                 ser);
+        return;
+    }
+    default: {
+        double spr = (double)m->sectors / req;
+        /* The fewest sectors that could hold what the lanes asked for. */
+        double ideal = lanes_bytes / CML_SECTOR_BYTES;
+        if (ideal < 1.0)
+            ideal = 1.0;
+        double feff = 100.0 * cml_traffic_efficiency(f);
+        const char *why;
+        if (eff >= 99.95)
+            why = "the lanes' bytes fill every sector they touch: fully coalesced";
+        else if (lanes_bytes < (double)m->lane_bytes / req)
+            why = "several lanes share addresses, so little data is asked for per sector";
+        else if (spr >= 31.5)
+            why = "every lane lands in its own sector: no coalescing at all";
+        else
+            why = "the lanes' bytes are spread over more sectors than they fill";
+        snprintf(buf, len,
+                 "Each request touches %.2f sectors of 32 B for %.0f useful bytes (at least "
+                 "%.2f needed): %.1f%% of the fetched bytes are used, because %s. Under the "
+                 "Fermi rules: %.2f transactions per request, %.1f%%.",
+                 spr, lanes_bytes, ideal, eff, why,
+                 f->requests ? (double)f->transactions / (double)f->requests : 0.0, feff);
+        return;
+    }
+    }
+}

@@ -1,0 +1,114 @@
+/*
+ * Helpers every experiment file uses: sizes, running a kernel mirror under
+ * both rule sets into a record, and composing variant names.
+ */
+#ifndef CML_EXPERIMENTS_COMMON_H
+#define CML_EXPERIMENTS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "experiments/experiment.h"
+
+/* Run the mirror `fn` over grid x block under the modern and the Fermi rules
+ * and store both predictions in rec->model (rec->has_model = 1); also sets
+ * rec->grid and rec->block. On error marks the record failed. */
+cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
+                         const void *args);
+
+/*
+ * cml_exp_trace for a 1-D grid of `nblocks` blocks of `block` threads in
+ * which every block produces the same traffic as block 0 except possibly the
+ * first `head` and the last `tail` blocks (guards at the array ends): those
+ * are traced exactly, one block stands for the rest, and two more sampled
+ * blocks are traced to check the claim (a mismatch is a CML_EINVAL bug
+ * report, not a silent error). Exact when the claim holds, and O(head + tail)
+ * instead of O(nblocks) work. The claim holds when each block's addresses are
+ * the previous block's shifted by a multiple of 128 bytes in every array.
+ */
+cml_status cml_exp_trace_1d(cml_record *rec, uint64_t nblocks, unsigned block, uint64_t head,
+                            uint64_t tail, cml_thread_fn fn, const void *args);
+
+/* ceil(a / b) for b > 0. */
+static inline uint64_t cml_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* 1-D launch shape helpers. */
+static inline cml_dim3 cml_dim1(uint64_t x) { cml_dim3 d = {(uint32_t)x, 1, 1}; return d; }
+static inline cml_dim3 cml_dim2(uint64_t x, uint64_t y)
+{
+    cml_dim3 d = {(uint32_t)x, (uint32_t)y, 1};
+    return d;
+}
+
+/* Linear global thread index of a 1-D launch, and the warp base index. */
+static inline uint64_t cml_gtid(const cml_thread *t)
+{
+    return (uint64_t)t->bid.x * t->bdim.x + t->tid.x;
+}
+
+/* Number of SMs and resident threads per SM to size grid-stride launches:
+ * the device's when known, else an H100's (132, 2048) and the record says so. */
+unsigned cml_exp_sm_count(const cml_plan *plan);
+unsigned cml_exp_threads_per_sm(const cml_plan *plan);
+
+/* Append "name=value" (or the choice label) to a variant string. */
+void cml_variant_add(char *buf, size_t len, const char *name, long long value);
+void cml_variant_add_label(char *buf, size_t len, const char *name, const char *label);
+
+/* Add a record for (experiment, variant) or fail with CML_ENOMEM. */
+#define CML_EXP_ADD(rec, out, exp, variant)                  \
+    do {                                                     \
+        (rec) = cml_results_add((out), (exp), (variant));    \
+        if (!(rec))                                          \
+            return CML_ENOMEM;                               \
+    } while (0)
+
+/* Human-readable sizes for findings: "64.0 MiB". */
+void cml_fmt_bytes(char *buf, size_t len, double bytes);
+
+/* Modern-rule shortcuts for findings. */
+double cml_exp_spr(const cml_record *rec, cml_class c);  /* sectors per request */
+double cml_exp_eff(const cml_record *rec, cml_rules r, cml_class c); /* efficiency 0..1 */
+
+#endif
+
+/* ---- GPU side (only with plan->gpu) ---------------------------------- */
+
+#include "gpu/gpu.h"
+
+/* Defaults when the plan leaves them 0. */
+#define CML_EXP_WARMUP 3u
+#define CML_EXP_REPS 20u
+
+/*
+ * Time `launch(ctx)` on plan->gpu and fill rec: timing, bandwidth from
+ * bytes_read + bytes_written over the median, share of plan->peak_gbs, and
+ * occupancy of `kernel` at `block` threads and `smem` bytes of dynamic
+ * shared memory (kernel may be NULL). On failure the record is marked failed
+ * with the harness's message.
+ */
+cml_status cml_exp_time(const cml_plan *plan, cml_record *rec, cml_launch_fn launch, void *ctx,
+                        const void *kernel, unsigned block, size_t smem);
+
+/* A device-side checker: counts wrong elements into d_counters[0] and the
+ * lowest wrong index into d_counters[1]. */
+typedef cml_status (*cml_check_fn)(void *ctx, unsigned long long *d_counters);
+
+/*
+ * Run `check` and set rec->verify. A mismatch marks the record failed (its
+ * figures must not be read as results) and returns CML_EVERIFY; a CUDA error
+ * returns CML_ECUDA.
+ */
+cml_status cml_exp_verify(const cml_plan *plan, cml_record *rec, cml_check_fn check, void *ctx);
+
+/* Allocate `count` random floats (seeded) / a poisoned output of `count`
+ * floats; on failure the record carries the message. */
+cml_status cml_exp_alloc_random(const cml_plan *plan, cml_record *rec, cml_dbuf *b, size_t count,
+                                uint64_t seed);
+cml_status cml_exp_alloc(const cml_plan *plan, cml_record *rec, cml_dbuf *b, size_t bytes);
+
+/* A sentence explaining class `c` of a record's prediction from its numbers
+ * (sectors per request against the ideal, efficiency, Fermi's view, shared
+ * wavefronts, constant serialization). Used where no experiment-specific
+ * sentence fits, e.g. for user expressions. */
+void cml_exp_explain(const cml_record *rec, cml_class c, char *buf, size_t len);
