@@ -1,0 +1,225 @@
+/*
+ * JSON reporter: the whole results set as one document, schema
+ * "cumemlab-results" version 1 (docs/json-schema.md documents every field).
+ * Numbers are numbers; what is unknown is null, never 0 and never a string.
+ */
+#include "report/report.h"
+
+#include "report/json_writer.h"
+#include "report/report_util.h"
+
+/* A double that is null when it is negative (the records' "unknown" mark). */
+static void kv_nonneg(cml_json *j, const char *key, double v)
+{
+    if (v < 0)
+        cml_json_kv_null(j, key);
+    else
+        cml_json_kv_double(j, key, v);
+}
+
+/* A ratio that is null when its denominator was 0. */
+static void kv_ratio(cml_json *j, const char *key, int ok, double v)
+{
+    if (ok)
+        cml_json_kv_double(j, key, v);
+    else
+        cml_json_kv_null(j, key);
+}
+
+static void write_device(cml_json *j, const cml_device_facts *d)
+{
+    cml_json_begin_object(j);
+    cml_json_kv_i64(j, "index", d->index);
+    cml_json_kv_string(j, "name", d->name);
+    cml_json_kv_i64(j, "cc_major", d->cc_major);
+    cml_json_kv_i64(j, "cc_minor", d->cc_minor);
+    cml_json_kv_i64(j, "sm_count", d->sm_count);
+    cml_json_kv_i64(j, "warp_size", d->warp_size);
+    cml_json_kv_i64(j, "max_threads_per_block", d->max_threads_per_block);
+    cml_json_kv_i64(j, "max_threads_per_sm", d->max_threads_per_sm);
+    cml_json_kv_i64(j, "max_blocks_per_sm", d->max_blocks_per_sm);
+    cml_json_kv_i64(j, "regs_per_block", d->regs_per_block);
+    cml_json_kv_i64(j, "regs_per_sm", d->regs_per_sm);
+    cml_json_kv_u64(j, "shared_per_block", d->shared_per_block);
+    cml_json_kv_u64(j, "shared_per_block_optin", d->shared_per_block_optin);
+    cml_json_kv_u64(j, "shared_per_sm", d->shared_per_sm);
+    cml_json_kv_u64(j, "const_bytes", d->const_bytes);
+    cml_json_kv_u64(j, "l2_bytes", d->l2_bytes);
+    cml_json_kv_u64(j, "l2_persisting_max", d->l2_persisting_max);
+    cml_json_kv_u64(j, "global_bytes", d->global_bytes);
+    cml_json_kv_i64(j, "bus_width_bits", d->bus_width_bits);
+    cml_json_kv_i64(j, "mem_clock_khz", d->mem_clock_khz);
+    cml_json_kv_i64(j, "sm_clock_khz", d->sm_clock_khz);
+    kv_nonneg(j, "theoretical_gbs", d->theoretical_gbs);
+    cml_json_kv_bool(j, "ecc_enabled", d->ecc_enabled);
+    cml_json_kv_i64(j, "driver_version", d->driver_version);
+    cml_json_kv_i64(j, "runtime_version", d->runtime_version);
+    cml_json_kv_bool(j, "unified_addressing", d->unified_addressing);
+    cml_json_kv_bool(j, "can_map_host_memory", d->can_map_host_memory);
+    cml_json_kv_bool(j, "managed_memory", d->managed_memory);
+    cml_json_kv_bool(j, "concurrent_managed", d->concurrent_managed);
+    cml_json_kv_bool(j, "global_l1_cache_supported", d->global_l1_cache_supported);
+    cml_json_kv_bool(j, "local_l1_cache_supported", d->local_l1_cache_supported);
+    cml_json_end_object(j);
+}
+
+/* Every cml_traffic field, plus the two ratios people read first. */
+static void write_traffic(cml_json *j, const cml_traffic *t)
+{
+    double v = 0;
+    int ok;
+    cml_json_begin_object(j);
+    cml_json_kv_u64(j, "instructions", t->instructions);
+    cml_json_kv_u64(j, "requests", t->requests);
+    cml_json_kv_u64(j, "sectors", t->sectors);
+    cml_json_kv_u64(j, "lines", t->lines);
+    cml_json_kv_u64(j, "transactions", t->transactions);
+    cml_json_kv_u64(j, "transaction_bytes", t->transaction_bytes);
+    cml_json_kv_u64(j, "efficiency_bytes", t->efficiency_bytes);
+    cml_json_kv_u64(j, "requested_bytes", t->requested_bytes);
+    cml_json_kv_u64(j, "lane_bytes", t->lane_bytes);
+    cml_json_kv_u64(j, "wavefronts", t->wavefronts);
+    cml_json_kv_u64(j, "ideal_wavefronts", t->ideal_wavefronts);
+    cml_json_kv_u64(j, "bank_conflicts", t->bank_conflicts);
+    cml_json_kv_u64(j, "serialized", t->serialized);
+    ok = cml_rep_sectors_per_request(t, &v);
+    kv_ratio(j, "sectors_per_request", ok, v);
+    ok = cml_rep_efficiency(t, &v);
+    kv_ratio(j, "efficiency", ok, v);
+    cml_json_end_object(j);
+}
+
+static void write_model(cml_json *j, const cml_record *rec)
+{
+    if (!rec->has_model) {
+        cml_json_null(j);
+        return;
+    }
+    cml_json_begin_object(j);
+    for (int r = 0; r < (int)CML_RULES_COUNT; r++) {
+        cml_json_key(j, cml_rep_rules_name(r));
+        cml_json_begin_object(j);
+        for (int c = 0; c < (int)CML_CLASS_COUNT; c++) {
+            const cml_traffic *t = &rec->model[r].cls[c];
+            if (!t->instructions)
+                continue;
+            cml_json_key(j, cml_rep_class_name(c));
+            write_traffic(j, t);
+        }
+        cml_json_end_object(j);
+    }
+    cml_json_end_object(j);
+}
+
+static void write_record(cml_json *j, const cml_record *rec)
+{
+    cml_json_begin_object(j);
+    cml_json_kv_string(j, "experiment", rec->experiment);
+    cml_json_kv_string(j, "variant", rec->variant);
+    cml_json_kv_string(j, "state", cml_rep_state_name(rec->state));
+    cml_json_kv_string(j, "note", rec->note);
+
+    cml_json_key(j, "params");
+    cml_json_begin_object(j);
+    for (unsigned i = 0; i < rec->nparams && i < CML_RECORD_MAX_PARAMS; i++) {
+        const cml_record_param *p = &rec->params[i];
+        if (p->label[0])
+            cml_json_kv_string(j, p->name, p->label);
+        else
+            cml_json_kv_i64(j, p->name, p->value);
+    }
+    cml_json_end_object(j);
+
+    cml_json_kv_u64(j, "bytes_read", rec->bytes_read);
+    cml_json_kv_u64(j, "bytes_written", rec->bytes_written);
+    cml_json_kv_u64(j, "grid", rec->grid);
+    cml_json_kv_u64(j, "block", rec->block);
+    kv_nonneg(j, "occupancy", rec->occupancy);
+
+    cml_json_key(j, "timing");
+    if (rec->measured) {
+        const cml_timing *t = &rec->timing;
+        cml_json_begin_object(j);
+        cml_json_kv_u64(j, "warmup", t->warmup);
+        cml_json_kv_u64(j, "reps", t->reps);
+        cml_json_kv_double(j, "median_ms", t->median_ms);
+        cml_json_kv_double(j, "min_ms", t->min_ms);
+        cml_json_kv_double(j, "max_ms", t->max_ms);
+        cml_json_kv_double(j, "mean_ms", t->mean_ms);
+        cml_json_kv_double(j, "cv", t->cv);
+        cml_json_end_object(j);
+        cml_json_kv_double(j, "bandwidth_gbs", rec->bandwidth_gbs);
+        kv_nonneg(j, "peak_fraction", rec->peak_fraction);
+    } else {
+        cml_json_null(j);
+        cml_json_kv_null(j, "bandwidth_gbs");
+        cml_json_kv_null(j, "peak_fraction");
+    }
+    cml_json_kv_string(j, "verify", cml_rep_verify_name(rec->verify));
+
+    cml_json_key(j, "model");
+    write_model(j, rec);
+
+    cml_json_key(j, "counters");
+    cml_json_begin_array(j);
+    for (unsigned i = 0; i < rec->ncounters && i < CML_RECORD_MAX_COUNTERS; i++) {
+        const cml_counter *c = &rec->counters[i];
+        cml_json_begin_object(j);
+        cml_json_kv_string(j, "name", c->name);
+        cml_json_kv_double(j, "measured", c->measured);
+        if (c->has_prediction)
+            cml_json_kv_double(j, "predicted", c->predicted);
+        else
+            cml_json_kv_null(j, "predicted");
+        cml_json_end_object(j);
+    }
+    cml_json_end_array(j);
+
+    cml_json_key(j, "extra");
+    cml_json_begin_object(j);
+    unsigned nextra = rec->nextra;
+    if (nextra > sizeof rec->extra / sizeof rec->extra[0])
+        nextra = sizeof rec->extra / sizeof rec->extra[0];
+    for (unsigned i = 0; i < nextra; i++) {
+        cml_json_key(j, rec->extra[i].name);
+        cml_json_begin_object(j);
+        cml_json_kv_double(j, "value", rec->extra[i].value);
+        cml_json_kv_string(j, "unit", rec->extra[i].unit);
+        cml_json_end_object(j);
+    }
+    cml_json_end_object(j);
+
+    cml_json_kv_string(j, "finding", rec->finding);
+    cml_json_end_object(j);
+}
+
+/* The whole results set as one JSON document; CML_EIO if the stream failed. */
+cml_status cml_report_json(FILE *out, const cml_results *r)
+{
+    cml_json j;
+    cml_json_init(&j, out);
+    cml_json_begin_object(&j);
+    cml_json_kv_string(&j, "schema", "cumemlab-results");
+    cml_json_kv_i64(&j, "schema_version", 1);
+    cml_json_kv_string(&j, "tool_version", r->tool_version);
+    cml_json_kv_string(&j, "command_line", r->command_line);
+    cml_json_kv_bool(&j, "model_only", r->model_only);
+    cml_json_key(&j, "device");
+    if (r->has_device)
+        write_device(&j, &r->device);
+    else
+        cml_json_null(&j);
+    if (r->peak_gbs > 0)
+        cml_json_kv_double(&j, "peak_gbs", r->peak_gbs);
+    else
+        cml_json_kv_null(&j, "peak_gbs");
+    cml_json_key(&j, "records");
+    cml_json_begin_array(&j);
+    for (size_t i = 0; i < r->count; i++)
+        write_record(&j, &r->items[i]);
+    cml_json_end_array(&j);
+    cml_json_end_object(&j);
+    if (fflush(out) != 0 || ferror(out))
+        return CML_EIO;
+    return CML_OK;
+}

@@ -1,0 +1,157 @@
+/* Shared helpers of the reporters: round-trip numbers, names, traffic ratios. */
+#include "report/report_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * %.15g is exact for most values people type (0.1 stays "0.1"); when it does
+ * not read back bit for bit, 16 and then 17 digits do (17 always suffices for
+ * IEEE double). A locale with a decimal comma would make "%g" write ','; the
+ * round-trip check runs with that same locale, then ',' becomes '.'.
+ */
+int cml_rep_fmt_double(char *buf, size_t len, double v)
+{
+    if (len == 0)
+        return 0;
+    buf[0] = '\0';
+    if (!isfinite(v))
+        return 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (prec == 17 || strtod(buf, NULL) == v)
+            break;
+    }
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
+    return 1;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 if the bytes there are not one.
+ */
+size_t cml_rep_utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned min;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2; min = 0x80; cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3; min = 0x800; cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4; min = 0x10000; cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+const char *cml_rep_state_name(cml_record_state s)
+{
+    switch (s) {
+    case CML_REC_OK: return "ok";
+    case CML_REC_WAIVED: return "waived";
+    case CML_REC_FAILED: return "failed";
+    }
+    return "failed";
+}
+
+const char *cml_rep_verify_name(cml_verify v)
+{
+    switch (v) {
+    case CML_VERIFY_NONE: return "not_run";
+    case CML_VERIFY_PASSED: return "passed";
+    case CML_VERIFY_FAILED: return "failed";
+    }
+    return "not_run";
+}
+
+const char *cml_rep_rules_name(int rules)
+{
+    return rules == CML_RULES_FERMI ? "fermi" : "modern";
+}
+
+/* Same spelling as cml_class_name() in the model, kept here so the reporters
+ * do not need the model library's tables. */
+const char *cml_rep_class_name(int cls)
+{
+    static const char *const names[CML_CLASS_COUNT] = {
+        "global_ld", "global_st", "local_ld", "local_st", "shared_ld", "shared_st", "const_ld",
+    };
+    if (cls < 0 || cls >= (int)CML_CLASS_COUNT)
+        return "unknown";
+    return names[cls];
+}
+
+uint64_t cml_rep_requests(const cml_traffic *t)
+{
+    return t->requests ? t->requests : t->instructions;
+}
+
+/* num / den as a double; 0 when den is 0 (nothing to divide by). */
+static int ratio(uint64_t num, uint64_t den, double *out)
+{
+    if (den == 0)
+        return 0;
+    *out = (double)num / (double)den;
+    return 1;
+}
+
+int cml_rep_sectors_per_request(const cml_traffic *t, double *out)
+{
+    return ratio(t->sectors, cml_rep_requests(t), out);
+}
+
+int cml_rep_transactions_per_request(const cml_traffic *t, double *out)
+{
+    return ratio(t->transactions, cml_rep_requests(t), out);
+}
+
+int cml_rep_wavefronts_per_request(const cml_traffic *t, double *out)
+{
+    return ratio(t->wavefronts, cml_rep_requests(t), out);
+}
+
+int cml_rep_serialized_per_request(const cml_traffic *t, double *out)
+{
+    return ratio(t->serialized, cml_rep_requests(t), out);
+}
+
+int cml_rep_efficiency(const cml_traffic *t, double *out)
+{
+    return ratio(t->requested_bytes, t->efficiency_bytes, out);
+}
+
+int cml_rep_class_has_traffic(const cml_record *rec, int cls)
+{
+    if (!rec->has_model || cls < 0 || cls >= (int)CML_CLASS_COUNT)
+        return 0;
+    for (int r = 0; r < (int)CML_RULES_COUNT; r++)
+        if (rec->model[r].cls[cls].instructions)
+            return 1;
+    return 0;
+}
+
+int cml_rep_counter_agrees(double measured, double predicted)
+{
+    if (!isfinite(measured) || !isfinite(predicted))
+        return 0;
+    double d = fabs(measured - predicted);
+    double scale = fmax(fabs(measured), fabs(predicted));
+    return d <= 1e-6 * scale + 1e-9;
+}

@@ -1,0 +1,58 @@
+/*
+ * Small pieces the three reporters share: number formatting that round-trips,
+ * names for states and classes, and the ratios the model's traffic implies.
+ * Computed here from cml_traffic fields directly, so the reporters do not
+ * depend on the model library's implementation.
+ */
+#ifndef CML_REPORT_UTIL_H
+#define CML_REPORT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/record.h"
+
+/* Enough for any double in the shortest round-trip form ("-1.2345678901234567e-308"). */
+#define CML_NUM_BUF 40
+
+/*
+ * Format a finite double in the shortest form that strtod reads back to the
+ * same value (trying 15, 16, then 17 significant digits), always with '.' as
+ * the decimal point, in a form that is a valid JSON number. Returns 1, or 0
+ * (and an empty buffer) when v is NaN or infinite.
+ */
+int cml_rep_fmt_double(char *buf, size_t len, double v);
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 if the bytes there are not one
+ * (including a sequence cut short by the terminating NUL). */
+size_t cml_rep_utf8_len(const unsigned char *s);
+
+/* "ok", "waived", "failed". */
+const char *cml_rep_state_name(cml_record_state s);
+/* "passed", "failed", "not_run". */
+const char *cml_rep_verify_name(cml_verify v);
+/* "modern", "fermi". */
+const char *cml_rep_rules_name(int rules);
+/* "global_ld", "global_st", "local_ld", "local_st", "shared_ld", "shared_st", "const_ld". */
+const char *cml_rep_class_name(int cls);
+
+/* requests if any, else instructions: the denominator of the per-request ratios. */
+uint64_t cml_rep_requests(const cml_traffic *t);
+/* Each ratio writes *out and returns 1, or returns 0 when the denominator is 0. */
+int cml_rep_sectors_per_request(const cml_traffic *t, double *out);
+int cml_rep_transactions_per_request(const cml_traffic *t, double *out);
+int cml_rep_wavefronts_per_request(const cml_traffic *t, double *out);
+int cml_rep_serialized_per_request(const cml_traffic *t, double *out);
+/* requested_bytes / efficiency_bytes, a fraction in [0, 1]. */
+int cml_rep_efficiency(const cml_traffic *t, double *out);
+
+/* 1 if the record carries a model prediction with instructions in class cls
+ * under either rule set. */
+int cml_rep_class_has_traffic(const cml_record *rec, int cls);
+
+/* 1 if measured and predicted agree to one part in a million (counters are
+ * counts: in practice this means equal). 0 if either is not finite. */
+int cml_rep_counter_agrees(double measured, double predicted);
+
+#endif

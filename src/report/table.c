@@ -1,0 +1,680 @@
+/*
+ * Terminal reporter: a header block (tool, device, peak bandwidth, or the
+ * model-only banner), then per experiment (records grouped by consecutive
+ * experiment name) one aligned table whose columns follow what the records
+ * carry, a table of hardware counters beside the model's predictions when
+ * any were read, and the findings, wrapped at ~100 columns.
+ *
+ * Plain ASCII apart from what the records themselves contain. Figures use
+ * fixed decimals per column: time 3 (ms) or 2 (us), cv 2, GB/s 1, % 1,
+ * per-request ratios 2.
+ */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "report/report_util.h"
+#include "report/text_table.h"
+
+#define TABLE_MAX_WIDTH 130   /* columns of lowest priority go beyond this */
+#define TEXT_WIDTH 100        /* findings and the header block wrap here */
+#define MAX_EXTRA_COLS 8
+
+/* What a column shows. */
+typedef enum col_kind {
+    K_PARAM, K_VARIANT,
+    K_MEDIAN, K_CV, K_GBS, K_PEAK, K_VERIFY,
+    K_REQUESTS, K_SECTORS, K_SECT_PER_REQ, K_EFF, K_TRANS_PER_REQ,
+    K_WF_PER_REQ, K_CONFLICTS, K_SER_PER_REQ,
+    K_EXTRA
+} col_kind;
+
+typedef struct col_spec {
+    col_kind kind;
+    int idx;      /* K_PARAM: parameter index; K_EXTRA: extra column; model: class */
+    int rules;    /* model columns: CML_RULES_* */
+} col_spec;
+
+/* The columns of one experiment's table and how to fill them. */
+typedef struct layout {
+    cml_tt tt;
+    col_spec spec[CML_TT_MAX_COLS];
+    size_t nid;                       /* identity columns (parameters or variant) */
+    int time_us;                      /* median in microseconds, else milliseconds */
+    char extra_name[MAX_EXTRA_COLS][32];
+    size_t nextra;
+    unsigned fixed[CML_RECORD_MAX_PARAMS]; /* parameters equal in every record */
+    unsigned nfixed;
+} layout;
+
+/* Add a column with its spec; silently ignored when the table is full. */
+static void add_col(layout *L, col_spec s, const char *g0, const char *g1, const char *head,
+                    cml_tt_align align, int priority)
+{
+    int c = cml_tt_add(&L->tt, g0, g1, head, align, priority);
+    if (c >= 0)
+        L->spec[c] = s;
+}
+
+static col_spec spec(col_kind k, int idx, int rules)
+{
+    col_spec s = { k, idx, rules };
+    return s;
+}
+
+static unsigned nparams(const cml_record *rec)
+{
+    return rec->nparams < CML_RECORD_MAX_PARAMS ? rec->nparams : CML_RECORD_MAX_PARAMS;
+}
+
+static int params_equal(const cml_record *a, const cml_record *b)
+{
+    for (unsigned i = 0; i < nparams(a); i++)
+        if (a->params[i].value != b->params[i].value ||
+            strcmp(a->params[i].label, b->params[i].label) != 0)
+            return 0;
+    return 1;
+}
+
+/* Does parameter k have the same value in every record? */
+static int param_constant(const cml_record *recs, size_t n, unsigned k)
+{
+    for (size_t i = 1; i < n; i++)
+        if (recs[i].params[k].value != recs[0].params[k].value ||
+            strcmp(recs[i].params[k].label, recs[0].params[k].label) != 0)
+            return 0;
+    return 1;
+}
+
+/*
+ * Parameter columns replace the variant when every record has the same
+ * parameters, in the same order, and they tell the records apart at least
+ * as well as the variant names do.
+ */
+static int params_identify(const cml_record *recs, size_t n)
+{
+    unsigned np = nparams(&recs[0]);
+    if (np == 0)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if (nparams(&recs[i]) != np)
+            return 0;
+        for (unsigned k = 0; k < np; k++)
+            if (strcmp(recs[i].params[k].name, recs[0].params[k].name) != 0)
+                return 0;
+    }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            if (params_equal(&recs[a], &recs[b]) &&
+                strcmp(recs[a].variant, recs[b].variant) != 0)
+                return 0;
+    return 1;
+}
+
+/* Do the two rule sets predict the same for class c in every record? */
+static int rules_agree(const cml_record *recs, size_t n, int c)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!recs[i].has_model)
+            continue;
+        const cml_traffic *m = &recs[i].model[CML_RULES_MODERN].cls[c];
+        const cml_traffic *f = &recs[i].model[CML_RULES_FERMI].cls[c];
+        if (cml_rep_requests(m) != cml_rep_requests(f) || m->wavefronts != f->wavefronts ||
+            m->bank_conflicts != f->bank_conflicts || m->serialized != f->serialized)
+            return 0;
+    }
+    return 1;
+}
+
+static int is_ok(const cml_record *rec) { return rec->state == CML_REC_OK; }
+
+/* Model columns for class c: what matters for its memory space. */
+static void add_class_cols(layout *L, const cml_record *recs, size_t n, int c)
+{
+    const char *g0 = cml_rep_class_name(c);
+    switch (c) {
+    case CML_CLASS_GLOBAL_LD: case CML_CLASS_GLOBAL_ST:
+    case CML_CLASS_LOCAL_LD: case CML_CLASS_LOCAL_ST:
+        add_col(L, spec(K_REQUESTS, c, CML_RULES_MODERN), g0, "modern", "requests",
+                CML_TT_RIGHT, 15);
+        add_col(L, spec(K_SECTORS, c, CML_RULES_MODERN), g0, "modern", "sectors",
+                CML_TT_RIGHT, 20);
+        add_col(L, spec(K_SECT_PER_REQ, c, CML_RULES_MODERN), g0, "modern", "sect/req",
+                CML_TT_RIGHT, 80);
+        add_col(L, spec(K_EFF, c, CML_RULES_MODERN), g0, "modern", "eff %", CML_TT_RIGHT, 80);
+        add_col(L, spec(K_TRANS_PER_REQ, c, CML_RULES_FERMI), g0, "fermi", "trans/req",
+                CML_TT_RIGHT, 60);
+        add_col(L, spec(K_EFF, c, CML_RULES_FERMI), g0, "fermi", "eff %", CML_TT_RIGHT, 70);
+        break;
+    case CML_CLASS_SHARED_LD: case CML_CLASS_SHARED_ST:
+        if (rules_agree(recs, n, c)) {
+            add_col(L, spec(K_WF_PER_REQ, c, CML_RULES_MODERN), g0, "both", "wf/req",
+                    CML_TT_RIGHT, 80);
+            add_col(L, spec(K_CONFLICTS, c, CML_RULES_MODERN), g0, "both", "conflicts",
+                    CML_TT_RIGHT, 50);
+        } else {
+            for (int r = 0; r < (int)CML_RULES_COUNT; r++) {
+                add_col(L, spec(K_WF_PER_REQ, c, r), g0, cml_rep_rules_name(r), "wf/req",
+                        CML_TT_RIGHT, r ? 70 : 80);
+                add_col(L, spec(K_CONFLICTS, c, r), g0, cml_rep_rules_name(r), "conflicts",
+                        CML_TT_RIGHT, r ? 40 : 50);
+            }
+        }
+        break;
+    default: /* constant */
+        if (rules_agree(recs, n, c)) {
+            add_col(L, spec(K_SER_PER_REQ, c, CML_RULES_MODERN), g0, "both", "ser/req",
+                    CML_TT_RIGHT, 80);
+        } else {
+            for (int r = 0; r < (int)CML_RULES_COUNT; r++)
+                add_col(L, spec(K_SER_PER_REQ, c, r), g0, cml_rep_rules_name(r), "ser/req",
+                        CML_TT_RIGHT, r ? 70 : 80);
+        }
+        break;
+    }
+}
+
+/* Choose the columns for records recs[0..n) from what they carry. */
+static void build_layout(layout *L, const cml_record *recs, size_t n)
+{
+    memset(L->spec, 0, sizeof L->spec);
+    cml_tt_init(&L->tt, 0);
+    L->nextra = 0;
+    L->time_us = 0;
+    L->nfixed = 0;
+
+    /* Identity: parameter columns, or the variant name. Parameters equal in
+     * every record are said once above the table instead (unless nothing
+     * varies: then they are the row's name). */
+    if (params_identify(recs, n)) {
+        unsigned np = nparams(&recs[0]);
+        for (unsigned k = 0; k < np && n > 1; k++)
+            if (param_constant(recs, n, k))
+                L->fixed[L->nfixed++] = k;
+        if (L->nfixed == np)
+            L->nfixed = 0;
+        for (unsigned k = 0; k < np; k++) {
+            int fixed = 0;
+            for (unsigned f = 0; f < L->nfixed; f++)
+                fixed |= L->fixed[f] == k;
+            if (fixed)
+                continue;
+            int labelled = 0;
+            for (size_t i = 0; i < n; i++)
+                labelled |= recs[i].params[k].label[0] != '\0';
+            add_col(L, spec(K_PARAM, (int)k, 0), NULL, NULL, recs[0].params[k].name,
+                    labelled ? CML_TT_LEFT : CML_TT_RIGHT, CML_TT_KEEP);
+        }
+    } else {
+        add_col(L, spec(K_VARIANT, 0, 0), NULL, NULL, "variant", CML_TT_LEFT, CML_TT_KEEP);
+    }
+    L->nid = L->tt.ncol;
+
+    /* Measured figures, when any record has them. */
+    int measured = 0, peak = 0;
+    double max_median = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!is_ok(&recs[i]) || !recs[i].measured)
+            continue;
+        measured = 1;
+        peak |= recs[i].peak_fraction >= 0;
+        if (isfinite(recs[i].timing.median_ms) && recs[i].timing.median_ms > max_median)
+            max_median = recs[i].timing.median_ms;
+    }
+    if (measured) {
+        L->time_us = max_median < 1.0;
+        add_col(L, spec(K_MEDIAN, 0, 0), "measured", NULL,
+                L->time_us ? "median us" : "median ms", CML_TT_RIGHT, 90);
+        add_col(L, spec(K_CV, 0, 0), "measured", NULL, "cv %", CML_TT_RIGHT, 45);
+        add_col(L, spec(K_GBS, 0, 0), "measured", NULL, "GB/s", CML_TT_RIGHT, 95);
+        if (peak)
+            add_col(L, spec(K_PEAK, 0, 0), "measured", NULL, "peak %", CML_TT_RIGHT, 85);
+        add_col(L, spec(K_VERIFY, 0, 0), "measured", NULL, "verify", CML_TT_RIGHT, 92);
+    }
+
+    /* The model's prediction, per class that has traffic here. */
+    for (int c = 0; c < (int)CML_CLASS_COUNT; c++) {
+        int traffic = 0;
+        for (size_t i = 0; i < n && !traffic; i++)
+            traffic = is_ok(&recs[i]) && cml_rep_class_has_traffic(&recs[i], c);
+        if (traffic)
+            add_class_cols(L, recs, n, c);
+    }
+
+    /* Extra numbers, one column per distinct name. */
+    for (size_t i = 0; i < n; i++) {
+        unsigned ne = recs[i].nextra;
+        if (ne > sizeof recs[i].extra / sizeof recs[i].extra[0])
+            ne = sizeof recs[i].extra / sizeof recs[i].extra[0];
+        if (!is_ok(&recs[i]))
+            continue;
+        for (unsigned e = 0; e < ne; e++) {
+            const char *name = recs[i].extra[e].name;
+            size_t k = 0;
+            while (k < L->nextra && strcmp(L->extra_name[k], name) != 0)
+                k++;
+            if (k < L->nextra || L->nextra == MAX_EXTRA_COLS)
+                continue;
+            snprintf(L->extra_name[k], sizeof L->extra_name[k], "%s", name);
+            L->nextra++;
+            char head[CML_TT_LABEL + 16]; /* cml_tt_add truncates to CML_TT_LABEL */
+            const char *unit = recs[i].extra[e].unit;
+            snprintf(head, sizeof head, "%s%s%s", name, unit[0] ? " " : "", unit);
+            add_col(L, spec(K_EXTRA, (int)k, 0), NULL, NULL, head, CML_TT_RIGHT, 55);
+        }
+    }
+}
+
+/* A fixed-decimals figure, or "-" when it is not a finite number. */
+static void set_fixed(cml_tt_row row, int c, int decimals, double v)
+{
+    if (isfinite(v))
+        cml_tt_set(row, c, "%.*f", decimals, v);
+    else
+        cml_tt_set(row, c, "-");
+}
+
+/* A free-form number: integers in full, others with 6 significant digits. */
+static void set_number(cml_tt_row row, int c, double v)
+{
+    if (!isfinite(v))
+        cml_tt_set(row, c, "-");
+    else if (v == floor(v) && fabs(v) < 1e15)
+        cml_tt_set(row, c, "%.0f", v);
+    else
+        cml_tt_set(row, c, "%.6g", v);
+}
+
+static void fill_model_cell(cml_tt_row row, int c, const col_spec *s, const cml_record *rec)
+{
+    if (!rec->has_model || !rec->model[s->rules].cls[s->idx].instructions) {
+        cml_tt_set(row, c, "-");
+        return;
+    }
+    const cml_traffic *t = &rec->model[s->rules].cls[s->idx];
+    double v = NAN;
+    int ok = 1;
+    switch (s->kind) {
+    case K_REQUESTS: cml_tt_set(row, c, "%" PRIu64, cml_rep_requests(t)); return;
+    case K_SECTORS: cml_tt_set(row, c, "%" PRIu64, t->sectors); return;
+    case K_CONFLICTS: cml_tt_set(row, c, "%" PRIu64, t->bank_conflicts); return;
+    case K_SECT_PER_REQ: ok = cml_rep_sectors_per_request(t, &v); break;
+    case K_TRANS_PER_REQ: ok = cml_rep_transactions_per_request(t, &v); break;
+    case K_WF_PER_REQ: ok = cml_rep_wavefronts_per_request(t, &v); break;
+    case K_SER_PER_REQ: ok = cml_rep_serialized_per_request(t, &v); break;
+    case K_EFF:
+        ok = cml_rep_efficiency(t, &v);
+        set_fixed(row, c, 1, ok ? 100.0 * v : NAN);
+        return;
+    default: break;
+    }
+    set_fixed(row, c, 2, ok ? v : NAN);
+}
+
+/*
+ * Fill a row for rec (only its identity cells when span is NULL). Waived and failed records keep their identity cells
+ * and put "waived: note" / "FAILED: note" where the figures would be:
+ * returns the column the span starts at (CML_TT_NO_SPAN if none).
+ */
+static size_t fill_row(const layout *L, const cml_record *rec, cml_tt_row row, char *span,
+                       size_t span_len)
+{
+    cml_tt_clear(row, L->tt.ncol);
+    for (size_t c = 0; c < L->tt.ncol; c++) {
+        const col_spec *s = &L->spec[c];
+        int ci = (int)c;
+        if (c >= L->nid && (!is_ok(rec) || !span))
+            break;
+        switch (s->kind) {
+        case K_PARAM: {
+            const cml_record_param *p = &rec->params[s->idx];
+            if (p->label[0])
+                cml_tt_set(row, ci, "%s", p->label);
+            else
+                cml_tt_set(row, ci, "%" PRId64, p->value);
+            break;
+        }
+        case K_VARIANT: cml_tt_set(row, ci, "%s", rec->variant); break;
+        case K_MEDIAN:
+            if (rec->measured)
+                set_fixed(row, ci, L->time_us ? 2 : 3,
+                          rec->timing.median_ms * (L->time_us ? 1000.0 : 1.0));
+            else
+                cml_tt_set(row, ci, "-");
+            break;
+        case K_CV: set_fixed(row, ci, 2, rec->measured ? 100.0 * rec->timing.cv : NAN); break;
+        case K_GBS: set_fixed(row, ci, 1, rec->measured ? rec->bandwidth_gbs : NAN); break;
+        case K_PEAK:
+            set_fixed(row, ci, 1,
+                      rec->measured && rec->peak_fraction >= 0 ? 100.0 * rec->peak_fraction
+                                                               : NAN);
+            break;
+        case K_VERIFY:
+            cml_tt_set(row, ci, "%s",
+                       rec->verify == CML_VERIFY_PASSED   ? "ok"
+                       : rec->verify == CML_VERIFY_FAILED ? "FAILED"
+                                                          : "-");
+            break;
+        case K_EXTRA: {
+            const char *name = L->extra_name[s->idx];
+            unsigned ne = rec->nextra;
+            if (ne > sizeof rec->extra / sizeof rec->extra[0])
+                ne = sizeof rec->extra / sizeof rec->extra[0];
+            cml_tt_set(row, ci, "-");
+            for (unsigned e = 0; e < ne; e++)
+                if (strcmp(rec->extra[e].name, name) == 0) {
+                    set_number(row, ci, rec->extra[e].value);
+                    break;
+                }
+            break;
+        }
+        default: fill_model_cell(row, ci, s, rec); break;
+        }
+    }
+    if (is_ok(rec) || !span)
+        return CML_TT_NO_SPAN;
+    const char *what = rec->state == CML_REC_WAIVED ? "waived" : "FAILED";
+    if (rec->note[0])
+        snprintf(span, span_len, "%s: %s", what, rec->note);
+    else
+        snprintf(span, span_len, "%s", what);
+    return L->nid;
+}
+
+/* Note under a table that had to leave columns out. */
+static void print_hidden(FILE *out, const cml_tt *t)
+{
+    char list[1024];
+    cml_tt_hidden_list(t, list, sizeof list);
+    if (!list[0])
+        return;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "(left out to fit %d columns: ", TABLE_MAX_WIDTH);
+    char text[1200];
+    snprintf(text, sizeof text, "%s; --json and --csv carry every figure)", list);
+    cml_tt_wrap(out, prefix, text, TEXT_WIDTH, 1);
+}
+
+/* What the abbreviations of the model columns shown mean. */
+static void print_legend(FILE *out, const layout *L)
+{
+    static const struct { col_kind kind; const char *text; } terms[] = {
+        { K_REQUESTS, "requests, sectors: totals over the kernel" },
+        { K_SECT_PER_REQ, "sect/req: 32-byte sectors per request" },
+        { K_EFF, "eff: bytes requested / bytes moved" },
+        { K_TRANS_PER_REQ, "trans/req: memory transactions per request (Fermi/Kepler rules)" },
+        { K_WF_PER_REQ, "wf/req: shared-memory wavefronts per request" },
+        { K_CONFLICTS, "conflicts: bank conflicts (extra wavefronts)" },
+        { K_SER_PER_REQ, "ser/req: constant accesses after serialization per request" },
+    };
+    char text[1024];
+    size_t n = 0;
+    int both = 0;
+    text[0] = '\0';
+    for (size_t k = 0; k < sizeof terms / sizeof terms[0]; k++) {
+        int used = 0;
+        for (size_t c = 0; c < L->tt.ncol; c++)
+            if (!L->tt.col[c].hidden && L->spec[c].kind == terms[k].kind)
+                used = 1;
+        if (!used)
+            continue;
+        int w = snprintf(text + n, sizeof text - n, "%s%s", n ? "; " : "", terms[k].text);
+        if (w > 0 && (size_t)w < sizeof text - n)
+            n += (size_t)w;
+    }
+    for (size_t c = 0; c < L->tt.ncol; c++)
+        if (!L->tt.col[c].hidden && strcmp(L->tt.col[c].group[1], "both") == 0)
+            both = 1;
+    if (both) {
+        int w = snprintf(text + n, sizeof text - n, "%s%s", n ? "; " : "",
+                         "both: the modern and Fermi rules predict the same");
+        if (w > 0 && (size_t)w < sizeof text - n)
+            n += (size_t)w;
+    }
+    if (n)
+        cml_tt_wrap(out, "Model (predicted): ", text, TEXT_WIDTH, 2);
+}
+
+/* "In every row: block=512, n=16777216" for the parameters left out of the
+ * columns because they never change. */
+static void print_fixed(FILE *out, const layout *L, const cml_record *rec)
+{
+    char text[CML_RECORD_MAX_PARAMS * 64];
+    size_t n = 0;
+    text[0] = '\0';
+    for (unsigned f = 0; f < L->nfixed; f++) {
+        const cml_record_param *p = &rec->params[L->fixed[f]];
+        int w;
+        if (p->label[0])
+            w = snprintf(text + n, sizeof text - n, "%s%s=%s", f ? ", " : "", p->name, p->label);
+        else
+            w = snprintf(text + n, sizeof text - n, "%s%s=%" PRId64, f ? ", " : "", p->name,
+                         p->value);
+        if (w < 0 || (size_t)w >= sizeof text - n)
+            break;
+        n += (size_t)w;
+    }
+    if (n)
+        cml_tt_wrap(out, "In every row: ", text, TEXT_WIDTH, 2);
+}
+
+/* The main table of one experiment, in as many panels as its width needs. */
+static void print_main_table(FILE *out, const cml_record *recs, size_t n)
+{
+    layout L;
+    cml_tt_row row;
+    char span[320];
+    build_layout(&L, recs, n);
+    print_fixed(out, &L, &recs[0]);
+    for (size_t i = 0; i < n; i++) {
+        size_t from = fill_row(&L, &recs[i], row, span, sizeof span);
+        cml_tt_measure(&L.tt, row, from);
+    }
+    size_t panels = cml_tt_fit(&L.tt, TABLE_MAX_WIDTH);
+    for (size_t p = 0; p < panels; p++) {
+        if (p)
+            fputc('\n', out);
+        cml_tt_print_header(&L.tt, out, p);
+        for (size_t i = 0; i < n; i++) {
+            size_t from = fill_row(&L, &recs[i], row, span, sizeof span);
+            /* The note in full once; later panels just name the state. */
+            if (p && from != CML_TT_NO_SPAN)
+                snprintf(span, sizeof span, "%s",
+                         recs[i].state == CML_REC_WAIVED ? "(waived)" : "(FAILED)");
+            cml_tt_print_row(&L.tt, out, row, from, span, TABLE_MAX_WIDTH, p);
+        }
+    }
+    print_hidden(out, &L.tt);
+    print_legend(out, &L);
+}
+
+/* Hardware counters beside the model's prediction, one line per counter. */
+static void print_counter_table(FILE *out, const cml_record *recs, size_t n)
+{
+    layout L;
+    cml_tt_row row;
+    size_t any = 0;
+    for (size_t i = 0; i < n; i++)
+        any += is_ok(&recs[i]) ? recs[i].ncounters : 0;
+    if (!any)
+        return;
+
+    /* Identity columns as in the main table, then the counter columns. */
+    build_layout(&L, recs, n);
+    L.tt.ncol = L.nid;
+    int c_name = cml_tt_add(&L.tt, NULL, NULL, "counter", CML_TT_LEFT, CML_TT_KEEP);
+    int c_meas = cml_tt_add(&L.tt, NULL, NULL, "measured", CML_TT_RIGHT, CML_TT_KEEP);
+    int c_pred = cml_tt_add(&L.tt, NULL, NULL, "predicted", CML_TT_RIGHT, CML_TT_KEEP);
+    int c_mark = cml_tt_add(&L.tt, NULL, NULL, "", CML_TT_LEFT, CML_TT_KEEP);
+    int c_ratio = cml_tt_add(&L.tt, NULL, NULL, "meas/pred", CML_TT_RIGHT, CML_TT_KEEP);
+
+    fprintf(out, "\nCounters (measured on the GPU; = agrees with the model, != does not):\n");
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            cml_tt_fit(&L.tt, TABLE_MAX_WIDTH);
+            cml_tt_print_header(&L.tt, out, 0);
+        }
+        for (size_t i = 0; i < n; i++) {
+            const cml_record *rec = &recs[i];
+            if (!is_ok(rec))
+                continue;
+            unsigned nc = rec->ncounters < CML_RECORD_MAX_COUNTERS ? rec->ncounters
+                                                                   : CML_RECORD_MAX_COUNTERS;
+            for (unsigned k = 0; k < nc; k++) {
+                const cml_counter *cn = &rec->counters[k];
+                cml_tt_clear(row, L.tt.ncol);
+                if (k == 0)
+                    fill_row(&L, rec, row, NULL, 0);
+                cml_tt_set(row, c_name, "%s", cn->name);
+                set_number(row, c_meas, cn->measured);
+                if (cn->has_prediction) {
+                    set_number(row, c_pred, cn->predicted);
+                    cml_tt_set(row, c_mark, "%s",
+                               cml_rep_counter_agrees(cn->measured, cn->predicted) ? "="
+                                                                                   : "!=");
+                    if (cn->predicted != 0)
+                        set_fixed(row, c_ratio, 3, cn->measured / cn->predicted);
+                    else
+                        cml_tt_set(row, c_ratio, "-");
+                } else {
+                    cml_tt_set(row, c_pred, "-");
+                    cml_tt_set(row, c_ratio, "-");
+                }
+                if (pass == 0)
+                    cml_tt_measure(&L.tt, row, CML_TT_NO_SPAN);
+                else
+                    cml_tt_print_row(&L.tt, out, row, CML_TT_NO_SPAN, NULL, TABLE_MAX_WIDTH,
+                                     0);
+            }
+        }
+    }
+    print_hidden(out, &L.tt);
+}
+
+/* The findings: each distinct sentence once, in order of first appearance. */
+static void print_findings(FILE *out, const cml_record *recs, size_t n)
+{
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!recs[i].finding[0])
+            continue;
+        size_t j = 0;
+        while (j < i && strcmp(recs[j].finding, recs[i].finding) != 0)
+            j++;
+        distinct += j == i;
+    }
+    if (distinct == 0)
+        return;
+    fputc('\n', out);
+    if (distinct == 1) {
+        for (size_t i = 0; i < n; i++)
+            if (recs[i].finding[0]) {
+                cml_tt_wrap(out, "Finding: ", recs[i].finding, TEXT_WIDTH, 2);
+                return;
+            }
+    }
+    fputs("Findings:\n", out);
+    for (size_t i = 0; i < n; i++) {
+        if (!recs[i].finding[0])
+            continue;
+        size_t j = 0, shared = 0;
+        while (j < i && strcmp(recs[j].finding, recs[i].finding) != 0)
+            j++;
+        if (j < i)
+            continue; /* printed already */
+        for (size_t k = 0; k < n; k++)
+            shared += strcmp(recs[k].finding, recs[i].finding) == 0;
+        char prefix[128];
+        if (shared == 1 && recs[i].variant[0])
+            snprintf(prefix, sizeof prefix, "  - %s: ", recs[i].variant);
+        else
+            snprintf(prefix, sizeof prefix, "  - ");
+        cml_tt_wrap(out, prefix, recs[i].finding, TEXT_WIDTH, 4);
+    }
+}
+
+static void print_experiment(FILE *out, const cml_record *recs, size_t n)
+{
+    char title[96];
+    snprintf(title, sizeof title, "%s (%zu record%s)", recs[0].experiment, n, n == 1 ? "" : "s");
+    fputc('\n', out);
+    cml_tt_wrap(out, "", title, SIZE_MAX, 0); /* shows control characters as spaces */
+    for (size_t i = cml_tt_display_len(title); i > 0; i--)
+        fputc('=', out);
+    fputc('\n', out);
+    print_main_table(out, recs, n);
+    print_counter_table(out, recs, n);
+    print_findings(out, recs, n);
+}
+
+/* Bytes as KiB/MiB/GiB with one decimal. */
+static void fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+    if (b >= (1ull << 30))
+        snprintf(buf, len, "%.1f GiB", (double)b / (double)(1ull << 30));
+    else if (b >= (1ull << 20))
+        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ull << 20));
+    else
+        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
+}
+
+static void print_banner(FILE *out, const cml_results *r)
+{
+    cml_tt_wrap(out, "cumemlab ", r->tool_version[0] ? r->tool_version : "(version unknown)",
+                TEXT_WIDTH, 2);
+    if (r->command_line[0])
+        cml_tt_wrap(out, "command: ", r->command_line, TEXT_WIDTH, 2);
+    if (r->has_device) {
+        const cml_device_facts *d = &r->device;
+        char l2[32], global[32], line[512];
+        fmt_bytes(l2, sizeof l2, d->l2_bytes);
+        fmt_bytes(global, sizeof global, d->global_bytes);
+        snprintf(line, sizeof line, "%s (compute capability %d.%d, %d SMs)", d->name, d->cc_major,
+                 d->cc_minor, d->sm_count);
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "GPU %d: ", d->index);
+        cml_tt_wrap(out, prefix, line, TEXT_WIDTH, 2);
+        fprintf(out, "memory: %s global, L2 %s, bus %d bit at %.0f MHz\n", global, l2,
+                d->bus_width_bits, d->mem_clock_khz / 1000.0);
+        char theo[32], meas[96];
+        if (isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0)
+            snprintf(theo, sizeof theo, "%.1f GB/s", d->theoretical_gbs);
+        else
+            snprintf(theo, sizeof theo, "unknown");
+        if (isfinite(r->peak_gbs) && r->peak_gbs > 0) {
+            if (isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0)
+                snprintf(meas, sizeof meas, "%.1f GB/s (%.1f%% of theoretical)", r->peak_gbs,
+                         100.0 * r->peak_gbs / d->theoretical_gbs);
+            else
+                snprintf(meas, sizeof meas, "%.1f GB/s", r->peak_gbs);
+        } else {
+            snprintf(meas, sizeof meas, "not measured");
+        }
+        fprintf(out, "peak bandwidth: theoretical %s, measured %s\n", theo, meas);
+    }
+    if (r->model_only)
+        fputs("No GPU was used: every figure below is the model's prediction.\n", out);
+}
+
+/* Header block, then each run of consecutive records of one experiment as a
+ * table; CML_EIO if the stream failed. */
+cml_status cml_report_table(FILE *out, const cml_results *r)
+{
+    print_banner(out, r);
+    if (r->count == 0)
+        fputs("\nNo records.\n", out);
+    size_t i = 0;
+    while (i < r->count) {
+        size_t j = i + 1;
+        while (j < r->count && strcmp(r->items[j].experiment, r->items[i].experiment) == 0)
+            j++;
+        print_experiment(out, &r->items[i], j - i);
+        i = j;
+    }
+    if (fflush(out) != 0 || ferror(out))
+        return CML_EIO;
+    return CML_OK;
+}

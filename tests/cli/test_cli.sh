@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The command line as a user meets it: help, list, the model's figures for
+# the textbook cases, bad input (one line naming the option, exit 2, no
+# output file), the no-GPU behaviour, and the output files.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 checks=0
+
+check() { # description, then a command that must succeed
+    local what=$1; shift
+    checks=$((checks + 1))
+    if ! "$@"; then
+        echo "FAIL: $what" >&2
+        fails=$((fails + 1))
+    fi
+}
+# run CMD...: captures stdout, stderr and the exit status
+run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+has() { grep -qF -- "$1" "$tmp/${2:-out}"; }
+lines() { wc -l <"$tmp/${1:-err}"; }
+
+run "$bin" --help
+check "--help exits 0" test $rc -eq 0
+check "--help shows usage" has "Usage:"
+run "$bin" --version
+check "--version" has "cumemlab 0."
+
+run "$bin" list
+check "list exits 0" test $rc -eq 0
+check "list names read-offset" has "read-offset"
+check "list shows ranges" has "0..1048576"
+check "list shows textbook names" has "readSegment [offset] [blocksize]"
+
+# The textbook figures (model): offset 11 reads at n = 2^20, block 512.
+run "$bin" model read-offset --offset 11 --path ca --n 2^20 --block 512 --json "$tmp/r.json" --csv "$tmp/r.csv"
+check "model read-offset exits 0" test $rc -eq 0
+check "5.00 sectors per request at offset 11" has "5.00"
+check "80.0% modern efficiency" has "80.0"
+check "50.0% Fermi cached efficiency" has "50.0"
+check "JSON written" test -s "$tmp/r.json"
+check "CSV written" test -s "$tmp/r.csv"
+check "JSON numbers are numbers" grep -q '"offset": *11' "$tmp/r.json"
+check "no temporary file left" test -z "$(ls "$tmp" | grep tmp)"
+
+# Textbook program names with their positional arguments.
+run "$bin" writeSegment 11
+check "writeSegment 11 exits 0" test $rc -eq 0
+check "writeSegment shows 5.00 sectors per request" has "5.00"
+
+# Index expressions.
+run "$bin" model --expr 'i*2' --n 2^21
+check "--expr i*2 exits 0" test $rc -eq 0
+check "--expr i*2: 8 sectors per request" has "8.00"
+run "$bin" model --expr '(i%32)*33' --space shared --threads 1024 --n 2^20
+check "--expr shared padded column: exits 0" test $rc -eq 0
+run "$bin" model --expr '1+' 
+check "--expr syntax error exits 2" test $rc -eq 2
+check "--expr error shows a caret" has "^" err
+run "$bin" model --expr 'i/0'
+check "--expr division by zero exits 2" test $rc -eq 2
+
+# Bad input: one line, naming the option and the range, exit 2, no file.
+for bad in "--offset 99999999" "--offset abc" "--path xx" "--block 0" "--block 2048" "--bogus 1"; do
+    rm -f "$tmp/bad.json"
+    run "$bin" model read-offset $bad --json "$tmp/bad.json"
+    opt=${bad%% *}
+    check "$bad exits 2" test $rc -eq 2
+    check "$bad: one line" test "$(lines)" -eq 1
+    check "$bad: names the option" has "$opt" err
+    check "$bad: no output file" test ! -e "$tmp/bad.json"
+done
+run "$bin" model read-offset --offset 99999999
+check "range shown" has "allowed: 0..1048576" err
+for bad in "--reps 0" "--reps x" "--warmup -1" "--device 99999" "--where l3" "--size 1"; do
+    run "$bin" model read-offset $bad
+    check "$bad exits 2" test $rc -eq 2
+    check "$bad: one line" test "$(lines)" -eq 1
+done
+run "$bin" frobnicate
+check "unknown command exits 2" test $rc -eq 2
+run "$bin" model no-such-experiment
+check "unknown experiment exits 2" test $rc -eq 2
+run "$bin" model read-offset --json /nonexistent/dir/x.json
+check "unwritable --json exits 1" test $rc -eq 1
+check "unwritable --json says why" has "--json" err
+
+# Without a GPU: GPU commands say so in one line and exit 1; the tour falls
+# back to the model and says so.
+if "$bin" device >/dev/null 2>&1; then
+    echo "a GPU is present: the no-GPU checks are left to CI" >&2
+else
+    run "$bin" run read-offset
+    check "run without GPU exits 1" test $rc -eq 1
+    check "run without GPU: one line" test "$(lines)" -eq 1
+    check "run without GPU says so" has "needs a GPU" err
+    run "$bin" suite
+    check "suite without GPU exits 1" test $rc -eq 1
+    run "$bin" device
+    check "device without GPU exits 1" test $rc -eq 1
+    run "$bin" --json "$tmp/tour.json"
+    check "tour without GPU exits 0" test $rc -eq 0
+    check "tour says it is model-only" has "model-only tour" err
+    check "tour table says predictions" has "prediction"
+    check "tour JSON says model_only" grep -q '"model_only": *true' "$tmp/tour.json"
+fi
+
+echo "$((checks - fails)) passed, $fails failed"
+[ $fails -eq 0 ]
