@@ -6,11 +6,25 @@
 #include <string.h>
 
 #include "experiments/experiment.h"
+#include "experiments/aos_soa.h"
+#include "experiments/constant.h"
+#include "experiments/device_facts.h"
+#include "experiments/device_vars.h"
+#include "experiments/local.h"
 #include "experiments/offset.h"
+#include "experiments/parallelism.h"
+#include "experiments/peak.h"
+#include "experiments/pitch2d.h"
+#include "experiments/shared_banks.h"
+#include "experiments/shuffle.h"
+#include "experiments/transfers.h"
+#include "experiments/unroll.h"
 
 static const cml_experiment *const experiments[] = {
-    &cml_exp_read_offset,
-    &cml_exp_write_offset,
+    &cml_exp_read_offset,  &cml_exp_write_offset, &cml_exp_aos_soa,      &cml_exp_unroll,
+    &cml_exp_parallelism,  &cml_exp_pitch2d,      &cml_exp_local,        &cml_exp_constant,
+    &cml_exp_shuffle,      &cml_exp_shared_banks, &cml_exp_transfers,    &cml_exp_device_vars,
+    &cml_exp_device_facts, &cml_exp_peak,
 };
 
 static const cml_textbook_alias aliases[] = {

@@ -17,11 +17,31 @@ extern "C" {
             return cml_st_;                                                              \
     } while (0)
 
+/* The same, and also keep the message on the device handle `g`, so that
+ * cml_gpu_error(g) names the failing call (harness functions use this). */
+#define CML_CU_G(g, call)                                                                \
+    do {                                                                                 \
+        cml_status cml_st_ = cml_gpu_check((int)(call), #call, __FILE__, __LINE__);      \
+        if (cml_st_ != CML_OK) {                                                         \
+            cml_gpu_keep_error((g));                                                     \
+            return cml_st_;                                                              \
+        }                                                                                \
+    } while (0)
+
 /* Check the launch just made (configuration errors show up here). */
 #define CML_CU_LAUNCH() CML_CU(cudaGetLastError())
 
-/* The message of the last failed check, in any thread of this process. */
+/* The message of the last failed check in this thread ("" if none). */
 const char *cml_gpu_last_error(void);
+/* Forget it (before calling a launcher, so a stale message is never blamed). */
+void cml_gpu_clear_last_error(void);
+/* Copy the last failed check's message onto g's own error text. */
+void cml_gpu_keep_error(cml_gpu *g);
+
+/* Fill kernel of the harness (src/gpu/fill.cu): p[i] = cml_random_f32(seed, i)
+ * for i < n, grid-stride; returns the launch status. */
+cml_status cml_gpu_launch_fill_f32(float *p, size_t n, uint64_t seed, unsigned grid,
+                                   unsigned block);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# gpu-check.sh: everything that needs a GPU, in one call on the GPU machine.
+#
+#   build (Release, sm_90) -> nvidia-smi and device facts -> ctest (all labels)
+#   -> compute-sanitizer memcheck and racecheck over the GPU tests (and the
+#   suite, once the CLI has it) -> the peak-bandwidth run -> a summary table.
+#
+# Each step's failure is recorded and the script goes on; it exits non-zero
+# if any step failed. Logs and JSON go to $OUT (at most 8 files; ./gpu-check-out
+# when OUT is unset); the summary table is printed LAST so it ends the output.
+#
+# Environment: OUT, JOBS (build parallelism), ARCH (default 90),
+# SANITIZER_TIMEOUT (seconds per sanitizer run, default 150).
+# Never put CUDA's compat library folder on LD_LIBRARY_PATH: the machine's
+# driver must be the one the runtime talks to.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 2
+OUT=${OUT:-$ROOT/gpu-check-out}
+mkdir -p "$OUT"
+BUILD=build-gpu
+ARCH=${ARCH:-90}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-150}
+
+# The 8 files that come back.
+LOG_BUILD=$OUT/build.log
+LOG_ENV=$OUT/device.log
+LOG_CTEST=$OUT/ctest.log
+LOG_MEMCHECK=$OUT/memcheck.log
+LOG_RACECHECK=$OUT/racecheck.log
+LOG_RUN=$OUT/peak-run.log
+JSON_PEAK=$OUT/peak.json
+SUMMARY=$OUT/summary.txt
+: >"$LOG_MEMCHECK"
+: >"$LOG_RACECHECK"
+
+declare -a STEP_NAMES=() STEP_RESULTS=()
+FAILED=0
+
+# record NAME RC [note]: remember a step's outcome.
+record() {
+    local name=$1 rc=$2 note=${3:-}
+    STEP_NAMES+=("$name")
+    if [ "$rc" -eq 0 ]; then
+        STEP_RESULTS+=("ok${note:+ ($note)}")
+    else
+        STEP_RESULTS+=("FAILED rc=$rc${note:+ ($note)}")
+        FAILED=1
+    fi
+}
+
+banner() { printf '\n==== %s ====\n' "$*"; }
+
+# ---------------------------------------------------------------------------
+banner "build ($BUILD, sm_$ARCH, Release)"
+{
+    cmake -S . -B "$BUILD" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_BUILD_TYPE=Release &&
+        cmake --build "$BUILD" -j "$JOBS"
+} >"$LOG_BUILD" 2>&1
+rc=$?
+grep -E "error|warning" "$LOG_BUILD" | head -40
+tail -3 "$LOG_BUILD"
+record build $rc
+
+# ---------------------------------------------------------------------------
+banner "device"
+{
+    nvidia-smi || echo "nvidia-smi failed"
+    nvidia-smi --query-gpu=name,memory.total,clocks.max.memory,clocks.mem,clocks.sm,ecc.mode.current,power.limit,temperature.gpu --format=csv || true
+    nvcc --version | tail -2
+    if [ -x "$BUILD/cumemlab" ] && "$BUILD/cumemlab" device >/dev/null 2>&1; then
+        "$BUILD/cumemlab" device
+    else
+        echo "(cumemlab device not available yet; gpu_test_harness prints the facts below)"
+        [ -x "$BUILD/tests/gpu_test_harness" ] &&
+            CML_SKIP_PLANTED_ERRORS=1 "$BUILD/tests/gpu_test_harness" | grep -E "^device|SKIP"
+    fi
+} >"$LOG_ENV" 2>&1
+cat "$LOG_ENV"
+
+# ---------------------------------------------------------------------------
+banner "ctest (all labels)"
+ctest --test-dir "$BUILD" --output-on-failure -V --timeout 400 >"$LOG_CTEST" 2>&1
+rc=$?
+# The GPU tests' own lines (facts, timings, the peak table), then ctest's tally.
+grep -E "^[0-9]+: (device 0|trivial|triad of|occupancy|1 PiB|planted|peak |cml_peak|WARN|SKIP|  [a-z]|kernel=|variant)" "$LOG_CTEST" | cut -c1-200 | head -60
+sed -n '/tests passed/,$p' "$LOG_CTEST"
+T_PASS=$(grep -cE "Test +#[0-9]+: .* Passed" "$LOG_CTEST")
+T_FAIL=$(grep -cE "Test +#[0-9]+: .*\*\*\*(Failed|Timeout|Exception)|Test +#[0-9]+: .*(Not Run|SEGFAULT)" "$LOG_CTEST")
+T_SKIP=$(grep -cE "Test +#[0-9]+: .*\*\*\*Skipped" "$LOG_CTEST")
+record ctest $rc "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+
+# No device visible: the harness must say so and the GPU tests must skip (77),
+# never hang or crash.
+banner "no-device path (CUDA_VISIBLE_DEVICES empty)"
+if [ -x "$BUILD/tests/gpu_test_harness" ]; then
+    nodev=$(CUDA_VISIBLE_DEVICES= timeout 60 "$BUILD/tests/gpu_test_harness" 2>&1)
+    rc=$?
+    echo "$nodev" | head -3
+    if [ "$rc" -eq 77 ] && echo "$nodev" | grep -q "^SKIP: "; then
+        record "no-device skip" 0
+    else
+        record "no-device skip" 1 "rc=$rc, expected 77 and SKIP"
+    fi
+fi
+
+# ---------------------------------------------------------------------------
+# compute-sanitizer over each GPU test binary (quick sizes, no planted fault),
+# and over the suite once the CLI has it. Errors are counted from the tool's
+# own "ERROR SUMMARY" lines.
+SAN_MEM_ERRORS=0
+SAN_RACE_ERRORS=0
+sanitize() { # tool log label cmd...
+    local tool=$1 log=$2 label=$3 tmp rc n
+    shift 3
+    tmp=$(mktemp)
+    CML_SKIP_PLANTED_ERRORS=1 CML_QUICK_TEST=1 timeout "$SANITIZER_TIMEOUT" \
+        compute-sanitizer --tool "$tool" --error-exitcode 99 "$@" >"$tmp" 2>&1
+    rc=$?
+    # memcheck: "ERROR SUMMARY: N errors"; racecheck: "... (N errors, M warnings)".
+    n=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$tmp" | tail -1 | grep -Eo "[0-9]+$")
+    [ -z "$n" ] && n=$(grep -Eo "\([0-9]+ errors" "$tmp" | tail -1 | grep -Eo "[0-9]+")
+    # rc 77: the test skipped itself (no GPU); not a sanitizer finding.
+    [ "$rc" -eq 77 ] && rc=0
+    {
+        printf '\n---- %s: %s ----\n' "$tool" "$label"
+        cat "$tmp"
+        [ "$rc" -eq 124 ] && echo "TIMEOUT after ${SANITIZER_TIMEOUT}s"
+        echo "$label: rc=$rc errors=${n:-?}"
+    } >>"$log"
+    rm -f "$tmp"
+    if [ "$tool" = memcheck ]; then
+        SAN_MEM_ERRORS=$((SAN_MEM_ERRORS + ${n:-0}))
+    else
+        SAN_RACE_ERRORS=$((SAN_RACE_ERRORS + ${n:-0}))
+    fi
+    record "$tool $label" "$rc" "${n:-?} errors"
+}
+
+if command -v compute-sanitizer >/dev/null 2>&1; then
+    banner "compute-sanitizer"
+    for t in "$BUILD"/tests/gpu_test_*; do
+        [ -x "$t" ] || continue
+        sanitize memcheck "$LOG_MEMCHECK" "$(basename "$t")" "$t"
+        sanitize racecheck "$LOG_RACECHECK" "$(basename "$t")" "$t"
+    done
+    # >>> SUITE UNDER THE SANITIZERS: `cumemlab suite --size 8M` runs every
+    # experiment at a small size. Run only when the CLI has the command.
+    if [ -x "$BUILD/cumemlab" ] && "$BUILD/cumemlab" suite --help >/dev/null 2>&1; then
+        sanitize memcheck "$LOG_MEMCHECK" "suite" "$BUILD/cumemlab" suite --size 8M
+        sanitize racecheck "$LOG_RACECHECK" "suite" "$BUILD/cumemlab" suite --size 8M
+    else
+        echo "(cumemlab suite not available yet: suite not run under the sanitizers)" | tee -a "$LOG_MEMCHECK"
+    fi
+    # <<< SUITE
+    grep -hE "^gpu_test_|^suite|TIMEOUT" "$LOG_MEMCHECK" "$LOG_RACECHECK"
+else
+    echo "compute-sanitizer not found" | tee "$LOG_MEMCHECK"
+    record compute-sanitizer 1 "not found"
+fi
+
+# ---------------------------------------------------------------------------
+banner "peak-bandwidth run"
+PEAK=""
+if [ -x "$BUILD/cumemlab" ] && "$BUILD/cumemlab" list 2>/dev/null | grep -q "peak-bandwidth"; then
+    "$BUILD/cumemlab" run peak-bandwidth --json "$JSON_PEAK" >"$LOG_RUN" 2>&1
+    rc=$?
+    cat "$LOG_RUN" | cut -c1-220 | head -40
+    record "cumemlab run peak-bandwidth" $rc
+    if [ -s "$JSON_PEAK" ]; then
+        PEAK=$(grep -Eo '"peak_gbs" *: *[0-9.eE+-]+' "$JSON_PEAK" | head -1 | grep -Eo '[0-9.eE+-]+$')
+    fi
+else
+    echo "(cumemlab run peak-bandwidth not available yet; the peak comes from gpu_test_peak)" | tee "$LOG_RUN"
+fi
+if [ -z "$PEAK" ]; then
+    PEAK=$(grep -Eo "peak [0-9.]+ GB/s" "$LOG_CTEST" | tail -1 | grep -Eo "[0-9.]+")
+fi
+THEO=$(grep -Eo "theoretical [0-9.]+ GB/s" "$LOG_CTEST" | head -1 | grep -Eo "[0-9.]+")
+
+# ---------------------------------------------------------------------------
+{
+    banner "summary"
+    printf '%-44s %s\n' "step" "result"
+    for i in "${!STEP_NAMES[@]}"; do
+        printf '%-44s %s\n' "${STEP_NAMES[$i]}" "${STEP_RESULTS[$i]}"
+    done
+    printf '%-44s %s\n' "tests" "${T_PASS:-?} passed, ${T_FAIL:-?} failed, ${T_SKIP:-?} skipped"
+    printf '%-44s %s\n' "sanitizer errors" "memcheck $SAN_MEM_ERRORS, racecheck $SAN_RACE_ERRORS"
+    printf '%-44s %s\n' "peak bandwidth" "${PEAK:-?} GB/s (theoretical ${THEO:-?} GB/s)"
+    printf '%-44s %s\n' "overall" "$([ $FAILED -eq 0 ] && echo PASS || echo FAIL)"
+} | tee "$SUMMARY"
+exit $FAILED

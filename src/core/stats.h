@@ -1,0 +1,32 @@
+/*
+ * Summary statistics of a small array of samples (timings, mostly): median,
+ * minimum, maximum, mean, standard deviation and coefficient of variation.
+ * Pure C; the input array is never modified (a sorted copy is used).
+ */
+#ifndef CML_STATS_H
+#define CML_STATS_H
+
+#include <stddef.h>
+
+#include "cumemlab/model.h"
+
+typedef struct cml_stats {
+    size_t n;
+    double median;  /* middle value; mean of the two middle values for even n */
+    double min, max;
+    double mean;
+    double stddev;  /* sample standard deviation (n - 1); 0 for n == 1 */
+    double cv;      /* stddev / mean; 0 when the mean is 0 */
+} cml_stats;
+
+/*
+ * Summarise x[0..n-1]. CML_EINVAL for n == 0, a NULL pointer or a value that
+ * is not finite (a NaN would make the median meaningless); CML_ENOMEM if the
+ * sorted copy cannot be allocated. x is left unchanged.
+ */
+cml_status cml_stats_compute(const double *x, size_t n, cml_stats *out);
+
+/* Median of x[0..n-1] (x unchanged); NAN when n == 0 or on out of memory. */
+double cml_stats_median(const double *x, size_t n);
+
+#endif

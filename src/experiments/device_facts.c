@@ -1,0 +1,183 @@
+/*
+ * Experiment 15: the memory model of this GPU. Every figure is read from the
+ * device by the harness (cudaDeviceGetAttribute, see src/gpu/gpu.c), never
+ * typed in; the measured peak comes from experiment 16's quick measurement.
+ * The only constants are the cache line (128 B) and sector (32 B) sizes,
+ * which no CUDA attribute reports: they are the architecture's (Volta
+ * through Hopper), the same the model uses, and the records say so.
+ *
+ * A record holds at most 8 named numbers, so the facts come as four records
+ * (compute, on-chip memory, device memory, host and software); the complete
+ * struct also goes to results->device for the JSON writer.
+ */
+#include "experiments/device_facts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "experiments/common.h"
+#include "experiments/peak.h"
+
+#define KEY "device-facts"
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static cml_status facts_records(const cml_device_facts *f, double peak_gbs, cml_results *out)
+{
+    cml_record *r;
+
+    CML_EXP_ADD(r, out, KEY, "compute");
+    cml_record_add_extra(r, "sm_count", f->sm_count, "SMs");
+    cml_record_add_extra(r, "warp_size", f->warp_size, "threads");
+    cml_record_add_extra(r, "max_threads_per_block", f->max_threads_per_block, "threads");
+    cml_record_add_extra(r, "max_threads_per_sm", f->max_threads_per_sm, "threads");
+    cml_record_add_extra(r, "max_blocks_per_sm", f->max_blocks_per_sm, "blocks");
+    cml_record_add_extra(r, "regs_per_block", f->regs_per_block, "registers");
+    cml_record_add_extra(r, "regs_per_sm", f->regs_per_sm, "registers");
+    cml_record_add_extra(r, "sm_clock", f->sm_clock_khz / 1e3, "MHz");
+    cml_record_finding(r,
+                       "%s (compute capability %d.%d): %d SMs of up to %d resident threads; "
+                       "%d registers per SM, so a thread of a full SM gets %d registers.",
+                       f->name, f->cc_major, f->cc_minor, f->sm_count, f->max_threads_per_sm,
+                       f->regs_per_sm,
+                       f->max_threads_per_sm > 0 ? f->regs_per_sm / f->max_threads_per_sm : 0);
+
+    CML_EXP_ADD(r, out, KEY, "on-chip memory");
+    cml_record_add_extra(r, "shared_per_block", (double)f->shared_per_block / KIB, "KiB");
+    cml_record_add_extra(r, "shared_per_block_optin", (double)f->shared_per_block_optin / KIB,
+                         "KiB");
+    cml_record_add_extra(r, "shared_per_sm", (double)f->shared_per_sm / KIB, "KiB");
+    cml_record_add_extra(r, "constant", (double)f->const_bytes / KIB, "KiB");
+    cml_record_add_extra(r, "l2", (double)f->l2_bytes / MIB, "MiB");
+    cml_record_add_extra(r, "l2_persisting_max", (double)f->l2_persisting_max / MIB, "MiB");
+    cml_record_add_extra(r, "line_bytes", CML_LINE_BYTES, "B");
+    cml_record_add_extra(r, "sector_bytes", CML_SECTOR_BYTES, "B");
+    cml_record_finding(r,
+                       "%.1f MiB of L2 (up to %.1f MiB can be set aside for persisting data); "
+                       "shared memory %.0f KiB per block (%.0f KiB by opt-in), %.0f KiB per SM; "
+                       "%.0f KiB of constant memory. Lines of %u B in sectors of %u B are the "
+                       "architecture's, not measured.",
+                       (double)f->l2_bytes / MIB, (double)f->l2_persisting_max / MIB,
+                       (double)f->shared_per_block / KIB, (double)f->shared_per_block_optin / KIB,
+                       (double)f->shared_per_sm / KIB, (double)f->const_bytes / KIB,
+                       CML_LINE_BYTES, CML_SECTOR_BYTES);
+
+    CML_EXP_ADD(r, out, KEY, "device memory");
+    cml_record_add_extra(r, "global", (double)f->global_bytes / GIB, "GiB");
+    cml_record_add_extra(r, "bus_width", f->bus_width_bits, "bit");
+    cml_record_add_extra(r, "memory_clock", f->mem_clock_khz / 1e3, "MHz");
+    cml_record_add_extra(r, "theoretical", f->theoretical_gbs, "GB/s");
+    if (peak_gbs > 0) {
+        cml_record_add_extra(r, "measured_peak", peak_gbs, "GB/s");
+        cml_record_add_extra(r, "peak_of_theoretical",
+                             f->theoretical_gbs > 0 ? 100.0 * peak_gbs / f->theoretical_gbs : 0.0,
+                             "%");
+        r->bandwidth_gbs = peak_gbs;
+        r->measured = 1;
+    }
+    cml_record_add_extra(r, "ecc_enabled", f->ecc_enabled, "bool");
+    if (peak_gbs > 0)
+        cml_record_finding(r,
+                           "%.1f GiB on a %d-bit bus at %.0f MHz: 2 x %.0f MHz x %d bit / 8 = "
+                           "%.0f GB/s in theory; measured peak %.0f GB/s (%.1f%%)%s.",
+                           (double)f->global_bytes / GIB, f->bus_width_bits,
+                           f->mem_clock_khz / 1e3, f->mem_clock_khz / 1e3, f->bus_width_bits,
+                           f->theoretical_gbs, peak_gbs,
+                           f->theoretical_gbs > 0 ? 100.0 * peak_gbs / f->theoretical_gbs : 0.0,
+                           f->ecc_enabled ? "; ECC is on" : "");
+    else
+        cml_record_finding(r,
+                           "%.1f GiB on a %d-bit bus at %.0f MHz: 2 x %.0f MHz x %d bit / 8 = "
+                           "%.0f GB/s in theory (peak not measured)%s.",
+                           (double)f->global_bytes / GIB, f->bus_width_bits,
+                           f->mem_clock_khz / 1e3, f->mem_clock_khz / 1e3, f->bus_width_bits,
+                           f->theoretical_gbs, f->ecc_enabled ? "; ECC is on" : "");
+
+    CML_EXP_ADD(r, out, KEY, "host and software");
+    cml_record_add_extra(r, "driver_version", f->driver_version, "");
+    cml_record_add_extra(r, "runtime_version", f->runtime_version, "");
+    cml_record_add_extra(r, "unified_addressing", f->unified_addressing, "bool");
+    cml_record_add_extra(r, "can_map_host_memory", f->can_map_host_memory, "bool");
+    cml_record_add_extra(r, "managed_memory", f->managed_memory, "bool");
+    cml_record_add_extra(r, "concurrent_managed", f->concurrent_managed, "bool");
+    cml_record_add_extra(r, "global_l1_cache", f->global_l1_cache_supported, "bool");
+    cml_record_add_extra(r, "local_l1_cache", f->local_l1_cache_supported, "bool");
+    cml_record_finding(r,
+                       "CUDA driver %d.%d, runtime %d.%d; unified addressing %s, mapped host "
+                       "memory %s, managed memory %s (%s), globals cached in L1 %s.",
+                       f->driver_version / 1000, (f->driver_version % 1000) / 10,
+                       f->runtime_version / 1000, (f->runtime_version % 1000) / 10,
+                       f->unified_addressing ? "yes" : "no", f->can_map_host_memory ? "yes" : "no",
+                       f->managed_memory ? "yes" : "no",
+                       f->concurrent_managed ? "concurrent with the CPU" : "not concurrent",
+                       f->global_l1_cache_supported ? "yes" : "no");
+
+    out->has_device = 1;
+    out->device = *f;
+    return CML_OK;
+}
+
+cml_status cml_device_facts_record(const cml_device_facts *f, cml_results *out)
+{
+    if (!f || !out)
+        return CML_EINVAL;
+    return facts_records(f, out->peak_gbs, out);
+}
+
+/* No GPU: nothing to read. One waived record, carrying the two sizes the
+ * architecture fixes (which the model uses). */
+static cml_status facts_model(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+{
+    (void)plan;
+    (void)pv;
+    cml_record *r;
+    CML_EXP_ADD(r, out, KEY, "device");
+    r->state = CML_REC_WAIVED;
+    cml_record_note(r, "needs a GPU: the facts are read from the device");
+    cml_record_add_extra(r, "line_bytes", CML_LINE_BYTES, "B");
+    cml_record_add_extra(r, "sector_bytes", CML_SECTOR_BYTES, "B");
+    cml_record_add_extra(r, "warp_size", CML_WARP_SIZE, "threads");
+    cml_record_finding(r, "Without a GPU only the architecture's constants are known: %u-byte "
+                          "lines of %u-byte sectors, warps of %u threads.",
+                       CML_LINE_BYTES, CML_SECTOR_BYTES, CML_WARP_SIZE);
+    return CML_OK;
+}
+
+/* With a GPU: the facts, and the measured peak (the plan's if the caller
+ * measured it, else experiment 16's quick measurement now). */
+static cml_status facts_run(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+{
+    if (!plan || !plan->gpu)
+        return facts_model(plan, pv, out);
+    const cml_device_facts *f = cml_gpu_facts(plan->gpu);
+    double peak = plan->peak_gbs > 0 ? plan->peak_gbs : out->peak_gbs;
+    cml_status st = CML_OK;
+    if (peak <= 0) {
+        st = cml_peak_measure(plan, &peak);
+        if (st != CML_OK)
+            peak = 0.0; /* the facts still stand; the note below says why */
+    }
+    if (peak > out->peak_gbs)
+        out->peak_gbs = peak;
+    size_t first = out->count;
+    cml_status rs = facts_records(f, peak, out);
+    if (rs != CML_OK)
+        return rs;
+    if (st != CML_OK && out->count > first + 2)
+        cml_record_note(&out->items[first + 2], "peak not measured: %s (%s)", cml_status_str(st),
+                        cml_gpu_error(plan->gpu));
+    return CML_OK;
+}
+
+const cml_experiment cml_exp_device_facts = {
+    KEY,
+    15,
+    "The memory model of this GPU",
+    "SMs, registers, shared and constant memory, L2, bus, clocks, theoretical and measured peak",
+    NULL,
+    0,
+    facts_model,
+    facts_run,
+    "",
+};

@@ -1,0 +1,767 @@
+/*
+ * Experiment 16: the peak bandwidth reference (host side).
+ *
+ * For each kernel (copy, scale, add, triad, sum) in each launch shape
+ * (grid-stride, one-shot) and for cudaMemcpy device-to-device:
+ *   - the model: a C mirror of the kernel (cml_peak_mirror) traced thread by
+ *     thread under both rule sets; every access is a whole, aligned float4
+ *     of a coalesced warp, so the model must predict 100% efficiency;
+ *   - on a GPU: random inputs (filled once), the output poisoned ONCE before
+ *     the warm-up and the timed launches, then every element verified after
+ *     them. One poison is enough because every launch writes the same values
+ *     and the verifier compares every element bit for bit: an element no
+ *     launch wrote still holds the poison (a NaN) and fails. A verification
+ *     failure makes the record FAILED and gives no bandwidth.
+ *   - bandwidth = bytes the algorithm must move / median time per launch.
+ * The best verified figure becomes results->peak_gbs, and every record's
+ * peak_fraction is its share of it.
+ *
+ * Arrays: each at least 4x the L2 size (cml_plan_elements with one array)
+ * and at least 1 GiB (PEAK_MIN_DRAM_FLOATS), larger than the other
+ * experiments' rule of thumb: the peak is a DRAM figure, and longer launches
+ * make the launch ramp-up and tail a smaller share of it. --size or n= wins.
+ */
+#include "experiments/peak.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/random.h"
+#include "experiments/common.h"
+#include "experiments/experiment.h"
+#include "gpu/gpu_internal.h"
+
+static const char *const kernel_names[] = {"copy", "scale", "add", "triad", "sum", "memcpy",
+                                           NULL};
+static const char *const shape_names[] = {"grid-stride", "one-shot", NULL};
+
+static const cml_param_def peak_params[] = {
+    {"kernel", "copy, scale, add, triad, sum (read only) or memcpy (cudaMemcpy D2D)", 0, 0,
+     "all", kernel_names},
+    {"shape", "grid-stride (grid = SMs x resident blocks) or one-shot (4 float4 per thread)", 0,
+     0, "all", shape_names},
+    {"block", "threads per block (a multiple of 32)", 32, 1024, "256", NULL},
+    {"n", "floats per array (0: each array 4x the L2 size)", 0, (int64_t)1 << 34, "0", NULL},
+};
+
+/* Fixed seeds: the same inputs on every run, so runs compare. */
+#define SEED_X 0x9EA6000000000001ull
+#define SEED_Y 0x9EA6000000000002ull
+
+const char *cml_peak_op_name(cml_peak_op op)
+{
+    return (op >= 0 && op < CML_PEAK_OP_COUNT) ? kernel_names[op] : "?";
+}
+
+const char *cml_peak_shape_name(cml_peak_shape s)
+{
+    return (s >= 0 && s < CML_PEAK_SHAPE_COUNT) ? shape_names[s] : "?";
+}
+
+/* The bandwidth table (BabelStream's idea): the bytes each kernel must move
+ * live here and nowhere else. */
+uint64_t cml_peak_bytes_read(cml_peak_op op, uint64_t n)
+{
+    switch (op) {
+    case CML_PEAK_ADD:
+    case CML_PEAK_TRIAD: return 8 * n;
+    default: return 4 * n;
+    }
+}
+
+uint64_t cml_peak_bytes_written(cml_peak_op op, uint64_t n)
+{
+    return op == CML_PEAK_SUM ? 0 : 4 * n;
+}
+
+/* Each rounding is its own statement through a volatile, so no compiler
+ * setting can fuse the product and the sum into one FMA (the kernels use
+ * __fmul_rn and __fadd_rn for the same reason). */
+float cml_peak_expected(cml_peak_op op, uint64_t seed_x, uint64_t seed_y, uint64_t i)
+{
+    float x = cml_random_f32(seed_x, i);
+    volatile float p;
+    switch (op) {
+    case CML_PEAK_SCALE:
+        p = CML_PEAK_SCALAR * x;
+        return p;
+    case CML_PEAK_ADD: return x + cml_random_f32(seed_y, i);
+    case CML_PEAK_TRIAD:
+        p = CML_PEAK_SCALAR * cml_random_f32(seed_y, i);
+        return x + p;
+    default: return x;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The mirror                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* block_sum() of peak.cu: lane 0 of each warp stores its warp's double to
+ * shared memory, then lanes of warp 0 below the warp count load them. */
+static void mirror_block_sum(const cml_thread *t, cml_emitter *e, unsigned site)
+{
+    unsigned w = t->tid.x / 32u, lane = t->tid.x % 32u;
+    if (lane == 0)
+        cml_emit(e, site, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 8, 8u * w);
+    if (w == 0 && lane < t->bdim.x / 32u)
+        cml_emit(e, site + 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 8, 8u * lane);
+}
+
+/* The three accesses of one element step: x, y (add, triad), z (not sum). */
+static void mirror_step(cml_emitter *e, unsigned site, unsigned width, uint64_t i, int needs_y,
+                        int writes)
+{
+    const uint64_t X = cml_array_base(0), Y = cml_array_base(1), Z = cml_array_base(2);
+    cml_emit(e, site, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_NC, width, X + width * i);
+    if (needs_y)
+        cml_emit(e, site + 1, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_NC, width, Y + width * i);
+    if (writes)
+        cml_emit(e, site + 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, width, Z + width * i);
+}
+
+/*
+ * Sites: the four-wide loops (grid-stride main loop, one-shot body) give
+ * each of their unrolled loads and stores its own instruction: x loads 0..3,
+ * y loads 4..7, stores 8..11. The grid-stride remainder loop is 12..14, the
+ * trailing floats 15..17, the sum's reductions 18..21 and its result 22.
+ * The sum's atomics (slot add, ticket, slot exchange) are not loads or
+ * stores in the model's vocabulary and are left out: 3 per block plus 64
+ * in the last block, against millions of loads.
+ */
+void cml_peak_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const cml_peak_mirror_args *a = vargs;
+    const uint64_t X = cml_array_base(0), Y = cml_array_base(1), Z = cml_array_base(2);
+    const uint64_t R = cml_array_base(4);
+    const int needs_y = a->op == CML_PEAK_ADD || a->op == CML_PEAK_TRIAD;
+    const int writes = a->op != CML_PEAK_SUM;
+    const unsigned K = CML_PEAK_PER_THREAD;
+    const uint64_t n4 = a->n / 4, gtid = cml_gtid(t);
+    uint64_t idx[CML_PEAK_PER_THREAD];
+    unsigned m = 0; /* float4s of the four-wide step that are in range */
+
+    if (a->shape == CML_PEAK_GRID_STRIDE) {
+        const uint64_t stride = (uint64_t)t->gdim.x * t->bdim.x;
+        uint64_t i = gtid;
+        for (; i + 3 * stride < n4; i += 4 * stride) {
+            for (unsigned k = 0; k < 4; k++)
+                cml_emit(e, k, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_NC, 16,
+                         X + 16 * (i + k * stride));
+            for (unsigned k = 0; needs_y && k < 4; k++)
+                cml_emit(e, 4 + k, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_NC, 16,
+                         Y + 16 * (i + k * stride));
+            for (unsigned k = 0; writes && k < 4; k++)
+                cml_emit(e, 8 + k, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16,
+                         Z + 16 * (i + k * stride));
+        }
+        for (; i < n4; i += stride)
+            mirror_step(e, 12, 16, i, needs_y, writes);
+        uint64_t r = n4 * 4 + gtid;
+        if (r < a->n)
+            mirror_step(e, 15, 4, r, needs_y, writes);
+    } else {
+        const uint64_t base = (uint64_t)t->bid.x * t->bdim.x * K + t->tid.x;
+        for (unsigned k = 0; k < K; k++) {
+            uint64_t i = base + (uint64_t)k * t->bdim.x;
+            if (i < n4) {
+                cml_emit(e, k, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_NC, 16, X + 16 * i);
+                idx[m++] = i;
+            }
+        }
+        for (unsigned k = 0; needs_y && k < m; k++)
+            cml_emit(e, 4 + k, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_NC, 16, Y + 16 * idx[k]);
+        for (unsigned k = 0; writes && k < m; k++)
+            cml_emit(e, 8 + k, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16, Z + 16 * idx[k]);
+        uint64_t r = n4 * 4 + t->tid.x;
+        if (t->bid.x == 0 && r < a->n)
+            mirror_step(e, 15, 4, r, needs_y, writes);
+    }
+    if (!writes) {
+        /* The block's reduction; the last block (taken here to be the one
+         * with the highest index: which block finishes last varies, its
+         * accesses do not) reduces the slots again and stores the result. */
+        mirror_block_sum(t, e, 18);
+        if (t->bid.x == t->gdim.x - 1) {
+            mirror_block_sum(t, e, 20);
+            if (t->tid.x == 0)
+                cml_emit(e, 22, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8, R);
+        }
+    }
+}
+
+/* Launch grid of op/shape for n floats without a device at hand: the
+ * grid-stride grid fills every SM with resident threads. */
+static unsigned model_grid(const cml_plan *plan, cml_peak_shape shape, uint64_t n, unsigned block)
+{
+    uint64_t n4 = n / 4, g;
+    if (shape == CML_PEAK_ONE_SHOT) {
+        g = cml_div_up(n4, (uint64_t)block * CML_PEAK_PER_THREAD);
+    } else {
+        uint64_t per_sm = cml_exp_threads_per_sm(plan) / block;
+        g = (uint64_t)cml_exp_sm_count(plan) * (per_sm ? per_sm : 1);
+        uint64_t need = cml_div_up(n4, block);
+        if (g > need)
+            g = need;
+    }
+    return (unsigned)(g ? g : 1);
+}
+
+/* The largest n the model traces in full: beyond, tracing costs seconds of
+ * CPU per variant and tells nothing new (every access is a whole float4 of
+ * a whole warp), so a larger run is traced at this size and says so. */
+#define TRACE_MAX_N ((uint64_t)1 << 24)
+
+/*
+ * Trace op/shape at n floats into rec->model under both rule sets. The
+ * grid-stride kernel runs over `gs_grid` blocks (the one-shot grid follows
+ * from n). The traced n is at most TRACE_MAX_N and small enough that no
+ * thread makes more than CML_MAX_EMITS accesses (the tracer's limit); it
+ * keeps n's remainder mod 4, so the trailing floats are traced too.
+ */
+static cml_status peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape, uint64_t n,
+                             unsigned gs_grid, unsigned block)
+{
+    cml_peak_mirror_args a = {op, shape, n};
+    uint64_t cap = TRACE_MAX_N;
+    if (shape == CML_PEAK_GRID_STRIDE) {
+        uint64_t per_elem = (op == CML_PEAK_ADD || op == CML_PEAK_TRIAD) ? 3 : 2;
+        uint64_t max_iters = (CML_MAX_EMITS - 16) / per_elem;
+        if (max_iters * gs_grid * block * 4 < cap)
+            cap = max_iters * gs_grid * block * 4;
+    }
+    if (n > cap + 3) {
+        a.n = cap + n % 4;
+        cml_record_note(rec, "model traced at n=%llu floats per array, not %llu: every access "
+                             "is the same whole float4 of a warp, so the shares are the same",
+                        (unsigned long long)a.n, (unsigned long long)n);
+    }
+    unsigned grid = shape == CML_PEAK_ONE_SHOT ? model_grid(NULL, shape, a.n, block) : gs_grid;
+    for (int r = 0; r < CML_RULES_COUNT; r++) {
+        memset(&rec->model[r], 0, sizeof rec->model[r]);
+        cml_status st = cml_trace_kernel((cml_rules)r, cml_dim1(grid), cml_dim1(block),
+                                         cml_peak_mirror, &a, &rec->model[r]);
+        if (st != CML_OK) {
+            rec->state = CML_REC_FAILED;
+            cml_record_note(rec, "model: %s", cml_status_str(st));
+            return st;
+        }
+    }
+    rec->has_model = 1;
+    return CML_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The bench: buffers and launches on a GPU                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Grid-stride grid on a device: SMs x the blocks the occupancy calculator
+ * lets reside on one SM (so every SM is full and no block waits), but no
+ * more blocks than there are float4s to cover. */
+static cml_status device_grid(cml_gpu *g, cml_peak_op op, cml_peak_shape shape, uint64_t n,
+                              unsigned block, unsigned *grid, double *occupancy)
+{
+    const cml_device_facts *f = cml_gpu_facts(g);
+    double occ = 0.0;
+    cml_status st = cml_gpu_occupancy(g, cml_peak_kernel(op, shape), block, 0, &occ);
+    if (st != CML_OK)
+        return st;
+    uint64_t n4 = n / 4, gr;
+    if (shape == CML_PEAK_ONE_SHOT) {
+        gr = cml_div_up(n4, (uint64_t)block * CML_PEAK_PER_THREAD);
+    } else {
+        unsigned warp = f->warp_size > 0 ? (unsigned)f->warp_size : 32u;
+        double max_warps = (double)f->max_threads_per_sm / warp;
+        uint64_t per_sm = (uint64_t)llround(occ * max_warps / (double)cml_div_up(block, warp));
+        gr = (uint64_t)f->sm_count * (per_sm ? per_sm : 1);
+        uint64_t need = cml_div_up(n4, block);
+        if (gr > need)
+            gr = need;
+    }
+    if (gr == 0)
+        gr = 1;
+    if (gr > 0x7FFFFFFFull)
+        return CML_EINVAL; /* beyond gridDim.x: n is out of the parameter's range */
+    *grid = (unsigned)gr;
+    if (occupancy)
+        *occupancy = occ;
+    return CML_OK;
+}
+
+cml_status cml_peak_bench_open(cml_gpu *g, uint64_t n, unsigned block, cml_peak_bench *b)
+{
+    memset(b, 0, sizeof *b);
+    if (!g || n == 0 || block == 0 || block % 32u != 0 || block > 1024)
+        return CML_EINVAL;
+    b->gpu = g;
+    b->n = n;
+    b->block = block;
+    b->seed_x = SEED_X;
+    b->seed_y = SEED_Y;
+    size_t bytes = (size_t)n * sizeof(float);
+    /* The sum's slots and ticket start at zero; each launch leaves them so. */
+    static const double zero_slots[CML_PEAK_SUM_SLOTS];
+    static const unsigned zero_ticket;
+    cml_status st;
+    if ((st = cml_gpu_alloc(g, &b->x, bytes)) != CML_OK ||
+        (st = cml_gpu_alloc(g, &b->y, bytes)) != CML_OK ||
+        (st = cml_gpu_alloc(g, &b->z, bytes)) != CML_OK ||
+        (st = cml_gpu_alloc(g, &b->slots, sizeof zero_slots)) != CML_OK ||
+        (st = cml_gpu_alloc(g, &b->ticket, sizeof zero_ticket)) != CML_OK ||
+        (st = cml_gpu_upload(g, &b->slots, zero_slots, sizeof zero_slots)) != CML_OK ||
+        (st = cml_gpu_upload(g, &b->ticket, &zero_ticket, sizeof zero_ticket)) != CML_OK ||
+        (st = cml_gpu_alloc(g, &b->result, sizeof(double))) != CML_OK ||
+        (st = cml_gpu_alloc(g, &b->reference, sizeof(double))) != CML_OK ||
+        (st = cml_gpu_alloc(g, &b->counters, 2 * sizeof(unsigned long long))) != CML_OK ||
+        (st = cml_gpu_fill_f32(g, &b->x, n, b->seed_x)) != CML_OK ||
+        (st = cml_gpu_fill_f32(g, &b->y, n, b->seed_y)) != CML_OK) {
+        cml_peak_bench_close(b);
+        return st;
+    }
+    return CML_OK;
+}
+
+void cml_peak_bench_close(cml_peak_bench *b)
+{
+    if (!b || !b->gpu)
+        return;
+    cml_gpu_free(b->gpu, &b->x);
+    cml_gpu_free(b->gpu, &b->y);
+    cml_gpu_free(b->gpu, &b->z);
+    cml_gpu_free(b->gpu, &b->slots);
+    cml_gpu_free(b->gpu, &b->ticket);
+    cml_gpu_free(b->gpu, &b->result);
+    cml_gpu_free(b->gpu, &b->reference);
+    cml_gpu_free(b->gpu, &b->counters);
+}
+
+cml_status cml_peak_configure(cml_peak_bench *b, cml_peak_op op, cml_peak_shape shape,
+                              cml_peak_args *a, double *occupancy)
+{
+    memset(a, 0, sizeof *a);
+    a->op = op;
+    a->shape = shape;
+    a->x = b->x.ptr;
+    a->y = b->y.ptr;
+    a->z = b->z.ptr;
+    a->slots = b->slots.ptr;
+    a->ticket = b->ticket.ptr;
+    a->result = b->result.ptr;
+    a->n = b->n;
+    a->block = b->block;
+    if (occupancy)
+        *occupancy = -1.0;
+    if (op == CML_PEAK_MEMCPY)
+        return CML_OK;
+    return device_grid(b->gpu, op, shape, b->n, b->block, &a->grid, occupancy);
+}
+
+cml_status cml_peak_poison(cml_peak_bench *b, const cml_peak_args *a)
+{
+    return cml_gpu_poison(b->gpu, a->op == CML_PEAK_SUM ? &b->result : &b->z);
+}
+
+cml_status cml_peak_verify(cml_peak_bench *b, const cml_peak_args *a, uint64_t *mismatches,
+                           uint64_t *first_bad, double *got, double *want)
+{
+    cml_gpu *g = b->gpu;
+    cml_status st;
+    *mismatches = 0;
+    *first_bad = 0;
+    if (a->op == CML_PEAK_SUM) {
+        double zero = 0.0, sum = 0.0, ref = 0.0;
+        if ((st = cml_gpu_upload(g, &b->reference, &zero, sizeof zero)) != CML_OK)
+            return st;
+        cml_gpu_clear_last_error();
+        if ((st = cml_peak_reference_sum(b->n, b->seed_x, b->reference.ptr)) != CML_OK) {
+            cml_gpu_keep_error(g);
+            return st;
+        }
+        if ((st = cml_gpu_download(g, &sum, &b->result, sizeof sum)) != CML_OK ||
+            (st = cml_gpu_download(g, &ref, &b->reference, sizeof ref)) != CML_OK)
+            return st;
+        /* Exact below 2^29 elements (peak.h); beyond, both sums round, in
+         * different orders, by far less than one part in 10^12. */
+        int ok = b->n < ((uint64_t)1 << 29) ? sum == ref
+                                              : fabs(sum - ref) <= 1e-12 * fabs(ref);
+        *mismatches = ok ? 0 : 1;
+        if (got)
+            *got = sum;
+        if (want)
+            *want = ref;
+        return CML_OK;
+    }
+    unsigned long long c[2] = {0ull, ~0ull};
+    if ((st = cml_gpu_upload(g, &b->counters, c, sizeof c)) != CML_OK)
+        return st;
+    cml_gpu_clear_last_error();
+    if ((st = cml_peak_check(a, b->seed_x, b->seed_y, b->counters.ptr)) != CML_OK) {
+        cml_gpu_keep_error(g);
+        return st;
+    }
+    if ((st = cml_gpu_download(g, c, &b->counters, sizeof c)) != CML_OK)
+        return st;
+    *mismatches = c[0];
+    *first_bad = c[0] ? c[1] : 0;
+    if (c[0]) {
+        /* The wrong value itself, for the message. */
+        float v = 0.0f;
+        cml_dbuf one = {(char *)b->z.ptr + c[1] * sizeof(float), sizeof(float)};
+        if ((st = cml_gpu_download(g, &v, &one, sizeof v)) != CML_OK)
+            return st;
+        if (got)
+            *got = v;
+        if (want)
+            *want = cml_peak_expected(a->op, b->seed_x, b->seed_y, c[1]);
+    }
+    return CML_OK;
+}
+
+/* The harness's message, or the status when the failure was not a CUDA call. */
+static const char *gpu_msg(const cml_gpu *g, cml_status st)
+{
+    const char *m = g ? cml_gpu_error(g) : "";
+    return m && m[0] ? m : cml_status_str(st);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void variant_name(char *buf, size_t len, cml_peak_op op, cml_peak_shape shape,
+                         unsigned block)
+{
+    buf[0] = '\0';
+    cml_variant_add_label(buf, len, "kernel", cml_peak_op_name(op));
+    if (op != CML_PEAK_MEMCPY) {
+        cml_variant_add_label(buf, len, "shape", cml_peak_shape_name(shape));
+        cml_variant_add(buf, len, "block", block);
+    }
+}
+
+/* The sentence of a model-only record. */
+static void model_finding(cml_record *rec, cml_peak_op op, cml_peak_shape shape)
+{
+    if (op == CML_PEAK_MEMCPY) {
+        cml_record_finding(rec, "cudaMemcpy device-to-device runs the driver's own copy, so there "
+                                "is no kernel to mirror; it moves %llu bytes.",
+                           (unsigned long long)(rec->bytes_read + rec->bytes_written));
+        return;
+    }
+    const cml_traffic *ld = &rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD];
+    double eff = 100.0 * cml_exp_eff(rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD);
+    double feff = 100.0 * cml_exp_eff(rec, CML_RULES_FERMI, CML_CLASS_GLOBAL_LD);
+    double seff = 100.0 * cml_exp_eff(rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_ST);
+    if (op == CML_PEAK_SUM)
+        cml_record_finding(rec,
+                           "sum (%s): %llu load requests, %.2f sectors each, %.1f%% of fetched "
+                           "bytes used (Fermi rules %.1f%%): 16-byte loads of whole warps fill "
+                           "whole 128-byte lines.",
+                           cml_peak_shape_name(shape), (unsigned long long)ld->requests,
+                           cml_exp_spr(rec, CML_CLASS_GLOBAL_LD), eff, feff);
+    else
+        cml_record_finding(rec,
+                           "%s (%s): %llu load requests at %.2f sectors each, loads %.1f%% and "
+                           "stores %.1f%% efficient (Fermi rules: loads %.1f%%): 16-byte accesses "
+                           "of whole warps fill whole 128-byte lines.",
+                           cml_peak_op_name(op), cml_peak_shape_name(shape),
+                           (unsigned long long)ld->requests, cml_exp_spr(rec, CML_CLASS_GLOBAL_LD),
+                           eff, seff, feff);
+}
+
+/* Time and verify one variant on the bench; fills rec. CML_EVERIFY leaves a
+ * FAILED record and lets the sweep go on; CUDA errors stop it. */
+static cml_status measure_variant(const cml_plan *plan, cml_peak_bench *b, cml_record *rec,
+                                  cml_peak_op op, cml_peak_shape shape, unsigned warmup,
+                                  unsigned reps)
+{
+    cml_gpu *g = b->gpu;
+    cml_peak_args a;
+    double occ = -1.0;
+    cml_status st = cml_peak_configure(b, op, shape, &a, &occ);
+    if (st == CML_OK)
+        st = cml_peak_poison(b, &a);
+    if (st == CML_OK)
+        st = cml_gpu_time(g, cml_peak_launch, &a, warmup, reps, &rec->timing);
+    uint64_t bad = 0, first = 0;
+    double got = 0.0, want = 0.0;
+    if (st == CML_OK)
+        st = cml_peak_verify(b, &a, &bad, &first, &got, &want);
+    if (st != CML_OK) {
+        rec->state = CML_REC_FAILED;
+        cml_record_note(rec, "%s", gpu_msg(g, st));
+        return st;
+    }
+    if (op != CML_PEAK_MEMCPY) {
+        rec->grid = a.grid;
+        rec->block = a.block;
+        rec->occupancy = occ;
+    }
+    if (bad) {
+        rec->state = CML_REC_FAILED;
+        rec->verify = CML_VERIFY_FAILED;
+        rec->measured = 0;
+        rec->bandwidth_gbs = 0.0;
+        if (op == CML_PEAK_SUM)
+            cml_record_note(rec, "verification failed: the sum is %.17g, expected %.17g", got,
+                            want);
+        else
+            cml_record_note(rec,
+                            "verification failed: %llu of %llu elements wrong, the first at %llu "
+                            "(%.9g, expected %.9g)",
+                            (unsigned long long)bad, (unsigned long long)b->n,
+                            (unsigned long long)first, got, want);
+        return CML_EVERIFY;
+    }
+    rec->verify = CML_VERIFY_PASSED;
+    rec->measured = 1;
+    double bytes = (double)(rec->bytes_read + rec->bytes_written);
+    rec->bandwidth_gbs = bytes / (rec->timing.median_ms * 1e-3) / 1e9;
+    double theo = cml_gpu_facts(g)->theoretical_gbs;
+    char size[32];
+    cml_fmt_bytes(size, sizeof size, bytes);
+    const char *what = op == CML_PEAK_MEMCPY ? "cudaMemcpy device-to-device" : cml_peak_op_name(op);
+    char how[48] = "";
+    if (op != CML_PEAK_MEMCPY)
+        snprintf(how, sizeof how, " (%s)", cml_peak_shape_name(shape));
+    cml_record_finding(rec,
+                       "%s%s reached %.0f GB/s (%s in %.3f ms, median of %u), %.1f%% of the "
+                       "theoretical %.0f GB/s read from the device.",
+                       what, how, rec->bandwidth_gbs, size, rec->timing.median_ms, rec->timing.reps,
+                       theo > 0 ? 100.0 * rec->bandwidth_gbs / theo : 0.0, theo);
+    (void)plan;
+    return CML_OK;
+}
+
+/* At least this many floats per array for the DRAM peak (1 GiB): the peak
+ * is an asymptote, and at 4x L2 (200 MiB on an H100) a copy lasts ~150 us,
+ * so the launch's ramp-up and its last partial wave still cost a few
+ * percent. Never more than an eighth of the device memory per array. */
+#define PEAK_MIN_DRAM_FLOATS ((uint64_t)1 << 28)
+
+static uint64_t peak_elements(const cml_plan *plan, const cml_param_values *pv)
+{
+    uint64_t n = pv ? (uint64_t)cml_param_first(pv, "n") : 0;
+    if (n)
+        return n;
+    /* L2/L1-resident sizes share the cache among the three arrays. */
+    if (plan && plan->where != CML_WHERE_DRAM)
+        return cml_plan_elements(plan, sizeof(float), 3);
+    /* DRAM: one array of (at least) 4x L2 each. */
+    n = cml_plan_elements(plan, sizeof(float), 1);
+    if (plan && plan->dev && !plan->size_bytes) {
+        uint64_t want = PEAK_MIN_DRAM_FLOATS;
+        uint64_t cap = plan->dev->global_bytes / 8 / sizeof(float);
+        if (want > cap)
+            want = cap;
+        if (n < want)
+            n = want;
+    }
+    return n;
+}
+
+/* After the sweep: the best verified figure is this GPU's peak; shares of
+ * it, and a closing sentence on the best record and on memcpy. */
+static void finish(cml_results *out, size_t first, const cml_device_facts *f)
+{
+    size_t best = (size_t)-1, best_kernel = (size_t)-1, memcpy_rec = (size_t)-1;
+    for (size_t i = first; i < out->count; i++) {
+        cml_record *r = &out->items[i];
+        if (!r->measured || r->verify != CML_VERIFY_PASSED)
+            continue;
+        if (best == (size_t)-1 || r->bandwidth_gbs > out->items[best].bandwidth_gbs)
+            best = i;
+        if (strstr(r->variant, "kernel=memcpy"))
+            memcpy_rec = i;
+        else if (best_kernel == (size_t)-1 ||
+                 r->bandwidth_gbs > out->items[best_kernel].bandwidth_gbs)
+            best_kernel = i;
+    }
+    if (best == (size_t)-1)
+        return;
+    double peak = out->items[best].bandwidth_gbs;
+    if (peak > out->peak_gbs)
+        out->peak_gbs = peak;
+    for (size_t i = first; i < out->count; i++) {
+        cml_record *r = &out->items[i];
+        if (r->measured && r->verify == CML_VERIFY_PASSED)
+            r->peak_fraction = r->bandwidth_gbs / out->peak_gbs;
+    }
+    cml_record *b = &out->items[best];
+    size_t used = strlen(b->finding);
+    snprintf(b->finding + used, sizeof b->finding - used,
+             " The best figure here: this GPU's measured peak%s.",
+             f && f->theoretical_gbs > 0 && peak < 0.9 * f->theoretical_gbs
+                 ? " (below 90% of theoretical: clocks, ECC or a busy GPU?)"
+                 : "");
+    if (memcpy_rec != (size_t)-1 && best_kernel != (size_t)-1) {
+        cml_record *m = &out->items[memcpy_rec];
+        const cml_record *k = &out->items[best_kernel];
+        used = strlen(m->finding);
+        snprintf(m->finding + used, sizeof m->finding - used,
+                 " The best kernel (%.40s) reached %.0f GB/s, %.1f%% of it.", k->variant,
+                 k->bandwidth_gbs, 100.0 * k->bandwidth_gbs / m->bandwidth_gbs);
+    }
+}
+
+static cml_status peak_sweep(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+{
+    const cml_param_list *ops = cml_param_get(pv, "kernel");
+    const cml_param_list *shapes = cml_param_get(pv, "shape");
+    const cml_param_list *blocks = cml_param_get(pv, "block");
+    if (!ops || !shapes || !blocks)
+        return CML_EINVAL;
+    const uint64_t n = peak_elements(plan, pv);
+    cml_gpu *g = plan ? plan->gpu : NULL;
+    const unsigned warmup = plan && plan->warmup ? plan->warmup : 3;
+    const unsigned reps = plan && plan->reps ? plan->reps : (plan && plan->quick ? 5 : 30);
+    const size_t first = out->count;
+
+    for (size_t bi = 0; bi < blocks->count; bi++) {
+        unsigned block = (unsigned)blocks->v[bi];
+        cml_peak_bench bench;
+        int have_bench = 0;
+        int memcpy_done = 0;
+        if (g && block % 32u == 0) {
+            cml_status st = cml_peak_bench_open(g, n, block, &bench);
+            if (st != CML_OK) {
+                cml_record *rec;
+                char v[96];
+                snprintf(v, sizeof v, "setup block=%u", block);
+                CML_EXP_ADD(rec, out, "peak-bandwidth", v);
+                rec->state = CML_REC_FAILED;
+                cml_record_note(rec, "%s", gpu_msg(g, st));
+                return st;
+            }
+            have_bench = 1;
+        }
+        for (size_t oi = 0; oi < ops->count; oi++) {
+            cml_peak_op op = (cml_peak_op)ops->v[oi];
+            for (size_t si = 0; si < shapes->count; si++) {
+                cml_peak_shape shape = (cml_peak_shape)shapes->v[si];
+                if (op == CML_PEAK_MEMCPY) {
+                    if (memcpy_done)
+                        continue; /* no shape or block: one record */
+                    memcpy_done = 1;
+                }
+                char variant[96];
+                variant_name(variant, sizeof variant, op, shape, block);
+                cml_record *rec;
+                CML_EXP_ADD(rec, out, "peak-bandwidth", variant);
+                cml_record_add_param(rec, "kernel", op, cml_peak_op_name(op));
+                if (op != CML_PEAK_MEMCPY) {
+                    cml_record_add_param(rec, "shape", shape, cml_peak_shape_name(shape));
+                    cml_record_add_param(rec, "block", block, NULL);
+                }
+                cml_record_add_param(rec, "n", (int64_t)n, NULL);
+                rec->bytes_read = cml_peak_bytes_read(op, n);
+                rec->bytes_written = cml_peak_bytes_written(op, n);
+                if (block % 32u != 0 && op != CML_PEAK_MEMCPY) {
+                    rec->state = CML_REC_WAIVED;
+                    cml_record_note(rec, "block=%u: the peak kernels use whole warps (a multiple "
+                                         "of 32 threads)", block);
+                    continue;
+                }
+                if (op != CML_PEAK_MEMCPY) {
+                    unsigned grid = model_grid(plan, shape, n, block);
+                    if (have_bench) {
+                        cml_peak_args a;
+                        cml_status st = cml_peak_configure(&bench, op, shape, &a, NULL);
+                        if (st != CML_OK) {
+                            rec->state = CML_REC_FAILED;
+                            cml_record_note(rec, "%s", gpu_msg(g, st));
+                            cml_peak_bench_close(&bench);
+                            return st;
+                        }
+                        grid = a.grid;
+                    }
+                    cml_status st = peak_trace(rec, op, shape, n, grid, block);
+                    if (st != CML_OK) {
+                        if (have_bench)
+                            cml_peak_bench_close(&bench);
+                        return st;
+                    }
+                    rec->grid = grid;
+                    rec->block = block;
+                }
+                model_finding(rec, op, shape);
+                if (!have_bench)
+                    continue;
+                /* rec may move if out grows: measure before adding more. */
+                cml_status st = measure_variant(plan, &bench, rec, op, shape, warmup, reps);
+                if (st != CML_OK && st != CML_EVERIFY) {
+                    cml_peak_bench_close(&bench);
+                    return st;
+                }
+            }
+        }
+        if (have_bench)
+            cml_peak_bench_close(&bench);
+    }
+    if (g)
+        finish(out, first, cml_gpu_facts(g));
+    /* A verification failure is in its FAILED record; the sweep went on. */
+    return CML_OK;
+}
+
+cml_status cml_peak_measure(const cml_plan *plan, double *peak_gbs)
+{
+    if (!plan || !plan->gpu)
+        return CML_ENOGPU;
+    if (peak_gbs)
+        *peak_gbs = 0.0;
+    cml_gpu *g = plan->gpu;
+    cml_peak_bench b;
+    cml_status st = cml_peak_bench_open(g, peak_elements(plan, NULL), 256, &b);
+    if (st != CML_OK)
+        return st;
+    static const struct { cml_peak_op op; cml_peak_shape shape; } quick[] = {
+        {CML_PEAK_COPY, CML_PEAK_GRID_STRIDE},
+        {CML_PEAK_COPY, CML_PEAK_ONE_SHOT},
+        {CML_PEAK_MEMCPY, CML_PEAK_GRID_STRIDE},
+    };
+    double best = 0.0;
+    int verified = 0;
+    for (size_t i = 0; i < sizeof quick / sizeof quick[0]; i++) {
+        cml_peak_args a;
+        cml_timing t;
+        uint64_t bad = 0, first = 0;
+        st = cml_peak_configure(&b, quick[i].op, quick[i].shape, &a, NULL);
+        if (st == CML_OK)
+            st = cml_peak_poison(&b, &a);
+        if (st == CML_OK)
+            st = cml_gpu_time(g, cml_peak_launch, &a, 2, 7, &t);
+        if (st == CML_OK)
+            st = cml_peak_verify(&b, &a, &bad, &first, NULL, NULL);
+        if (st != CML_OK)
+            break;
+        if (bad)
+            continue; /* never a number from a wrong result */
+        verified = 1;
+        double bytes = (double)(cml_peak_bytes_read(a.op, b.n) + cml_peak_bytes_written(a.op, b.n));
+        double gbs = bytes / (t.median_ms * 1e-3) / 1e9;
+        if (gbs > best)
+            best = gbs;
+    }
+    cml_peak_bench_close(&b);
+    if (st != CML_OK)
+        return st;
+    if (!verified)
+        return CML_EVERIFY;
+    if (peak_gbs)
+        *peak_gbs = best;
+    return CML_OK;
+}
+
+const cml_experiment cml_exp_peak = {
+    "peak-bandwidth",
+    16,
+    "Peak bandwidth reference",
+    "copy, scale, add, triad, sum and cudaMemcpy D2D at full speed: this GPU's measured peak",
+    peak_params,
+    sizeof peak_params / sizeof peak_params[0],
+    peak_sweep,
+    peak_sweep,
+    "kernel=all shape=all",
+};

@@ -1,0 +1,474 @@
+/*
+ * The GPU harness: devices, facts, buffers, filling, poisoning, event timing
+ * and occupancy. The only host code that calls the CUDA runtime (besides the
+ * .cu launchers). Every call goes through CML_CU_G, so a failure leaves a
+ * message naming the call, the file and line and CUDA's own error string on
+ * the device handle, and the function returns a status: nothing here exits.
+ *
+ * All work goes to the legacy default stream (stream 0). Launchers take no
+ * stream argument, and the default stream orders every kernel, memset and
+ * copy after the one before: exactly what event timing wants, and nothing in
+ * this laboratory needs concurrency between kernels.
+ */
+#include <cuda_runtime_api.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/stats.h"
+#include "gpu/gpu_internal.h"
+
+struct cml_gpu {
+    int index;
+    cml_device_facts facts;
+    cudaStream_t stream;     /* 0: the legacy default stream (see above) */
+    cudaEvent_t start, stop; /* the pair around each timed launch or batch */
+    char err[640];
+};
+
+/* A timed sample shorter than this is dominated by event resolution (about
+ * half a microsecond) and launch gaps, so short launches are timed in
+ * batches of back-to-back launches that together last about BATCH_TARGET. */
+#define SHORT_LAUNCH_MS 0.020
+#define BATCH_TARGET_MS 0.200
+#define MAX_BATCH 1000u
+
+static void set_err(cml_gpu *g, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void set_err(cml_gpu *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->err, sizeof g->err, fmt, ap);
+    va_end(ap);
+}
+
+void cml_gpu_keep_error(cml_gpu *g)
+{
+    if (g)
+        snprintf(g->err, sizeof g->err, "%s", cml_gpu_last_error());
+}
+
+const char *cml_gpu_error(const cml_gpu *g)
+{
+    return g ? g->err : cml_gpu_last_error();
+}
+
+/* 13000 -> "13.0", 12040 -> "12.4". */
+static void fmt_version(char *buf, size_t len, int v)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+int cml_gpu_count(char *why, size_t whylen)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaSuccess && n > 0)
+        return n;
+
+    char msg[320];
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv); /* 0 when no driver could be loaded */
+    cudaRuntimeGetVersion(&rt);
+    char drvs[16], rts[16];
+    fmt_version(drvs, sizeof drvs, drv);
+    fmt_version(rts, sizeof rts, rt);
+    if (e == cudaSuccess || e == cudaErrorNoDevice) {
+        snprintf(msg, sizeof msg, "no CUDA device found%s",
+                 getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
+    } else if (e == cudaErrorInsufficientDriver && drv == 0) {
+        snprintf(msg, sizeof msg, "no CUDA driver found (libcuda could not be loaded; runtime %s)",
+                 rts);
+    } else if (e == cudaErrorInsufficientDriver) {
+        snprintf(msg, sizeof msg, "CUDA driver too old for this runtime (driver %s, runtime %s)",
+                 drvs, rts);
+    } else {
+        snprintf(msg, sizeof msg, "CUDA initialisation failed: %s (%s)", cudaGetErrorString(e),
+                 cudaGetErrorName(e));
+    }
+    (void)cudaGetLastError(); /* the failure is reported here; do not let it linger */
+    if (why && whylen)
+        snprintf(why, whylen, "%s", msg);
+    return 0;
+}
+
+/* One attribute into an int. */
+static cml_status attr(cml_gpu *g, int *v, enum cudaDeviceAttr a)
+{
+    CML_CU_G(g, cudaDeviceGetAttribute(v, a, g->index));
+    return CML_OK;
+}
+
+/* Read every fact from the device: attributes, not typed-in tables, so a new
+ * GPU reports its own figures. cudaDeviceProp is used only for the name and
+ * the global memory size (the fields CUDA 13 removed are read as attributes). */
+static cml_status read_facts(cml_gpu *g)
+{
+    cml_device_facts *f = &g->facts;
+    struct cudaDeviceProp prop;
+    memset(f, 0, sizeof *f);
+    f->index = g->index;
+    CML_CU_G(g, cudaGetDeviceProperties(&prop, g->index));
+    snprintf(f->name, sizeof f->name, "%s", prop.name);
+    f->global_bytes = (uint64_t)prop.totalGlobalMem;
+
+    int v = 0;
+    cml_status st;
+#define ATTR_INT(field, a)                                                                     \
+    do {                                                                                       \
+        if ((st = attr(g, &v, (a))) != CML_OK)                                                 \
+            return st;                                                                         \
+        f->field = v;                                                                          \
+    } while (0)
+#define ATTR_U64(field, a)                                                                     \
+    do {                                                                                       \
+        if ((st = attr(g, &v, (a))) != CML_OK)                                                 \
+            return st;                                                                         \
+        f->field = (uint64_t)(unsigned)v;                                                      \
+    } while (0)
+    ATTR_INT(cc_major, cudaDevAttrComputeCapabilityMajor);
+    ATTR_INT(cc_minor, cudaDevAttrComputeCapabilityMinor);
+    ATTR_INT(sm_count, cudaDevAttrMultiProcessorCount);
+    ATTR_INT(warp_size, cudaDevAttrWarpSize);
+    ATTR_INT(max_threads_per_block, cudaDevAttrMaxThreadsPerBlock);
+    ATTR_INT(max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor);
+    ATTR_INT(max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor);
+    ATTR_INT(regs_per_block, cudaDevAttrMaxRegistersPerBlock);
+    ATTR_INT(regs_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor);
+    ATTR_U64(shared_per_block, cudaDevAttrMaxSharedMemoryPerBlock);
+    ATTR_U64(shared_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    ATTR_U64(shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+    ATTR_U64(const_bytes, cudaDevAttrTotalConstantMemory);
+    ATTR_U64(l2_bytes, cudaDevAttrL2CacheSize);
+    ATTR_U64(l2_persisting_max, cudaDevAttrMaxPersistingL2CacheSize);
+    ATTR_INT(bus_width_bits, cudaDevAttrGlobalMemoryBusWidth);
+    ATTR_INT(mem_clock_khz, cudaDevAttrMemoryClockRate);
+    ATTR_INT(sm_clock_khz, cudaDevAttrClockRate);
+    ATTR_INT(ecc_enabled, cudaDevAttrEccEnabled);
+    ATTR_INT(unified_addressing, cudaDevAttrUnifiedAddressing);
+    ATTR_INT(can_map_host_memory, cudaDevAttrCanMapHostMemory);
+    ATTR_INT(managed_memory, cudaDevAttrManagedMemory);
+    ATTR_INT(concurrent_managed, cudaDevAttrConcurrentManagedAccess);
+    ATTR_INT(global_l1_cache_supported, cudaDevAttrGlobalL1CacheSupported);
+    ATTR_INT(local_l1_cache_supported, cudaDevAttrLocalL1CacheSupported);
+#undef ATTR_INT
+#undef ATTR_U64
+    CML_CU_G(g, cudaDriverGetVersion(&f->driver_version));
+    CML_CU_G(g, cudaRuntimeGetVersion(&f->runtime_version));
+
+    /* Double data rate: two transfers per memory clock on each bus bit. The
+     * driver's "memory clock" is already the one this formula expects on
+     * GDDR and HBM parts alike (H100 SXM: 2 * 2619 MHz * 5120 bit / 8 =
+     * 3.35 TB/s, its datasheet figure). */
+    f->theoretical_gbs = 2.0 * (double)f->mem_clock_khz * 1e3 * (double)f->bus_width_bits / 8.0 / 1e9;
+    return CML_OK;
+}
+
+cml_status cml_gpu_open(int index, cml_gpu **out, char *err, size_t errlen)
+{
+    char why[320];
+    if (out)
+        *out = NULL;
+    if (!out) {
+        if (err && errlen)
+            snprintf(err, errlen, "cml_gpu_open: no output pointer");
+        return CML_EINVAL;
+    }
+    int n = cml_gpu_count(why, sizeof why);
+    if (n == 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s", why);
+        return CML_ENOGPU;
+    }
+    if (index < 0 || index >= n) {
+        if (err && errlen)
+            snprintf(err, errlen, "device %d does not exist: %d CUDA device%s (0..%d)", index, n,
+                     n == 1 ? "" : "s", n - 1);
+        return CML_EINVAL;
+    }
+    cml_gpu *g = calloc(1, sizeof *g);
+    if (!g) {
+        if (err && errlen)
+            snprintf(err, errlen, "out of host memory opening device %d", index);
+        return CML_ENOMEM;
+    }
+    g->index = index;
+    g->stream = 0;
+    cml_status st = CML_OK;
+    if (cml_gpu_check(cudaSetDevice(index), "cudaSetDevice(index)", __FILE__, __LINE__)) {
+        cml_gpu_keep_error(g);
+        st = CML_ECUDA;
+    }
+    if (st == CML_OK)
+        st = read_facts(g);
+    if (st == CML_OK &&
+        cml_gpu_check(cudaEventCreate(&g->start), "cudaEventCreate(&g->start)", __FILE__, __LINE__)) {
+        cml_gpu_keep_error(g);
+        st = CML_ECUDA;
+    }
+    if (st == CML_OK &&
+        cml_gpu_check(cudaEventCreate(&g->stop), "cudaEventCreate(&g->stop)", __FILE__, __LINE__)) {
+        cml_gpu_keep_error(g);
+        st = CML_ECUDA;
+    }
+    if (st != CML_OK) {
+        if (err && errlen)
+            snprintf(err, errlen, "device %d: %s", index, g->err);
+        cml_gpu_close(g);
+        return st;
+    }
+    *out = g;
+    return CML_OK;
+}
+
+void cml_gpu_close(cml_gpu *g)
+{
+    if (!g)
+        return;
+    /* Errors are ignored here: after a kernel fault every call fails, and
+     * closing must still release the host side. */
+    if (g->start)
+        (void)cudaEventDestroy(g->start);
+    if (g->stop)
+        (void)cudaEventDestroy(g->stop);
+    (void)cudaGetLastError();
+    free(g);
+}
+
+const cml_device_facts *cml_gpu_facts(const cml_gpu *g)
+{
+    return g ? &g->facts : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Buffers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define MIB(b) ((double)(b) / (1024.0 * 1024.0))
+
+cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes)
+{
+    if (!g || !b)
+        return CML_EINVAL;
+    b->ptr = NULL;
+    b->bytes = 0;
+    if (bytes == 0)
+        return CML_OK;
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        /* Not a sticky error: clear it, and say how much was asked and how
+         * much there is, which is what the user needs to choose a size. */
+        (void)cudaGetLastError();
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+            (void)cudaGetLastError();
+            set_err(g, "out of device memory: cannot allocate %.1f MiB on device %d (%s)",
+                    MIB(bytes), g->index, g->facts.name);
+        } else {
+            set_err(g,
+                    "out of device memory: cannot allocate %.1f MiB on device %d (%s); "
+                    "%.1f MiB free of %.1f MiB",
+                    MIB(bytes), g->index, g->facts.name, MIB(free_b), MIB(total_b));
+        }
+        return CML_ECUDA;
+    }
+    if (cml_gpu_check(e, "cudaMalloc(&p, bytes)", __FILE__, __LINE__) != CML_OK) {
+        cml_gpu_keep_error(g);
+        return CML_ECUDA;
+    }
+    b->ptr = p;
+    b->bytes = bytes;
+    return CML_OK;
+}
+
+void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
+{
+    if (!b || !b->ptr)
+        return;
+    if (cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__) != CML_OK)
+        cml_gpu_keep_error(g);
+    b->ptr = NULL;
+    b->bytes = 0;
+}
+
+cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t bytes)
+{
+    if (!g || !dst || (!src && bytes))
+        return CML_EINVAL;
+    if (bytes > dst->bytes) {
+        set_err(g, "upload of %zu bytes into a buffer of %zu bytes", bytes, dst->bytes);
+        return CML_EINVAL;
+    }
+    if (bytes)
+        CML_CU_G(g, cudaMemcpy(dst->ptr, src, bytes, cudaMemcpyHostToDevice));
+    return CML_OK;
+}
+
+cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t bytes)
+{
+    if (!g || !src || (!dst && bytes))
+        return CML_EINVAL;
+    if (bytes > src->bytes) {
+        set_err(g, "download of %zu bytes from a buffer of %zu bytes", bytes, src->bytes);
+        return CML_EINVAL;
+    }
+    if (bytes)
+        CML_CU_G(g, cudaMemcpy(dst, src->ptr, bytes, cudaMemcpyDeviceToHost));
+    return CML_OK;
+}
+
+cml_status cml_gpu_fill_f32(cml_gpu *g, cml_dbuf *b, size_t count, uint64_t seed)
+{
+    if (!g || !b)
+        return CML_EINVAL;
+    if (count > b->bytes / sizeof(float)) {
+        set_err(g, "fill of %zu floats into a buffer of %zu bytes", count, b->bytes);
+        return CML_EINVAL;
+    }
+    if (count == 0)
+        return CML_OK;
+    /* Enough blocks to fill every SM several times over; a grid-stride loop
+     * covers the rest, so the grid never depends on the size. */
+    const unsigned block = 256;
+    size_t want = (count + block - 1) / block;
+    size_t cap = (size_t)(g->facts.sm_count > 0 ? g->facts.sm_count : 1) * 8u;
+    unsigned grid = (unsigned)(want < cap ? want : cap);
+    cml_gpu_clear_last_error();
+    cml_status st = cml_gpu_launch_fill_f32((float *)b->ptr, count, seed, grid, block);
+    if (st != CML_OK) {
+        cml_gpu_keep_error(g);
+        return st;
+    }
+    /* Not timed: wait, so a fault in the fill is reported here, not blamed
+     * on the kernel that runs next. */
+    CML_CU_G(g, cudaStreamSynchronize(g->stream));
+    return CML_OK;
+}
+
+cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b)
+{
+    if (!g || !b)
+        return CML_EINVAL;
+    if (b->bytes)
+        CML_CU_G(g, cudaMemsetAsync(b->ptr, 0xFF, b->bytes, g->stream));
+    return CML_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* One launch through the experiment's launcher, checked twice: the status
+ * it returns (its own CML_CU_LAUNCH) and the runtime's last error, in case a
+ * launcher forgot to look. */
+static cml_status launch_checked(cml_gpu *g, cml_launch_fn launch, void *ctx)
+{
+    cml_gpu_clear_last_error();
+    cml_status st = launch(ctx);
+    if (st != CML_OK) {
+        if (cml_gpu_last_error()[0])
+            cml_gpu_keep_error(g);
+        else
+            set_err(g, "the launcher failed: %s", cml_status_str(st));
+        return st;
+    }
+    CML_CU_G(g, cudaGetLastError());
+    return CML_OK;
+}
+
+/* Time `batch` back-to-back launches between one event pair; milliseconds. */
+static cml_status time_batch(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned batch,
+                             double *ms)
+{
+    CML_CU_G(g, cudaEventRecord(g->start, g->stream));
+    for (unsigned k = 0; k < batch; k++) {
+        cml_status st = launch_checked(g, launch, ctx);
+        if (st != CML_OK)
+            return st;
+    }
+    CML_CU_G(g, cudaEventRecord(g->stop, g->stream));
+    /* A faulting kernel makes this return its error: a message, not a hang. */
+    CML_CU_G(g, cudaEventSynchronize(g->stop));
+    float f = 0.0f;
+    CML_CU_G(g, cudaEventElapsedTime(&f, g->start, g->stop));
+    *ms = (double)f;
+    return CML_OK;
+}
+
+cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
+                        unsigned reps, cml_timing *out)
+{
+    if (!g || !launch || !out || reps == 0) {
+        if (g)
+            set_err(g, "cml_gpu_time: %s", reps == 0 ? "zero repetitions" : "missing argument");
+        return CML_EINVAL;
+    }
+    memset(out, 0, sizeof *out);
+    for (unsigned w = 0; w < warmup; w++) {
+        cml_status st = launch_checked(g, launch, ctx);
+        if (st != CML_OK)
+            return st;
+    }
+    /* A probe launch (one more warm-up) decides between one launch per
+     * sample and a batch per sample. */
+    double probe = 0.0;
+    cml_status st = time_batch(g, launch, ctx, 1, &probe);
+    if (st != CML_OK)
+        return st;
+    unsigned batch = 1;
+    if (probe < SHORT_LAUNCH_MS) {
+        double b = BATCH_TARGET_MS / (probe > 1e-4 ? probe : 1e-4);
+        batch = b > (double)MAX_BATCH ? MAX_BATCH : (unsigned)b + 1u;
+    }
+
+    double *samples = malloc((size_t)reps * sizeof *samples);
+    if (!samples) {
+        set_err(g, "out of host memory for %u timing samples", reps);
+        return CML_ENOMEM;
+    }
+    for (unsigned r = 0; r < reps; r++) {
+        double ms = 0.0;
+        st = time_batch(g, launch, ctx, batch, &ms);
+        if (st != CML_OK) {
+            free(samples);
+            return st;
+        }
+        samples[r] = ms / (double)batch;
+    }
+    cml_stats s;
+    st = cml_stats_compute(samples, reps, &s);
+    free(samples);
+    if (st != CML_OK) {
+        set_err(g, "timing statistics: %s", cml_status_str(st));
+        return st;
+    }
+    out->warmup = warmup;
+    out->reps = reps;
+    out->median_ms = s.median;
+    out->min_ms = s.min;
+    out->max_ms = s.max;
+    out->mean_ms = s.mean;
+    out->cv = s.cv;
+    return CML_OK;
+}
+
+cml_status cml_gpu_occupancy(cml_gpu *g, const void *kernel, unsigned block, size_t smem,
+                             double *fraction)
+{
+    if (!g || !kernel || !fraction || block == 0)
+        return CML_EINVAL;
+    int blocks = 0;
+    CML_CU_G(g, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)block, smem));
+    int warp = g->facts.warp_size > 0 ? g->facts.warp_size : 32;
+    int max_warps = g->facts.max_threads_per_sm / warp;
+    int warps_per_block = ((int)block + warp - 1) / warp;
+    *fraction = max_warps > 0 ? (double)(blocks * warps_per_block) / (double)max_warps : 0.0;
+    return CML_OK;
+}

@@ -1,0 +1,215 @@
+/*
+ * The GPU harness (src/gpu): device facts, fill, poison, upload/download,
+ * event timing, occupancy, out-of-memory messages and a kernel fault that
+ * must become a message, not a hang. Without a GPU: "SKIP: <reason>", 77.
+ *
+ * The kernel-fault check runs last (it leaves the CUDA context unusable).
+ * It and the out-of-memory check are skipped when CML_SKIP_PLANTED_ERRORS is
+ * set: under compute-sanitizer those planted errors would count as real ones.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/random.h"
+#include "experiments/peak.h"
+#include "gpu/gpu.h"
+#include "../test_util.h"
+
+static cml_status failing_launcher(void *ctx)
+{
+    (void)ctx;
+    return CML_EINVAL;
+}
+
+static void test_facts(cml_gpu *g)
+{
+    const cml_device_facts *f = cml_gpu_facts(g);
+    printf("device 0: %s, cc %d.%d, %d SMs, L2 %llu B, %llu B global, bus %d bit, "
+           "memory clock %d kHz, theoretical %.1f GB/s, driver %d, runtime %d\n",
+           f->name, f->cc_major, f->cc_minor, f->sm_count, (unsigned long long)f->l2_bytes,
+           (unsigned long long)f->global_bytes, f->bus_width_bits, f->mem_clock_khz,
+           f->theoretical_gbs, f->driver_version, f->runtime_version);
+    CHECK(f->name[0] != '\0');
+    CHECK(f->sm_count > 0);
+    CHECK(f->l2_bytes > 0);
+    CHECK(f->theoretical_gbs > 0);
+    CHECK_EQ_I64(f->warp_size, 32);
+    CHECK(f->cc_major >= 5);
+    CHECK(f->max_threads_per_block >= 512);
+    CHECK(f->max_threads_per_sm >= f->max_threads_per_block);
+    CHECK(f->max_blocks_per_sm > 0);
+    CHECK(f->regs_per_sm >= f->regs_per_block && f->regs_per_block > 0);
+    CHECK(f->shared_per_block >= 48 * 1024);
+    CHECK(f->shared_per_block_optin >= f->shared_per_block);
+    CHECK(f->shared_per_sm >= f->shared_per_block);
+    CHECK(f->const_bytes == 64 * 1024);
+    CHECK(f->global_bytes > ((uint64_t)1 << 30));
+    CHECK(f->bus_width_bits > 0);
+    CHECK(f->mem_clock_khz > 0);
+    CHECK(f->sm_clock_khz > 0);
+    CHECK(f->driver_version > 0 && f->runtime_version > 0);
+    CHECK(f->unified_addressing == 1);
+    /* The formula, recomputed. */
+    CHECK_NEAR(f->theoretical_gbs, 2.0 * f->mem_clock_khz * 1e3 * f->bus_width_bits / 8 / 1e9,
+               1e-9);
+}
+
+static void test_open_errors(int count)
+{
+    cml_gpu *g = (cml_gpu *)1;
+    char err[512] = "";
+    CHECK(cml_gpu_open(count, &g, err, sizeof err) == CML_EINVAL);
+    CHECK(g == NULL);
+    CHECK_STR_CONTAINS(err, "does not exist");
+    CHECK(cml_gpu_open(-1, &g, err, sizeof err) == CML_EINVAL);
+}
+
+static void test_fill_and_poison(cml_gpu *g)
+{
+    /* Not a multiple of the fill's block size or of 4. */
+    const size_t n = 1000003;
+    const uint64_t seed = 0xABCDEF12345ull;
+    cml_dbuf b;
+    float *h = malloc(n * sizeof *h);
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    CHECK(cml_gpu_alloc(g, &b, n * sizeof(float)) == CML_OK);
+    CHECK(cml_gpu_fill_f32(g, &b, n, seed) == CML_OK);
+    CHECK(cml_gpu_download(g, h, &b, n * sizeof(float)) == CML_OK);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float want = cml_random_f32(seed, i);
+        if (memcmp(&h[i], &want, sizeof want) != 0)
+            bad++;
+    }
+    CHECK_EQ_U64(bad, 0);
+    CHECK(h[0] >= 1.0f && h[0] < 2.0f);
+
+    /* Refuse a fill larger than the buffer. */
+    CHECK(cml_gpu_fill_f32(g, &b, n + 1, seed) == CML_EINVAL);
+
+    CHECK(cml_gpu_poison(g, &b) == CML_OK);
+    CHECK(cml_gpu_download(g, h, &b, n * sizeof(float)) == CML_OK);
+    const unsigned char *bytes = (const unsigned char *)h;
+    bad = 0;
+    for (size_t i = 0; i < n * sizeof(float); i++)
+        bad += bytes[i] != 0xFF;
+    CHECK_EQ_U64(bad, 0);
+
+    /* Round trip. */
+    for (size_t i = 0; i < n; i++)
+        h[i] = (float)i;
+    CHECK(cml_gpu_upload(g, &b, h, n * sizeof(float)) == CML_OK);
+    memset(h, 0, n * sizeof(float));
+    CHECK(cml_gpu_download(g, h, &b, n * sizeof(float)) == CML_OK);
+    CHECK(h[n - 1] == (float)(n - 1) && h[12345] == 12345.0f);
+    CHECK(cml_gpu_upload(g, &b, h, n * sizeof(float) + 1) == CML_EINVAL);
+    cml_gpu_free(g, &b);
+    CHECK(b.ptr == NULL);
+    free(h);
+}
+
+static void test_timing(cml_gpu *g)
+{
+    /* A trivial kernel: the copy of 4096 floats, a few microseconds, so the
+     * harness times it in batches. */
+    cml_peak_bench bench;
+    CHECK(cml_peak_bench_open(g, 4096, 256, &bench) == CML_OK);
+    cml_peak_args a;
+    CHECK(cml_peak_configure(&bench, CML_PEAK_COPY, CML_PEAK_GRID_STRIDE, &a, NULL) == CML_OK);
+    cml_timing t;
+    CHECK(cml_gpu_time(g, cml_peak_launch, &a, 2, 9, &t) == CML_OK);
+    printf("trivial kernel: median %.4f ms, min %.4f, max %.4f, cv %.3f\n", t.median_ms, t.min_ms,
+           t.max_ms, t.cv);
+    CHECK_EQ_U64(t.reps, 9);
+    CHECK_EQ_U64(t.warmup, 2);
+    CHECK(t.min_ms > 0);
+    CHECK(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms);
+    CHECK(t.min_ms <= t.mean_ms && t.mean_ms <= t.max_ms);
+
+    /* A long launch: one per sample. */
+    cml_peak_bench big;
+    CHECK(cml_peak_bench_open(g, (uint64_t)1 << 26, 256, &big) == CML_OK);
+    CHECK(cml_peak_configure(&big, CML_PEAK_TRIAD, CML_PEAK_GRID_STRIDE, &a, NULL) == CML_OK);
+    CHECK(cml_gpu_time(g, cml_peak_launch, &a, 1, 5, &t) == CML_OK);
+    printf("triad of 2^26 floats: median %.4f ms (%.0f GB/s)\n", t.median_ms,
+           12.0 * (1 << 26) / (t.median_ms * 1e-3) / 1e9);
+    CHECK(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms);
+    cml_peak_bench_close(&big);
+
+    /* Zero repetitions and a failing launcher are errors with messages. */
+    CHECK(cml_gpu_time(g, cml_peak_launch, &a, 0, 0, &t) == CML_EINVAL);
+    CHECK(cml_gpu_time(g, failing_launcher, NULL, 0, 3, &t) == CML_EINVAL);
+    CHECK_STR_CONTAINS(cml_gpu_error(g), "launcher");
+
+    /* Occupancy of the copy kernel: a fraction in (0, 1]. */
+    double occ = -1;
+    CHECK(cml_gpu_occupancy(g, cml_peak_kernel(CML_PEAK_COPY, CML_PEAK_GRID_STRIDE), 256, 0,
+                            &occ) == CML_OK);
+    printf("occupancy of the copy kernel at 256 threads: %.3f\n", occ);
+    CHECK(occ > 0 && occ <= 1.0);
+    cml_peak_bench_close(&bench);
+}
+
+static void test_oom(cml_gpu *g)
+{
+    if (getenv("CML_SKIP_PLANTED_ERRORS")) {
+        printf("out-of-memory check skipped (CML_SKIP_PLANTED_ERRORS)\n");
+        return;
+    }
+    cml_dbuf b;
+    size_t pib = (size_t)1 << 50;
+    CHECK(cml_gpu_alloc(g, &b, pib) == CML_ECUDA);
+    printf("1 PiB allocation: %s\n", cml_gpu_error(g));
+    CHECK_STR_CONTAINS(cml_gpu_error(g), "MiB");
+    CHECK_STR_CONTAINS(cml_gpu_error(g), "1073741824.0 MiB");
+    CHECK_STR_CONTAINS(cml_gpu_error(g), "free");
+    CHECK(b.ptr == NULL);
+    /* Out of memory is not sticky: the next allocation works. */
+    CHECK(cml_gpu_alloc(g, &b, 1 << 20) == CML_OK);
+    cml_gpu_free(g, &b);
+}
+
+static void test_fault(cml_gpu *g)
+{
+    if (getenv("CML_SKIP_PLANTED_ERRORS")) {
+        printf("kernel fault check skipped (CML_SKIP_PLANTED_ERRORS)\n");
+        return;
+    }
+    /* A buffer that points nowhere: the fill kernel faults on its first
+     * store, and the harness must say so instead of hanging. */
+    cml_dbuf bogus = {(void *)(uintptr_t)0x10, 1 << 20};
+    cml_status st = cml_gpu_fill_f32(g, &bogus, 1 << 18, 1);
+    printf("planted kernel fault: %s\n", cml_gpu_error(g));
+    CHECK(st == CML_ECUDA);
+    CHECK_STR_CONTAINS(cml_gpu_error(g), "kernel faulted");
+}
+
+int main(void)
+{
+    char why[320];
+    int n = cml_gpu_count(why, sizeof why);
+    if (n == 0) {
+        printf("SKIP: %s\n", why);
+        return 77;
+    }
+    cml_gpu *g = NULL;
+    char err[512];
+    cml_status st = cml_gpu_open(0, &g, err, sizeof err);
+    CHECK(st == CML_OK);
+    if (st != CML_OK) {
+        fprintf(stderr, "cannot open device 0: %s\n", err);
+        return cml_test_summary("gpu_test_harness");
+    }
+    CHECK_STR_CONTAINS(cml_gpu_error(g), "");
+    test_facts(g);
+    test_open_errors(n);
+    test_fill_and_poison(g);
+    test_timing(g);
+    test_oom(g);
+    test_fault(g); /* last: the context is lost afterwards */
+    cml_gpu_close(g);
+    return cml_test_summary("gpu_test_harness");
+}
