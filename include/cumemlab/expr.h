@@ -67,6 +67,15 @@ unsigned cml_expr_vars_used(const cml_expr *e);
 
 void cml_expr_free(cml_expr *e);
 
+/* Render `err` for a terminal, into buf (always NUL-terminated when len > 0,
+ * never written past len): two lines, the expression text and a caret under
+ * err->column, with no trailing newline, e.g. "(i % 32) $ 33\n         ^".
+ * Bytes that are not printable ASCII are shown as ' ' (whitespace) or '?' so
+ * that the caret stays aligned. A text wider than 120 columns, or than half
+ * of buf, is cut to a window around the column, marked with "...". With
+ * err == NULL or err->column == 0 only the text line is written. */
+void cml_expr_format_error(const char *text, const cml_expr_error *err, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -185,7 +185,7 @@ int cml_cmd_device(const cml_cli *cli)
     }
     cml_session s;
     char why[512] = "";
-    int got = cml_session_open(cli, &s, 0, why, sizeof why);
+    int got = cml_session_open(cli, &s, 1, why, sizeof why);
     if (got != 1) {
         fprintf(stderr, "cumemlab: device needs a GPU: %s\n", why);
         return CML_EXIT_FAIL;

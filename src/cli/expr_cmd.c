@@ -20,14 +20,14 @@ static const char *const op_choices[] = {"load", "store", NULL};
 static const char *const space_choices[] = {"global", "shared", "constant", "local", NULL};
 
 static const cml_param_def expr_params[] = {
-    {"elem", "bytes per element (access width)", 0, 0, "4", elem_choices},
-    {"n", "elements in the array (0: as many as threads)", 0, (int64_t)1 << 40, "0", NULL},
-    {"threads", "threads launched", 1, (int64_t)1 << 30, "2^20", NULL},
-    {"bdx", "block width (threads in x)", 1, 1024, "256", NULL},
-    {"bdy", "block height (threads in y)", 1, 1024, "1", NULL},
-    {"op", "load or store", 0, 0, "load", op_choices},
-    {"space", "memory space", 0, 0, "global", space_choices},
-    {"base", "byte offset of the array from a 128-byte boundary", 0, 4096, "0", NULL},
+    {"elem", "bytes per element (access width)", 0, 0, "4", elem_choices, 0},
+    {"n", "elements in the array (0: as many as threads)", 0, (int64_t)1 << 40, "0", NULL, 0},
+    {"threads", "threads launched", 1, (int64_t)1 << 30, "2^20", NULL, 0},
+    {"bdx", "block width (threads in x)", 1, 1024, "256", NULL, 0},
+    {"bdy", "block height (threads in y)", 1, 1024, "1", NULL, 0},
+    {"op", "load or store", 0, 0, "load", op_choices, 0},
+    {"space", "memory space", 0, 0, "global", space_choices, 0},
+    {"base", "byte offset of the array from a 128-byte boundary", 0, 4096, "0", NULL, 0},
 };
 
 static const cml_experiment expr_pseudo = {
@@ -183,9 +183,12 @@ int cml_cmd_expr(const cml_cli *cli)
     if (!rec) {
         rc = CML_EXIT_FAIL;
     } else {
-        for (size_t i = 0; i < pv.ndefs; i++)
-            cml_record_add_param(rec, expr_params[i].name, pv.list[i].v[0],
-                                 cml_param_choice(&expr_params[i], pv.list[i].v[0]));
+        for (size_t i = 0; i < pv.ndefs; i++) {
+            /* record what was used: n resolved from "0 = as many as threads" */
+            int64_t v = strcmp(expr_params[i].name, "n") ? pv.list[i].v[0] : (int64_t)a.n;
+            cml_record_add_param(rec, expr_params[i].name, v,
+                                 cml_param_choice(&expr_params[i], v));
+        }
         uint64_t blocks = cml_div_up(a.threads, bdx * bdy);
         cml_status st = cml_exp_trace(rec, cml_dim1(blocks), cml_dim2(bdx, bdy), expr_mirror, &a);
         if (a.failed) {
@@ -197,10 +200,12 @@ int cml_cmd_expr(const cml_cli *cli)
                     st == CML_EMISALIGNED ? " (an address is not a multiple of --elem)" : "");
             rc = CML_EXIT_USAGE;
         } else {
+            /* cml_exp_trace ran the mirror once per rule set */
+            a.out_of_range /= CML_RULES_COUNT;
             uint64_t accessed = a.threads - a.out_of_range;
             rec->bytes_read = a.op == CML_OP_LOAD ? accessed * a.elem : 0;
             rec->bytes_written = a.op == CML_OP_STORE ? accessed * a.elem : 0;
-            cml_record_add_extra(rec, "out_of_range_threads", (double)a.out_of_range, "threads");
+            cml_record_add_extra(rec, "inactive", (double)a.out_of_range, "threads");
             char why[384];
             cml_exp_explain(rec, cml_class_of(a.space, a.op), why, sizeof why);
             if (a.out_of_range)

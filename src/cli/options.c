@@ -14,7 +14,7 @@
 static int parse_number(const char *name, const char *text, int64_t min, int64_t max,
                         int64_t *out)
 {
-    cml_param_def def = {name, "", min, max, "0", NULL};
+    cml_param_def def = {name, "", min, max, "0", NULL, 0};
     cml_param_list list;
     char err[256];
     if (cml_param_parse(&def, text, &list, err, sizeof err) != CML_OK) {

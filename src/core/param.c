@@ -45,7 +45,8 @@ void cml_param_describe_range(const cml_param_def *def, char *buf, size_t len)
         }
         return;
     }
-    snprintf(buf, len, "%lld..%lld", (long long)def->min, (long long)def->max);
+    snprintf(buf, len, "%s%lld..%lld", (def->flags & CML_PARAM_POW2) ? "powers of two in " : "",
+             (long long)def->min, (long long)def->max);
 }
 
 const char *cml_param_choice(const cml_param_def *def, int64_t v)
@@ -187,6 +188,11 @@ cml_status cml_param_parse(const cml_param_def *def, const char *text, cml_param
             if (a < lo || b > hi)
                 return fail(err, errlen, def, "out of range:", p, len);
             for (int64_t v = a;; v += step) {
+                if ((def->flags & CML_PARAM_POW2) && v != 0 && (v & (v - 1)) != 0) {
+                    char num[32];
+                    snprintf(num, sizeof num, "%lld", (long long)v);
+                    return fail(err, errlen, def, "not a power of two:", num, strlen(num));
+                }
                 if (push(out, v, def, err, errlen))
                     return CML_EINVAL;
                 if (v > b - step)

@@ -20,7 +20,11 @@ typedef struct cml_param_def {
     int64_t min, max;           /* allowed range (choices: index range, set automatically) */
     const char *def;            /* default list, in the same syntax the user types */
     const char *const *choices; /* NULL, or NULL-terminated names ("ca","cg","nc",NULL) */
+    unsigned flags;             /* CML_PARAM_* */
 } cml_param_def;
+
+/* Values must be powers of two (0 too, when the range includes it). */
+#define CML_PARAM_POW2 1u
 
 typedef struct cml_param_list {
     size_t count;

@@ -76,15 +76,15 @@ static const unsigned block_sizes[] = {32, 64, 128, 256, 512, 1024};
 
 static const cml_param_def constant_params[] = {
     {"pattern", "serial (k distinct __constant__ addresses per warp) or stencil (9-point, "
-                "shared tile + halo)", 0, 0, "serial,stencil", pattern_names},
+                "shared tile + halo)", 0, 0, "serial,stencil", pattern_names, 0},
     {"k", "serial: distinct addresses per warp (lane l reads c_tab[(l%k)*stride])", 1, 32,
-     "1,2,4,8,16,32", NULL},
-    {"stride", "serial: floats between the k addresses (31*stride < 16384)", 1, 528, "1", NULL},
+     "1,2,4,8,16,32", NULL, 0},
+    {"stride", "serial: floats between the k addresses (31*stride < 16384)", 1, 528, "1", NULL, 0},
     {"coef", "stencil: coefficients in __constant__, read-only global (__ldg) or plain global",
-     0, 0, "constant,readonly,global", coef_names},
-    {"block", "threads per block", 0, 0, "256", block_names},
+     0, 0, "constant,readonly,global", coef_names, 0},
+    {"block", "threads per block", 0, 0, "256", block_names, 0},
     {"n", "elements (the stencil rounds up to a multiple of the block)", 32, (int64_t)1 << 30,
-     "2^20", NULL},
+     "2^20", NULL, 0},
 };
 
 void cml_const_serial_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)

@@ -32,7 +32,7 @@ static const char *const var_names[] = {"device", "constant", NULL};
 
 static const cml_param_def devvar_params[] = {
     {"var", "device (devData += 2.0f) or constant (devData = constData + 2.0f)", 0, 0,
-     "device,constant", var_names},
+     "device,constant", var_names, 0},
 };
 
 void cml_devvar_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)

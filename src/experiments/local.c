@@ -54,11 +54,11 @@ static const cml_param_def local_params[] = {
     {"pattern",
      "same-index (all lanes arr[s]), lane-varying (lane l: arr[(l+s)%K]), struct (the same "
      "through a struct's fields), spill (register spills; modelled as same-index)",
-     0, 0, "same-index,lane-varying,struct,spill", pattern_names},
-    {"K", "per-thread array length (floats) / struct fields used", 8, CML_LOCAL_KMAX, "32", NULL},
-    {"index", "run-time index s (used modulo K)", 0, CML_LOCAL_KMAX - 1, "1", NULL},
-    {"block", "threads per block", 0, 0, "256", block_names},
-    {"n", "threads, one element of in[] and out[] each", 32, (int64_t)1 << 30, "2^20", NULL},
+     0, 0, "same-index,lane-varying,struct,spill", pattern_names, 0},
+    {"K", "per-thread array length (floats) / struct fields used", 8, CML_LOCAL_KMAX, "32", NULL, 0},
+    {"index", "run-time index s (used modulo K)", 0, CML_LOCAL_KMAX - 1, "1", NULL, 0},
+    {"block", "threads per block", 0, 0, "256", block_names, 0},
+    {"n", "threads, one element of in[] and out[] each", 32, (int64_t)1 << 30, "2^20", NULL, 0},
 };
 
 /* A thread's emissions through the window of cml_local_args. */

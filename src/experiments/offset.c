@@ -24,21 +24,21 @@ static const cml_cache load_cache[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_NC}
 static const cml_cache store_cache[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_CS};
 
 static const cml_param_def read_params[] = {
-    {"offset", "element offset of the reads, in floats", 0, 1 << 20, "0:64,128", NULL},
+    {"offset", "element offset of the reads, in floats", 0, 1 << 20, "0:64,128", NULL, 0},
     {"path", "load path: ca = L1 and L2 (default), cg = L2 only, nc = read-only (__ldg)", 0, 0,
-     "ca,cg,nc", load_paths},
-    {"block", "threads per block", 32, 1024, "512", NULL},
+     "ca,cg,nc", load_paths, 0},
+    {"block", "threads per block", 32, 1024, "512", NULL, 0},
     {"n", "elements per array (0: each array larger than L2, 4x L2 in all)", 0,
-     (int64_t)1 << 34, "0", NULL},
+     (int64_t)1 << 34, "0", NULL, 0},
 };
 
 static const cml_param_def write_params[] = {
-    {"offset", "element offset of the writes, in floats", 0, 1 << 20, "0:64,128", NULL},
+    {"offset", "element offset of the writes, in floats", 0, 1 << 20, "0:64,128", NULL, 0},
     {"path", "store path: wb = write-back (default), cg = L2 only (__stcg), cs = streaming (__stcs)",
-     0, 0, "wb,cg,cs", store_paths},
-    {"block", "threads per block", 32, 1024, "512", NULL},
+     0, 0, "wb,cg,cs", store_paths, 0},
+    {"block", "threads per block", 32, 1024, "512", NULL, 0},
     {"n", "elements per array (0: each array larger than L2, 4x L2 in all)", 0,
-     (int64_t)1 << 34, "0", NULL},
+     (int64_t)1 << 34, "0", NULL, 0},
 };
 
 void cml_offset_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)

@@ -38,11 +38,11 @@ static const char *const shape_names[] = {"grid-stride", "one-shot", NULL};
 
 static const cml_param_def peak_params[] = {
     {"kernel", "copy, scale, add, triad, sum (read only) or memcpy (cudaMemcpy D2D)", 0, 0,
-     "all", kernel_names},
+     "all", kernel_names, 0},
     {"shape", "grid-stride (grid = SMs x resident blocks) or one-shot (4 float4 per thread)", 0,
-     0, "all", shape_names},
-    {"block", "threads per block (a multiple of 32)", 32, 1024, "256", NULL},
-    {"n", "floats per array (0: each array 4x the L2 size)", 0, (int64_t)1 << 34, "0", NULL},
+     0, "all", shape_names, 0},
+    {"block", "threads per block (a multiple of 32)", 32, 1024, "256", NULL, 0},
+    {"n", "floats per array (0: each array 4x the L2 size)", 0, (int64_t)1 << 34, "0", NULL, 0},
 };
 
 /* Fixed seeds: the same inputs on every run, so runs compare. */

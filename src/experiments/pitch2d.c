@@ -53,13 +53,13 @@ static const unsigned block_dims[][2] = {{32, 8},  {16, 16}, {64, 4}, {128, 2}, 
                                          {32, 4},  {32, 16}, {32, 32}, {256, 1}, {16, 8}};
 
 static const cml_param_def pitch2d_params[] = {
-    {"width", "image width in elements", 1, 65536, "777", NULL},
-    {"height", "image height in rows (grid.y must stay <= 65535)", 1, 65535, "555", NULL},
-    {"type", "element type: u8 (1 byte), u16, f32 (4 bytes), f64", 0, 0, "u8,f32", type_names},
+    {"width", "image width in elements", 1, 65536, "777", NULL, 0},
+    {"height", "image height in rows (grid.y must stay <= 65535)", 1, 65535, "555", NULL, 0},
+    {"type", "element type: u8 (1 byte), u16, f32 (4 bytes), f64", 0, 0, "u8,f32", type_names, 0},
     {"layout",
      "row layout: unpadded, pitch (cudaMallocPitch), pad32 / pad128 (rows rounded up by hand)",
-     0, 0, "unpadded,pitch,pad32,pad128", layout_names},
-    {"block", "block shape WxH (threads in x and in y)", 0, 0, "32x8,16x16", block_names},
+     0, 0, "unpadded,pitch,pad32,pad128", layout_names, 0},
+    {"block", "block shape WxH (threads in x and in y)", 0, 0, "32x8,16x16", block_names, 0},
 };
 
 /*

@@ -14,6 +14,8 @@
 #include "experiments/offset.h"
 #include "experiments/parallelism.h"
 #include "experiments/peak.h"
+#include "experiments/readonly.h"
+#include "experiments/stride.h"
 #include "experiments/pitch2d.h"
 #include "experiments/shared_banks.h"
 #include "experiments/shuffle.h"
@@ -22,7 +24,8 @@
 
 static const cml_experiment *const experiments[] = {
     &cml_exp_read_offset,  &cml_exp_write_offset, &cml_exp_aos_soa,      &cml_exp_unroll,
-    &cml_exp_parallelism,  &cml_exp_pitch2d,      &cml_exp_local,        &cml_exp_constant,
+    &cml_exp_parallelism,  &cml_exp_stride,       &cml_exp_readonly,     &cml_exp_pitch2d,
+    &cml_exp_local,        &cml_exp_constant,
     &cml_exp_shuffle,      &cml_exp_shared_banks, &cml_exp_transfers,    &cml_exp_device_vars,
     &cml_exp_device_facts, &cml_exp_peak,
 };
@@ -36,6 +39,25 @@ static const cml_textbook_alias aliases[] = {
      "writeSegment [offset] [blocksize]"},
     {"writeOffset", "write-offset", "n=2^20 path=wb", {"offset", "block"},
      "writeOffset [offset] [blocksize]"},
+    {"readSegmentUnroll", "unroll", "n=2^20 unroll=1,2,4 width=4", {"offset", "block"},
+     "readSegmentUnroll [offset] [blocksize]"},
+    {"simpleMathAoS", "aos-soa", "n=2^22 layout=aos fields=2 touched=2", {"block"},
+     "simpleMathAoS [blocksize]"},
+    {"simpleMathSoA", "aos-soa", "n=2^22 layout=soa fields=2 touched=2", {"block"},
+     "simpleMathSoA [blocksize]"},
+    {"checkSmemSquare", "shared-banks", "pattern=tile tile=32x32", {NULL},
+     "checkSmemSquare"},
+    {"checkSmemRectangle", "shared-banks", "pattern=tile tile=32x16", {NULL},
+     "checkSmemRectangle"},
+    {"constantStencil", "constant", "pattern=stencil coef=constant", {NULL}, "constantStencil"},
+    {"constantReadOnly", "constant", "pattern=stencil coef=constant,readonly", {NULL},
+     "constantReadOnly"},
+    {"simpleShfl", "shuffle", "op=broadcast,up,down,xor", {NULL}, "simpleShfl"},
+    {"reduceIntegerShfl", "shuffle", "op=reduce-smem,reduce-shfl", {NULL}, "reduceIntegerShfl"},
+    {"globalVariable", "device-vars", "var=device", {NULL}, "globalVariable"},
+    {"memTransfer", "transfers", "mode=link", {NULL}, "memTransfer"},
+    {"pinMemTransfer", "transfers", "mode=link", {NULL}, "pinMemTransfer"},
+    {"sumArrayZerocpy", "transfers", "mode=zero-copy", {NULL}, "sumArrayZerocpy"},
 };
 
 size_t cml_experiment_count(void)

@@ -62,18 +62,18 @@ static const unsigned elem_bytes[] = {4, 8, 16};
 
 static const cml_param_def banks_params[] = {
     {"pattern", "tile (rows/columns of an int tile) or stride (one warp, s[l*stride])", 0, 0,
-     "tile,stride", pattern_names},
-    {"tile", "tile: columns x rows (= block shape)", 0, 0, "32x32,32x16,16x32", tile_names},
+     "tile,stride", pattern_names, 0},
+    {"tile", "tile: columns x rows (= block shape)", 0, 0, "32x32,32x16,16x32", tile_names, 0},
     {"access", "tile: written by rows or columns, then read by rows or columns", 0, 0,
-     "row-row,row-col,col-row,col-col", access_names},
-    {"pad", "tile: ints of padding per row", 0, 32, "0,1,2", NULL},
+     "row-row,row-col,col-row,col-col", access_names, 0},
+    {"pad", "tile: ints of padding per row", 0, 32, "0,1,2", NULL, 0},
     {"alloc", "tile: static or dynamic shared memory (same addresses for the model)", 0, 0,
-     "static", alloc_names},
-    {"stride", "stride: distance between lanes, in 4-byte elements", 1, 64, "1:32,33", NULL},
-    {"elem", "stride: element bytes (int, long long, int4)", 0, 0, "4,8,16", elem_names},
+     "static", alloc_names, 0},
+    {"stride", "stride: distance between lanes, in 4-byte elements", 1, 64, "1:32,33", NULL, 0},
+    {"elem", "stride: element bytes (int, long long, int4)", 0, 0, "4,8,16", elem_names, 0},
     {"wstride", "stride: distance between lanes for 8- and 16-byte elements, in elements", 1, 32,
-     "1,2,4", NULL},
-    {"blocks", "blocks in the grid", 1, 1 << 20, "1024", NULL},
+     "1,2,4", NULL, 0},
+    {"blocks", "blocks in the grid", 1, 1 << 20, "1024", NULL, 0},
 };
 
 void cml_banks_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)

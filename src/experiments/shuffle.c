@@ -81,11 +81,11 @@ static const unsigned block_sizes[] = {32, 64, 128, 256, 512, 1024};
 static const cml_param_def shuffle_params[] = {
     {"op", "reduce-smem / reduce-shfl (block sum by a shared-memory tree or by shuffles), or "
            "a shuffle: broadcast, up, down, xor", 0, 0,
-     "reduce-smem,reduce-shfl,broadcast,up,down,xor", op_names},
-    {"width", "shuffle width (lanes per group)", 0, 0, "8,32", width_names},
-    {"arg", "source lane (broadcast), delta (up, down) or lane mask (xor)", 0, 31, "1", NULL},
-    {"block", "threads per block", 0, 0, "256", block_names},
-    {"n", "elements", 32, (int64_t)1 << 30, "2^20", NULL},
+     "reduce-smem,reduce-shfl,broadcast,up,down,xor", op_names, 0},
+    {"width", "shuffle width (lanes per group)", 0, 0, "8,32", width_names, 0},
+    {"arg", "source lane (broadcast), delta (up, down) or lane mask (xor)", 0, 31, "1", NULL, 0},
+    {"block", "threads per block", 0, 0, "256", block_names, 0},
+    {"n", "elements", 32, (int64_t)1 << 30, "2^20", NULL, 0},
 };
 
 unsigned cml_shfl_source(cml_shfl_op op, unsigned lane, unsigned arg, unsigned width)

@@ -48,15 +48,15 @@ static const unsigned block_sizes[] = {32, 64, 128, 256, 512, 1024};
 
 static const cml_param_def transfers_params[] = {
     {"mode", "link (cudaMemcpy arithmetic) or zero-copy (a kernel reading mapped host memory)",
-     0, 0, "link,zero-copy", mode_names},
+     0, 0, "link,zero-copy", mode_names, 0},
     {"link", "PCIe generation (zero-copy rates are quoted for the last one listed)", 0, 0,
-     "gen3,gen4,gen5", link_names},
-    {"lanes", "PCIe lanes", 0, 0, "16", lanes_names},
-    {"size", "bytes per copy", 4096, (int64_t)1 << 30, "1G", NULL},
+     "gen3,gen4,gen5", link_names, 0},
+    {"lanes", "PCIe lanes", 0, 0, "16", lanes_names, 0},
+    {"size", "bytes per copy", 4096, (int64_t)1 << 30, "1G", NULL, 0},
     {"access", "zero-copy: coalesced floats, one float per 32 B (stride32) or per 128 B "
-               "(stride128)", 0, 0, "coalesced,stride32,stride128", access_names},
-    {"block", "zero-copy: threads per block", 0, 0, "256", block_names},
-    {"n", "zero-copy: floats read", 32, (int64_t)1 << 30, "2^20", NULL},
+               "(stride128)", 0, 0, "coalesced,stride32,stride128", access_names, 0},
+    {"block", "zero-copy: threads per block", 0, 0, "256", block_names, 0},
+    {"n", "zero-copy: floats read", 32, (int64_t)1 << 30, "2^20", NULL, 0},
 };
 
 double cml_pcie_raw_gbs(double gts, unsigned lanes)
