@@ -716,8 +716,12 @@ cml_status cml_peak_measure(const cml_plan *plan, double *peak_gbs)
     cml_status st = cml_peak_bench_open(g, peak_elements(plan, NULL), 256, &b);
     if (st != CML_OK)
         return st;
+    /* The kernels that reached the most on an H100 (read-only sum and add,
+     * one-shot: 92.8% and 90.7% of theoretical), and cudaMemcpy, so the
+     * quick figure is the same reference the full experiment finds. */
     static const struct { cml_peak_op op; cml_peak_shape shape; } quick[] = {
-        {CML_PEAK_COPY, CML_PEAK_GRID_STRIDE},
+        {CML_PEAK_SUM, CML_PEAK_ONE_SHOT},
+        {CML_PEAK_ADD, CML_PEAK_ONE_SHOT},
         {CML_PEAK_COPY, CML_PEAK_ONE_SHOT},
         {CML_PEAK_MEMCPY, CML_PEAK_GRID_STRIDE},
     };

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report_util.h"
@@ -596,6 +597,24 @@ static void print_findings(FILE *out, const cml_record *recs, size_t n)
     }
 }
 
+/* Records that carry only named numbers (device facts, link arithmetic)
+ * read better as a list than as a table with one column per name. */
+static int is_fact(const cml_record *rec)
+{
+    return !rec->has_model && !rec->ncounters && rec->nextra > 0 && rec->state == CML_REC_OK;
+}
+
+static void print_fact(FILE *out, const cml_record *rec)
+{
+    fprintf(out, "%s\n", rec->variant);
+    for (unsigned k = 0; k < rec->nextra; k++)
+        fprintf(out, "  %-34s %14.6g %s\n", rec->extra[k].name, rec->extra[k].value,
+                rec->extra[k].unit);
+    if (rec->measured)
+        fprintf(out, "  %-34s %14.1f GB/s (median of %u, cv %.2f%%)\n", "measured bandwidth",
+                rec->bandwidth_gbs, rec->timing.reps, 100.0 * rec->timing.cv);
+}
+
 static void print_experiment(FILE *out, const cml_record *recs, size_t n)
 {
     char title[96];
@@ -605,8 +624,25 @@ static void print_experiment(FILE *out, const cml_record *recs, size_t n)
     for (size_t i = cml_tt_display_len(title); i > 0; i--)
         fputc('=', out);
     fputc('\n', out);
-    print_main_table(out, recs, n);
-    print_counter_table(out, recs, n);
+    /* Fact records as lists, the others in the table. */
+    cml_record *rows = malloc(n * sizeof *rows);
+    size_t nrows = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (is_fact(&recs[i]))
+            print_fact(out, &recs[i]);
+        else if (rows)
+            rows[nrows++] = recs[i];
+    }
+    if (nrows) {
+        if (nrows < n)
+            fputc('\n', out);
+        print_main_table(out, rows, nrows);
+        print_counter_table(out, rows, nrows);
+    } else if (!rows) {
+        print_main_table(out, recs, n); /* out of memory: everything in the table */
+        print_counter_table(out, recs, n);
+    }
+    free(rows);
     print_findings(out, recs, n);
 }
 
