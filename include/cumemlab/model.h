@@ -143,6 +143,8 @@ typedef enum cml_class {
 
 /* "global_ld", "shared_st", ... */
 const char *cml_class_name(cml_class c);
+/* The class of (space, op); CML_CLASS_COUNT for a constant store or values
+ * out of range. */
 cml_class cml_class_of(cml_space space, cml_op op);
 
 typedef struct cml_kernel_traffic {
@@ -181,8 +183,11 @@ typedef void (*cml_thread_fn)(const cml_thread *t, const void *args, cml_emitter
  * Run `fn` for every thread of grid x block, assemble warps (threads are
  * numbered x fastest, then y, then z; 32 per warp; the last warp of a block
  * may be partial), analyse each warp instruction under `rules`, and ADD the
- * totals to *out. Fails with the first error of cml_model_access, or
- * CML_EINVAL if a thread emits more than CML_MAX_EMITS accesses or a bad site.
+ * totals to *out. `fn` is called from one thread, block by block, in order.
+ * Fails with the first error of cml_model_access, or CML_EINVAL if a thread
+ * emits more than CML_MAX_EMITS accesses or a bad site, or for a launch CUDA
+ * would refuse (a zero dimension, more than 1024 threads per block, block z
+ * above 64, grid y or z above 65535); on any error *out is left unchanged.
  */
 #define CML_MAX_EMITS 256u
 cml_status cml_trace_kernel(cml_rules rules, cml_dim3 grid, cml_dim3 block,
