@@ -11,12 +11,31 @@ if command -v clang >/dev/null 2>&1; then
   echo 'int LLVMFuzzerTestOneInput(const unsigned char*d,unsigned long n){(void)d;(void)n;return 0;}' \
     | clang -x c -fsanitize=fuzzer - -o /dev/null >/dev/null 2>&1 || need+=(libclang-rt-dev)
 fi
-[ ${#need[@]} -eq 0 ] && exit 0
+# Headless Chromium for the HTML report's browser test (tests/cli/
+# test_report_html.sh), with a font so its screenshots show text. Installed
+# on its own below: a distribution without a `chromium` package must not
+# cost the other tools.
+browser=()
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 &&
+   ! command -v google-chrome >/dev/null 2>&1; then
+  browser=(chromium fonts-liberation)
+fi
+[ ${#need[@]} -eq 0 ] && [ ${#browser[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "install-deps: missing ${need[*]} (not root or no apt-get): the tests that need them are skipped" >&2
+  echo "install-deps: missing ${need[*]} ${browser[*]} (not root or no apt-get): the tests that need them are skipped" >&2
   exit 0
 fi
-echo "install-deps: installing ${need[*]}" >&2
-{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"; } >/dev/null 2>&1 \
-  || echo "install-deps: could not install ${need[*]}: the tests that need them are skipped" >&2
+updated=0
+# apt_install PACKAGE...: one apt-get call; says so when it cannot.
+apt_install() {
+  echo "install-deps: installing $*" >&2
+  if [ $updated -eq 0 ]; then
+    apt-get update -qq >/dev/null 2>&1
+    updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 \
+    || echo "install-deps: could not install $*: the tests that need them are skipped" >&2
+}
+[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+[ ${#browser[@]} -eq 0 ] || apt_install "${browser[@]}"
 exit 0

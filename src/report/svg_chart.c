@@ -1,0 +1,803 @@
+/*
+ * The SVG chart writer: scales, nice ticks, axes, marks and legend. Every
+ * number written into the SVG is finite (a NaN attribute is an error the
+ * browser reports): points that cannot be drawn are dropped before any
+ * coordinate is computed, and every range is made non-empty first.
+ */
+#include "report/svg_chart.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_util.h"
+
+/* Okabe-Ito colours: distinguishable with the common colour-vision
+ * deficiencies; the yellow is left out (too pale on white). Series beyond
+ * seven differ by their marker and dash pattern as well. */
+static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                      "#E69F00", "#56B4E9", "#000000"};
+#define NPALETTE (sizeof palette / sizeof palette[0])
+static const char *const dashes[] = {"", "6 3", "2 3", "8 3 2 3"};
+
+#define FONT_W 6.6   /* average glyph width of the 12 px sans-serif font, in px */
+#define LEGEND_ROW 18.0
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+void cml_chart_init(cml_chart *c, cml_chart_kind kind, const char *title, const char *x_label,
+                    const char *y_label)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    copy_str(c->title, sizeof c->title, title);
+    copy_str(c->x.label, sizeof c->x.label, x_label);
+    copy_str(c->y.label, sizeof c->y.label, y_label);
+    c->y.from_zero = 1;
+}
+
+void cml_chart_free(cml_chart *c)
+{
+    for (size_t i = 0; i < c->nseries; i++) {
+        free(c->series[i].x);
+        free(c->series[i].y);
+    }
+    free(c->categories);
+    memset(c, 0, sizeof *c);
+}
+
+cml_chart_series *cml_chart_add_series(cml_chart *c, const char *name)
+{
+    if (c->nseries >= CML_CHART_MAX_SERIES)
+        return NULL;
+    cml_chart_series *s = &c->series[c->nseries++];
+    memset(s, 0, sizeof *s);
+    copy_str(s->name, sizeof s->name, name);
+    return s;
+}
+
+cml_chart_series *cml_chart_series_named(cml_chart *c, const char *name)
+{
+    for (size_t i = 0; i < c->nseries; i++)
+        if (strcmp(c->series[i].name, name) == 0)
+            return &c->series[i];
+    return cml_chart_add_series(c, name);
+}
+
+cml_status cml_chart_add_point(cml_chart_series *s, double x, double y)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        double *nx = realloc(s->x, cap * sizeof *nx);
+        if (!nx)
+            return CML_ENOMEM;
+        s->x = nx;
+        double *ny = realloc(s->y, cap * sizeof *ny);
+        if (!ny)
+            return CML_ENOMEM;
+        s->y = ny;
+        s->cap = cap;
+    }
+    s->x[s->n] = x;
+    s->y[s->n] = y;
+    s->n++;
+    return CML_OK;
+}
+
+long cml_chart_category(cml_chart *c, const char *name)
+{
+    for (size_t i = 0; i < c->ncategories; i++)
+        if (strcmp(c->categories[i], name) == 0)
+            return (long)i;
+    if (c->ncategories == c->capcategories) {
+        size_t cap = c->capcategories ? c->capcategories * 2 : 8;
+        char(*nc)[64] = realloc(c->categories, cap * sizeof *nc);
+        if (!nc)
+            return -1;
+        c->categories = nc;
+        c->capcategories = cap;
+    }
+    copy_str(c->categories[c->ncategories], sizeof c->categories[0], name);
+    return (long)c->ncategories++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ticks and formatting                                               */
+/* ------------------------------------------------------------------ */
+
+size_t cml_nice_ticks(double lo, double hi, size_t max_ticks, double *ticks, double *step)
+{
+    *step = 0;
+    if (!isfinite(lo) || !isfinite(hi) || max_ticks == 0)
+        return 0;
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    if (lo == hi || max_ticks < 2) {
+        ticks[0] = lo;
+        return 1;
+    }
+    double rough = (hi - lo) / (double)(max_ticks - 1);
+    double mag = pow(10.0, floor(log10(rough)));
+    static const double mult[] = {1, 2, 5, 10, 20, 50, 100};
+    for (size_t m = 0; m < sizeof mult / sizeof mult[0]; m++) {
+        double s = mult[m] * mag;
+        if (s < rough * (1 - 1e-12))
+            continue;
+        double first = floor(lo / s + 1e-9) * s;
+        double last = ceil(hi / s - 1e-9) * s;
+        double count = floor((last - first) / s + 0.5) + 1;
+        if (count > (double)max_ticks)
+            continue;
+        size_t n = (size_t)count;
+        for (size_t i = 0; i < n; i++) {
+            double t = first + (double)i * s;
+            if (fabs(t) < s * 1e-9)
+                t = 0; /* -0 and 1e-17 print as 0 */
+            ticks[i] = t;
+        }
+        *step = s;
+        return n;
+    }
+    ticks[0] = lo;
+    ticks[1] = hi;
+    *step = hi - lo;
+    return 2;
+}
+
+size_t cml_log_ticks(double lo, double hi, double base, size_t max_ticks, double *ticks)
+{
+    if (!(lo > 0) || !(hi > 0) || !isfinite(lo) || !isfinite(hi) || max_ticks == 0 ||
+        !(base > 1))
+        return 0;
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    double lb = log(base);
+    /* The small tolerance keeps exact powers (log2(1024) = 10) on their tick. */
+    long e0 = (long)floor(log(lo) / lb + 1e-9);
+    long e1 = (long)ceil(log(hi) / lb - 1e-9);
+    if (e1 <= e0)
+        e1 = e0 + 1;
+    long span = e1 - e0;
+    long k = 1;
+    if (max_ticks > 1)
+        k = (span + (long)max_ticks - 2) / ((long)max_ticks - 1);
+    if (k < 1)
+        k = 1;
+    size_t n = 0;
+    for (long e = e0; n < max_ticks; e += k) {
+        ticks[n++] = pow(base, (double)e);
+        if (e >= e1)
+            break;
+    }
+    return n;
+}
+
+/* Decimals that show a step of `step` exactly (steps are 1, 2, 5 x 10^k). */
+static int decimals_for(double step)
+{
+    if (!(step > 0) || step >= 1)
+        return 0;
+    int d = (int)ceil(-log10(step) - 1e-9);
+    return d > 9 ? 9 : d;
+}
+
+void cml_fmt_tick(char *buf, size_t len, double v, double step, cml_tick_format fmt)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (fmt == CML_FMT_BYTES) {
+        static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        double a = fabs(v);
+        int u = 0;
+        while (a >= 1024 && u < 5) {
+            a /= 1024;
+            u++;
+        }
+        double scaled = v / pow(1024.0, u);
+        snprintf(buf, len, "%.3g %s", scaled, units[u]);
+        return;
+    }
+    const char *suffix = fmt == CML_FMT_PERCENT ? "%" : "";
+    if (step > 0) {
+        /* An axis: one scale for all its ticks, chosen from the step. */
+        double scale = 1;
+        const char *si = "";
+        if (fmt == CML_FMT_NUMBER) {
+            if (step >= 1e12) { scale = 1e12; si = "T"; }
+            else if (step >= 1e9) { scale = 1e9; si = "G"; }
+            else if (step >= 1e6) { scale = 1e6; si = "M"; }
+            else if (step >= 1e3 && fabs(v) >= 1e4) { scale = 1e3; si = "k"; }
+        }
+        double sv = v / scale;
+        if (v == 0)
+            snprintf(buf, len, "0%s", suffix);
+        else
+            snprintf(buf, len, "%.*f%s%s", decimals_for(step / scale), sv, si, suffix);
+        return;
+    }
+    /* A single value (a tooltip or a log tick): four significant digits. */
+    double a = fabs(v);
+    if (fmt == CML_FMT_NUMBER && a >= 1e4) {
+        static const struct { double s; const char *n; } si[] = {
+            {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+        for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
+            if (a >= si[i].s) {
+                snprintf(buf, len, "%.4g%s", v / si[i].s, si[i].n);
+                return;
+            }
+    }
+    snprintf(buf, len, "%.4g%s", v, suffix);
+}
+
+void cml_xml_escape(FILE *out, const char *str)
+{
+    if (!str)
+        return;
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        unsigned c = *s;
+        switch (c) {
+        case '&': fputs("&amp;", out); s++; continue;
+        case '<': fputs("&lt;", out); s++; continue;
+        case '>': fputs("&gt;", out); s++; continue;
+        case '"': fputs("&quot;", out); s++; continue;
+        case '\'': fputs("&#39;", out); s++; continue;
+        default: break;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            fputc(c == '\t' || c == '\n' ? (int)c : ' ', out);
+            s++;
+        } else if (c < 0x80) {
+            fputc((int)c, out);
+            s++;
+        } else {
+            size_t n = cml_rep_utf8_len(s);
+            if (n == 0) {
+                fputs("&#xFFFD;", out);
+                s++;
+            } else {
+                fwrite(s, 1, n, out);
+                s += n;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Scales                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct scale {
+    cml_scale kind;
+    double lo, hi;             /* the axis range (first and last tick) */
+    double p0, p1;             /* pixels of lo and hi */
+    double ticks[CML_CHART_MAX_TICKS];
+    size_t nticks;
+    double step;               /* linear: tick step; log: 0 */
+} scale;
+
+static int drawable(cml_scale s, double v)
+{
+    return isfinite(v) && (s == CML_SCALE_LINEAR || v > 0);
+}
+
+static double map(const scale *s, double v)
+{
+    double t;
+    if (s->kind == CML_SCALE_LINEAR)
+        t = (v - s->lo) / (s->hi - s->lo);
+    else
+        t = (log(v) - log(s->lo)) / (log(s->hi) - log(s->lo));
+    return s->p0 + t * (s->p1 - s->p0);
+}
+
+/* Build the axis range and ticks from the data range [lo, hi]. */
+static void make_scale(scale *s, cml_scale kind, double lo, double hi, int from_zero,
+                       size_t max_ticks)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    if (kind != CML_SCALE_LINEAR) {
+        double base = kind == CML_SCALE_LOG2 ? 2.0 : 10.0;
+        s->nticks = cml_log_ticks(lo, hi, base, max_ticks, s->ticks);
+        if (s->nticks >= 2) {
+            s->lo = s->ticks[0];
+            s->hi = s->ticks[s->nticks - 1];
+            return;
+        }
+        kind = s->kind = CML_SCALE_LINEAR; /* cannot happen for positive data */
+    }
+    if (from_zero) {
+        if (lo > 0) lo = 0;
+        if (hi < 0) hi = 0;
+    }
+    if (lo == hi) {
+        double pad = lo != 0 ? fabs(lo) * 0.5 : 1.0;
+        lo -= pad;
+        hi += pad;
+        if (from_zero && lo < 0 && hi - pad >= 0)
+            lo = 0;
+    }
+    s->nticks = cml_nice_ticks(lo, hi, max_ticks, s->ticks, &s->step);
+    if (s->nticks >= 2) {
+        s->lo = s->ticks[0];
+        s->hi = s->ticks[s->nticks - 1];
+    } else {
+        s->lo = lo;
+        s->hi = hi;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                            */
+/* ------------------------------------------------------------------ */
+
+size_t cml_chart_drawable_points(const cml_chart *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->nseries; i++)
+        for (size_t k = 0; k < c->series[i].n; k++) {
+            double x = c->series[i].x[k], y = c->series[i].y[k];
+            if (c->kind == CML_CHART_BAR) {
+                if (isfinite(x) && x >= 0 && x < (double)c->ncategories && isfinite(y))
+                    n++;
+            } else if (drawable(c->x.scale, x) && drawable(c->y.scale, y)) {
+                n++;
+            }
+        }
+    return n;
+}
+
+static int point_ok(const cml_chart *c, double x, double y)
+{
+    if (c->kind == CML_CHART_BAR)
+        return isfinite(x) && x >= 0 && x < (double)c->ncategories && isfinite(y);
+    return drawable(c->x.scale, x) && drawable(c->y.scale, y);
+}
+
+/* A marker of shape `shape` centred at (x, y). */
+static void marker(FILE *out, int shape, double x, double y, const char *color)
+{
+    switch (shape % 4) {
+    case 0:
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"", x, y, color);
+        break;
+    case 1:
+        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\"", x - 3.5,
+                y - 3.5, color);
+        break;
+    case 2:
+        fprintf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\"", x, y - 4.5, x + 4.5,
+                y + 3.5, x - 4.5, y + 3.5, color);
+        break;
+    default:
+        fprintf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\"", x, y - 5,
+                x + 5, y, x, y + 5, x - 5, y, color);
+        break;
+    }
+}
+
+static void text_el(FILE *out, double x, double y, const char *anchor, const char *extra,
+                    const char *text)
+{
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s>", x, y, anchor,
+            extra ? extra : "");
+    cml_xml_escape(out, text);
+    fputs("</text>\n", out);
+}
+
+/* Display length of a UTF-8 string, in characters. */
+static size_t text_chars(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += (*p & 0xC0) != 0x80;
+    return n;
+}
+
+/* A display copy of s cut to at most max characters, with "..." when cut. */
+static void clip_text(char *dst, size_t cap, const char *s, size_t max)
+{
+    size_t n = 0, i = 0, chars = 0;
+    size_t len = strlen(s);
+    if (text_chars(s) <= max) {
+        copy_str(dst, cap, s);
+        return;
+    }
+    while (i < len && chars < max - 1 && n + 4 < cap) {
+        size_t k = 1;
+        while (i + k < len && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+            k++;
+        if (n + k + 4 >= cap)
+            break;
+        memcpy(dst + n, s + i, k);
+        n += k;
+        i += k;
+        chars++;
+    }
+    memcpy(dst + n, "...", 4);
+}
+
+/* Break a category label at spaces into at most 3 lines of at most
+ * `maxchars` characters; 0 when it cannot be done. */
+#define LABEL_LINES 3
+static size_t wrap_label(const char *s, size_t maxchars, char lines[LABEL_LINES][64])
+{
+    size_t n = 0;
+    lines[0][0] = '\0';
+    const char *p = s;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t wl = strcspn(p, " ");
+        char word[64];
+        if (wl >= sizeof word)
+            return 0;
+        memcpy(word, p, wl);
+        word[wl] = '\0';
+        if (text_chars(word) > maxchars)
+            return 0;
+        if (n > 0 && text_chars(lines[n - 1]) + 1 + text_chars(word) <= maxchars &&
+            strlen(lines[n - 1]) + 1 + wl < sizeof lines[0]) {
+            size_t used = strlen(lines[n - 1]);
+            lines[n - 1][used] = ' ';
+            memcpy(lines[n - 1] + used + 1, word, wl + 1);
+        } else {
+            if (n == LABEL_LINES)
+                return 0;
+            memcpy(lines[n++], word, wl + 1);
+        }
+        p += wl;
+    }
+    return n;
+}
+
+typedef struct legend_layout {
+    size_t rows;
+    double x[CML_CHART_MAX_SERIES + 1], y[CML_CHART_MAX_SERIES + 1];
+} legend_layout;
+
+static void layout_legend(const cml_chart *c, double left, double right, double top,
+                          legend_layout *L)
+{
+    memset(L, 0, sizeof *L);
+    if (c->nseries == 0 && !c->diagonal)
+        return;
+    double x = left, y = top;
+    size_t n = c->nseries + (c->diagonal ? 1 : 0);
+    L->rows = 1;
+    for (size_t i = 0; i <= CML_CHART_MAX_SERIES && i < n; i++) {
+        const char *name = i < c->nseries ? c->series[i].name : "predicted = measured";
+        double w = 34 + FONT_W * (double)(text_chars(name) > 60 ? 60 : text_chars(name)) + 18;
+        if (x > left && x + w > right) {
+            x = left;
+            y += LEGEND_ROW;
+            L->rows++;
+        }
+        L->x[i] = x;
+        L->y[i] = y;
+        x += w;
+    }
+}
+
+static void write_legend(FILE *out, const cml_chart *c, const legend_layout *L)
+{
+    size_t n = c->nseries + (c->diagonal ? 1 : 0);
+    if (n == 0)
+        return;
+    fputs("<g class=\"legend\">\n", out);
+    for (size_t i = 0; i <= CML_CHART_MAX_SERIES && i < n; i++) {
+        double x = L->x[i], y = L->y[i];
+        char name[128];
+        if (i < c->nseries) {
+            const char *col = palette[i % NPALETTE];
+            clip_text(name, sizeof name, c->series[i].name, 60);
+            if (c->kind == CML_CHART_BAR) {
+                fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"10\" fill=\"%s\"/>",
+                        x, y - 9, col);
+            } else {
+                if (c->kind == CML_CHART_LINE)
+                    fprintf(out,
+                            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                            "stroke-width=\"2\"%s%s%s/>",
+                            x, y - 4, x + 24, y - 4, col,
+                            dashes[i % 4][0] ? " stroke-dasharray=\"" : "", dashes[i % 4],
+                            dashes[i % 4][0] ? "\"" : "");
+                marker(out, (int)i, x + 12, y - 4, col);
+                fputs("/>", out);
+            }
+        } else {
+            copy_str(name, sizeof name, "predicted = measured");
+            fprintf(out,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
+                    "stroke-dasharray=\"4 3\"/>",
+                    x, y - 4, x + 24, y - 4);
+        }
+        text_el(out, x + 30, y, "start", NULL, name);
+    }
+    fputs("</g>\n", out);
+}
+
+/* Points of a series in x order, for joining them into a line. */
+typedef struct xy {
+    double x, y;
+} xy;
+
+static int cmp_xy(const void *a, const void *b)
+{
+    double xa = ((const xy *)a)->x, xb = ((const xy *)b)->x;
+    return xa < xb ? -1 : xa > xb;
+}
+
+static void tooltip(FILE *out, const cml_chart *c, const cml_chart_series *s, double x, double y)
+{
+    char xs[64], ys[64];
+    if (c->kind == CML_CHART_BAR) {
+        long k = (long)x;
+        copy_str(xs, sizeof xs, c->categories[k]);
+    } else {
+        cml_fmt_tick(xs, sizeof xs, x, 0, c->x.format);
+    }
+    cml_fmt_tick(ys, sizeof ys, y, 0, c->y.format);
+    fputs("<title>", out);
+    if (s->name[0]) {
+        cml_xml_escape(out, s->name);
+        fputs(": ", out);
+    }
+    if (c->x.label[0] && c->kind != CML_CHART_BAR) {
+        cml_xml_escape(out, c->x.label);
+        fputc(' ', out);
+    }
+    cml_xml_escape(out, xs);
+    fputs(" \xE2\x86\x92 ", out); /* an arrow */
+    cml_xml_escape(out, ys);
+    fputs("</title>", out);
+}
+
+cml_status cml_chart_svg(FILE *out, const cml_chart *c)
+{
+    const double W = c->width > 0 ? c->width : 640;
+    const double H = c->height > 0 ? c->height : 320;
+    const double ML = 72, MR = 24, MT = 14;
+    double MB = 46;
+    int bar = c->kind == CML_CHART_BAR;
+    size_t npts = cml_chart_drawable_points(c);
+
+    /* Data ranges over drawable points. */
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    for (size_t i = 0; i < c->nseries; i++)
+        for (size_t k = 0; k < c->series[i].n; k++) {
+            double x = c->series[i].x[k], y = c->series[i].y[k];
+            if (!point_ok(c, x, y))
+                continue;
+            if (x < xlo) xlo = x;
+            if (x > xhi) xhi = x;
+            if (y < ylo) ylo = y;
+            if (y > yhi) yhi = y;
+        }
+    if (c->diagonal && npts) {
+        /* y = x must be visible: one range for both axes. */
+        double lo = xlo < ylo ? xlo : ylo, hi = xhi > yhi ? xhi : yhi;
+        xlo = ylo = lo;
+        xhi = yhi = hi;
+    }
+
+    /* Bar labels: on one line when they fit their band, else broken at
+     * spaces into up to three lines, else rotated. */
+    double band = 0;
+    int rotate = 0;
+    size_t maxlabel = 0, maxlines = 1;
+    if (bar && c->ncategories) {
+        band = (W - ML - MR) / (double)c->ncategories;
+        size_t fit = band > 6 + FONT_W ? (size_t)((band - 6) / FONT_W) : 1;
+        for (size_t i = 0; i < c->ncategories; i++) {
+            size_t n = text_chars(c->categories[i]);
+            if (n > maxlabel)
+                maxlabel = n;
+            char lines[LABEL_LINES][64];
+            size_t nl = n <= fit ? 1 : wrap_label(c->categories[i], fit, lines);
+            if (nl == 0)
+                rotate = 1;
+            else if (nl > maxlines)
+                maxlines = nl;
+        }
+        if (maxlabel > 28)
+            maxlabel = 28;
+        if (rotate)
+            MB = 30 + FONT_W * (double)maxlabel * 0.62;
+        else
+            MB = 32 + 14.0 * (double)maxlines;
+    }
+    const double plot_h = H - MT - MB > 60 ? H - MT - MB : 60;
+    const double x0 = ML, x1 = W - MR, y0 = MT + plot_h, y1 = MT;
+    legend_layout L;
+    layout_legend(c, ML, W - 8, MT + plot_h + MB + 14, &L);
+    double total_h = MT + plot_h + MB + (L.rows ? (double)L.rows * LEGEND_ROW + 8 : 0);
+
+    fprintf(out,
+            "<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+            "role=\"img\" aria-label=\"",
+            W, total_h, W, total_h);
+    cml_xml_escape(out, c->title);
+    fputs("\" font-family=\"sans-serif\" font-size=\"12\">\n<title>", out);
+    cml_xml_escape(out, c->title);
+    fputs("</title>\n", out);
+    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" "
+                 "stroke=\"#ccc\"/>\n",
+            x0, y1, x1 - x0, y0 - y1);
+
+    if (npts == 0) {
+        text_el(out, (x0 + x1) / 2, (y0 + y1) / 2, "middle", " fill=\"#666\"", "no data");
+        if (c->x.label[0])
+            text_el(out, (x0 + x1) / 2, y0 + 36, "middle", NULL, c->x.label);
+        fputs("</svg>\n", out);
+        return ferror(out) ? CML_EIO : CML_OK;
+    }
+
+    scale sx, sy;
+    if (bar) {
+        memset(&sx, 0, sizeof sx);
+        sx.kind = CML_SCALE_LINEAR;
+        sx.lo = 0;
+        sx.hi = (double)c->ncategories;
+        sx.p0 = x0;
+        sx.p1 = x1;
+        make_scale(&sy, CML_SCALE_LINEAR, ylo, yhi, 1, 7);
+    } else {
+        make_scale(&sx, c->x.scale, xlo, xhi, c->x.from_zero, 11);
+        make_scale(&sy, c->y.scale, ylo, yhi, c->y.scale == CML_SCALE_LINEAR && c->y.from_zero,
+                   7);
+        sx.p0 = x0;
+        sx.p1 = x1;
+    }
+    sy.p0 = y0;
+    sy.p1 = y1;
+
+    /* Grid and y ticks. */
+    fputs("<g class=\"axis y\">\n", out);
+    for (size_t i = 0; i < sy.nticks; i++) {
+        double py = map(&sy, sy.ticks[i]);
+        char lab[64];
+        cml_fmt_tick(lab, sizeof lab, sy.ticks[i], sy.step, c->y.format);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>",
+                x0, py, x1, py);
+        text_el(out, x0 - 6, py + 4, "end", NULL, lab);
+    }
+    fputs("</g>\n<g class=\"axis x\">\n", out);
+    if (bar) {
+        for (size_t i = 0; i < c->ncategories; i++) {
+            double px = x0 + band * ((double)i + 0.5);
+            char lab[128];
+            clip_text(lab, sizeof lab, c->categories[i], 28);
+            size_t fit = band > 6 + FONT_W ? (size_t)((band - 6) / FONT_W) : 1;
+            char lines[LABEL_LINES][64];
+            size_t nl = text_chars(lab) <= fit ? 1 : wrap_label(lab, fit, lines);
+            if (rotate) {
+                char tr[96];
+                snprintf(tr, sizeof tr, " transform=\"rotate(-35 %.1f %.1f)\"", px, y0 + 14);
+                text_el(out, px, y0 + 14, "end", tr, lab);
+            } else if (nl <= 1) {
+                text_el(out, px, y0 + 16, "middle", NULL, lab);
+            } else {
+                fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", px, y0 + 16);
+                for (size_t l = 0; l < nl; l++) {
+                    fprintf(out, "<tspan x=\"%.1f\" dy=\"%s\">", px, l ? "14" : "0");
+                    cml_xml_escape(out, lines[l]);
+                    fputs("</tspan>", out);
+                }
+                fputs("</text>\n", out);
+            }
+        }
+    } else {
+        for (size_t i = 0; i < sx.nticks; i++) {
+            double px = map(&sx, sx.ticks[i]);
+            char lab[64];
+            cml_fmt_tick(lab, sizeof lab, sx.ticks[i], sx.step, c->x.format);
+            fprintf(out,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eeeeee\"/>",
+                    px, y1, px, y0);
+            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>",
+                    px, y0, px, y0 + 4);
+            text_el(out, px, y0 + 17, "middle", NULL, lab);
+        }
+    }
+    fputs("</g>\n", out);
+    /* Axis lines over the grid. */
+    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x0,
+            y0, x1, y0);
+    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x0,
+            y0, x0, y1);
+    if (c->x.label[0])
+        text_el(out, (x0 + x1) / 2, y0 + MB - 8, "middle", " font-weight=\"bold\"", c->x.label);
+    if (c->y.label[0]) {
+        char tr[96];
+        double ly = (y0 + y1) / 2;
+        snprintf(tr, sizeof tr, " transform=\"rotate(-90 16 %.1f)\" font-weight=\"bold\"", ly);
+        text_el(out, 16, ly, "middle", tr, c->y.label);
+    }
+
+    /* The reference line y = x. */
+    if (c->diagonal) {
+        double lo = sx.lo > sy.lo ? sx.lo : sy.lo, hi = sx.hi < sy.hi ? sx.hi : sy.hi;
+        if (lo < hi && drawable(sx.kind, lo) && drawable(sy.kind, lo))
+            fprintf(out,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
+                    "stroke-dasharray=\"4 3\"/>\n",
+                    map(&sx, lo), map(&sy, lo), map(&sx, hi), map(&sy, hi));
+    }
+
+    /* The marks. */
+    size_t nbarseries = 0;
+    for (size_t i = 0; i < c->nseries; i++)
+        nbarseries += c->series[i].n > 0;
+    size_t barslot = 0;
+    for (size_t i = 0; i < c->nseries; i++) {
+        const cml_chart_series *s = &c->series[i];
+        const char *col = palette[i % NPALETTE];
+        if (s->n == 0)
+            continue;
+        fprintf(out, "<g class=\"series\" data-series=\"%zu\">\n", i);
+        if (bar) {
+            double gw = band * 0.8, bw = gw / (double)(nbarseries ? nbarseries : 1);
+            double base = map(&sy, sy.lo > 0 ? sy.lo : (sy.hi < 0 ? sy.hi : 0));
+            for (size_t k = 0; k < s->n; k++) {
+                if (!point_ok(c, s->x[k], s->y[k]))
+                    continue;
+                double px = x0 + band * (floor(s->x[k]) + 0.1) + bw * (double)barslot;
+                double py = map(&sy, s->y[k]);
+                double top = py < base ? py : base, h = fabs(base - py);
+                fprintf(out,
+                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">",
+                        px, top, bw > 1.5 ? bw - 1 : bw, h, col);
+                tooltip(out, c, s, s->x[k], s->y[k]);
+                fputs("</rect>\n", out);
+            }
+            barslot++;
+        } else {
+            xy *pt = malloc(s->n * sizeof *pt);
+            size_t m = 0;
+            if (!pt)
+                return CML_ENOMEM;
+            for (size_t k = 0; k < s->n; k++)
+                if (point_ok(c, s->x[k], s->y[k])) {
+                    pt[m].x = s->x[k];
+                    pt[m++].y = s->y[k];
+                }
+            qsort(pt, m, sizeof *pt, cmp_xy);
+            if (c->kind == CML_CHART_LINE && m > 1) {
+                fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"", col);
+                if (dashes[i % 4][0])
+                    fprintf(out, " stroke-dasharray=\"%s\"", dashes[i % 4]);
+                fputs(" points=\"", out);
+                for (size_t k = 0; k < m; k++)
+                    fprintf(out, "%s%.1f,%.1f", k ? " " : "", map(&sx, pt[k].x),
+                            map(&sy, pt[k].y));
+                fputs("\"/>\n", out);
+            }
+            for (size_t k = 0; k < m; k++) {
+                marker(out, (int)i, map(&sx, pt[k].x), map(&sy, pt[k].y), col);
+                fputc('>', out);
+                tooltip(out, c, s, pt[k].x, pt[k].y);
+                fputs(i % 4 == 0 ? "</circle>\n" : i % 4 == 1 ? "</rect>\n" : "</path>\n", out);
+            }
+            free(pt);
+        }
+        fputs("</g>\n", out);
+    }
+    write_legend(out, c, &L);
+    fputs("</svg>\n", out);
+    return ferror(out) ? CML_EIO : CML_OK;
+}

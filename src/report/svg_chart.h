@@ -1,0 +1,116 @@
+/*
+ * A small SVG chart writer (stb-style, no library): line, scatter and
+ * grouped bar charts with axes, gridlines, ticks at nice numbers, log-scale
+ * axes (base 2 for sizes and strides, base 10 for counts), axis labels, a
+ * legend, and a tooltip (<title>) on every point and bar. The SVG is meant
+ * to be inlined in an HTML page: no script, no external reference, nothing
+ * that needs the network; all text is escaped; no coordinate is ever NaN.
+ *
+ * Build a chart with cml_chart_init, add series and points, write it with
+ * cml_chart_svg, release it with cml_chart_free.
+ */
+#ifndef CML_SVG_CHART_H
+#define CML_SVG_CHART_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/record.h"
+
+#define CML_CHART_MAX_SERIES 12
+#define CML_CHART_MAX_TICKS 16
+
+typedef enum cml_chart_kind {
+    CML_CHART_LINE = 0,   /* points joined in x order */
+    CML_CHART_SCATTER,    /* points only */
+    CML_CHART_BAR         /* x is a category index; one bar per series in each category */
+} cml_chart_kind;
+
+typedef enum cml_scale {
+    CML_SCALE_LINEAR = 0,
+    CML_SCALE_LOG2,       /* ticks at powers of two (sizes, strides, block sizes) */
+    CML_SCALE_LOG10       /* ticks at powers of ten */
+} cml_scale;
+
+typedef enum cml_tick_format {
+    CML_FMT_NUMBER = 0,   /* 0.5, 12, 1500, 25k, 3M */
+    CML_FMT_BYTES,        /* 512 B, 4 KiB, 1 MiB, 1 GiB */
+    CML_FMT_PERCENT       /* values already in percent: 12.5% */
+} cml_tick_format;
+
+typedef struct cml_chart_axis {
+    char label[96];
+    cml_scale scale;
+    cml_tick_format format;
+    int from_zero;        /* linear: the range includes 0 */
+} cml_chart_axis;
+
+typedef struct cml_chart_series {
+    char name[112];
+    double *x, *y;
+    size_t n, cap;
+} cml_chart_series;
+
+typedef struct cml_chart {
+    cml_chart_kind kind;
+    char title[160];
+    cml_chart_axis x, y;
+    cml_chart_series series[CML_CHART_MAX_SERIES];
+    size_t nseries;
+    char (*categories)[64];  /* bar charts: names along x */
+    size_t ncategories, capcategories;
+    int diagonal;            /* scatter: draw the line y = x (e.g. predicted = measured) */
+    int width, height;       /* of the plot with its axes, before the legend; 0: 640 x 320 */
+} cml_chart;
+
+void cml_chart_init(cml_chart *c, cml_chart_kind kind, const char *title, const char *x_label,
+                    const char *y_label);
+void cml_chart_free(cml_chart *c);
+
+/* A new series, or NULL when CML_CHART_MAX_SERIES are there already. */
+cml_chart_series *cml_chart_add_series(cml_chart *c, const char *name);
+/* The series of that name, created when missing (NULL when full). */
+cml_chart_series *cml_chart_series_named(cml_chart *c, const char *name);
+/* Append a point; CML_ENOMEM on out of memory. Points that are not finite,
+ * or not positive on a log axis, are kept but never drawn. */
+cml_status cml_chart_add_point(cml_chart_series *s, double x, double y);
+/* Bar charts: the index of category `name`, added when new; -1 on out of
+ * memory. */
+long cml_chart_category(cml_chart *c, const char *name);
+
+/* Number of points that would be drawn (finite, positive on log axes). */
+size_t cml_chart_drawable_points(const cml_chart *c);
+
+/*
+ * Write the chart as one <svg> element (with role="img" and an aria-label
+ * naming the chart). A chart with nothing to draw is still a valid SVG:
+ * the frame with "no data" in it. CML_EIO if the stream failed.
+ */
+cml_status cml_chart_svg(FILE *out, const cml_chart *c);
+
+/*
+ * Ticks at "nice" numbers (1, 2 or 5 times a power of ten) covering
+ * [lo, hi], at most max_ticks (>= 2) of them: writes them to ticks (room for
+ * max_ticks), the step to *step, and returns how many. The first tick is
+ * <= lo and the last >= hi. lo == hi gives the single tick lo (step 0).
+ */
+size_t cml_nice_ticks(double lo, double hi, size_t max_ticks, double *ticks, double *step);
+
+/*
+ * Ticks at powers of `base` (2 or 10) covering [lo, hi] (both > 0), every
+ * k-th power so at most max_ticks appear; returns how many (0 if lo or hi
+ * is not positive).
+ */
+size_t cml_log_ticks(double lo, double hi, double base, size_t max_ticks, double *ticks);
+
+/* Format a tick value: `step` (0 for log axes) decides the decimals. */
+void cml_fmt_tick(char *buf, size_t len, double v, double step, cml_tick_format fmt);
+
+/*
+ * Write s as HTML/XML text or attribute content: & < > " ' as entities,
+ * control characters other than tab and newline as spaces, bytes that are
+ * not UTF-8 as U+FFFD. NULL writes nothing.
+ */
+void cml_xml_escape(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: `cumemlab report` renders the committed
+# fixtures (tests/data/results-model.json, written by `cumemlab --model
+# --json`, and tests/data/results-measured.json, its copy with illustrative
+# measurements and counters), then headless Chromium loads each page with the
+# network mapped to nowhere: the page must load with no console message (an
+# SVG attribute error, a blocked fetch, a CSP violation would all show up
+# there), every chart's <svg> must be in the DOM with marks in it, and a PNG
+# screenshot is written for a person to look at (its path is printed).
+# Chromium is Debian's `chromium` package (scripts/install-deps.sh installs
+# it); without it the test is skipped (exit 77) and says why.
+set -u
+bin=$1
+here=$(cd "$(dirname "$0")" && pwd)
+data="$here/../data"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 checks=0
+check() { # description, then a command that must succeed
+    local what=$1; shift
+    checks=$((checks + 1))
+    if ! "$@"; then
+        echo "FAIL: $what" >&2
+        fails=$((fails + 1))
+    fi
+}
+run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+
+# --- the report command itself (no browser needed) -----------------------
+run "$bin" report
+check "report without a file: exit 2" test $rc -eq 2
+run "$bin" report "$tmp/missing.json"
+check "report of a missing file: exit 1" test $rc -eq 1
+check "report of a missing file: says so" grep -q "missing.json: cannot open" "$tmp/err"
+printf '{"schema": "cumemlab-results",\n "schema_version": 1,\n "records": [1,]}\n' >"$tmp/bad.json"
+run "$bin" report "$tmp/bad.json" --html "$tmp/bad.html"
+check "malformed JSON: exit 1" test $rc -eq 1
+check "malformed JSON: one line naming line, column and byte" \
+    grep -qx "cumemlab: report: $tmp/bad.json: line 3, column 16 (byte 68): trailing comma before ']'" "$tmp/err"
+check "malformed JSON: no HTML written" test ! -e "$tmp/bad.html"
+run "$bin" report "$data/results-model.json" --offset 3
+check "report with an experiment option: exit 2" test $rc -eq 2
+run "$bin" report --help
+check "report --help" grep -q "cumemlab report FILE.json" "$tmp/out"
+
+for name in model measured; do
+    src="$data/results-$name.json"
+    run "$bin" report "$src" --html "$tmp/$name.html" --csv "$tmp/$name.csv" --json "$tmp/$name.json"
+    check "$name: report exits 0" test $rc -eq 0
+    check "$name: table on stdout" grep -q "read-offset" "$tmp/out"
+    check "$name: HTML written" test -s "$tmp/$name.html"
+    check "$name: CSV written" test -s "$tmp/$name.csv"
+    # JSON -> results -> JSON -> results -> JSON: the same text.
+    run "$bin" report "$tmp/$name.json" --quiet --json "$tmp/$name-2.json" --html "$tmp/$name-2.html"
+    check "$name: JSON round trip is exact" cmp -s "$tmp/$name.json" "$tmp/$name-2.json"
+    check "$name: HTML from the re-read JSON is the same page" cmp -s "$tmp/$name.html" "$tmp/$name-2.html"
+    # Self-contained: nothing that could fetch or run anything.
+    check "$name: no script" sh -c "! grep -qi '<script' '$tmp/$name.html'"
+    check "$name: no external reference" sh -c "! grep -Eqi 'https?://|src=|url\\(|@import|<link' '$tmp/$name.html'"
+done
+check "model-only banner" grep -q "No GPU was used:" "$tmp/model.html"
+check "measured header" grep -q "Measured peak bandwidth: <strong>3011.2 GB/s</strong>" "$tmp/measured.html"
+check "transfer-size chart from the copy records" \
+    grep -q "<figcaption>Measured transfer bandwidth vs transfer size</figcaption>" "$tmp/measured.html"
+check "counters chart" grep -q "Hardware counters: measured vs the model" "$tmp/measured.html"
+check "--html on a run (model read-offset)" \
+    "$bin" model read-offset --offset 0:32 --path ca,cg --quiet --html "$tmp/run.html"
+check "--html on a run: charts drawn" grep -q "<figcaption>Predicted efficiency vs read offset" "$tmp/run.html"
+# A live run and `report` of its JSON write the same table, CSV and HTML.
+"$bin" model shared-banks --quick --json "$tmp/live.json" --csv "$tmp/live.csv" \
+    --html "$tmp/live.html" >"$tmp/live.txt" 2>/dev/null
+"$bin" report "$tmp/live.json" --csv "$tmp/re.csv" --html "$tmp/re.html" >"$tmp/re.txt" 2>/dev/null
+check "live run vs report: same table" cmp -s "$tmp/live.txt" "$tmp/re.txt"
+check "live run vs report: same CSV" cmp -s "$tmp/live.csv" "$tmp/re.csv"
+check "live run vs report: same HTML" cmp -s "$tmp/live.html" "$tmp/re.html"
+check "live run: HTML has charts" grep -q "<svg class=\"chart\"" "$tmp/live.html"
+run "$bin" model read-offset --html ""
+check "--html with no file name: exit 2" test $rc -eq 2
+
+# --- the browser -----------------------------------------------------------
+browser=""
+for b in chromium chromium-browser google-chrome; do
+    if command -v "$b" >/dev/null 2>&1; then browser=$b; break; fi
+done
+if [ -z "$browser" ]; then
+    echo "$checks checks, $fails failed before the browser part"
+    [ $fails -eq 0 ] || exit 1
+    echo "SKIP: no headless Chromium (Debian package 'chromium'; scripts/install-deps.sh installs it when run as root)"
+    exit 77
+fi
+# The browser runs as whoever runs the tests (often root in containers):
+# --no-sandbox; every host name resolves to nothing, so any fetch fails loudly.
+flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run
+       --disable-extensions --disable-sync --user-data-dir="$tmp/profile"
+       "--host-resolver-rules=MAP * ~NOTFOUND" --enable-logging=stderr --v=0)
+browse() { timeout 120 "$browser" "${flags[@]}" "$@"; }
+
+# Can this browser run here at all? (A missing display library or a broken
+# install is a reason to skip, not a failure of the report.)
+printf '<!DOCTYPE html><title>t</title><p id="ok">ok</p>\n' >"$tmp/smoke.html"
+if ! browse --dump-dom "file://$tmp/smoke.html" >"$tmp/smoke.dom" 2>"$tmp/smoke.log" ||
+    ! grep -q 'id="ok"' "$tmp/smoke.dom"; then
+    echo "$checks checks, $fails failed before the browser part"
+    [ $fails -eq 0 ] || exit 1
+    why=$(grep -v '^\[' "$tmp/smoke.log" | grep -v '^$' | tail -1)
+    echo "SKIP: $browser cannot render a trivial page here: ${why:-$(tail -1 "$tmp/smoke.log")}"
+    exit 77
+fi
+
+shots=${CML_SCREENSHOT_DIR:-$PWD/report-screenshots}
+mkdir -p "$shots"
+for name in model measured; do
+    page="$tmp/$name.html"
+    browse --dump-dom "file://$page" >"$tmp/$name.dom" 2>"$tmp/$name.log"
+    load_rc=$?
+    check "$name: Chromium loads the page" test $load_rc -eq 0
+    check "$name: the whole page is in the DOM" grep -q 'id="cml-end"' "$tmp/$name.dom"
+    # Console messages of the page (errors, warnings, CSP violations) and
+    # uncaught errors: there must be none.
+    grep -E 'CONSOLE|Uncaught|Refused to|Failed to load' "$tmp/$name.log" >"$tmp/$name.console"
+    check "$name: no console message" test ! -s "$tmp/$name.console"
+    [ -s "$tmp/$name.console" ] && sed 's/^/  /' "$tmp/$name.console" | head -20 >&2
+    # Every chart in the file reached the DOM, each with its marks.
+    want=$(grep -o '<svg class="chart"' "$page" | wc -l)
+    check "$name: the page has charts" test "$want" -ge 8
+    if command -v python3 >/dev/null 2>&1; then
+        python3 - "$tmp/$name.dom" "$want" >"$tmp/$name.svgcheck" 2>&1 <<'PY'
+import sys
+from html.parser import HTMLParser
+
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.charts, self.depth, self.cur = [], 0, None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "svg" and "chart" in (a.get("class") or ""):
+            self.cur = {"label": a.get("aria-label", ""), "marks": 0, "texts": 0,
+                        "w": a.get("width"), "h": a.get("height"), "nodata": False}
+            self.depth = 1
+            return
+        if self.cur is not None:
+            if tag in ("circle", "rect", "path", "polyline", "line"):
+                # The frame rect and the grid are not marks: count only filled
+                # markers, bars and data lines.
+                if tag == "polyline" or (tag in ("circle", "path") and a.get("fill", "").startswith("#")) \
+                        or (tag == "rect" and a.get("fill", "") not in ("#fff", "")):
+                    self.cur["marks"] += 1
+            if tag == "text":
+                self.cur["texts"] += 1
+            if tag not in ("circle", "rect", "path", "polyline", "line"):
+                self.depth += 1
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if self.cur is not None and tag not in ("circle", "rect", "path", "polyline", "line", "svg"):
+            self.depth -= 1
+    def handle_endtag(self, tag):
+        if self.cur is None:
+            return
+        if tag in ("circle", "rect", "path", "polyline", "line"):
+            return
+        self.depth -= 1
+        if tag == "svg" and self.depth <= 0:
+            self.charts.append(self.cur)
+            self.cur = None
+    def handle_data(self, data):
+        if self.cur is not None and data.strip() == "no data":
+            self.cur["nodata"] = True
+
+p = P()
+p.feed(open(sys.argv[1], encoding="utf-8").read())
+want = int(sys.argv[2])
+bad = [c for c in p.charts if c["marks"] == 0 or c["texts"] < 3 or c["nodata"]
+       or not c["w"] or not c["h"]]
+print(f"{len(p.charts)} charts in the DOM (the file has {want}); {len(bad)} empty")
+for c in bad:
+    print("  empty chart:", c["label"])
+sys.exit(0 if len(p.charts) == want and not bad else 1)
+PY
+        svg_rc=$?
+        check "$name: every chart's SVG is in the DOM, none empty: $(head -1 "$tmp/$name.svgcheck")" \
+            test $svg_rc -eq 0
+        [ -s "$tmp/$name.svgcheck" ] && tail -n +2 "$tmp/$name.svgcheck" >&2
+    else
+        got=$(grep -o '<svg class="chart"' "$tmp/$name.dom" | wc -l)
+        check "$name: every chart's SVG is in the DOM ($got of $want)" test "$got" -eq "$want"
+    fi
+    browse --window-size=1280,2400 --screenshot="$shots/report-$name.png" "file://$page" \
+        >/dev/null 2>"$tmp/$name.shot.log"
+    check "$name: screenshot written" test -s "$shots/report-$name.png"
+    check "$name: screenshot is a PNG" sh -c "head -c 8 '$shots/report-$name.png' | od -An -tx1 | tr -d ' \n' | grep -qx 89504e470d0a1a0a"
+    echo "screenshot: $shots/report-$name.png"
+done
+
+echo "$checks checks, $fails failed"
+[ $fails -eq 0 ]
