@@ -27,6 +27,7 @@ typedef struct cml_cli {
     const char *argv0;
     const char *command;          /* the subcommand as typed */
     const char *json_path, *csv_path;
+    const char *html_path;        /* --html FILE: the self-contained HTML report */
     int device;
     uint64_t size_bytes;
     cml_where where;
@@ -34,6 +35,7 @@ typedef struct cml_cli {
     int quick;                    /* fewer variants and repetitions */
     int model_only;               /* --model: never touch the GPU */
     int quiet;                    /* no table on stdout */
+    int counters;                 /* --counters: CML_COUNTERS_OFF/_ON/_AUTO (default auto) */
     int help;
     /* model --expr */
     const char *expr;
@@ -63,6 +65,8 @@ int cml_cmd_expr(const cml_cli *cli);
 int cml_cmd_run(const cml_cli *cli);
 int cml_cmd_suite(const cml_cli *cli, int tour);
 int cml_cmd_device(const cml_cli *cli);
+int cml_cmd_report(const cml_cli *cli);
+int cml_cmd_validate(const cml_cli *cli);
 int cml_cmd_textbook(const cml_cli *cli, const cml_textbook_alias *alias);
 void cml_print_help(const char *topic);
 int cml_print_experiment_help(const cml_experiment *exp);

@@ -22,17 +22,23 @@ static const char *const usage_text =
     "  cumemlab suite               every experiment, full sweeps, on the GPU\n"
     "  cumemlab tour                the tour (same as no arguments)\n"
     "  cumemlab device              the memory facts of this GPU\n"
+    "  cumemlab report FILE.json    a saved run again: table, --html, --csv, --json\n"
+    "  cumemlab validate            the model against this GPU's hardware counters, every\n"
+    "                               deterministic pattern (exit 1 on an unexplained difference)\n"
     "  cumemlab PROGRAM [args]      a textbook program by its name (readSegment 11 512, ...)\n"
     "  cumemlab help [NAME]         this text, or an experiment's options\n"
     "\n"
     "Options:\n"
     "  --json FILE       write the results as JSON (schema: docs/json-schema.md)\n"
     "  --csv FILE        write one CSV row per measured variant\n"
+    "  --html FILE       write a self-contained HTML report with charts (no network)\n"
     "  --device N        the GPU to use (default 0)\n"
     "  --where dram|l2|l1  size streaming arrays to live in DRAM (default), L2 or L1\n"
     "  --size BYTES      array size instead (4096 .. 1T; k/M/G suffixes, 2^k)\n"
     "  --reps N          timed repetitions (1..100000; default 20), --warmup N (0..1000)\n"
     "  --model           never use the GPU: model only\n"
+    "  --counters on|off|auto  read hardware counters (CUPTI) beside the model (default\n"
+    "                    auto: when the profiler can run here; on: fail if it cannot)\n"
     "  --quick           fewer variants and repetitions\n"
     "  --quiet           no table on standard output\n"
     "  --NAME VALUES     an experiment's own option, e.g. --offset 0:32,128 --path ca,cg\n"
@@ -103,6 +109,10 @@ int main(int argc, char **argv)
         return cml_cmd_run(&cli);
     if (!strcmp(cmd, "device"))
         return cml_cmd_device(&cli);
+    if (!strcmp(cmd, "report"))
+        return cml_cmd_report(&cli);
+    if (!strcmp(cmd, "validate"))
+        return cml_cmd_validate(&cli);
     const cml_textbook_alias *alias = cml_textbook_find(cmd);
     if (alias)
         return cml_cmd_textbook(&cli, alias);

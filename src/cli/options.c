@@ -56,6 +56,7 @@ int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
 {
     record_command_line(cli, argc, argv);
     cli->device = 0;
+    cli->counters = CML_COUNTERS_AUTO;
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' || arg[1] == '\0' || (arg[1] != '-' && !strchr("hq", arg[1]))) {
@@ -117,6 +118,8 @@ int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
             cli->json_path = value;
         } else if (!strcmp(name, "csv")) {
             cli->csv_path = value;
+        } else if (!strcmp(name, "html")) {
+            cli->html_path = value;
         } else if (!strcmp(name, "expr")) {
             cli->expr = value;
         } else if (!strcmp(name, "device")) {
@@ -135,6 +138,15 @@ int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
             if (!parse_number("warmup", value, 0, 1000, &v))
                 return CML_EXIT_USAGE;
             cli->warmup = (unsigned)v;
+        } else if (!strcmp(name, "counters")) {
+            if (!strcmp(value, "auto")) cli->counters = CML_COUNTERS_AUTO;
+            else if (!strcmp(value, "on")) cli->counters = CML_COUNTERS_ON;
+            else if (!strcmp(value, "off")) cli->counters = CML_COUNTERS_OFF;
+            else {
+                fprintf(stderr, "cumemlab: --counters: unknown value '%s' (allowed: on|off|auto)\n",
+                        value);
+                return CML_EXIT_USAGE;
+            }
         } else if (!strcmp(name, "where")) {
             if (!strcmp(value, "dram")) cli->where = CML_WHERE_DRAM;
             else if (!strcmp(value, "l2")) cli->where = CML_WHERE_L2;
@@ -159,6 +171,10 @@ int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
     }
     if ((cli->json_path && !*cli->json_path) || (cli->csv_path && !*cli->csv_path)) {
         fprintf(stderr, "cumemlab: --json/--csv: a file name is needed\n");
+        return CML_EXIT_USAGE;
+    }
+    if (cli->html_path && !*cli->html_path) {
+        fprintf(stderr, "cumemlab: --html: a file name is needed\n");
         return CML_EXIT_USAGE;
     }
     return CML_EXIT_OK;

@@ -4,13 +4,16 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "counters/counters.h"
 #include "experiments/peak.h"
 #include "gpu/gpu.h"
 #include "report/report.h"
+#include "report/html.h"
 
 void cml_cli_results_init(const cml_cli *cli, cml_results *r)
 {
@@ -39,6 +42,11 @@ int cml_cli_emit(const cml_cli *cli, const cml_results *r)
         fprintf(stderr, "cumemlab: --csv: %s\n", err);
         rc = CML_EXIT_FAIL;
     }
+    if (cli->html_path &&
+        cml_report_write_file(cli->html_path, cml_report_html, r, err, sizeof err) != CML_OK) {
+        fprintf(stderr, "cumemlab: --html: %s\n", err);
+        rc = CML_EXIT_FAIL;
+    }
     return rc;
 }
 
@@ -50,6 +58,7 @@ int cml_session_open(const cml_cli *cli, cml_session *s, int need_peak, char *wh
     s->plan.reps = cli->reps;
     s->plan.warmup = cli->warmup;
     s->plan.quick = cli->quick;
+    s->plan.counters = cli->counters;
     if (cli->model_only) {
         snprintf(why, whylen, "--model given");
         return 0;
@@ -78,6 +87,25 @@ int cml_session_open(const cml_cli *cli, cml_session *s, int need_peak, char *wh
             return -1;
         }
     }
+    /* Hardware counters, after the peak (which needs none). `device` only
+     * lists facts and reads no counter. With --counters auto a profiler that
+     * cannot run here is said once, and the run goes on without it. */
+    if (cli->counters != CML_COUNTERS_OFF && strcmp(cli->command, "device") != 0) {
+        char cwhy[512] = "";
+        cml_status cst = cml_counters_open(cli->device, &s->plan.profiler, cwhy, sizeof cwhy);
+        if (cst != CML_OK && cli->counters == CML_COUNTERS_ON) {
+            snprintf(why, whylen, "--counters on: hardware counters unavailable: %s", cwhy);
+            cml_gpu_close(s->gpu);
+            s->gpu = NULL;
+            s->plan.gpu = NULL;
+            s->plan.dev = NULL;
+            return -1;
+        }
+        if (cst != CML_OK)
+            fprintf(stderr, "cumemlab: hardware counters unavailable (%s); measuring without "
+                            "them.\n",
+                    cwhy);
+    }
     return 1;
 }
 
@@ -93,24 +121,51 @@ void cml_session_fill(const cml_session *s, cml_results *r)
 
 void cml_session_close(cml_session *s)
 {
+    cml_counters_close(s->plan.profiler);
+    s->plan.profiler = NULL;
     if (s->gpu)
         cml_gpu_close(s->gpu);
     s->gpu = NULL;
 }
 
-/* A progress line on stderr, only when it is a terminal. */
+/*
+ * A progress line on stderr: "[3/16] stride ... 4.2 s elapsed", rewritten in
+ * place as each experiment starts. Only when stderr is a terminal (never in
+ * a pipe or a log, and never in the JSON/CSV/HTML, which are files), and only
+ * once the run has taken a second: short runs stay silent. name == NULL ends
+ * the run: the line is cleared, and the next call starts a new clock.
+ * C11's timespec_get, not a POSIX clock: the elapsed time is for a person.
+ */
 void cml_progress(size_t i, size_t n, const char *name)
 {
     static int tty = -1;
+    static int running, shown;
+    static struct timespec start;
     if (tty < 0)
         tty = isatty(STDERR_FILENO);
     if (!tty)
         return;
-    if (name)
-        fprintf(stderr, "\r\033[K[%zu/%zu] %s ...", i + 1, n, name);
-    else
-        fprintf(stderr, "\r\033[K");
+    if (!name) {
+        if (shown)
+            fputs("\r\033[K", stderr);
+        fflush(stderr);
+        running = shown = 0;
+        return;
+    }
+    struct timespec now;
+    if (!timespec_get(&now, TIME_UTC))
+        return;
+    if (!running) {
+        start = now;
+        running = 1;
+    }
+    double elapsed =
+        (double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec);
+    if (elapsed < 1.0)
+        return;
+    fprintf(stderr, "\r\033[K[%zu/%zu] %s ... %.1f s elapsed", i + 1, n, name, elapsed);
     fflush(stderr);
+    shown = 1;
 }
 
 int cml_cli_run_experiment(const cml_cli *cli, const cml_experiment *exp, const cml_plan *plan,

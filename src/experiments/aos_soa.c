@@ -132,13 +132,7 @@ static void aos_soa_finding(cml_record *rec, const cml_aos_soa_args *a)
                  "%s.",
                  a->touched, a->fields, spr, eff, feff, rest);
     }
-    if (rec->measured && rec->peak_fraction >= 0)
-        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
-                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
-    else if (rec->measured)
-        cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
-    else
-        cml_record_finding(rec, "%s", text);
+    cml_exp_finding_measured(rec, text);
 }
 
 /* Elements of a sweep: the n parameter, else one float array per field

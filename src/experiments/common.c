@@ -1,8 +1,12 @@
 /* Helpers shared by the experiment files. */
 #include "experiments/common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "counters/counter_map.h"
+#include "counters/counters.h"
 
 cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
                          const void *args)
@@ -215,6 +219,51 @@ static cml_status gpu_failed(const cml_plan *plan, cml_record *rec, cml_status s
     return st;
 }
 
+/*
+ * The counters pass (after the timing, in launches of its own): profile one
+ * more launch through plan->profiler, with L2 flushed before each profiling
+ * pass, and put every metric of the counter map beside the model's
+ * prediction in rec->counters[]. Metrics that read 0 where the model
+ * predicts 0 (or nothing) are left out, so a record lists the traffic its
+ * kernel has. A launch that fails here fails the record like any launch; a
+ * profiler failure only leaves the record without counters and says so in
+ * its note.
+ */
+static cml_status exp_counters(const cml_plan *plan, cml_record *rec, cml_launch_fn launch,
+                               void *ctx)
+{
+    size_t n = cml_counter_map_count();
+    double v[64];
+    if (n > sizeof v / sizeof v[0])
+        n = sizeof v / sizeof v[0];
+    cml_status st = cml_counters_measure(plan->profiler, launch, ctx, cml_counter_map_metrics(),
+                                         n, v);
+    if (st == CML_ECUDA) {
+        rec->state = CML_REC_FAILED;
+        cml_record_note(rec, "%s: %s", cml_status_str(st), cml_counters_error(plan->profiler));
+        return st;
+    }
+    if (st != CML_OK) {
+        if (!rec->note[0])
+            cml_record_note(rec, "counters not read: %s", cml_counters_error(plan->profiler));
+        return CML_OK;
+    }
+    rec->ncounters = 0;
+    for (size_t i = 0; i < n && rec->ncounters < CML_RECORD_MAX_COUNTERS; i++) {
+        const cml_counter_def *d = cml_counter_map_at(i);
+        double pred = 0;
+        int has = rec->has_model && cml_counter_predict(d, &rec->model[CML_RULES_MODERN], &pred);
+        if (isnan(v[i]) || (v[i] == 0 && (!has || pred == 0)))
+            continue;
+        cml_counter *c = &rec->counters[rec->ncounters++];
+        snprintf(c->name, sizeof c->name, "%s", d->metric);
+        c->measured = v[i];
+        c->has_prediction = has;
+        c->predicted = has ? pred : 0;
+    }
+    return CML_OK;
+}
+
 cml_status cml_exp_time(const cml_plan *plan, cml_record *rec, cml_launch_fn launch, void *ctx,
                         const void *kernel, unsigned block, size_t smem)
 {
@@ -233,6 +282,8 @@ cml_status cml_exp_time(const cml_plan *plan, cml_record *rec, cml_launch_fn lau
         if (cml_gpu_occupancy(plan->gpu, kernel, block, smem, &occ) == CML_OK)
             rec->occupancy = occ;
     }
+    if (plan->profiler)
+        return exp_counters(plan, rec, launch, ctx);
     return CML_OK;
 }
 
@@ -341,4 +392,52 @@ void cml_exp_explain(const cml_record *rec, cml_class c, char *buf, size_t len)
         return;
     }
     }
+}
+
+cml_status cml_exp_abc_ensure(const cml_plan *plan, cml_record *rec, cml_exp_abc *g, uint64_t n,
+                              uint64_t seed_a, uint64_t seed_b)
+{
+    if (g->n == n)
+        return CML_OK;
+    cml_exp_abc_free(plan, g);
+    cml_status st = cml_exp_alloc_random(plan, rec, &g->A, n, seed_a);
+    if (!st)
+        st = cml_exp_alloc_random(plan, rec, &g->B, n, seed_b);
+    if (!st)
+        st = cml_exp_alloc(plan, rec, &g->C, n * sizeof(float));
+    if (!st)
+        g->n = n;
+    return st;
+}
+
+void cml_exp_abc_free(const cml_plan *plan, cml_exp_abc *g)
+{
+    cml_gpu_free(plan->gpu, &g->A);
+    cml_gpu_free(plan->gpu, &g->B);
+    cml_gpu_free(plan->gpu, &g->C);
+    g->n = 0;
+}
+
+cml_status cml_exp_measure(const cml_plan *plan, cml_record *rec, cml_dbuf *out,
+                           cml_launch_fn launch, void *ctx, const void *kernel, unsigned block,
+                           size_t smem, cml_check_fn check, void *check_ctx)
+{
+    cml_status st = cml_gpu_poison(plan->gpu, out);
+    if (st)
+        return gpu_failed(plan, rec, st);
+    st = cml_exp_time(plan, rec, launch, ctx, kernel, block, smem);
+    if (st)
+        return st;
+    return cml_exp_verify(plan, rec, check, check_ctx);
+}
+
+void cml_exp_finding_measured(cml_record *rec, const char *text)
+{
+    if (rec->measured && rec->peak_fraction >= 0)
+        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
+                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
+    else if (rec->measured)
+        cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
+    else
+        cml_record_finding(rec, "%s", text);
 }

@@ -112,3 +112,22 @@ cml_status cml_exp_alloc(const cml_plan *plan, cml_record *rec, cml_dbuf *b, siz
  * wavefronts, constant serialization). Used where no experiment-specific
  * sentence fits, e.g. for user expressions. */
 void cml_exp_explain(const cml_record *rec, cml_class c, char *buf, size_t len);
+
+/* Two random inputs A, B and an output C of n floats each, kept across the
+ * variants of a sweep (re-allocated only when n changes). */
+typedef struct cml_exp_abc {
+    cml_dbuf A, B, C;
+    uint64_t n;
+} cml_exp_abc;
+cml_status cml_exp_abc_ensure(const cml_plan *plan, cml_record *rec, cml_exp_abc *g, uint64_t n,
+                              uint64_t seed_a, uint64_t seed_b);
+void cml_exp_abc_free(const cml_plan *plan, cml_exp_abc *g);
+
+/* The measurement of a variant: poison `out`, time `launch` (cml_exp_time),
+ * then check every output element (cml_exp_verify). */
+cml_status cml_exp_measure(const cml_plan *plan, cml_record *rec, cml_dbuf *out,
+                           cml_launch_fn launch, void *ctx, const void *kernel, unsigned block,
+                           size_t smem, cml_check_fn check, void *check_ctx);
+
+/* rec->finding = text, plus " Measured X GB/s (Y% of peak)." when measured. */
+void cml_exp_finding_measured(cml_record *rec, const char *text);

@@ -1,5 +1,5 @@
 /* Experiment 14 (device variables): the kernel mirrors, shared with the GPU
- * run (device_vars.cu, a later issue). */
+ * run (device_vars.cu). */
 #ifndef CML_EXP_DEVICE_VARS_H
 #define CML_EXP_DEVICE_VARS_H
 

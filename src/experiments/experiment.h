@@ -13,6 +13,10 @@
 #include "cumemlab/model.h"
 
 struct cml_gpu; /* src/gpu/gpu.h; NULL when running on the model alone */
+struct cml_counters; /* src/counters/counters.h; NULL when counters are not read */
+
+/* Whether to read hardware counters (--counters). */
+enum { CML_COUNTERS_OFF = 0, CML_COUNTERS_ON = 1, CML_COUNTERS_AUTO = 2 };
 
 /* Where the data of a streaming experiment should live. */
 typedef enum cml_where { CML_WHERE_DRAM = 0, CML_WHERE_L2, CML_WHERE_L1 } cml_where;
@@ -26,6 +30,9 @@ typedef struct cml_plan {
     double peak_gbs;              /* measured peak of this GPU (0 = unknown) */
     int quick;                    /* tour: fewer variants and repetitions */
     int textbook;                 /* started by a textbook program name */
+    int counters;                 /* CML_COUNTERS_OFF / _ON / _AUTO as asked for */
+    struct cml_counters *profiler;/* open profiler: cml_exp_time adds a counters
+                                     pass to every timed variant; NULL: none */
 } cml_plan;
 
 typedef cml_status (*cml_experiment_fn)(const cml_plan *plan, const cml_param_values *pv,

@@ -126,21 +126,7 @@ static cml_status offset_variant(const cml_plan *plan, const cml_param_values *p
     return CML_OK;
 }
 
-/* Device buffers kept across the variants of one sweep (same n). */
-typedef struct offset_gpu {
-    cml_dbuf A, B, C;
-    uint64_t n;
-} offset_gpu;
-
 enum { SEED_A = 0xA11CE, SEED_B = 0xB0B };
-
-static void offset_gpu_free(const cml_plan *plan, offset_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->A);
-    cml_gpu_free(plan->gpu, &g->B);
-    cml_gpu_free(plan->gpu, &g->C);
-    g->n = 0;
-}
 
 static cml_status offset_check_cb(void *ctx, unsigned long long *d_counters)
 {
@@ -148,37 +134,21 @@ static cml_status offset_check_cb(void *ctx, unsigned long long *d_counters)
 }
 
 /* Measure one variant: poison C, time the kernel, check every element. */
-static cml_status offset_measure(const cml_plan *plan, offset_gpu *g, cml_record *rec, int write)
+static cml_status offset_measure(const cml_plan *plan, cml_exp_abc *g, cml_record *rec, int write)
 {
     uint64_t n = (uint64_t)cml_record_find_param(rec, "n")->value;
-    if (g->n != n) {
-        offset_gpu_free(plan, g);
-        cml_status st = cml_exp_alloc_random(plan, rec, &g->A, n, SEED_A);
-        if (!st)
-            st = cml_exp_alloc_random(plan, rec, &g->B, n, SEED_B);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->C, n * sizeof(float));
-        if (st)
-            return st;
-        g->n = n;
-    }
+    cml_status st = cml_exp_abc_ensure(plan, rec, g, n, SEED_A, SEED_B);
+    if (st)
+        return st;
     cml_offset_launch_args args = {
         g->A.ptr, g->B.ptr, g->C.ptr, n,
         (uint64_t)cml_record_find_param(rec, "offset")->value,
         (unsigned)cml_record_find_param(rec, "block")->value, write,
         (int)cml_record_find_param(rec, "path")->value,
     };
-    cml_status st = cml_gpu_poison(plan->gpu, &g->C);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    st = cml_exp_time(plan, rec, cml_offset_launch, &args, cml_offset_kernel(write, args.path),
-                      args.block, 0);
-    if (st)
-        return st;
-    return cml_exp_verify(plan, rec, offset_check_cb, &args);
+    return cml_exp_measure(plan, rec, &g->C, cml_offset_launch, &args,
+                           cml_offset_kernel(write, args.path), args.block, 0, offset_check_cb,
+                           &args);
 }
 
 /*
@@ -251,7 +221,7 @@ static cml_status offset_sweep(const cml_plan *plan, const cml_param_values *pv,
     const cml_param_list *offs = cml_param_get(pv, "offset");
     const cml_param_list *paths = cml_param_get(pv, "path");
     const cml_param_list *blocks = cml_param_get(pv, "block");
-    offset_gpu g = {0};
+    cml_exp_abc g = {0};
     cml_status st = CML_OK;
     for (size_t b = 0; b < blocks->count && !st; b++)
         for (size_t p = 0; p < paths->count && !st; p++) {
@@ -271,7 +241,7 @@ static cml_status offset_sweep(const cml_plan *plan, const cml_param_values *pv,
                 offset_summary(out, first, out->count - 1, write);
         }
     if (plan->gpu)
-        offset_gpu_free(plan, &g);
+        cml_exp_abc_free(plan, &g);
     return st;
 }
 

@@ -143,13 +143,7 @@ static void parallelism_finding(const cml_plan *plan, cml_record *rec, int grids
                  "occupancy %.0f%%%s; %.2f sectors per request, %.0f%% used: bandwidth follows "
                  "the warps in flight to hide DRAM latency.",
                  (unsigned long long)rec->grid, block, per_sm, 100.0 * occupancy, limit, spr, eff);
-    if (rec->measured && rec->peak_fraction >= 0)
-        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
-                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
-    else if (rec->measured)
-        cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
-    else
-        cml_record_finding(rec, "%s", text);
+    cml_exp_finding_measured(rec, text);
 }
 
 static uint64_t parallelism_n(const cml_plan *plan, const cml_param_values *pv)
@@ -214,21 +208,8 @@ static cml_status parallelism_variant(const cml_plan *plan, const cml_param_valu
     return CML_OK;
 }
 
-typedef struct parallelism_gpu {
-    cml_dbuf A, B, C;
-    uint64_t n;
-} parallelism_gpu;
-
 #define SEED_A 0x9A2A000000000001ull
 #define SEED_B 0x9A2A000000000002ull
-
-static void parallelism_gpu_free(const cml_plan *plan, parallelism_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->A);
-    cml_gpu_free(plan->gpu, &g->B);
-    cml_gpu_free(plan->gpu, &g->C);
-    g->n = 0;
-}
 
 static cml_status parallelism_check_cb(void *ctx, unsigned long long *d_counters)
 {
@@ -237,35 +218,18 @@ static cml_status parallelism_check_cb(void *ctx, unsigned long long *d_counters
 
 /* Measure one variant: poison C, time, check every element; the finding is
  * rebuilt with the measured occupancy and bandwidth. */
-static cml_status parallelism_measure(const cml_plan *plan, parallelism_gpu *g, cml_record *rec,
+static cml_status parallelism_measure(const cml_plan *plan, cml_exp_abc *g, cml_record *rec,
                                       int gridstride, unsigned block, uint64_t grid,
                                       unsigned per_sm, uint64_t n)
 {
-    if (g->n != n) {
-        parallelism_gpu_free(plan, g);
-        cml_status st = cml_exp_alloc_random(plan, rec, &g->A, n, SEED_A);
-        if (!st)
-            st = cml_exp_alloc_random(plan, rec, &g->B, n, SEED_B);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->C, n * sizeof(float));
-        if (st)
-            return st;
-        g->n = n;
-    }
+    cml_status st = cml_exp_abc_ensure(plan, rec, g, n, SEED_A, SEED_B);
+    if (st)
+        return st;
     cml_parallelism_launch_args args = {.A = g->A.ptr, .B = g->B.ptr, .C = g->C.ptr, .n = n,
                                         .cap = n, .grid = (unsigned)grid, .block = block,
                                         .gridstride = gridstride};
-    cml_status st = cml_gpu_poison(plan->gpu, &g->C);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    st = cml_exp_time(plan, rec, cml_parallelism_launch, &args, cml_parallelism_kernel(gridstride),
-                      block, 0);
-    if (st)
-        return st;
-    st = cml_exp_verify(plan, rec, parallelism_check_cb, &args);
+    st = cml_exp_measure(plan, rec, &g->C, cml_parallelism_launch, &args,
+                         cml_parallelism_kernel(gridstride), block, 0, parallelism_check_cb, &args);
     if (st == CML_OK) {
         double occ = rec->occupancy >= 0 ? rec->occupancy : model_occupancy(plan, block, per_sm);
         parallelism_finding(plan, rec, gridstride, n, block, per_sm, occ);
@@ -279,7 +243,7 @@ static cml_status parallelism_sweep(const cml_plan *plan, const cml_param_values
     const cml_param_list *ml = cml_param_get(pv, "mode");
     const cml_param_list *bl = cml_param_get(pv, "block");
     const uint64_t n = parallelism_n(plan, pv);
-    parallelism_gpu g = {0};
+    cml_exp_abc g = {0};
     cml_status st = CML_OK;
     for (size_t m = 0; m < ml->count && !st; m++)
         for (size_t b = 0; b < bl->count && !st; b++) {
@@ -296,7 +260,7 @@ static cml_status parallelism_sweep(const cml_plan *plan, const cml_param_values
             }
         }
     if (plan->gpu)
-        parallelism_gpu_free(plan, &g);
+        cml_exp_abc_free(plan, &g);
     return st;
 }
 

@@ -1,26 +1,36 @@
 /*
  * Experiment 8: 2D arrays and pitch.
  *
- * CONTRACT: the kernels the mirror below stands for (pitch2d.cu, a later
- * issue, must be exactly this; one kernel per element type T in
- * {unsigned char, unsigned short, float, double}, named pitch2d_u8, _u16,
- * _f32, _f64):
+ * CONTRACT: the kernels the mirror below stands for (pitch2d.cu is exactly
+ * this; one kernel per element type T in {unsigned char, unsigned short,
+ * float, double}, named pitch2d_u8, _u16, _f32, _f64):
  *
  *   __global__ void pitch2d_u8(const unsigned char *in, unsigned char *out,
- *                              unsigned width, unsigned height, size_t pitch)
- *   {   // pitch in ELEMENTS: pitch_bytes / sizeof(T)
+ *                              unsigned width, unsigned height, size_t pitch,
+ *                              size_t image_stride)
+ *   {   // pitch and image_stride in ELEMENTS: bytes / sizeof(T)
  *       unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
  *       unsigned y = blockIdx.y * blockDim.y + threadIdx.y;
+ *       size_t base = (size_t)blockIdx.z * image_stride;   // image z of the batch
  *       if (x < width && y < height)
- *           out[(size_t)y * pitch + x] = in[(size_t)y * pitch + x] + 1;
+ *           out[base + (size_t)y * pitch + x] = (T)(in[base + (size_t)y * pitch + x] + 1);
  *   }
- *   // launch: block (bx, by) from --block, grid (ceil(width/bx), ceil(height/by))
+ *   // launch: block (bx, by) from --block, grid (ceil(width/bx), ceil(height/by), images)
  *
  * `in` and `out` are two separate allocations with the same layout:
- *   unpadded: cudaMalloc(width*sizeof(T)*height), pitch_bytes = width*sizeof(T)
- *   pitch:    cudaMallocPitch(&p, &pitch_bytes, width*sizeof(T), height)
+ *   unpadded: cudaMalloc, pitch_bytes = width*sizeof(T)
+ *   pitch:    cudaMallocPitch(&p, &pitch_bytes, width*sizeof(T), rows): the
+ *             driver's pitch (the model assumes 512-byte alignment when no
+ *             GPU is there to ask)
  *   pad32:    cudaMalloc, pitch_bytes = width*sizeof(T) rounded up to 32
  *   pad128:   cudaMalloc, pitch_bytes = width*sizeof(T) rounded up to 128
+ * A batch of `images` images (one is the textbook's case; the default is
+ * enough images that each array is larger than L2, so the GPU run measures
+ * DRAM and not the cache) puts image z at z * image_stride elements, with
+ * image_stride * sizeof(T) = pitch_bytes * height rounded up to 512: each
+ * image starts where a separate allocation of it would, on a boundary that
+ * is a multiple of 128 bytes, so every image has exactly the same sectors
+ * and lines and the model traces image 0 and multiplies by `images`.
  * Per thread: one load of in[] (site 0), one store of out[] (site 1), both
  * default cache operators. The mirror emits exactly these two accesses for
  * the threads inside the image, and nothing for the others (the `if`).
@@ -38,6 +48,8 @@
 
 #include "experiments/common.h"
 #include "experiments/pitch2d.h"
+#include "experiments/pitch2d_kernels.h"
+#include "gpu/pitch.h"
 
 enum { LAYOUT_UNPADDED = 0, LAYOUT_PITCH, LAYOUT_PAD32, LAYOUT_PAD128 };
 
@@ -60,22 +72,16 @@ static const cml_param_def pitch2d_params[] = {
      "row layout: unpadded, pitch (cudaMallocPitch), pad32 / pad128 (rows rounded up by hand)",
      0, 0, "unpadded,pitch,pad32,pad128", layout_names, 0},
     {"block", "block shape WxH (threads in x and in y)", 0, 0, "32x8,16x16", block_names, 0},
+    {"images",
+     "images in the batch, each starting on a 512-byte boundary (0: enough that each array is "
+     "larger than L2, or as --where/--size say)",
+     0, 65535, "0", NULL, 0},
 };
 
-/*
- * cudaMallocPitch's row alignment. cml_device_facts has no field for it
- * (cudaDeviceProp has texturePitchAlignment, but cudaMallocPitch may align
- * more than that), so the model assumes 512 bytes, what cudaMallocPitch has
- * returned on the GPUs the textbooks describe; the GPU run records the real
- * pitch it got. Kept as a function so a device field can be used once one
- * exists.
- */
-static uint64_t pitch_alignment(const cml_plan *plan, int *assumed)
-{
-    (void)plan;
-    *assumed = 1;
-    return 512;
-}
+/* cudaMallocPitch's row alignment when no GPU can be asked: 512 bytes, what
+ * it has returned on the GPUs the textbooks describe. With a GPU the run
+ * asks the driver for the pitch of each row length instead (pitch_of). */
+#define ASSUMED_PITCH_ALIGN 512u
 
 static uint64_t round_up(uint64_t v, uint64_t m)
 {
@@ -85,12 +91,17 @@ static uint64_t round_up(uint64_t v, uint64_t m)
 uint64_t cml_pitch2d_pitch_bytes(int layout, uint64_t row_bytes, uint64_t pitch_align)
 {
     switch (layout) {
-    case LAYOUT_PITCH: return round_up(row_bytes, pitch_align ? pitch_align : 512);
+    case LAYOUT_PITCH: return round_up(row_bytes, pitch_align ? pitch_align : ASSUMED_PITCH_ALIGN);
     case LAYOUT_PAD32: return round_up(row_bytes, 32);
     case LAYOUT_PAD128: return round_up(row_bytes, 128);
     case LAYOUT_UNPADDED:
     default: return row_bytes;
     }
+}
+
+uint64_t cml_pitch2d_image_stride_bytes(uint64_t pitch_bytes, uint64_t height)
+{
+    return round_up(pitch_bytes * height, CML_P2D_IMAGE_ALIGN);
 }
 
 void cml_pitch2d_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -124,11 +135,37 @@ static uint64_t sector_aligned_rows(uint64_t pitch_bytes, uint64_t height)
     return cml_div_up(height, period);
 }
 
+/* t *= k, by doubling (exact: the model's totals are sums). */
+static void traffic_scale(cml_traffic *t, uint64_t k)
+{
+    cml_traffic acc, pow = *t;
+    memset(&acc, 0, sizeof acc);
+    for (; k; k >>= 1) {
+        if (k & 1)
+            cml_traffic_add(&acc, &pow);
+        cml_traffic doubled = pow;
+        cml_traffic_add(&doubled, &pow);
+        pow = doubled;
+    }
+    *t = acc;
+}
+
+/* Images in the batch: the parameter, or (0) enough that each of the two
+ * arrays holds what cml_plan_elements gives one array of bytes. */
+static uint64_t batch_images(const cml_plan *plan, int64_t param, uint64_t image_bytes)
+{
+    if (param > 0)
+        return (uint64_t)param;
+    uint64_t want = cml_div_up(cml_plan_elements(plan, 1, 2), image_bytes);
+    return want < 1 ? 1 : want > 65535 ? 65535 : want;
+}
+
 /* The sentence: where rows start, what one warp covers, what the model
- * predicts for it, and what the layout costs in memory. */
-static void pitch2d_finding(cml_record *rec, const char *layout, int assumed, uint64_t pitch_bytes,
-                            uint64_t height, unsigned elem, unsigned bx, unsigned by,
-                            double overhead)
+ * predicts for it, what the layout costs in memory and, measured, the
+ * bandwidth. */
+static void pitch2d_finding(cml_record *rec, const char *layout, const char *pitch_src,
+                            uint64_t pitch_bytes, uint64_t height, unsigned elem, unsigned bx,
+                            unsigned by, double overhead, uint64_t images)
 {
     uint64_t aligned = sector_aligned_rows(pitch_bytes, height);
     unsigned segs = bx >= CML_WARP_SIZE ? 1u : CML_WARP_SIZE / bx;
@@ -137,20 +174,144 @@ static void pitch2d_finding(cml_record *rec, const char *layout, int assumed, ui
     double spr = cml_exp_spr(rec, CML_CLASS_GLOBAL_LD);
     double eff = 100.0 * cml_exp_eff(rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD);
     double feff = 100.0 * cml_exp_eff(rec, CML_RULES_FERMI, CML_CLASS_GLOBAL_LD);
-    char mem[32];
+    char mem[32], measured[96] = "";
     cml_fmt_bytes(mem, sizeof mem, (double)(pitch_bytes * height));
+    if (rec->measured)
+        snprintf(measured, sizeof measured, " Measured %.0f GB/s over a batch of %llu images.",
+                 rec->bandwidth_gbs, (unsigned long long)images);
     cml_record_finding(rec,
                        "%s%s: rows %llu B apart start on a 32 B sector in %llu of %llu rows; a "
                        "%ux%u warp reads %u row segment%s of %u B (at best %u sector%s): %.2f "
                        "sectors per load request, %.1f%% used (Fermi 128 B lines %.1f%%); "
-                       "%s per array, +%.1f%% vs unpadded.",
-                       layout, assumed ? " (cudaMallocPitch: 512 B alignment assumed)" : "",
-                       (unsigned long long)pitch_bytes, (unsigned long long)aligned,
-                       (unsigned long long)height, bx, by, segs, segs == 1 ? "" : "s", seg_bytes,
-                       ideal, ideal == 1 ? "" : "s", spr, eff, feff, mem, overhead);
+                       "%s per image, +%.1f%% vs unpadded.%s",
+                       layout, pitch_src, (unsigned long long)pitch_bytes,
+                       (unsigned long long)aligned, (unsigned long long)height, bx, by, segs,
+                       segs == 1 ? "" : "s", seg_bytes, ideal, ideal == 1 ? "" : "s", spr, eff,
+                       feff, mem, overhead, measured);
 }
 
-static cml_status pitch2d_model(const cml_plan *plan, const cml_param_values *pv,
+/* ---- GPU side ------------------------------------------------------------ */
+
+enum { SEED_IN = 0x2D17C4ull };
+
+/* Buffers of one (type, layout), kept across the block shapes. */
+typedef struct pitch2d_gpu {
+    cml_dbuf in, out;
+    cml_pitch2d_launch_args args;
+    int ready;
+} pitch2d_gpu;
+
+static void pitch2d_gpu_free(const cml_plan *plan, pitch2d_gpu *g)
+{
+    cml_gpu_free(plan->gpu, &g->in);
+    cml_gpu_free(plan->gpu, &g->out);
+    g->ready = 0;
+}
+
+/* Mark rec failed with the harness's message. */
+static cml_status gpu_fail(const cml_plan *plan, cml_record *rec, cml_status st)
+{
+    rec->state = CML_REC_FAILED;
+    cml_record_note(rec, "%s: %s", cml_status_str(st), cml_gpu_error(plan->gpu));
+    return st;
+}
+
+/* One buffer of the layout: pitched (rows of pitch_bytes, enough rows for
+ * the batch; the driver must give the pitch it gave the probe) or plain. */
+static cml_status alloc_layout(const cml_plan *plan, cml_record *rec, cml_dbuf *b, int layout,
+                               uint64_t row_bytes, uint64_t pitch_bytes, uint64_t batch_bytes)
+{
+    cml_status st;
+    if (layout == LAYOUT_PITCH) {
+        size_t got = 0;
+        st = cml_gpu_alloc_pitch(plan->gpu, b, row_bytes, cml_div_up(batch_bytes, pitch_bytes),
+                                 &got);
+        if (st)
+            return gpu_fail(plan, rec, st);
+        if (got != pitch_bytes) {
+            rec->state = CML_REC_FAILED;
+            cml_record_note(rec, "cudaMallocPitch gave a pitch of %zu B, the probe %llu B", got,
+                            (unsigned long long)pitch_bytes);
+            return CML_ECUDA;
+        }
+        return CML_OK;
+    }
+    st = cml_gpu_alloc(plan->gpu, b, batch_bytes);
+    return st ? gpu_fail(plan, rec, st) : CML_OK;
+}
+
+/* Allocate in and out for this (type, layout), poison both (padding stays
+ * poisoned in both) and fill the image elements of in. */
+static cml_status pitch2d_prepare(const cml_plan *plan, pitch2d_gpu *g, cml_record *rec,
+                                  const cml_pitch2d_launch_args *shape, int layout,
+                                  uint64_t row_bytes, uint64_t pitch_bytes, uint64_t batch_bytes)
+{
+    pitch2d_gpu_free(plan, g);
+    cml_status st = alloc_layout(plan, rec, &g->in, layout, row_bytes, pitch_bytes, batch_bytes);
+    if (!st)
+        st = alloc_layout(plan, rec, &g->out, layout, row_bytes, pitch_bytes, batch_bytes);
+    if (st)
+        return st;
+    g->args = *shape;
+    g->args.in = g->in.ptr;
+    g->args.out = g->out.ptr;
+    g->args.alloc_bytes = g->out.bytes;
+    st = cml_gpu_poison(plan->gpu, &g->in);
+    if (!st)
+        st = cml_pitch2d_fill(&g->args, SEED_IN);
+    if (st)
+        return gpu_fail(plan, rec, st);
+    g->ready = 1;
+    return CML_OK;
+}
+
+static cml_status pitch2d_check_cb(void *ctx, unsigned long long *d_counters)
+{
+    return cml_pitch2d_check(ctx, SEED_IN, d_counters);
+}
+
+/* Poison out, time the kernel, check every byte of out. */
+static cml_status pitch2d_measure(const cml_plan *plan, pitch2d_gpu *g, cml_record *rec,
+                                  unsigned bx, unsigned by)
+{
+    g->args.bx = bx;
+    g->args.by = by;
+    cml_status st = cml_gpu_poison(plan->gpu, &g->out);
+    if (st)
+        return gpu_fail(plan, rec, st);
+    st = cml_exp_time(plan, rec, cml_pitch2d_launch, &g->args, cml_pitch2d_kernel(g->args.type),
+                      bx * by, 0);
+    if (st)
+        return st;
+    return cml_exp_verify(plan, rec, pitch2d_check_cb, &g->args);
+}
+
+/* The pitch of a layout: by hand, or cudaMallocPitch's (asked of the
+ * device when there is one, else the assumed alignment). */
+static cml_status pitch_of(const cml_plan *plan, int layout, uint64_t row_bytes,
+                           uint64_t *pitch_bytes, const char **src, char *err, size_t errlen)
+{
+    *src = "";
+    if (layout != LAYOUT_PITCH || !plan->gpu) {
+        *pitch_bytes = cml_pitch2d_pitch_bytes(layout, row_bytes, ASSUMED_PITCH_ALIGN);
+        if (layout == LAYOUT_PITCH)
+            *src = " (cudaMallocPitch: 512 B alignment assumed)";
+        return CML_OK;
+    }
+    size_t p = 0;
+    cml_status st = cml_gpu_pitch_for(plan->gpu, row_bytes, &p);
+    if (st) {
+        snprintf(err, errlen, "%s", cml_gpu_error(plan->gpu));
+        return st;
+    }
+    *pitch_bytes = p;
+    *src = " (cudaMallocPitch's pitch on this GPU)";
+    return CML_OK;
+}
+
+/* ---- the sweep ------------------------------------------------------------ */
+
+static cml_status pitch2d_sweep(const cml_plan *plan, const cml_param_values *pv,
                                 cml_results *out)
 {
     const cml_param_list *types = cml_param_get(pv, "type");
@@ -158,23 +319,33 @@ static cml_status pitch2d_model(const cml_plan *plan, const cml_param_values *pv
     const cml_param_list *blocks = cml_param_get(pv, "block");
     const uint64_t width = (uint64_t)cml_param_first(pv, "width");
     const uint64_t height = (uint64_t)cml_param_first(pv, "height");
-    int assumed = 0;
-    const uint64_t align = pitch_alignment(plan, &assumed);
+    const int64_t images_param = cml_param_first(pv, "images");
+    pitch2d_gpu g;
+    memset(&g, 0, sizeof g);
+    cml_status st = CML_OK;
 
-    for (size_t ti = 0; ti < types->count; ti++)
-        for (size_t bi = 0; bi < blocks->count; bi++)
-            for (size_t li = 0; li < layouts->count; li++) {
-                const int64_t type = types->v[ti], layout = layouts->v[li];
+    /* Type and layout outside, block shape inside: the GPU run keeps one
+     * pair of buffers for all the shapes of a layout. */
+    for (size_t ti = 0; ti < types->count && !st; ti++)
+        for (size_t li = 0; li < layouts->count && !st; li++) {
+            const int64_t type = types->v[ti], layout = layouts->v[li];
+            const unsigned elem = type_bytes[type];
+            const uint64_t row_bytes = width * elem;
+            const uint64_t images = batch_images(plan, images_param, row_bytes * height);
+            uint64_t pitch_bytes = 0;
+            const char *pitch_src = "";
+            char err[256] = "";
+            cml_status pst = pitch_of(plan, (int)layout, row_bytes, &pitch_bytes, &pitch_src,
+                                      err, sizeof err);
+            const uint64_t stride_bytes = cml_pitch2d_image_stride_bytes(pitch_bytes, height);
+            const uint64_t batch_bytes = stride_bytes * images;
+            const double overhead =
+                100.0 * (double)(pitch_bytes - row_bytes) / (double)row_bytes;
+            int prepared = 0;
+
+            for (size_t bi = 0; bi < blocks->count && !st; bi++) {
                 const int64_t block = blocks->v[bi];
-                const unsigned elem = type_bytes[type];
                 const unsigned bx = block_dims[block][0], by = block_dims[block][1];
-                const uint64_t row_bytes = width * elem;
-                const uint64_t pitch_bytes =
-                    cml_pitch2d_pitch_bytes((int)layout, row_bytes, align);
-                const uint64_t alloc = pitch_bytes * height;
-                const double overhead =
-                    100.0 * (double)(pitch_bytes - row_bytes) / (double)row_bytes;
-
                 char variant[96] = "";
                 cml_variant_add(variant, sizeof variant, "width", (long long)width);
                 cml_variant_add(variant, sizeof variant, "height", (long long)height);
@@ -188,33 +359,74 @@ static cml_status pitch2d_model(const cml_plan *plan, const cml_param_values *pv
                 cml_record_add_param(rec, "type", type, type_names[type]);
                 cml_record_add_param(rec, "layout", layout, layout_names[layout]);
                 cml_record_add_param(rec, "block", block, block_names[block]);
+                cml_record_add_param(rec, "images", (int64_t)images, NULL);
+                if (pst) {
+                    /* The device would not say its pitch: this variant fails,
+                     * the others go on. */
+                    rec->state = CML_REC_FAILED;
+                    cml_record_note(rec, "asking cudaMallocPitch for the pitch: %s", err);
+                    continue;
+                }
                 /* The algorithm reads and writes each pixel once; padding
                  * bytes are never touched, so they are not counted. */
-                rec->bytes_read = width * height * elem;
-                rec->bytes_written = width * height * elem;
+                rec->bytes_read = width * height * elem * images;
+                rec->bytes_written = width * height * elem * images;
                 cml_record_add_extra(rec, "pitch_bytes", (double)pitch_bytes, "B");
-                cml_record_add_extra(rec, "alloc_bytes", (double)alloc, "B");
+                cml_record_add_extra(rec, "alloc_bytes", (double)(pitch_bytes * height), "B");
                 cml_record_add_extra(rec, "overhead", overhead, "%");
                 cml_record_add_extra(rec, "rows_sector_aligned",
                                      (double)sector_aligned_rows(pitch_bytes, height), "rows");
+                cml_record_add_extra(rec, "batch_bytes", (double)batch_bytes, "B");
 
+                /* One image, then times the batch (every image starts on a
+                 * 512-byte boundary: the same traffic, see the contract). */
                 cml_pitch2d_args args = {width, height, pitch_bytes / elem, elem};
-                cml_status st = cml_exp_trace(rec, cml_dim2(cml_div_up(width, bx),
-                                                            cml_div_up(height, by)),
-                                              cml_dim2(bx, by), cml_pitch2d_mirror, &args);
+                st = cml_exp_trace(rec, cml_dim2(cml_div_up(width, bx), cml_div_up(height, by)),
+                                   cml_dim2(bx, by), cml_pitch2d_mirror, &args);
                 if (st)
-                    return st;
-                pitch2d_finding(rec, layout_names[layout],
-                                layout == LAYOUT_PITCH ? assumed : 0, pitch_bytes, height, elem,
-                                bx, by, overhead);
+                    break;
+                for (int r = 0; r < CML_RULES_COUNT; r++)
+                    for (int c = 0; c < CML_CLASS_COUNT; c++)
+                        traffic_scale(&rec->model[r].cls[c], images);
+                rec->grid *= images;
+
+                if (plan->gpu) {
+                    cml_status gst = CML_OK;
+                    if (!prepared) {
+                        cml_pitch2d_launch_args shape;
+                        memset(&shape, 0, sizeof shape);
+                        shape.width = (unsigned)width;
+                        shape.height = (unsigned)height;
+                        shape.images = (unsigned)images;
+                        shape.pitch = pitch_bytes / elem;
+                        shape.image_stride = stride_bytes / elem;
+                        shape.type = (int)type;
+                        gst = pitch2d_prepare(plan, &g, rec, &shape, (int)layout, row_bytes,
+                                              pitch_bytes, batch_bytes);
+                        prepared = 1;
+                    }
+                    if (!gst && g.ready)
+                        gst = pitch2d_measure(plan, &g, rec, bx, by);
+                    /* A wrong output is a failed record and the sweep goes
+                     * on; a CUDA error ends it (as in every experiment). */
+                    if (gst != CML_EVERIFY)
+                        st = gst;
+                }
+                pitch2d_finding(rec, layout_names[layout], pitch_src, pitch_bytes, height, elem,
+                                bx, by, overhead, images);
             }
-    return CML_OK;
+            if (plan->gpu)
+                pitch2d_gpu_free(plan, &g);
+        }
+    if (plan->gpu)
+        pitch2d_gpu_free(plan, &g);
+    return st;
 }
 
 const cml_experiment cml_exp_pitch2d = {
     "pitch2d", 8, "2D arrays and pitch",
-    "out[y*pitch+x] = in[y*pitch+x] + 1 over a 777x555 image: unpadded rows vs "
+    "out[y*pitch+x] = in[y*pitch+x] + 1 over 777x555 images: unpadded rows vs "
     "cudaMallocPitch vs rows padded to 32 / 128 bytes",
     pitch2d_params, sizeof pitch2d_params / sizeof pitch2d_params[0],
-    pitch2d_model, NULL, "type=u8 layout=unpadded,pitch,pad128 block=32x8,16x16",
+    pitch2d_sweep, pitch2d_sweep, "type=u8 layout=unpadded,pitch,pad128 block=32x8,16x16",
 };

@@ -1,5 +1,5 @@
 /* Experiment 8 (2D arrays and pitch): the kernel mirror and its arguments,
- * shared with the GPU run (pitch2d.cu, a later issue). */
+ * shared with the GPU run (pitch2d.cu through pitch2d_kernels.h). */
 #ifndef CML_EXP_PITCH2D_H
 #define CML_EXP_PITCH2D_H
 
@@ -11,13 +11,18 @@ typedef struct cml_pitch2d_args {
     unsigned elem;          /* element size in bytes: 1, 2, 4 or 8            */
 } cml_pitch2d_args;
 
-/* One thread of pitch2d_<type> (see the contract at the top of pitch2d.c). */
+/* One thread of pitch2d_<type> in image 0 of the batch (see the contract at
+ * the top of pitch2d.c; every image of a batch has the same traffic). */
 void cml_pitch2d_mirror(const cml_thread *t, const void *args, cml_emitter *e);
 
 /* Row length in bytes of each layout ("unpadded", "pitch", "pad32",
  * "pad128") for rows of row_bytes; `pitch_align` is the cudaMallocPitch
  * alignment assumed or read from the device. */
 uint64_t cml_pitch2d_pitch_bytes(int layout, uint64_t row_bytes, uint64_t pitch_align);
+
+/* Bytes from one image of a batch to the next: pitch_bytes * height rounded
+ * up to CML_P2D_IMAGE_ALIGN (512), where a separate allocation would start. */
+uint64_t cml_pitch2d_image_stride_bytes(uint64_t pitch_bytes, uint64_t height);
 
 extern const cml_experiment cml_exp_pitch2d;
 

@@ -149,13 +149,7 @@ static void readonly_finding(const cml_plan *plan, cml_record *rec, const cml_re
         break;
     }
     }
-    if (rec->measured && rec->peak_fraction >= 0)
-        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
-                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
-    else if (rec->measured)
-        cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
-    else
-        cml_record_finding(rec, "%s", text);
+    cml_exp_finding_measured(rec, text);
 }
 
 static uint64_t readonly_n(const cml_plan *plan, const cml_param_values *pv)

@@ -1,43 +1,68 @@
 /*
- * Experiment 12: shared memory banks.
+ * Experiment 12: shared memory banks (the textbook's checkSmemSquare and
+ * checkSmemRectangle).
  *
- * CONTRACT: the kernels the mirror below stands for (shared_banks.cu, a
- * later issue, must be exactly this).
+ * CONTRACT: the kernels the mirror below stands for (shared_banks.cu is
+ * exactly this). Each repeats its shared accesses `iters` times so that the
+ * time is spent in shared memory, not in launching or in global memory;
+ * every round feeds the next (v), so the compiler can drop none of them.
  *
  * (a) Tiles, after the textbook's checkSmemSquare / checkSmemRectangle.
  *     W = tile columns = blockDim.x, H = tile rows = blockDim.y (32x32, 32x16
- *     or 16x32), P = W + pad ints per (padded) row; grid = `blocks` blocks.
+ *     or 16x32), P = W + pad words per (padded) row; grid = `blocks` blocks.
  *     "row" = tile[threadIdx.y][threadIdx.x]; "col" = tile[icol][irow], the
  *     transposed coordinates of the thread's linear index:
  *
- *   __global__ void smem_tile_<write>_<read>(int *out)   // static: __shared__ int tile[H][P];
- *   {                                                     // dynamic: extern __shared__ int tile[]
- *                                                         //   (H*P ints), tile[r][c] = tile[r*P + c]
+ *   __global__ void smem_tile_WxH_pP(unsigned *out, int write_col, int read_col, int iters)
+ *   {                                                    // static: __shared__ unsigned tile[H * P]
+ *                                                        //   (the book's tile[H][P], flattened);
+ *                                                        // dynamic (smem_tile_dyn, W, H, P as
+ *                                                        //   arguments): extern __shared__, H*P words
  *       unsigned idx = threadIdx.y * blockDim.x + threadIdx.x;
  *       unsigned irow = idx / blockDim.y, icol = idx % blockDim.y;
- *       tile[<write>] = idx;                              // site 0: shared store
- *       __syncthreads();
- *       out[blockIdx.x * blockDim.x * blockDim.y + idx] = tile[<read>];
- *   }                                                     // site 1: shared load, site 2: global store
+ *       unsigned row = threadIdx.y * P + threadIdx.x, col = icol * P + irow;
+ *       unsigned wr = write_col ? col : row, rd = read_col ? col : row;
+ *       unsigned long long g = (unsigned long long)blockIdx.x * W * H + idx;
+ *       unsigned v = (unsigned)g;
+ *       for (int it = 0; it < iters; it++) {
+ *           tile[wr] = v;                                // site 0: shared store
+ *           __syncthreads();
+ *           v = tile[rd] + 1u;                           // site 1: shared load
+ *           __syncthreads();
+ *       }
+ *       out[g] = v;                                      // site 2: global store
+ *   }
  *
  *   With W = H = 32 "col" is tile[threadIdx.x][threadIdx.y], the square
  *   kernels of the book (setRowReadCol etc.); with 32x16 and pad 2 it is the
- *   book's setRowReadColPad for the rectangle. Static kernels need W, H and
- *   P at compile time (instantiate the pads the tour uses, 0, 1 and 2); the
- *   dynamic form takes any pad. The model gives both the same figures: the
- *   same offsets fall in the same banks.
+ *   book's setRowReadColPad for the rectangle. Static kernels exist for the
+ *   three shapes with pads 0, 1 and 2; the dynamic form takes any pad. The
+ *   model gives both the same figures: the same offsets fall in the same
+ *   banks. Round k hands thread t the value of the thread that wrote the
+ *   cell t reads, plus one (cml_banks_tile_value computes the result).
  *
- * (b) Strides, one warp per block (blockDim.x = 32), T = int, long long or
- *     int4 (4, 8 or 16 bytes):
+ * (b) Strides: blockDim.x = 32 * warps threads (cml_banks_stride_block: up
+ *     to 8 warps, as many as fit 48 KiB), T = unsigned, uint2 or uint4 (4,
+ *     8 or 16 bytes, one LDS/STS of that width), each thread on its own
+ *     element, so no barrier is needed; the accesses are ld/st.volatile.shared
+ *     in PTX, which ptxas must issue one by one:
  *
- *   __global__ void smem_stride_<T>(T *out, int stride)
+ *   __global__ void smem_stride_E(unsigned *out, int stride, int iters)
  *   {
- *       extern __shared__ T s[];                         // 32 * stride elements
- *       unsigned l = threadIdx.x;
- *       s[l * stride] = <T built from l>;                // site 0: shared store
- *       __syncthreads();
- *       out[blockIdx.x * 32 + l] = s[l * stride];        // site 1: shared load, site 2: global store
+ *       extern __shared__ T s[];                         // blockDim.x * stride elements
+ *       unsigned t = threadIdx.x;
+ *       unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + t;
+ *       T v = {words g*E/4, g*E/4 + 1, ...};
+ *       for (int it = 0; it < iters; it++) {
+ *           s[t * stride] = v;                           // site 0: shared store (volatile)
+ *           v = s[t * stride] + 1 (every word);          // site 1: shared load (volatile)
+ *       }
+ *       ((T *)out)[g] = v;                               // site 2: global store, E bytes
  *   }
+ *   Word w of out[] ends as w + iters.
+ *
+ * The mirror emits one round (see shared_banks.h); the records multiply the
+ * shared classes by iters.
  *
  * Bank arithmetic the findings use: bank(a) = (a / 4) mod 32; a warp's
  * access is served in phases of 32 lanes (4-byte), 16 (8-byte) or 8
@@ -47,10 +72,13 @@
  * banks, g = gcd(S, p): a g-way conflict.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/common.h"
+#include "gpu/gpu_internal.h" /* messages of direct calls into the .cu file */
 #include "experiments/shared_banks.h"
+#include "experiments/shared_banks_kernels.h"
 
 static const char *const pattern_names[] = {"tile", "stride", NULL};
 static const char *const tile_names[] = {"32x32", "32x16", "16x32", NULL};
@@ -61,19 +89,20 @@ static const char *const elem_names[] = {"4", "8", "16", NULL};
 static const unsigned elem_bytes[] = {4, 8, 16};
 
 static const cml_param_def banks_params[] = {
-    {"pattern", "tile (rows/columns of an int tile) or stride (one warp, s[l*stride])", 0, 0,
+    {"pattern", "tile (rows/columns of a word tile) or stride (s[t*stride] per thread)", 0, 0,
      "tile,stride", pattern_names, 0},
     {"tile", "tile: columns x rows (= block shape)", 0, 0, "32x32,32x16,16x32", tile_names, 0},
     {"access", "tile: written by rows or columns, then read by rows or columns", 0, 0,
      "row-row,row-col,col-row,col-col", access_names, 0},
-    {"pad", "tile: ints of padding per row", 0, 32, "0,1,2", NULL, 0},
+    {"pad", "tile: words of padding per row (static tiles: 0-2)", 0, 32, "0,1,2", NULL, 0},
     {"alloc", "tile: static or dynamic shared memory (same addresses for the model)", 0, 0,
      "static", alloc_names, 0},
     {"stride", "stride: distance between lanes, in 4-byte elements", 1, 64, "1:32,33", NULL, 0},
-    {"elem", "stride: element bytes (int, long long, int4)", 0, 0, "4,8,16", elem_names, 0},
+    {"elem", "stride: element bytes (unsigned, uint2, uint4)", 0, 0, "4,8,16", elem_names, 0},
     {"wstride", "stride: distance between lanes for 8- and 16-byte elements, in elements", 1, 32,
      "1,2,4", NULL, 0},
     {"blocks", "blocks in the grid", 1, 1 << 20, "1024", NULL, 0},
+    {"iters", "rounds of shared store + load inside the kernel", 1, 1 << 16, "256", NULL, 0},
 };
 
 void cml_banks_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -81,12 +110,10 @@ void cml_banks_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
     const cml_banks_args *a = vargs;
     const uint64_t out = cml_array_base(0);
     const uint64_t lin = (uint64_t)t->tid.y * t->bdim.x + t->tid.x;
+    const uint64_t nthreads = (uint64_t)t->bdim.x * t->bdim.y;
     if (a->kind == CML_BANKS_TILE) {
-        const uint64_t tx = lin % a->W, ty = lin / a->W;
-        const uint64_t irow = lin / a->H, icol = lin % a->H;
-        const uint64_t row_word = ty * a->P + tx, col_word = icol * a->P + irow;
-        const uint64_t wr = a->write_col ? col_word : row_word;
-        const uint64_t rd = a->read_col ? col_word : row_word;
+        const uint64_t wr = cml_banks_cell((unsigned)lin, a->W, a->H, a->P, a->write_col);
+        const uint64_t rd = cml_banks_cell((unsigned)lin, a->W, a->H, a->P, a->read_col);
         cml_emit(e, 0, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4 * wr);
         cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4, 4 * rd);
         cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
@@ -96,8 +123,25 @@ void cml_banks_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
         cml_emit(e, 0, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, a->elem, off);
         cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, a->elem, off);
         cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, a->elem,
-                 out + (uint64_t)a->elem * ((uint64_t)t->bid.x * CML_WARP_SIZE + lin));
+                 out + (uint64_t)a->elem * ((uint64_t)t->bid.x * nthreads + lin));
     }
+}
+
+/* The loop's rounds: each issues the same shared instructions as the one
+ * the mirror emitted. */
+static void scale_shared(cml_record *rec, uint64_t iters)
+{
+    for (int r = 0; r < CML_RULES_COUNT; r++)
+        for (int c = CML_CLASS_SHARED_LD; c <= CML_CLASS_SHARED_ST; c++) {
+            cml_traffic *t = &rec->model[r].cls[c];
+            t->instructions *= iters;
+            t->requests *= iters;
+            t->lane_bytes *= iters;
+            t->requested_bytes *= iters;
+            t->wavefronts *= iters;
+            t->ideal_wavefronts *= iters;
+            t->bank_conflicts *= iters;
+        }
 }
 
 static unsigned gcd_u(unsigned a, unsigned b)
@@ -117,7 +161,7 @@ static double per_instr(uint64_t v, uint64_t instructions)
 
 /* Wavefronts and conflicts per request of the shared loads and stores. */
 typedef struct bank_figs {
-    double ld_wf, ld_conf, st_wf, st_conf, ideal;
+    double ld_wf, ld_conf, st_wf, st_conf, ideal, st_ideal;
 } bank_figs;
 
 static bank_figs figs_of(const cml_record *rec)
@@ -130,19 +174,29 @@ static bank_figs figs_of(const cml_record *rec)
     f.st_wf = per_instr(st->wavefronts, st->instructions);
     f.st_conf = per_instr(st->bank_conflicts, st->instructions);
     f.ideal = per_instr(ld->ideal_wavefronts, ld->instructions);
+    f.st_ideal = per_instr(st->ideal_wavefronts, st->instructions);
     return f;
 }
 
+/* Wavefronts of one round (store + load) over the conflict-free minimum:
+ * the slowdown the model predicts where shared memory is the bottleneck. */
+static double predicted_slowdown(const bank_figs *f)
+{
+    const double ideal = f->ideal + f->st_ideal;
+    return ideal > 0 ? (f->ld_wf + f->st_wf) / ideal : 0.0;
+}
+
+/* Three model extras; the GPU run adds five (a record holds eight), and
+ * conflicts per request are in the table's model columns already. */
 static void add_fig_extras(cml_record *rec, const bank_figs *f)
 {
     cml_record_add_extra(rec, "ld_wavefronts_per_req", f->ld_wf, "");
-    cml_record_add_extra(rec, "ld_conflicts_per_req", f->ld_conf, "");
     cml_record_add_extra(rec, "st_wavefronts_per_req", f->st_wf, "");
-    cml_record_add_extra(rec, "st_conflicts_per_req", f->st_conf, "");
+    cml_record_add_extra(rec, "predicted_slowdown", predicted_slowdown(f), "x");
 }
 
 static cml_status tile_variant(cml_results *out, int64_t tile, int64_t access, unsigned pad,
-                               int64_t alloc, uint64_t blocks)
+                               int64_t alloc, uint64_t blocks, unsigned iters, cml_record **res)
 {
     const unsigned W = tile_dims[tile][0], H = tile_dims[tile][1], P = W + pad;
     char variant[96] = "";
@@ -159,8 +213,9 @@ static cml_status tile_variant(cml_results *out, int64_t tile, int64_t access, u
     cml_record_add_param(rec, "pad", pad, NULL);
     cml_record_add_param(rec, "alloc", alloc, alloc_names[alloc]);
     cml_record_add_param(rec, "blocks", (int64_t)blocks, NULL);
+    cml_record_add_param(rec, "iters", iters, NULL);
     rec->bytes_read = 0;                      /* nothing is read from global memory */
-    rec->bytes_written = 4ull * W * H * blocks; /* out[], one int per thread */
+    rec->bytes_written = 4ull * W * H * blocks; /* out[], one word per thread */
 
     cml_banks_args args = {CML_BANKS_TILE, W, H, P, access >= 2, access % 2 == 1, 4, 1};
     /* Every block is the same in shared memory; out[] shifts by 4*W*H bytes,
@@ -168,6 +223,7 @@ static cml_status tile_variant(cml_results *out, int64_t tile, int64_t access, u
     cml_status st = cml_exp_trace_1d(rec, blocks, W * H, 0, 0, cml_banks_mirror, &args);
     if (st)
         return st;
+    scale_shared(rec, iters);
     const bank_figs f = figs_of(rec);
     add_fig_extras(rec, &f);
 
@@ -186,19 +242,21 @@ static cml_status tile_variant(cml_results *out, int64_t tile, int64_t access, u
     else
         snprintf(how, sizeof how, "%s; %s", row_how, col_how);
     cml_record_finding(rec,
-                       "%s tile, rows of %u+%u ints, write %s, read %s: %s. Stores %.2f "
+                       "%s tile, rows of %u+%u words, write %s, read %s: %s. Stores %.2f "
                        "wavefronts per request (%.2f conflicts), loads %.2f (%.2f)%s.",
                        tile_names[tile], W, pad, args.write_col ? "columns" : "rows",
                        args.read_col ? "columns" : "rows", how, f.st_wf, f.st_conf, f.ld_wf,
                        f.ld_conf,
                        alloc == 1 ? "; dynamic shared memory: same offsets, same banks" : "");
+    *res = rec;
     return CML_OK;
 }
 
 static cml_status stride_variant(cml_results *out, int64_t elem_choice, unsigned stride,
-                                 uint64_t blocks)
+                                 uint64_t blocks, unsigned iters, cml_record **res)
 {
     const unsigned elem = elem_bytes[elem_choice];
+    const unsigned block = cml_banks_stride_block(elem, stride);
     char variant[96] = "";
     cml_variant_add_label(variant, sizeof variant, "pattern", "stride");
     cml_variant_add(variant, sizeof variant, "elem", elem);
@@ -209,14 +267,16 @@ static cml_status stride_variant(cml_results *out, int64_t elem_choice, unsigned
     cml_record_add_param(rec, "elem", elem_choice, elem_names[elem_choice]);
     cml_record_add_param(rec, "stride", stride, NULL);
     cml_record_add_param(rec, "blocks", (int64_t)blocks, NULL);
+    cml_record_add_param(rec, "iters", iters, NULL);
     rec->bytes_read = 0;
-    rec->bytes_written = (uint64_t)elem * CML_WARP_SIZE * blocks;
+    rec->bytes_written = (uint64_t)elem * block * blocks;
 
     cml_banks_args args = {CML_BANKS_STRIDE, 0, 0, 0, 0, 0, elem, stride};
-    /* out[] shifts by 32*elem bytes per block, a multiple of 128. */
-    cml_status st = cml_exp_trace_1d(rec, blocks, CML_WARP_SIZE, 0, 0, cml_banks_mirror, &args);
+    /* out[] shifts by block*elem bytes per block, a multiple of 128. */
+    cml_status st = cml_exp_trace_1d(rec, blocks, block, 0, 0, cml_banks_mirror, &args);
     if (st)
         return st;
+    scale_shared(rec, iters);
     const bank_figs f = figs_of(rec);
     add_fig_extras(rec, &f);
 
@@ -251,12 +311,195 @@ static cml_status stride_variant(cml_results *out, int64_t elem_choice, unsigned
                        "Stride %u (%u-byte elements): %s: %.2f wavefronts per request (%.0f at "
                        "best), %.2f bank conflicts per request.",
                        stride, elem, how, f.ld_wf, f.ideal, f.ld_conf);
+    *res = rec;
     return CML_OK;
 }
 
-static cml_status banks_model(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+/* ---- GPU run ----------------------------------------------------------- */
+
+/* Conflict-free references, timed once per sweep: the row-row tile with no
+ * padding (each shape and allocation) and stride 1 (each element size). */
+#define MAX_BASELINES 16
+typedef struct baseline {
+    cml_banks_launch_args a;
+    double median_ms;
+} baseline;
+
+typedef struct banks_gpu {
+    cml_dbuf out;
+    uint64_t cap; /* words */
+    baseline base[MAX_BASELINES];
+    size_t nbase;
+} banks_gpu;
+
+static cml_status banks_check_cb(void *ctx, unsigned long long *d_counters)
 {
-    (void)plan;
+    const cml_banks_launch_args *a = ctx;
+    return cml_banks_check(a, cml_banks_out_words(a), d_counters);
+}
+
+/* Mark rec failed. A direct call into the .cu file (not through the
+ * harness) leaves its message in the thread's last error: keep it on the
+ * device handle first, so the note names the failing CUDA call. */
+static cml_status gpu_fail(const cml_plan *plan, cml_record *rec, cml_status st)
+{
+    if (cml_gpu_last_error()[0])
+        cml_gpu_keep_error(plan->gpu);
+    rec->state = CML_REC_FAILED;
+    cml_record_note(rec, "%s: %s", cml_status_str(st), cml_gpu_error(plan->gpu));
+    return st;
+}
+
+static int same_reference(const cml_banks_launch_args *x, const cml_banks_launch_args *y)
+{
+    if (x->stride_kind != y->stride_kind || x->blocks != y->blocks || x->iters != y->iters)
+        return 0;
+    if (x->stride_kind)
+        return x->elem == y->elem;
+    return x->W == y->W && x->H == y->H && x->dynamic == y->dynamic;
+}
+
+/* The reference of a variant: its args with the conflict-free access. */
+static cml_banks_launch_args reference_of(const cml_banks_launch_args *a)
+{
+    cml_banks_launch_args r = *a;
+    if (r.stride_kind) {
+        r.stride = 1;
+        r.block = cml_banks_stride_block(r.elem, 1);
+    } else {
+        r.P = r.W;
+        r.write_col = r.read_col = 0;
+    }
+    return r;
+}
+
+static int is_reference(const cml_banks_launch_args *a)
+{
+    return a->stride_kind ? a->stride == 1 : (a->P == a->W && !a->write_col && !a->read_col);
+}
+
+/* Median time of the reference of `a` (timed now if not yet); < 0 on error. */
+static double reference_ms(const cml_plan *plan, banks_gpu *g, const cml_banks_launch_args *a)
+{
+    for (size_t i = 0; i < g->nbase; i++)
+        if (same_reference(&g->base[i].a, a))
+            return g->base[i].median_ms;
+    if (g->nbase == MAX_BASELINES)
+        return -1.0;
+    cml_banks_launch_args r = reference_of(a);
+    cml_timing t;
+    unsigned warmup = plan->warmup ? plan->warmup : CML_EXP_WARMUP;
+    unsigned reps = plan->reps ? plan->reps : CML_EXP_REPS;
+    if (cml_gpu_time(plan->gpu, cml_banks_launch, &r, warmup, reps, &t) != CML_OK)
+        return -1.0;
+    g->base[g->nbase].a = r;
+    g->base[g->nbase].median_ms = t.median_ms;
+    g->nbase++;
+    return t.median_ms;
+}
+
+/* Measure one variant: poison out[], time, check every word, and set the
+ * per-access figures and the slowdown against the conflict-free reference. */
+static cml_status banks_measure(const cml_plan *plan, banks_gpu *g, cml_record *rec,
+                                cml_banks_launch_args *a)
+{
+    const uint64_t words = cml_banks_out_words(a);
+    cml_status st;
+    if (!a->stride_kind && !a->dynamic && !cml_banks_has_static(a->W, a->H, a->P)) {
+        rec->state = CML_REC_WAIVED;
+        cml_record_note(rec, "static shared memory is compiled for pads 0, 1 and 2 only; "
+                             "alloc=dynamic takes any pad");
+        return CML_OK;
+    }
+    if (g->cap < words) {
+        cml_gpu_free(plan->gpu, &g->out);
+        g->cap = 0;
+        if ((st = cml_exp_alloc(plan, rec, &g->out, words * 4)) != CML_OK)
+            return st;
+        g->cap = words;
+    }
+    a->out = g->out.ptr;
+    st = cml_gpu_poison(plan->gpu, &g->out);
+    if (st)
+        return gpu_fail(plan, rec, st);
+    const unsigned threads = a->stride_kind ? a->block : a->W * a->H;
+    st = cml_exp_time(plan, rec, cml_banks_launch, a, cml_banks_kernel(a), threads,
+                      cml_banks_smem(a));
+    if (st)
+        return st;
+    st = cml_exp_verify(plan, rec, banks_check_cb, a);
+    if (st)
+        return st;
+    const double accesses = (double)a->blocks * (threads / CML_WARP_SIZE) * a->iters * 2.0;
+    const double elem = a->stride_kind ? a->elem : 4.0;
+    const double ms = rec->timing.median_ms;
+    cml_record_add_extra(rec, "ns_per_warp_access", ms * 1e6 / accesses, "ns");
+    cml_record_add_extra(rec, "smem_gbs", accesses * 32.0 * elem / (ms * 1e-3) / 1e9, "GB/s");
+    const double ref = is_reference(a) ? ms : reference_ms(plan, g, a);
+    if (ref > 0)
+        cml_record_add_extra(rec, "measured_slowdown", ms / ref, "x");
+    /* The same time in SM clock cycles per warp access, on every SM at once
+     * and at the device's maximum clock (H100s run near it under load): the
+     * unit the model's wavefronts are counted in, one per cycle per SM. */
+    const double ghz = plan->dev ? plan->dev->sm_clock_khz / 1e6 : 0.0;
+    const double sms = plan->dev ? plan->dev->sm_count : 0.0;
+    if (ghz > 0 && sms > 0) {
+        const bank_figs f = figs_of(rec);
+        const double cyc = ms * 1e6 / accesses * sms * ghz;
+        cml_record_add_extra(rec, "sm_cycles_per_warp_access", cyc, "cycles");
+        /* What each wavefront beyond the reference's costs. */
+        const double wf = (f.ld_wf + f.st_wf) / 2.0, ref_wf = (f.ideal + f.st_ideal) / 2.0;
+        if (ref > 0 && wf > ref_wf)
+            cml_record_add_extra(rec, "cycles_per_extra_wavefront",
+                                 (cyc - ref * 1e6 / accesses * sms * ghz) / (wf - ref_wf),
+                                 "cycles");
+    }
+    return CML_OK;
+}
+
+static double extra_value(const cml_record *rec, const char *name)
+{
+    for (unsigned i = 0; i < rec->nextra; i++)
+        if (strcmp(rec->extra[i].name, name) == 0)
+            return rec->extra[i].value;
+    return -1.0;
+}
+
+/* The sentence of a measured variant: the model's wavefronts per warp
+ * access beside the measured SM cycles per warp access, and what each
+ * extra wavefront cost against the conflict-free reference. */
+static void measured_finding(cml_record *rec, const cml_banks_launch_args *a)
+{
+    const bank_figs f = figs_of(rec);
+    const double ns = extra_value(rec, "ns_per_warp_access");
+    const double cyc = extra_value(rec, "sm_cycles_per_warp_access");
+    const double extra_cost = extra_value(rec, "cycles_per_extra_wavefront");
+    const double meas = extra_value(rec, "measured_slowdown");
+    const double wf = (f.ld_wf + f.st_wf) / 2.0;
+    char what[96], timing[96], slow[128] = "";
+    if (a->stride_kind)
+        snprintf(what, sizeof what, "Stride %u, %u-byte elements (%.2f conflicts per request)",
+                 a->stride, a->elem, f.ld_conf);
+    else
+        snprintf(what, sizeof what, "%ux%u tile, rows of %u+%u, write %s, read %s (%s)", a->W,
+                 a->H, a->W, a->P - a->W, a->write_col ? "cols" : "rows",
+                 a->read_col ? "cols" : "rows", a->dynamic ? "dynamic" : "static");
+    if (cyc > 0)
+        snprintf(timing, sizeof timing, "%.3f ns per warp access = %.2f SM cycles", ns, cyc);
+    else
+        snprintf(timing, sizeof timing, "%.3f ns per warp access", ns);
+    if (extra_cost > 0 && meas > 0)
+        snprintf(slow, sizeof slow, "; %.2fx the conflict-free %s, %.2f cycles per extra "
+                 "wavefront", meas, a->stride_kind ? "stride 1" : "row-row tile", extra_cost);
+    else if (meas > 0)
+        snprintf(slow, sizeof slow, "; %.2fx the conflict-free %s", meas,
+                 a->stride_kind ? "stride 1" : "row-row tile");
+    cml_record_finding(rec, "%s: model %.2f wavefronts per warp access (store and load). "
+                       "Measured %s%s.", what, wf, timing, slow);
+}
+
+static cml_status banks_sweep(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+{
     const cml_param_list *patterns = cml_param_get(pv, "pattern");
     const cml_param_list *tiles = cml_param_get(pv, "tile");
     const cml_param_list *accesses = cml_param_get(pv, "access");
@@ -266,35 +509,84 @@ static cml_status banks_model(const cml_plan *plan, const cml_param_values *pv, 
     const cml_param_list *elems = cml_param_get(pv, "elem");
     const cml_param_list *wstrides = cml_param_get(pv, "wstride");
     const uint64_t blocks = (uint64_t)cml_param_first(pv, "blocks");
+    const unsigned iters = (unsigned)cml_param_first(pv, "iters");
+    banks_gpu *g = NULL;
+    if (plan->gpu) {
+        g = calloc(1, sizeof *g);
+        if (!g)
+            return CML_ENOMEM;
+    }
 
-    for (size_t pi = 0; pi < patterns->count; pi++) {
-        cml_status st = CML_OK;
+    cml_status st = CML_OK;
+    for (size_t pi = 0; pi < patterns->count && !st; pi++) {
         if (patterns->v[pi] == CML_BANKS_TILE) {
             for (size_t ti = 0; ti < tiles->count && !st; ti++)
                 for (size_t ai = 0; ai < accesses->count && !st; ai++)
                     for (size_t di = 0; di < pads->count && !st; di++)
-                        for (size_t li = 0; li < allocs->count && !st; li++)
-                            st = tile_variant(out, tiles->v[ti], accesses->v[ai],
-                                              (unsigned)pads->v[di], allocs->v[li], blocks);
+                        for (size_t li = 0; li < allocs->count && !st; li++) {
+                            cml_record *rec;
+                            const int64_t tile = tiles->v[ti], access = accesses->v[ai];
+                            st = tile_variant(out, tile, access, (unsigned)pads->v[di],
+                                              allocs->v[li], blocks, iters, &rec);
+                            if (st || !g)
+                                continue;
+                            cml_banks_launch_args a;
+                            memset(&a, 0, sizeof a);
+                            a.blocks = blocks;
+                            a.iters = iters;
+                            a.W = tile_dims[tile][0];
+                            a.H = tile_dims[tile][1];
+                            a.P = a.W + (unsigned)pads->v[di];
+                            a.write_col = access >= 2;
+                            a.read_col = access % 2 == 1;
+                            a.dynamic = allocs->v[li] == 1;
+                            st = banks_measure(plan, g, rec, &a);
+                            if (!st && rec->state == CML_REC_OK)
+                                measured_finding(rec, &a);
+                            if (st == CML_EVERIFY)
+                                st = CML_OK; /* recorded as a failed variant; go on */
+                        }
         } else {
             for (size_t ei = 0; ei < elems->count && !st; ei++) {
                 /* 4-byte words sweep `stride`; wider elements `wstride`. */
-                const cml_param_list *sl = elem_bytes[elems->v[ei]] == 4 ? strides : wstrides;
-                for (size_t si = 0; si < sl->count && !st; si++)
-                    st = stride_variant(out, elems->v[ei], (unsigned)sl->v[si], blocks);
+                const unsigned elem = elem_bytes[elems->v[ei]];
+                const cml_param_list *sl = elem == 4 ? strides : wstrides;
+                for (size_t si = 0; si < sl->count && !st; si++) {
+                    cml_record *rec;
+                    st = stride_variant(out, elems->v[ei], (unsigned)sl->v[si], blocks, iters,
+                                        &rec);
+                    if (st || !g)
+                        continue;
+                    cml_banks_launch_args a;
+                    memset(&a, 0, sizeof a);
+                    a.blocks = blocks;
+                    a.iters = iters;
+                    a.stride_kind = 1;
+                    a.elem = elem;
+                    a.stride = (unsigned)sl->v[si];
+                    a.block = cml_banks_stride_block(elem, a.stride);
+                    st = banks_measure(plan, g, rec, &a);
+                    if (!st && rec->state == CML_REC_OK)
+                        measured_finding(rec, &a);
+                    if (st == CML_EVERIFY)
+                        st = CML_OK;
+                }
             }
         }
-        if (st)
-            return st;
     }
-    return CML_OK;
+    if (g) {
+        cml_gpu_free(plan->gpu, &g->out);
+        free(g);
+    }
+    return st;
 }
 
 const cml_experiment cml_exp_shared_banks = {
     "shared-banks", 12, "Shared memory banks",
-    "a 32x32 / 32x16 int tile written and read by rows or columns, with and without padding, "
-    "and one warp at strides 1..33 of 4-, 8- and 16-byte elements: wavefronts and conflicts",
+    "a 32x32 / 32x16 / 16x32 word tile written and read by rows or columns, with and without "
+    "padding, and strides 1..33 of 4-, 8- and 16-byte elements: wavefronts, conflicts, time "
+    "per warp access",
     banks_params, sizeof banks_params / sizeof banks_params[0],
-    banks_model, NULL,
+    banks_sweep, banks_sweep,
     "tile=32x32,32x16 access=row-col pad=0,1,2 stride=1,2,4,32,33 elem=4,8,16",
 };

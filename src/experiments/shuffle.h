@@ -1,26 +1,18 @@
 /* Experiment 11 (warp shuffle): kernel mirrors and their arguments, shared
- * with the GPU run (shuffle.cu, a later issue). */
+ * with the GPU run (shuffle.cu). */
 #ifndef CML_EXP_SHUFFLE_H
 #define CML_EXP_SHUFFLE_H
 
 #include "experiments/experiment.h"
-
-typedef enum cml_shfl_op {
-    CML_SHFL_REDUCE_SMEM = 0, /* block sum, tree in shared memory            */
-    CML_SHFL_REDUCE_SHFL,     /* block sum, __shfl_down_sync + 32 floats smem */
-    CML_SHFL_BROADCAST,       /* __shfl_sync(mask, v, src, width)             */
-    CML_SHFL_UP,              /* __shfl_up_sync(mask, v, delta, width)        */
-    CML_SHFL_DOWN,            /* __shfl_down_sync(mask, v, delta, width)      */
-    CML_SHFL_XOR              /* __shfl_xor_sync(mask, v, laneMask, width)    */
-} cml_shfl_op;
+#include "experiments/shuffle_kernels.h" /* cml_shfl_op */
 
 typedef struct cml_shuffle_args {
     uint64_t n;
     cml_shfl_op op;
 } cml_shuffle_args;
 
-/* The reductions (REDUCE_*) and the permutation kernels (the others: in[]
- * and out[] only, since a shuffle moves registers, not memory). */
+/* The reductions (REDUCE_*, WREDUCE_*) and the permutation kernels (the
+ * others: in[] and out[] only, since a shuffle moves registers, not memory). */
 void cml_shuffle_mirror(const cml_thread *t, const void *args, cml_emitter *e);
 
 /* Source lane of lane `lane` for a shuffle op as PTX shfl.sync defines it

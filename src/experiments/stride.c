@@ -160,13 +160,7 @@ static void stride_finding(cml_record *rec, const cml_stride_args *a, int64_t wi
                                    : "each lane pays for a sector of its own.");
         break;
     }
-    if (rec->measured && rec->peak_fraction >= 0)
-        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
-                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
-    else if (rec->measured)
-        cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
-    else
-        cml_record_finding(rec, "%s", text);
+    cml_exp_finding_measured(rec, text);
 }
 
 /* Elements of the variant's larger array (see the file comment). */

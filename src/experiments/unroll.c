@@ -95,13 +95,7 @@ static void unroll_finding(const cml_plan *plan, cml_record *rec, const cml_unro
              "thread, %s per SM at %.0f resident threads; %.2f sectors per request, %.1f%% "
              "used. Bandwidth = bytes in flight / latency (Little) until DRAM saturates.",
              a->unroll, 2 * a->unroll, a->width, flight, per_sm, threads, spr, eff);
-    if (rec->measured && rec->peak_fraction >= 0)
-        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
-                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
-    else if (rec->measured)
-        cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
-    else
-        cml_record_finding(rec, "%s", text);
+    cml_exp_finding_measured(rec, text);
 }
 
 /* Floats per array: the n parameter, else each array larger than L2. */
@@ -159,22 +153,8 @@ static cml_status unroll_variant(const cml_plan *plan, const cml_param_values *p
     return CML_OK;
 }
 
-/* Device buffers kept across the variants of one sweep (same n). */
-typedef struct unroll_gpu {
-    cml_dbuf A, B, C;
-    uint64_t n; /* floats in each */
-} unroll_gpu;
-
 #define SEED_A 0x0A11000000000001ull
 #define SEED_B 0x0A11000000000002ull
-
-static void unroll_gpu_free(const cml_plan *plan, unroll_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->A);
-    cml_gpu_free(plan->gpu, &g->B);
-    cml_gpu_free(plan->gpu, &g->C);
-    g->n = 0;
-}
 
 static cml_status unroll_check_cb(void *ctx, unsigned long long *d_counters)
 {
@@ -182,34 +162,17 @@ static cml_status unroll_check_cb(void *ctx, unsigned long long *d_counters)
 }
 
 /* Measure one variant: poison C, time the kernel, check every float. */
-static cml_status unroll_measure(const cml_plan *plan, unroll_gpu *g, cml_record *rec,
+static cml_status unroll_measure(const cml_plan *plan, cml_exp_abc *g, cml_record *rec,
                                  const cml_unroll_args *a, unsigned block, uint64_t n)
 {
-    if (g->n != n) {
-        unroll_gpu_free(plan, g);
-        cml_status st = cml_exp_alloc_random(plan, rec, &g->A, n, SEED_A);
-        if (!st)
-            st = cml_exp_alloc_random(plan, rec, &g->B, n, SEED_B);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->C, n * sizeof(float));
-        if (st)
-            return st;
-        g->n = n;
-    }
+    cml_status st = cml_exp_abc_ensure(plan, rec, g, n, SEED_A, SEED_B);
+    if (st)
+        return st;
     cml_unroll_launch_args args = {.A = g->A.ptr, .B = g->B.ptr, .C = g->C.ptr, .nv = a->nv,
                                    .offset = a->offset, .cap = n, .unroll = a->unroll,
                                    .width = a->width, .block = block};
-    cml_status st = cml_gpu_poison(plan->gpu, &g->C);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    st = cml_exp_time(plan, rec, cml_unroll_launch, &args, cml_unroll_kernel(a->unroll, a->width),
-                      block, 0);
-    if (st)
-        return st;
-    st = cml_exp_verify(plan, rec, unroll_check_cb, &args);
+    st = cml_exp_measure(plan, rec, &g->C, cml_unroll_launch, &args,
+                         cml_unroll_kernel(a->unroll, a->width), block, 0, unroll_check_cb, &args);
     if (st == CML_OK)
         unroll_finding(plan, rec, a);
     return st;
@@ -222,7 +185,7 @@ static cml_status unroll_sweep(const cml_plan *plan, const cml_param_values *pv,
     const cml_param_list *ol = cml_param_get(pv, "offset");
     const cml_param_list *bl = cml_param_get(pv, "block");
     const uint64_t n = unroll_n(plan, pv);
-    unroll_gpu g = {0};
+    cml_exp_abc g = {0};
     cml_status st = CML_OK;
     for (size_t b = 0; b < bl->count && !st; b++)
         for (size_t w = 0; w < wl->count && !st; w++)
@@ -241,7 +204,7 @@ static cml_status unroll_sweep(const cml_plan *plan, const cml_param_values *pv,
                     }
                 }
     if (plan->gpu)
-        unroll_gpu_free(plan, &g);
+        cml_exp_abc_free(plan, &g);
     return st;
 }
 

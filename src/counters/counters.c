@@ -1,0 +1,809 @@
+/*
+ * Hardware counters through CUPTI's range profiler (counters.h).
+ *
+ * The sequence, per measurement (CUDA 13 range profiler, user range, user
+ * replay; the same as the CUDA samples' range_profiling):
+ *   host side, once per metric list:  cuptiProfilerHostInitialize (chip,
+ *     counter availability) -> ConfigAddMetrics -> GetConfigImage ->
+ *     GetNumOfPasses;
+ *   target side: cuptiRangeProfilerEnable(ctx) -> GetCounterDataSize ->
+ *     CounterDataImageInitialize -> SetConfig; then per pass: flush L2,
+ *     Start, PushRange, launch, synchronize, PopRange, Stop, until Stop
+ *     says every pass was submitted -> DecodeData -> GetCounterDataInfo ->
+ *     cuptiProfilerHostEvaluateToGpuValues -> Disable.
+ * The profiler is enabled only around a measurement, so the timed launches
+ * of the experiments run exactly as they would without it.
+ *
+ * libcupti is opened with dlopen (CMakeLists.txt says why); the functions
+ * are looked up into one table. Without CUPTI at configure time
+ * (CML_HAVE_CUPTI undefined) this file is the stub at the end.
+ */
+#include "counters/counters.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters/counter_map.h"
+#include "counters/counters_cuda.h"
+#include "gpu/gpu_internal.h"
+
+#if defined(CML_HAVE_CUPTI)
+
+#include <dlfcn.h>
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+
+/* ---- libcupti, loaded once per process ---------------------------------- */
+
+/* Every function used: name and parameter struct (all take one pointer). */
+#define CML_CUPTI_FUNCS(X)                                                             \
+    X(cuptiProfilerInitialize, CUpti_Profiler_Initialize_Params)                      \
+    X(cuptiProfilerDeInitialize, CUpti_Profiler_DeInitialize_Params)                  \
+    X(cuptiDeviceGetChipName, CUpti_Device_GetChipName_Params)                        \
+    X(cuptiProfilerDeviceSupported, CUpti_Profiler_DeviceSupported_Params)            \
+    X(cuptiProfilerGetCounterAvailability, CUpti_Profiler_GetCounterAvailability_Params) \
+    X(cuptiProfilerHostInitialize, CUpti_Profiler_Host_Initialize_Params)             \
+    X(cuptiProfilerHostDeinitialize, CUpti_Profiler_Host_Deinitialize_Params)         \
+    X(cuptiProfilerHostConfigAddMetrics, CUpti_Profiler_Host_ConfigAddMetrics_Params) \
+    X(cuptiProfilerHostGetConfigImageSize, CUpti_Profiler_Host_GetConfigImageSize_Params) \
+    X(cuptiProfilerHostGetConfigImage, CUpti_Profiler_Host_GetConfigImage_Params)     \
+    X(cuptiProfilerHostGetNumOfPasses, CUpti_Profiler_Host_GetNumOfPasses_Params)     \
+    X(cuptiProfilerHostGetMetricProperties, CUpti_Profiler_Host_GetMetricProperties_Params) \
+    X(cuptiProfilerHostEvaluateToGpuValues, CUpti_Profiler_Host_EvaluateToGpuValues_Params) \
+    X(cuptiRangeProfilerEnable, CUpti_RangeProfiler_Enable_Params)                    \
+    X(cuptiRangeProfilerDisable, CUpti_RangeProfiler_Disable_Params)                  \
+    X(cuptiRangeProfilerGetCounterDataSize, CUpti_RangeProfiler_GetCounterDataSize_Params) \
+    X(cuptiRangeProfilerCounterDataImageInitialize,                                   \
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params)                         \
+    X(cuptiRangeProfilerSetConfig, CUpti_RangeProfiler_SetConfig_Params)              \
+    X(cuptiRangeProfilerStart, CUpti_RangeProfiler_Start_Params)                      \
+    X(cuptiRangeProfilerStop, CUpti_RangeProfiler_Stop_Params)                        \
+    X(cuptiRangeProfilerPushRange, CUpti_RangeProfiler_PushRange_Params)              \
+    X(cuptiRangeProfilerPopRange, CUpti_RangeProfiler_PopRange_Params)                \
+    X(cuptiRangeProfilerDecodeData, CUpti_RangeProfiler_DecodeData_Params)            \
+    X(cuptiRangeProfilerGetCounterDataInfo, CUpti_RangeProfiler_GetCounterDataInfo_Params)
+
+#define CML_FN_FIELD(name, params) CUptiResult (*name)(params *);
+
+static struct {
+    int tried;          /* dlopen attempted (its outcome is kept) */
+    void *lib;
+    char why[384];      /* why it could not be loaded */
+    int initialized;    /* cuptiProfilerInitialize succeeded */
+    int users;          /* open handles */
+    CUptiResult (*cuptiGetResultString)(CUptiResult, const char **);
+    CML_CUPTI_FUNCS(CML_FN_FIELD)
+} cupti;
+
+/* dlsym's void * into a function pointer: POSIX guarantees the
+ * representation; memcpy keeps ISO C (and -Wpedantic) out of it. */
+static int lookup(const char *name, void *slot, size_t size)
+{
+    void *sym = dlsym(cupti.lib, name);
+    if (!sym) {
+        snprintf(cupti.why, sizeof cupti.why, "libcupti has no %s (CUPTI older than CUDA 12.6?)",
+                 name);
+        return 0;
+    }
+    memcpy(slot, &sym, size);
+    return 1;
+}
+
+#define CML_FN_LOOKUP(name, params)                                    \
+    if (ok)                                                            \
+        ok = lookup(#name, (void *)&cupti.name, sizeof cupti.name);
+
+/* Load libcupti: $CML_CUPTI_LIBRARY if set, else the library CMake found,
+ * else the dynamic loader's search for the usual names. */
+static int load_cupti(void)
+{
+    if (cupti.tried)
+        return cupti.lib != NULL;
+    cupti.tried = 1;
+    const char *env = getenv("CML_CUPTI_LIBRARY");
+    const char *candidates[4];
+    size_t nc = 0;
+    if (env && *env) {
+        candidates[nc++] = env;
+    } else {
+#ifdef CML_CUPTI_LIBRARY
+        candidates[nc++] = CML_CUPTI_LIBRARY;
+#endif
+        candidates[nc++] = "libcupti.so.13";
+        candidates[nc++] = "libcupti.so";
+    }
+    char first_err[256] = "";
+    for (size_t i = 0; i < nc && !cupti.lib; i++) {
+        cupti.lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+        if (!cupti.lib && !first_err[0]) {
+            const char *e = dlerror();
+            snprintf(first_err, sizeof first_err, "%s", e ? e : candidates[i]);
+        }
+    }
+    if (!cupti.lib) {
+        snprintf(cupti.why, sizeof cupti.why, "libcupti not found (%s)", first_err);
+        return 0;
+    }
+    int ok = lookup("cuptiGetResultString", (void *)&cupti.cuptiGetResultString,
+                    sizeof cupti.cuptiGetResultString);
+    CML_CUPTI_FUNCS(CML_FN_LOOKUP)
+    if (!ok) {
+        dlclose(cupti.lib);
+        cupti.lib = NULL;
+    }
+    return ok;
+}
+
+/* ---- the handle --------------------------------------------------------- */
+
+#define MAX_CONFIGS 4
+#define MAX_CHECKED 96
+#define MAX_PASSES 64
+
+/* The host-side configuration of one metric list. */
+typedef struct config {
+    size_t n;
+    char **names;                   /* owned copies */
+    CUpti_Profiler_Host_Object *host;
+    uint8_t *image;
+    size_t image_size;
+    size_t passes;
+    unsigned long long last_use;
+} config;
+
+typedef struct checked_metric {
+    char name[128];
+    int ok;
+    char why[200];
+} checked_metric;
+
+struct cml_counters {
+    int device, cu_device;
+    CUcontext ctx;
+    char chip[64];
+    uint8_t *avail;
+    size_t avail_size;
+    config cfg[MAX_CONFIGS];
+    unsigned long long tick;
+    checked_metric checked[MAX_CHECKED];
+    size_t nchecked;
+    void *flush;
+    uint64_t flush_bytes;
+    size_t passes;
+    char err[512];
+};
+
+static const char *result_str(CUptiResult r)
+{
+    const char *s = NULL;
+    if (cupti.cuptiGetResultString && cupti.cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s)
+        return s;
+    return "unknown CUPTI error";
+}
+
+/* One line for a failed CUPTI call, naming the common causes plainly. */
+static void explain(char *buf, size_t len, const char *call, CUptiResult r)
+{
+    switch (r) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+        snprintf(buf, len,
+                 "no permission to read GPU performance counters (ERR_NVGPUCTRPERM; %s): run "
+                 "as root or load the driver with NVreg_RestrictProfilingToAdminUsers=0",
+                 call);
+        return;
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+        snprintf(buf, len,
+                 "another profiler is attached to this process (Nsight Compute, Nsight "
+                 "Systems, compute-sanitizer or another CUPTI client; %s: %s)",
+                 call, result_str(r));
+        return;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+        snprintf(buf, len, "the profiler does not support this device or setup (%s: %s)", call,
+                 result_str(r));
+        return;
+    default:
+        snprintf(buf, len, "%s failed: %s", call, result_str(r));
+        return;
+    }
+}
+
+#define CALL(c, fn, p, label)                                           \
+    do {                                                                \
+        CUptiResult r_ = cupti.fn(p);                                   \
+        if (r_ != CUPTI_SUCCESS) {                                      \
+            explain((c)->err, sizeof (c)->err, #fn, r_);                \
+            goto label;                                                 \
+        }                                                               \
+    } while (0)
+
+static void host_free(CUpti_Profiler_Host_Object *h)
+{
+    if (!h)
+        return;
+    CUpti_Profiler_Host_Deinitialize_Params p = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    p.pHostObject = h;
+    (void)cupti.cuptiProfilerHostDeinitialize(&p);
+}
+
+static cml_status host_new(cml_counters *c, CUpti_Profiler_Host_Object **out)
+{
+    CUpti_Profiler_Host_Initialize_Params p = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = c->chip;
+    p.pCounterAvailabilityImage = c->avail;
+    CALL(c, cuptiProfilerHostInitialize, &p, fail);
+    *out = p.pHostObject;
+    return CML_OK;
+fail:
+    return CML_EUNSUPPORTED;
+}
+
+static void config_free(config *f)
+{
+    host_free(f->host);
+    for (size_t i = 0; f->names && i < f->n; i++)
+        free(f->names[i]);
+    free(f->names);
+    free(f->image);
+    memset(f, 0, sizeof *f);
+}
+
+/* Build the configuration image for `names` (all known to be collectable). */
+static cml_status config_build(cml_counters *c, config *f, const char **names, size_t n)
+{
+    memset(f, 0, sizeof *f);
+    f->names = calloc(n, sizeof *f->names);
+    if (!f->names)
+        return CML_ENOMEM;
+    f->n = n;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(names[i]) + 1;
+        f->names[i] = malloc(len);
+        if (!f->names[i]) {
+            config_free(f);
+            return CML_ENOMEM;
+        }
+        memcpy(f->names[i], names[i], len);
+    }
+    cml_status st = host_new(c, &f->host);
+    if (st != CML_OK) {
+        config_free(f);
+        return st;
+    }
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
+        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    add.pHostObject = f->host;
+    add.ppMetricNames = (const char **)f->names;
+    add.numMetrics = n;
+    CALL(c, cuptiProfilerHostConfigAddMetrics, &add, fail);
+    CUpti_Profiler_Host_GetConfigImageSize_Params sz = {
+        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    sz.pHostObject = f->host;
+    CALL(c, cuptiProfilerHostGetConfigImageSize, &sz, fail);
+    f->image_size = sz.configImageSize;
+    f->image = malloc(f->image_size ? f->image_size : 1);
+    if (!f->image) {
+        config_free(f);
+        return CML_ENOMEM;
+    }
+    CUpti_Profiler_Host_GetConfigImage_Params img = {
+        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    img.pHostObject = f->host;
+    img.configImageSize = f->image_size;
+    img.pConfigImage = f->image;
+    CALL(c, cuptiProfilerHostGetConfigImage, &img, fail);
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = {
+        .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    np.configImageSize = f->image_size;
+    np.pConfigImage = f->image;
+    CALL(c, cuptiProfilerHostGetNumOfPasses, &np, fail);
+    f->passes = np.numOfPasses;
+    return CML_OK;
+fail:
+    config_free(f);
+    return CML_EUNSUPPORTED;
+}
+
+/* The cached configuration of exactly this list, or a new one in the least
+ * recently used slot. */
+static cml_status config_get(cml_counters *c, const char **names, size_t n, config **out)
+{
+    config *victim = &c->cfg[0];
+    for (int i = 0; i < MAX_CONFIGS; i++) {
+        config *f = &c->cfg[i];
+        if (f->host && f->n == n) {
+            size_t k = 0;
+            while (k < n && strcmp(f->names[k], names[k]) == 0)
+                k++;
+            if (k == n) {
+                f->last_use = ++c->tick;
+                *out = f;
+                return CML_OK;
+            }
+        }
+        if (!f->host || f->last_use < victim->last_use)
+            victim = f;
+        if (!f->host)
+            break;
+    }
+    config_free(victim);
+    cml_status st = config_build(c, victim, names, n);
+    if (st != CML_OK)
+        return st;
+    victim->last_use = ++c->tick;
+    *out = victim;
+    return CML_OK;
+}
+
+int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_t whylen)
+{
+    if (why && whylen)
+        why[0] = '\0';
+    if (!c || !metric)
+        return 0;
+    for (size_t i = 0; i < c->nchecked; i++)
+        if (strcmp(c->checked[i].name, metric) == 0) {
+            if (why && whylen)
+                snprintf(why, whylen, "%s", c->checked[i].why);
+            return c->checked[i].ok;
+        }
+    /* A host object of its own: the name must exist for this chip AND be
+     * schedulable by the range profiler (SASS-patched metrics are not, on
+     * some versions), which only adding it to a configuration tells. */
+    checked_metric m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "%s", metric);
+    CUpti_Profiler_Host_Object *h = NULL;
+    char saved[sizeof c->err];
+    memcpy(saved, c->err, sizeof saved);
+    if (strlen(metric) >= sizeof m.name) {
+        snprintf(m.why, sizeof m.why, "metric name too long");
+    } else if (host_new(c, &h) != CML_OK) {
+        snprintf(m.why, sizeof m.why, "%.190s", c->err);
+    } else {
+        const char *names[1] = {metric};
+        CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
+            .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+        add.pHostObject = h;
+        add.ppMetricNames = names;
+        add.numMetrics = 1;
+        CUptiResult r = cupti.cuptiProfilerHostConfigAddMetrics(&add);
+        if (r == CUPTI_SUCCESS)
+            m.ok = 1;
+        else
+            snprintf(m.why, sizeof m.why, "%s: %s", r == CUPTI_ERROR_INVALID_METRIC_NAME
+                                                       ? "not a metric of this chip or not "
+                                                         "collectable by the range profiler"
+                                                       : "rejected",
+                     result_str(r));
+        host_free(h);
+    }
+    memcpy(c->err, saved, sizeof saved);
+    if (c->nchecked < MAX_CHECKED)
+        c->checked[c->nchecked++] = m;
+    if (why && whylen)
+        snprintf(why, whylen, "%s", m.why);
+    return m.ok;
+}
+
+/* Stop an unfinished pass (after a failure): pop, stop, ignore errors. */
+static void abort_pass(CUpti_RangeProfiler_Object *obj, int pushed, int started)
+{
+    if (pushed) {
+        CUpti_RangeProfiler_PopRange_Params p = {.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        p.pRangeProfilerObject = obj;
+        (void)cupti.cuptiRangeProfilerPopRange(&p);
+    }
+    if (started) {
+        CUpti_RangeProfiler_Stop_Params p = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        p.pRangeProfilerObject = obj;
+        (void)cupti.cuptiRangeProfilerStop(&p);
+    }
+}
+
+/* Profile `launch` with configuration f; values in f's order. */
+static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void *ctx,
+                          double *values)
+{
+    cml_status st = CML_EUNSUPPORTED;
+    uint8_t *data = NULL;
+    int pushed = 0, started = 0;
+    CUpti_RangeProfiler_Object *obj = NULL;
+
+    CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    en.ctx = c->ctx;
+    CALL(c, cuptiRangeProfilerEnable, &en, out);
+    obj = en.pRangeProfilerObject;
+
+    CUpti_RangeProfiler_GetCounterDataSize_Params sz = {
+        .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    sz.pRangeProfilerObject = obj;
+    sz.pMetricNames = (const char **)f->names;
+    sz.numMetrics = f->n;
+    sz.maxNumOfRanges = 1;
+    sz.maxNumRangeTreeNodes = 1;
+    CALL(c, cuptiRangeProfilerGetCounterDataSize, &sz, out);
+    data = calloc(sz.counterDataSize ? sz.counterDataSize : 1, 1);
+    if (!data) {
+        st = CML_ENOMEM;
+        snprintf(c->err, sizeof c->err, "out of memory for the counter data image");
+        goto out;
+    }
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
+        .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    init.pRangeProfilerObject = obj;
+    init.counterDataSize = sz.counterDataSize;
+    init.pCounterData = data;
+    CALL(c, cuptiRangeProfilerCounterDataImageInitialize, &init, out);
+
+    CUpti_RangeProfiler_SetConfig_Params cfg = {.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    cfg.pRangeProfilerObject = obj;
+    cfg.configSize = f->image_size;
+    cfg.pConfig = f->image;
+    cfg.counterDataImageSize = sz.counterDataSize;
+    cfg.pCounterDataImage = data;
+    cfg.range = CUPTI_UserRange;
+    cfg.replayMode = CUPTI_UserReplay;
+    cfg.maxRangesPerPass = 1;
+    cfg.numNestingLevels = 1;
+    cfg.minNestingLevel = 1;
+    cfg.passIndex = 0;
+    cfg.targetNestingLevel = 1;
+    CALL(c, cuptiRangeProfilerSetConfig, &cfg, out);
+
+    size_t pass = 0;
+    for (int all_submitted = 0; !all_submitted; pass++) {
+        if (pass >= MAX_PASSES) {
+            snprintf(c->err, sizeof c->err, "the profiler asked for more than %d passes",
+                     MAX_PASSES);
+            goto out;
+        }
+        /* Cold caches for every pass, as ncu's --cache-control all. */
+        cml_gpu_clear_last_error();
+        if (cml_ctr_cuda_flush(c->flush, c->flush_bytes) != CML_OK) {
+            st = CML_ECUDA;
+            snprintf(c->err, sizeof c->err, "L2 flush: %s", cml_gpu_last_error());
+            goto out;
+        }
+        CUpti_RangeProfiler_Start_Params start = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        start.pRangeProfilerObject = obj;
+        CALL(c, cuptiRangeProfilerStart, &start, out);
+        started = 1;
+        CUpti_RangeProfiler_PushRange_Params push = {
+            .structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+        push.pRangeProfilerObject = obj;
+        push.pRangeName = "cumemlab";
+        CALL(c, cuptiRangeProfilerPushRange, &push, out);
+        pushed = 1;
+        cml_gpu_clear_last_error();
+        cml_status ls = launch(ctx);
+        if (ls == CML_OK)
+            ls = cml_ctr_cuda_sync();
+        if (ls != CML_OK) {
+            st = ls == CML_ECUDA ? CML_ECUDA : ls;
+            snprintf(c->err, sizeof c->err, "profiled launch (pass %zu): %s", pass + 1,
+                     *cml_gpu_last_error() ? cml_gpu_last_error() : cml_status_str(ls));
+            goto out;
+        }
+        CUpti_RangeProfiler_PopRange_Params pop = {.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        pop.pRangeProfilerObject = obj;
+        CALL(c, cuptiRangeProfilerPopRange, &pop, out);
+        pushed = 0;
+        CUpti_RangeProfiler_Stop_Params stop = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        stop.pRangeProfilerObject = obj;
+        CALL(c, cuptiRangeProfilerStop, &stop, out);
+        started = 0;
+        all_submitted = stop.isAllPassSubmitted != 0;
+    }
+    c->passes = pass;
+
+    CUpti_RangeProfiler_DecodeData_Params dec = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dec.pRangeProfilerObject = obj;
+    CALL(c, cuptiRangeProfilerDecodeData, &dec, out);
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
+        .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    info.pCounterDataImage = data;
+    info.counterDataImageSize = sz.counterDataSize;
+    CALL(c, cuptiRangeProfilerGetCounterDataInfo, &info, out);
+    if (info.numTotalRanges < 1 || dec.numOfRangeDropped > 0) {
+        snprintf(c->err, sizeof c->err, "the profiler recorded %zu ranges (%zu dropped)",
+                 info.numTotalRanges, dec.numOfRangeDropped);
+        goto out;
+    }
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+        .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    ev.pHostObject = f->host;
+    ev.pCounterDataImage = data;
+    ev.counterDataImageSize = sz.counterDataSize;
+    ev.rangeIndex = 0;
+    ev.ppMetricNames = (const char **)f->names;
+    ev.numMetrics = f->n;
+    ev.pMetricValues = values;
+    CALL(c, cuptiProfilerHostEvaluateToGpuValues, &ev, out);
+    st = CML_OK;
+out:
+    if (obj) {
+        abort_pass(obj, pushed, started);
+        CUpti_RangeProfiler_Disable_Params dis = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        dis.pRangeProfilerObject = obj;
+        CUptiResult r = cupti.cuptiRangeProfilerDisable(&dis);
+        if (r != CUPTI_SUCCESS && st == CML_OK) {
+            explain(c->err, sizeof c->err, "cuptiRangeProfilerDisable", r);
+            st = CML_EUNSUPPORTED;
+        }
+    }
+    free(data);
+    return st;
+}
+
+cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
+                                const char *const *metrics, size_t n, double *values)
+{
+    if (!c || !launch || (!metrics && n) || (!values && n))
+        return CML_EINVAL;
+    c->err[0] = '\0';
+    const char **ok = calloc(n ? n : 1, sizeof *ok);
+    size_t *where = calloc(n ? n : 1, sizeof *where);
+    double *got = calloc(n ? n : 1, sizeof *got);
+    cml_status st = CML_ENOMEM;
+    if (!ok || !where || !got) {
+        snprintf(c->err, sizeof c->err, "out of host memory");
+        goto out;
+    }
+    size_t nok = 0;
+    for (size_t i = 0; i < n; i++) {
+        values[i] = NAN;
+        if (cml_counters_metric_ok(c, metrics[i], NULL, 0)) {
+            where[nok] = i;
+            ok[nok++] = metrics[i];
+        }
+    }
+    if (nok == 0) {
+        st = CML_EUNSUPPORTED;
+        snprintf(c->err, sizeof c->err, "none of the %zu metrics can be collected here", n);
+        goto out;
+    }
+    config *f = NULL;
+    st = config_get(c, ok, nok, &f);
+    if (st == CML_OK)
+        st = profile(c, f, launch, ctx, got);
+    if (st == CML_OK)
+        for (size_t k = 0; k < nok; k++)
+            values[where[k]] = got[k];
+out:
+    free(ok);
+    free(where);
+    free(got);
+    return st;
+}
+
+int cml_counters_built(void)
+{
+    return 1;
+}
+
+/* Fill c->chip, c->avail; check the device first for a plain reason. */
+static cml_status target_facts(cml_counters *c)
+{
+    CUpti_Profiler_DeviceSupported_Params sup = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    sup.cuDevice = (CUdevice)c->cu_device;
+    sup.api = CUPTI_PROFILER_RANGE_PROFILING;
+    CALL(c, cuptiProfilerDeviceSupported, &sup, fail);
+    if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        const char *what = sup.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
+                               ? "its architecture (compute capability 7.5 or newer needed)"
+                           : sup.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED
+                               ? "a vGPU with profiling disabled"
+                           : sup.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "a vGPU"
+                           : sup.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
+                               ? "confidential computing"
+                           : sup.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
+                               ? "a crypto-mining (CMP) device"
+                           : sup.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "SLI"
+                           : sup.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "WSL"
+                                                                               : "this setup";
+        snprintf(c->err, sizeof c->err, "the profiler does not support this device: %s", what);
+        return CML_EUNSUPPORTED;
+    }
+    CUpti_Device_GetChipName_Params chip = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    chip.deviceIndex = (size_t)c->device;
+    CALL(c, cuptiDeviceGetChipName, &chip, fail);
+    snprintf(c->chip, sizeof c->chip, "%s", chip.pChipName ? chip.pChipName : "");
+    CUpti_Profiler_GetCounterAvailability_Params av = {
+        .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    av.ctx = c->ctx;
+    CALL(c, cuptiProfilerGetCounterAvailability, &av, fail);
+    c->avail_size = av.counterAvailabilityImageSize;
+    c->avail = calloc(c->avail_size ? c->avail_size : 1, 1);
+    if (!c->avail) {
+        snprintf(c->err, sizeof c->err, "out of host memory");
+        return CML_ENOMEM;
+    }
+    av.pCounterAvailabilityImage = c->avail;
+    CALL(c, cuptiProfilerGetCounterAvailability, &av, fail);
+    return CML_OK;
+fail:
+    return CML_EUNSUPPORTED;
+}
+
+cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t whylen)
+{
+    if (!out || !why || whylen == 0)
+        return CML_EINVAL;
+    *out = NULL;
+    why[0] = '\0';
+    cml_counters *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(why, whylen, "out of host memory");
+        return CML_ENOMEM;
+    }
+    c->device = device;
+    void *ctx = NULL;
+    cml_status st = cml_ctr_cuda_context(device, &ctx, &c->cu_device, why, whylen);
+    if (st != CML_OK) {
+        free(c);
+        return st;
+    }
+    c->ctx = (CUcontext)ctx;
+    if (!load_cupti()) {
+        snprintf(why, whylen, "%s", cupti.why);
+        free(c);
+        return CML_EUNSUPPORTED;
+    }
+    if (!cupti.initialized) {
+        CUpti_Profiler_Initialize_Params p = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        CUptiResult r = cupti.cuptiProfilerInitialize(&p);
+        if (r != CUPTI_SUCCESS) {
+            explain(why, whylen, "cuptiProfilerInitialize", r);
+            free(c);
+            return CML_EUNSUPPORTED;
+        }
+        cupti.initialized = 1;
+    }
+    cupti.users++;
+    st = target_facts(c);
+    if (st == CML_OK)
+        st = cml_ctr_cuda_flush_alloc(&c->flush, &c->flush_bytes, c->err, sizeof c->err);
+    if (st == CML_OK) {
+        /* The whole map, once, on an empty kernel: every later measurement
+         * reuses this configuration, and a handle handed out works. */
+        size_t n = cml_counter_map_count();
+        double *v = calloc(n, sizeof *v);
+        if (!v) {
+            st = CML_ENOMEM;
+            snprintf(c->err, sizeof c->err, "out of host memory");
+        } else {
+            st = cml_counters_measure(c, cml_ctr_cuda_noop, NULL, cml_counter_map_metrics(), n, v);
+            free(v);
+        }
+    }
+    if (st != CML_OK) {
+        snprintf(why, whylen, "%s", c->err[0] ? c->err : cml_status_str(st));
+        cml_counters_close(c);
+        return st == CML_ENOMEM ? CML_ENOMEM : st == CML_ECUDA ? CML_ECUDA : CML_EUNSUPPORTED;
+    }
+    c->err[0] = '\0';
+    *out = c;
+    return CML_OK;
+}
+
+void cml_counters_close(cml_counters *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < MAX_CONFIGS; i++)
+        config_free(&c->cfg[i]);
+    cml_ctr_cuda_free(c->flush);
+    free(c->avail);
+    free(c);
+    if (cupti.users > 0 && --cupti.users == 0 && cupti.initialized) {
+        CUpti_Profiler_DeInitialize_Params p = {.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        (void)cupti.cuptiProfilerDeInitialize(&p);
+        cupti.initialized = 0;
+    }
+}
+
+const char *cml_counters_chip(const cml_counters *c)
+{
+    return c ? c->chip : "";
+}
+
+#else /* !CML_HAVE_CUPTI: the stub */
+
+/* Built without CUPTI's headers (or with -DCUMEMLAB_CUPTI=OFF): nothing can
+ * be read, and every entry point says so. */
+struct cml_counters {
+    char err[64];
+};
+
+#define STUB_WHY                                                                          \
+    "built without CUPTI (not found when cumemlab was configured, or -DCUMEMLAB_CUPTI=OFF)"
+
+int cml_counters_built(void)
+{
+    return 0;
+}
+
+cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t whylen)
+{
+    (void)device;
+    if (out)
+        *out = NULL;
+    if (!out || !why || whylen == 0)
+        return CML_EINVAL;
+    snprintf(why, whylen, "%s", STUB_WHY);
+    return CML_EUNSUPPORTED;
+}
+
+void cml_counters_close(cml_counters *c)
+{
+    (void)c;
+}
+
+cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
+                                const char *const *metrics, size_t n, double *values)
+{
+    (void)c;
+    (void)launch;
+    (void)ctx;
+    (void)metrics;
+    for (size_t i = 0; values && i < n; i++)
+        values[i] = NAN;
+    return CML_EUNSUPPORTED;
+}
+
+int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_t whylen)
+{
+    (void)c;
+    (void)metric;
+    if (why && whylen)
+        snprintf(why, whylen, "%s", STUB_WHY);
+    return 0;
+}
+
+const char *cml_counters_chip(const cml_counters *c)
+{
+    (void)c;
+    return "";
+}
+
+#endif
+
+/* ---- shared by both builds ---------------------------------------------- */
+
+const char *cml_counters_error(const cml_counters *c)
+{
+    return c ? c->err : "";
+}
+
+size_t cml_counters_passes(const cml_counters *c)
+{
+#if defined(CML_HAVE_CUPTI)
+    return c ? c->passes : 0;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
+uint64_t cml_counters_flush_bytes(const cml_counters *c)
+{
+#if defined(CML_HAVE_CUPTI)
+    return c ? c->flush_bytes : 0;
+#else
+    (void)c;
+    return 0;
+#endif
+}

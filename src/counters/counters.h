@@ -1,0 +1,82 @@
+/*
+ * Hardware counters, read inside cumemlab through CUPTI's range profiler
+ * (CUDA 12.6+ API: cupti_range_profiler.h, cupti_profiler_host.h), never by
+ * running or scraping another tool.
+ *
+ * One measurement profiles ONE launch of a kernel: the launcher is called
+ * once per profiling pass (user replay; the experiments' kernels write the
+ * same output every time, so a replay changes nothing), and before every
+ * pass L2 is flushed by reading a buffer larger than L2, so each pass starts
+ * with cold caches as Nsight Compute's default `--cache-control all` does
+ * (MODEL.md §0) and the counts compare with the model's cold-cache figures.
+ *
+ * Where the profiler cannot run (no CUPTI in this build, libcupti missing at
+ * run time, no permission to read counters (ERR_NVGPUCTRPERM), an
+ * unsupported device, another profiler attached) cml_counters_open answers
+ * CML_EUNSUPPORTED with a one-line reason, and CML_ENOGPU without a GPU;
+ * nothing here prints or exits.
+ *
+ * This layer and its .cu helper are the one place besides src/gpu that
+ * calls CUDA: the profiler needs the device's context and a flush buffer.
+ */
+#ifndef CML_COUNTERS_H
+#define CML_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cumemlab/model.h"
+#include "gpu/gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cml_counters cml_counters;
+
+/* 1 if this build can read counters (CUPTI was found at configure time),
+ * 0 if the counters layer is the stub that always says "built without CUPTI". */
+int cml_counters_built(void);
+
+/*
+ * Open the profiler on CUDA device `device` (the harness must have opened
+ * it, or open it next: the device's primary context is used). Loads
+ * libcupti, checks the device, builds the configuration for the counter map
+ * (counter_map.h) and profiles one empty launch, so that a handle returned
+ * here is known to work. On failure *out is NULL and `why` holds one line:
+ * CML_EUNSUPPORTED (profiler unavailable, see above), CML_ENOGPU (no device),
+ * CML_ENOMEM.
+ */
+cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t whylen);
+
+/* Release everything (NULL is fine). */
+void cml_counters_close(cml_counters *c);
+
+/*
+ * Profile one launch: values[i] receives metric i over the launch, or NaN
+ * when this device does not have that metric (cml_counters_metric_ok says
+ * why). `launch` is called once per pass (cml_counters_passes) after an L2
+ * flush; it must start the same work each time. Returns CML_OK, CML_ECUDA
+ * (a launch or CUDA call failed: cml_counters_error), CML_EUNSUPPORTED (the
+ * profiler failed: cml_counters_error) or CML_EINVAL.
+ */
+cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
+                                const char *const *metrics, size_t n, double *values);
+
+/* 1 if `metric` can be collected on this device, else 0 with the reason in
+ * `why` (may be NULL). Checked once per name and remembered. */
+int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_t whylen);
+
+/* The message of the last failure ("" if none). */
+const char *cml_counters_error(const cml_counters *c);
+/* CUPTI's name for the chip ("GH100"), "" before open. */
+const char *cml_counters_chip(const cml_counters *c);
+/* Passes the last measurement needed (launches of the kernel). */
+size_t cml_counters_passes(const cml_counters *c);
+/* Bytes read before each pass to flush L2. */
+uint64_t cml_counters_flush_bytes(const cml_counters *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

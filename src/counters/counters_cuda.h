@@ -1,0 +1,47 @@
+/*
+ * The CUDA side of the counters layer (counters_cuda.cu): the device's
+ * context for CUPTI, the L2 flush before each profiled pass, and an empty
+ * kernel to try the profiler on. Internal to src/counters.
+ */
+#ifndef CML_COUNTERS_CUDA_H
+#define CML_COUNTERS_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cumemlab/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Make `device` current (its primary context, the one the runtime and the
+ * harness use) and return that context (a CUcontext) and the driver's
+ * device handle (a CUdevice). The driver functions are reached through
+ * cudaGetDriverEntryPointByVersion, so nothing links libcuda. CML_ENOGPU
+ * or CML_ECUDA with a one-line reason.
+ */
+cml_status cml_ctr_cuda_context(int device, void **ctx, int *cu_device, char *why, size_t whylen);
+
+/* A buffer of *bytes for the flush: 3x the L2 of the current device, at
+ * least 64 MiB. CML_ECUDA with a reason. */
+cml_status cml_ctr_cuda_flush_alloc(void **buf, uint64_t *bytes, char *why, size_t whylen);
+void cml_ctr_cuda_free(void *buf);
+
+/* Read the whole flush buffer (ld.global.cg) and wait: L2 then holds only
+ * clean lines of the buffer, so the next kernel starts with a cold L2 and
+ * evicting those lines writes nothing to DRAM. CML_ECUDA on failure
+ * (cml_gpu_last_error names the call). */
+cml_status cml_ctr_cuda_flush(void *buf, uint64_t bytes);
+
+/* cudaDeviceSynchronize, checked. */
+cml_status cml_ctr_cuda_sync(void);
+
+/* A cml_launch_fn that starts an empty kernel (ctx unused). */
+cml_status cml_ctr_cuda_noop(void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

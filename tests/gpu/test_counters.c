@@ -1,0 +1,210 @@
+/*
+ * Hardware counters on a GPU, through the experiments' own path: the
+ * read-offset and write-offset experiments run with a profiler in the plan,
+ * and the counters cml_exp_time put in each record must be the exact
+ * hand-derived counts:
+ *   offset 0, n floats (n a multiple of 32): loads of A and B: 2n/32
+ *     requests and 2n/8 sectors (4 per warp); stores n/32 and n/8;
+ *   offset 11: every full warp's 128 bytes straddle 5 sectors, the last warp
+ *     (21 lanes, bytes 44..127 of its line) 3: 2((n/32-1)*5+3) load sectors;
+ *   write offset 11: store sectors (n/32-1)*5+3, load sectors 2((n/32-1)*4+3);
+ * the model's predictions beside them must be the same numbers, and the
+ * output must still verify after the profiled launches. DRAM reads of the
+ * coalesced read must be the arrays' bytes (the arrays fit in L2: without
+ * the flush before each pass they would be read from L2 and DRAM would show
+ * almost nothing). Also a direct cml_counters_measure with a metric that
+ * does not exist: NaN for it, values for the others.
+ * Without a GPU, or where the profiler cannot run (no permission, another
+ * profiler attached, no CUPTI): "SKIP: <reason>", exit 77.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/param.h"
+#include "counters/counter_map.h"
+#include "counters/counters.h"
+#include "experiments/experiment.h"
+#include "experiments/offset_kernels.h"
+#include "gpu/gpu.h"
+#include "../test_util.h"
+
+#define N ((uint64_t)1 << 22) /* floats per array: 16 MiB, a multiple of 32 */
+
+static double counter(const cml_record *rec, const char *name, int *has_pred, double *pred)
+{
+    for (unsigned i = 0; i < rec->ncounters; i++)
+        if (!strcmp(rec->counters[i].name, name)) {
+            if (has_pred)
+                *has_pred = rec->counters[i].has_prediction;
+            if (pred)
+                *pred = rec->counters[i].predicted;
+            return rec->counters[i].measured;
+        }
+    if (has_pred)
+        *has_pred = 0;
+    return 0.0; /* left out of the record: it read 0 (and the model says 0) */
+}
+
+/* measured == expected, and the model's prediction beside it too. */
+static void expect(const cml_record *rec, const char *name, double expected)
+{
+    int has = 0;
+    double pred = -1;
+    double got = counter(rec, name, &has, &pred);
+    CHECK_NEAR(got, expected, 0.0);
+    if (expected != 0) {
+        CHECK(has);
+        CHECK_NEAR(pred, expected, 0.0);
+    }
+    if (got != expected)
+        fprintf(stderr, "  %s %s: %s measured %.0f, expected %.0f\n", rec->experiment,
+                rec->variant, name, got, expected);
+}
+
+static int run(const cml_plan *plan, const char *key, const char *offsets, cml_results *r)
+{
+    const cml_experiment *exp = cml_experiment_find(key);
+    CHECK(exp && exp->run);
+    if (!exp || !exp->run)
+        return 0;
+    cml_param_values pv;
+    char err[256], n[32];
+    snprintf(n, sizeof n, "%llu", (unsigned long long)N);
+    CHECK(cml_param_defaults(exp->params, exp->nparams, &pv, err, sizeof err) == CML_OK);
+    CHECK(cml_param_set(&pv, "offset", offsets, err, sizeof err) == CML_OK);
+    CHECK(cml_param_set(&pv, "path", !strcmp(key, "read-offset") ? "ca,nc" : "wb", err,
+                        sizeof err) == CML_OK);
+    CHECK(cml_param_set(&pv, "n", n, err, sizeof err) == CML_OK);
+    size_t before = r->count;
+    cml_status st = exp->run(plan, &pv, r);
+    CHECK(st == CML_OK);
+    if (st)
+        fprintf(stderr, "%s: %s: %s\n", key, cml_status_str(st), cml_gpu_error(plan->gpu));
+    return (int)(r->count - before);
+}
+
+int main(void)
+{
+    char why[512];
+    if (cml_gpu_count(why, sizeof why) == 0) {
+        printf("SKIP: %s\n", why);
+        return 77;
+    }
+    cml_gpu *g = NULL;
+    if (cml_gpu_open(0, &g, why, sizeof why) != CML_OK) {
+        fprintf(stderr, "cml_gpu_open: %s\n", why);
+        return 1;
+    }
+    cml_counters *c = NULL;
+    cml_status st = cml_counters_open(0, &c, why, sizeof why);
+    if (st == CML_EUNSUPPORTED) {
+        printf("SKIP: hardware counters unavailable: %s\n", why);
+        cml_gpu_close(g);
+        return 77;
+    }
+    CHECK(st == CML_OK);
+    if (st != CML_OK) {
+        fprintf(stderr, "cml_counters_open: %s: %s\n", cml_status_str(st), why);
+        cml_gpu_close(g);
+        return cml_test_summary("gpu_test_counters");
+    }
+    printf("profiler on %s, L2 flush %.0f MiB\n", cml_counters_chip(c),
+           (double)cml_counters_flush_bytes(c) / 1048576.0);
+
+    cml_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.gpu = g;
+    plan.dev = cml_gpu_facts(g);
+    plan.reps = 3;
+    plan.warmup = 1;
+    plan.counters = CML_COUNTERS_ON;
+    plan.profiler = c;
+    cml_results r;
+    cml_results_init(&r);
+
+    const double warps = (double)(N / 32);
+    const char *LDS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+    const char *LDR = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+    const char *STS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+    const char *STR = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+    int got = run(&plan, "read-offset", "0,11", &r);
+    CHECK(got == 4);
+    for (size_t i = 0; i < r.count; i++) {
+        const cml_record *rec = &r.items[i];
+        CHECK(rec->state == CML_REC_OK);
+        CHECK(rec->verify == CML_VERIFY_PASSED);
+        CHECK(rec->ncounters > 0);
+        int off11 = strstr(rec->variant, "offset=11") != NULL;
+        printf("%s %s: ld sectors %.0f requests %.0f, st sectors %.0f, DRAM read %.1f MiB, "
+               "passes %zu\n",
+               rec->experiment, rec->variant, counter(rec, LDS, NULL, NULL),
+               counter(rec, LDR, NULL, NULL), counter(rec, STS, NULL, NULL),
+               counter(rec, "dram__bytes_read.sum", NULL, NULL) / 1048576.0,
+               cml_counters_passes(c));
+        expect(rec, LDR, 2 * warps);
+        expect(rec, "smsp__inst_executed_op_global_ld.sum", 2 * warps);
+        expect(rec, STR, warps);
+        if (!off11) {
+            expect(rec, LDS, 2.0 * N / 8);
+            expect(rec, STS, (double)N / 8);
+            expect(rec, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", 100.0);
+            /* Cold L2 every pass: both arrays come from DRAM. */
+            double dram = counter(rec, "dram__bytes_read.sum", NULL, NULL);
+            CHECK(dram >= 0.95 * 2 * 4.0 * N);
+            CHECK(dram <= 1.10 * 2 * 4.0 * N);
+        } else {
+            expect(rec, LDS, 2 * ((warps - 1) * 5 + 3));
+            expect(rec, STS, (warps - 1) * 4 + 3);
+        }
+    }
+    cml_results_free(&r);
+    cml_results_init(&r);
+    got = run(&plan, "write-offset", "11", &r);
+    CHECK(got == 1);
+    for (size_t i = 0; i < r.count; i++) {
+        const cml_record *rec = &r.items[i];
+        CHECK(rec->state == CML_REC_OK && rec->verify == CML_VERIFY_PASSED);
+        printf("%s %s: st sectors %.0f, L2 write sectors %.0f\n", rec->experiment, rec->variant,
+               counter(rec, STS, NULL, NULL),
+               counter(rec, "lts__t_sectors_srcunit_tex_op_write.sum", NULL, NULL));
+        expect(rec, STS, (warps - 1) * 5 + 3);
+        expect(rec, LDS, 2 * ((warps - 1) * 4 + 3)); /* A[i], B[i] for i < n - 11 */
+    }
+    cml_results_free(&r);
+
+    /* Directly: a metric this chip does not have reads NaN, the rest work. */
+    cml_dbuf A = {0}, B = {0}, C = {0};
+    CHECK(cml_gpu_alloc(g, &A, N * 4) == CML_OK && cml_gpu_fill_f32(g, &A, N, 1) == CML_OK);
+    CHECK(cml_gpu_alloc(g, &B, N * 4) == CML_OK && cml_gpu_fill_f32(g, &B, N, 2) == CML_OK);
+    CHECK(cml_gpu_alloc(g, &C, N * 4) == CML_OK);
+    cml_offset_launch_args a = {A.ptr, B.ptr, C.ptr, N, 0, 256, 0, 0};
+    const char *names[3] = {LDS, "no_such__metric.sum", LDR};
+    double v[3] = {0, 0, 0};
+    char mwhy[256];
+    CHECK(!cml_counters_metric_ok(c, "no_such__metric.sum", mwhy, sizeof mwhy));
+    CHECK(mwhy[0] != '\0');
+    st = cml_counters_measure(c, cml_offset_launch, &a, names, 3, v);
+    CHECK(st == CML_OK);
+    CHECK_NEAR(v[0], 2.0 * N / 8, 0.0);
+    CHECK(isnan(v[1]));
+    CHECK_NEAR(v[2], 2.0 * N / 32, 0.0);
+    /* A failing launch is a CUDA error, not a crash or a hang. */
+    cml_offset_launch_args bad = a;
+    bad.block = 4096; /* more threads per block than any GPU allows */
+    st = cml_counters_measure(c, cml_offset_launch, &bad, names, 3, v);
+    CHECK(st == CML_ECUDA);
+    CHECK(cml_counters_error(c)[0] != '\0');
+    /* ... and the profiler still works afterwards. */
+    st = cml_counters_measure(c, cml_offset_launch, &a, names, 3, v);
+    CHECK(st == CML_OK);
+    CHECK_NEAR(v[2], 2.0 * N / 32, 0.0);
+    cml_gpu_free(g, &A);
+    cml_gpu_free(g, &B);
+    cml_gpu_free(g, &C);
+
+    cml_counters_close(c);
+    cml_gpu_close(g);
+    return cml_test_summary("gpu_test_counters");
+}
