@@ -95,7 +95,7 @@ typedef struct cml_record {
     unsigned ncounters;
 
     /* Free-form numbers an experiment wants reported (e.g. "pitch_bytes"). */
-    struct { char name[32]; double value; char unit[12]; } extra[8];
+    struct { char name[32]; double value; char unit[12]; } extra[16];
     unsigned nextra;
 
     char finding[384];        /* one sentence: what the numbers show and why */

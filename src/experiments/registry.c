@@ -20,6 +20,7 @@
 #include "experiments/shared_banks.h"
 #include "experiments/shuffle.h"
 #include "experiments/transfers.h"
+#include "experiments/transpose.h"
 #include "experiments/unroll.h"
 
 static const cml_experiment *const experiments[] = {
@@ -27,7 +28,7 @@ static const cml_experiment *const experiments[] = {
     &cml_exp_parallelism,  &cml_exp_stride,       &cml_exp_readonly,     &cml_exp_pitch2d,
     &cml_exp_local,        &cml_exp_constant,
     &cml_exp_shuffle,      &cml_exp_shared_banks, &cml_exp_transfers,    &cml_exp_device_vars,
-    &cml_exp_device_facts, &cml_exp_peak,
+    &cml_exp_device_facts, &cml_exp_peak,         &cml_exp_transpose,
 };
 
 static const cml_textbook_alias aliases[] = {
@@ -53,7 +54,10 @@ static const cml_textbook_alias aliases[] = {
     {"constantReadOnly", "constant", "pattern=stencil coef=constant,readonly", {NULL},
      "constantReadOnly"},
     {"simpleShfl", "shuffle", "op=broadcast,up,down,xor", {NULL}, "simpleShfl"},
-    {"reduceIntegerShfl", "shuffle", "op=reduce-smem,reduce-shfl", {NULL}, "reduceIntegerShfl"},
+    {"reduceIntegerShfl", "shuffle", "op=reduce-smem,reduce-shfl,warp-reduce-smem,warp-reduce-shfl",
+     {NULL}, "reduceIntegerShfl"},
+    {"transpose", "transpose", "kernel=copy,naive-row,naive-col,unroll4-row,unroll4-col,smem,smem-pad",
+     {NULL}, "transpose"},
     {"globalVariable", "device-vars", "var=device", {NULL}, "globalVariable"},
     {"memTransfer", "transfers", "mode=link", {NULL}, "memTransfer"},
     {"pinMemTransfer", "transfers", "mode=link", {NULL}, "pinMemTransfer"},
