@@ -28,8 +28,9 @@ SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-100}
 LOG_BUILD=$OUT/build.log
 LOG_ENV=$OUT/device.log
 LOG_CTEST=$OUT/ctest.log
-LOG_MEMCHECK=$OUT/memcheck.log
-LOG_RACECHECK=$OUT/racecheck.log
+LOG_MEMCHECK=$OUT/sanitizers.log
+LOG_RACECHECK=$OUT/sanitizers.log
+LOG_VALIDATE=$OUT/validate.txt
 LOG_RUN=$OUT/suite.log
 JSON_SUITE=$OUT/suite.json
 SUMMARY=$OUT/summary.txt
@@ -141,6 +142,26 @@ else
     echo "(cumemlab not built)" | tee "$LOG_RUN"
     record "cumemlab suite" 1 "not built"
 fi
+# The model against the hardware counters, and what the counters cost the
+# suite (the target: at most twice the time without them).
+banner "validate and the counters' cost"
+VALIDATE="?"
+SUITE_COUNTERS_S="?"
+if [ -x "$BUILD/cumemlab" ]; then
+    timeout 300 "$BUILD/cumemlab" validate >"$LOG_VALIDATE" 2>&1
+    rc=$?
+    VALIDATE=$(tail -1 "$LOG_VALIDATE")
+    grep -E "DIFFER|failed" "$LOG_VALIDATE" | head -20
+    echo "$VALIDATE"
+    record "cumemlab validate" $rc
+    t0=$(date +%s.%N)
+    timeout 300 "$BUILD/cumemlab" suite --counters on --quiet >/dev/null 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    SUITE_COUNTERS_S=$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}")
+    record "cumemlab suite --counters on" $rc "${SUITE_COUNTERS_S} s"
+fi
+
 # ---------------------------------------------------------------------------
 # compute-sanitizer over each GPU test binary (quick sizes, no planted fault),
 # and over the suite once the CLI has it. Errors are counted from the tool's
@@ -185,7 +206,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     # experiment at a small size. Run only when the CLI has the command.
     if [ -x "$BUILD/cumemlab" ] && "$BUILD/cumemlab" suite --help >/dev/null 2>&1; then
         sanitize memcheck "$LOG_MEMCHECK" "suite" "$BUILD/cumemlab" suite --size 4M --reps 2 --warmup 1 --quiet
-        sanitize racecheck "$LOG_RACECHECK" "suite" "$BUILD/cumemlab" suite --size 64k --reps 1 --warmup 0 --quick --quiet
+        SANITIZER_TIMEOUT=$((SANITIZER_TIMEOUT * 3)) sanitize racecheck "$LOG_RACECHECK" "suite" "$BUILD/cumemlab" suite --size 64k --reps 1 --warmup 0 --quick --quiet
     else
         echo "(cumemlab suite not available yet: suite not run under the sanitizers)" | tee -a "$LOG_MEMCHECK"
     fi
@@ -208,7 +229,8 @@ THEO=$(grep -Eo "theoretical [0-9.]+ GB/s" "$LOG_CTEST" | head -1 | grep -Eo "[0
     printf '%-44s %s\n' "tests" "${T_PASS:-?} passed, ${T_FAIL:-?} failed, ${T_SKIP:-?} skipped"
     printf '%-44s %s\n' "sanitizer errors" "memcheck $SAN_MEM_ERRORS, racecheck $SAN_RACE_ERRORS"
     printf '%-44s %s\n' "peak bandwidth" "${PEAK:-?} GB/s (theoretical ${THEO:-?} GB/s)"
-    printf '%-44s %s\n' "suite wall time" "${SUITE_S} s"
+    printf '%-44s %s\n' "suite wall time" "${SUITE_S} s (with --counters on: ${SUITE_COUNTERS_S} s)"
+    printf '%-44s %s\n' "validate" "$VALIDATE"
     printf '%-44s %s\n' "suite measurements" "$CV_NOTE"
     printf '%-44s %s\n' "overall" "$([ $FAILED -eq 0 ] && echo PASS || echo FAIL)"
 } | tee "$SUMMARY"

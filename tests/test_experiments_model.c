@@ -263,7 +263,7 @@ static void test_local(void)
     const cml_record *spill = find(&r, "pattern=spill block=256 impl=local");
     const cml_record *spill_twin = find(&r, "pattern=spill block=256 impl=registers");
     if (sp && sr && ar && spill && spill_twin) {
-        CHECK(sp->regs <= 32);                 /* __launch_bounds__(1024, 2) */
+        CHECK(sp->regs <= 32);                 /* __maxnreg__(32) */
         CHECK(sp->spill_store_bytes > 0);
         CHECK(sp->spill_load_bytes > 0);
         CHECK(sr->regs <= 64);                 /* __launch_bounds__(1024, 1) */

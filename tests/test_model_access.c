@@ -523,6 +523,25 @@ static void check_shared(uint64_t base, uint64_t stride, unsigned w, uint32_t ac
     }
 }
 
+/* check_shared for one operation only (loads and stores differ for 8- and
+ * 16-byte accesses whose lane pairs share an address). */
+static void check_shared_op(cml_op op, uint64_t base, uint64_t stride, unsigned w,
+                            uint32_t active, uint64_t wf, uint64_t ideal, int line)
+{
+    for (cml_rules r = CML_RULES_MODERN; r < CML_RULES_COUNT; r++) {
+        cml_access a = affine(CML_SPACE_SHARED, op, CML_CACHE_CA, w, base, stride, active);
+        cml_traffic t = run_one(r, &a, CML_OK, line);
+        if (t.wavefronts != wf || t.ideal_wavefronts != ideal || t.bank_conflicts != wf - ideal) {
+            cml_test_failures++;
+            fprintf(stderr, "%s:%d: shared %s stride %" PRIu64 " w %u: wavefronts %" PRIu64
+                    " ideal %" PRIu64 ", expected %" PRIu64 " %" PRIu64 "\n", __FILE__, line,
+                    op == CML_OP_LOAD ? "load" : "store", stride, w, t.wavefronts,
+                    t.ideal_wavefronts, wf, ideal);
+        }
+        cml_test_checks++;
+    }
+}
+
 static void test_shared(void)
 {
     /* MODEL.md 4.5, 32 active lanes, word(a) = a/4, bank = word mod 32:
@@ -559,10 +578,29 @@ static void test_shared(void)
     /* MODEL.md 4.3 (a): only lanes 0..7 of a consecutive LDS.128 -> one phase
      * active, 1 wavefront (S1; S2 would say 4). */
     check_shared(0, 16, 16, 0xFFu, 1, 1, __LINE__);
-    /* 4.3 (c): all lanes one address: LDS.64 -> 2 phases of 1 = 2 (S1);
-     * LDS.128 -> 4. */
-    check_shared(64, 0, 8, FULL, 2, 2, __LINE__);
-    check_shared(64, 0, 16, FULL, 4, 4, __LINE__);
+    /* 4.3 (c): all lanes one address. Stores keep S1: STS.64 -> 2 phases of
+     * 1 = 2, STS.128 -> 4. Loads, as measured on the H100 (E7): lane pairs
+     * share an address, so phases are twice as wide: LDS.64 -> 1 phase of 2
+     * words in 2 banks = 1; LDS.128 -> 2 phases of 1 = 2. */
+    check_shared_op(CML_OP_STORE, 64, 0, 8, FULL, 2, 2, __LINE__);
+    check_shared_op(CML_OP_STORE, 64, 0, 16, FULL, 4, 4, __LINE__);
+    check_shared_op(CML_OP_LOAD, 64, 0, 8, FULL, 1, 1, __LINE__);
+    check_shared_op(CML_OP_LOAD, 64, 0, 16, FULL, 2, 2, __LINE__);
+    /* 4.3 (b): LDS.128 with T0 = T1 (a = 16*(l/2): 16 distinct float4):
+     * phases of 16 lanes hold 8 float4 = 32 words in 32 banks -> 1 each,
+     * 2 in all (measured 2). The store of the same pattern keeps S1:
+     * quarters of 8 lanes, 4 float4 = 16 words each -> 4. */
+    {
+        cml_access a = affine(CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 16, 0, 0, FULL);
+        for (unsigned l = 0; l < 32; l++)
+            a.addr[l] = 16u * (l / 2);
+        cml_traffic t = run_one(CML_RULES_MODERN, &a, CML_OK, __LINE__);
+        CHECK_EQ_U64(t.wavefronts, 2);
+        CHECK_EQ_U64(t.bank_conflicts, 0);
+        a.op = CML_OP_STORE;
+        t = run_one(CML_RULES_MODERN, &a, CML_OK, __LINE__);
+        CHECK_EQ_U64(t.wavefronts, 4);
+    }
     /* A lone lane: 1 wavefront. */
     check_shared(4096, 4, 4, 1u << 17, 1, 1, __LINE__);
 
@@ -920,13 +958,23 @@ static void test_random_against_reference(void)
                t.efficiency_bytes != eb || t.sectors != sectors || t.lines != lines ||
                t.requested_bytes != uniq;
 
-        /* Shared memory: S1 by brute force, phase by phase, bank by bank. */
+        /* Shared memory: S1 by brute force, phase by phase, bank by bank,
+         * with phases twice as wide for 8/16-byte loads whose active lane
+         * pairs (l, l^1) share an address (measured on the H100, E7). */
         a.space = CML_SPACE_SHARED;
         uint64_t wf = 0, ideal = 0;
-        for (unsigned lo = 0; lo < 32; lo += g) {
-            uint64_t words[32];
+        unsigned gs = g, pairs = 0, unequal = 0;
+        for (unsigned l = 0; l < 32; l += 2)
+            if (((a.active >> l) & 3u) == 3u) {
+                pairs++;
+                unequal |= a.addr[l] != a.addr[l + 1];
+            }
+        if (a.op == CML_OP_LOAD && w >= 8 && pairs && !unequal)
+            gs = 2 * g;
+        for (unsigned lo = 0; lo < 32; lo += gs) {
+            uint64_t words[64];
             size_t nw = 0;
-            for (unsigned l = lo; l < lo + g; l++)
+            for (unsigned l = lo; l < lo + gs; l++)
                 if ((a.active >> l) & 1u)
                     for (unsigned j = 0; j < (w >= 4 ? w / 4 : 1u); j++)
                         words[nw++] = a.addr[l] / 4 + j;

@@ -40,41 +40,74 @@ static const validate_row rows[] = {
     {"stride", "pattern=stride,stride-write stride=1:32"},
     {"stride", "pattern=broadcast"},
     {"stride", "pattern=gather,scatter window=32,1024,0"},
-    {"readonly", "pattern=copy,stencil,hot-gather path=ca,cg,nc"},
+    {"read-only", "pattern=copy,stencil,hot-gather path=ca,cg,nc"},
     {"pitch2d", ""},
     {"shared-banks", ""},
     {"constant", ""},
     {"local", ""},
+    {"transpose", ""},
 };
 
 /*
  * Differences docs/model-evidence.md explains. A differing counter of a
- * row is explained when the experiment matches ("probe" for probes), the
- * variant (or probe id) contains `variant_has` (NULL: any) and the metric
- * matches (NULL: any).
+ * row is explained when the experiment matches (NULL: any experiment;
+ * "probe" for probes), the variant (or probe id) contains `variant_has`
+ * (NULL: any) and the metric contains `metric_has`. With max_frac > 0 the
+ * difference must also be an excess (measured > predicted) of at most
+ * max_frac times the predicted wavefronts of the same shared-memory
+ * operation (for a bank-conflict counter) or of the counter itself.
  */
 typedef struct explained_diff {
     const char *experiment;
     const char *variant_has;
-    const char *metric;
+    const char *metric_has;
+    double max_frac;
     const char *section; /* in docs/model-evidence.md */
 } explained_diff;
 
 static const explained_diff explained[] = {
-    {NULL, NULL, NULL, NULL},
+    /* Kernels that mix shared stores, loads and barriers across warps: the
+     * hardware counts a few extra load wavefronts, all as bank conflicts,
+     * and a different number every run. */
+    {NULL, NULL, "_mem_shared_op_", 0.05, "§4.1 shared counters in mixed kernels"},
+    /* The transpose tile kernels: the same excess, larger (up to 27% on the
+     * padded tile's loads); measured, cause not established. */
+    {"transpose", "smem", "_mem_shared_op_", 0.30, "§4.3 transpose tile kernels"},
+    /* The pair/broadcast merge of 8- and 16-byte shared loads (S1 lacks it). */
+    {"probe", "ld.shared v2.u32, all lanes one address", "wavefronts_mem_shared_op_ld", 0,
+     "§3 E7"},
+    {"probe", "ld.shared v4.u32, lane pairs share", "wavefronts_mem_shared_op_ld", 0, "§3 E7"},
+    {"probe", "ld.shared v4.u32, all lanes one address", "wavefronts_mem_shared_op_ld", 0,
+     "§3 E7"},
 };
 
-static const char *explanation(const char *experiment, const char *variant, const char *metric)
+/* The counter a max_frac tolerance is measured against. */
+static void reference_metric(const char *metric, char *buf, size_t len)
 {
+    const char *k = strstr(metric, "data_bank_conflicts_pipe_lsu");
+    if (k)
+        snprintf(buf, len, "%.*sdata_pipe_lsu_wavefronts%s", (int)(k - metric), metric,
+                 k + strlen("data_bank_conflicts_pipe_lsu"));
+    else
+        snprintf(buf, len, "%s", metric);
+}
+
+/* The section explaining (measured vs predicted) of `metric`, or NULL.
+ * ref_pred: the predicted value of reference_metric(metric). */
+static const char *explanation(const char *experiment, const char *variant, const char *metric,
+                               double measured, double predicted, double ref_pred)
+{
+    const int probe = !strcmp(experiment, "probe");
     for (size_t i = 0; i < sizeof explained / sizeof explained[0]; i++) {
         const explained_diff *e = &explained[i];
-        if (!e->section)
-            continue;
-        if (strcmp(e->experiment, experiment) != 0)
+        if (e->experiment ? strcmp(e->experiment, experiment) != 0 : probe)
             continue;
         if (e->variant_has && !strstr(variant, e->variant_has))
             continue;
-        if (e->metric && strcmp(e->metric, metric) != 0)
+        if (!strstr(metric, e->metric_has))
+            continue;
+        if (e->max_frac > 0 &&
+            !(measured > predicted && measured - predicted <= e->max_frac * ref_pred))
             continue;
         return e->section;
     }
@@ -95,6 +128,10 @@ static const char *short_name(const cml_counter_def *d)
                  d->field == CML_CTR_EFFICIENCY ? "eff" : cml_ctr_field_name(d->field));
         return buf;
     }
+    if (strstr(d->metric, "inst_executed_op_global_ld"))
+        return "ld.inst";
+    if (strstr(d->metric, "inst_executed_op_global_st"))
+        return "st.inst";
     if (strstr(d->metric, "lookup_hit"))
         return "L1hit";
     if (strstr(d->metric, "op_read"))
@@ -155,7 +192,15 @@ static void judge_record(FILE *out, const cml_record *rec, tally *t)
         if (!ok) {
             fmt_value(pv, sizeof pv, d, c->predicted);
             differ = 1;
-            const char *why = explanation(rec->experiment, rec->variant, c->name);
+            char ref[96];
+            double ref_pred = c->predicted;
+            reference_metric(c->name, ref, sizeof ref);
+            for (unsigned j = 0; j < rec->ncounters; j++)
+                if (!strcmp(rec->counters[j].name, ref) && rec->counters[j].has_prediction)
+                    ref_pred = rec->counters[j].predicted;
+            const char *why =
+                explanation(rec->experiment, rec->variant, c->name, c->measured, c->predicted,
+                            ref_pred);
             if (why)
                 section = why;
             else
@@ -193,7 +238,8 @@ static void judge_probe(FILE *out, const cml_probe_result *r, tally *t)
         const cml_counter_def *d = cml_counter_map_find(names[i]);
         double v = r->value[i], pred = 0;
         int has = 0;
-        cml_counter_def shared_inst = {names[i], -1, CML_CTR_INSTRUCTIONS, CML_CTR_EXACT, ""};
+        cml_counter_def shared_inst = {names[i], -1, CML_CTR_INSTRUCTIONS, CML_CTR_EXACT,
+                                       CML_CTR_ALWAYS, ""};
         if (!d) { /* the two shared instruction counters */
             shared_inst.cls = strstr(names[i], "_ld") ? CML_CLASS_SHARED_LD : CML_CLASS_SHARED_ST;
             d = &shared_inst;
@@ -215,7 +261,13 @@ static void judge_probe(FILE *out, const cml_probe_result *r, tally *t)
         }
         if (!ok) {
             differ = 1;
-            const char *why = explanation("probe", p->id, names[i]);
+            char ref[96];
+            double ref_pred = pred;
+            reference_metric(names[i], ref, sizeof ref);
+            const cml_counter_def *rd = cml_counter_map_find(ref);
+            if (rd && rd != d)
+                (void)cml_counter_predict(rd, &r->model, &ref_pred);
+            const char *why = explanation("probe", p->id, names[i], v, pred, ref_pred);
             if (why)
                 section = why;
             else
@@ -351,6 +403,9 @@ int cml_cmd_validate(const cml_cli *cli)
         fflush(out);
     }
 
+    char timing[512];
+    cml_counters_timing(plan.profiler, timing, sizeof timing);
+    fprintf(out, "\nprofiler: %s\n", timing);
     fprintf(out, "\n%zu agree, %zu differ (%zu explained in docs/model-evidence.md), %zu failed, "
                  "%zu skipped\n",
             t.agree, t.differ, t.explained, t.failed, t.skipped);

@@ -11,53 +11,63 @@
 
 static const cml_counter_def map[] = {
     /* Global loads (MODEL.md §1: R-G1 requests, R-G2 sectors, R-G7 efficiency). */
-    {"smsp__inst_executed_op_global_ld.sum", CML_CLASS_GLOBAL_LD, CML_CTR_INSTRUCTIONS,
-     CML_CTR_EXACT, "warp-level global load instructions executed"},
+    /* Instructions issued, as SASS: including those whose predicate is off
+     * in every lane (an unrolled `if (j < touched)` loop), which send no
+     * request and which a C mirror cannot see: informational (E1 in
+     * docs/model-evidence.md). The model's instructions are the requests. */
+    {"smsp__inst_executed_op_global_ld.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+     "warp-level global load instructions issued (predicated-off ones included)"},
     {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", CML_CLASS_GLOBAL_LD, CML_CTR_REQUESTS,
-     CML_CTR_EXACT, "global load requests into L1TEX (one per instruction)"},
+     CML_CTR_EXACT, CML_CTR_FULL, "global load requests into L1TEX (one per instruction)"},
     {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", CML_CLASS_GLOBAL_LD, CML_CTR_SECTORS,
-     CML_CTR_EXACT, "32-byte sectors the global loads touch (distinct per instruction)"},
+     CML_CTR_EXACT, CML_CTR_ALWAYS,
+     "32-byte sectors the global loads touch (distinct per instruction)"},
     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", CML_CLASS_GLOBAL_LD,
-     CML_CTR_EFFICIENCY, CML_CTR_PERCENT,
+     CML_CTR_EFFICIENCY, CML_CTR_PERCENT, CML_CTR_ALWAYS,
      "global load efficiency: requested bytes / (32 * sectors), percent"},
     /* Global stores (§3: R-S1, R-S2). */
-    {"smsp__inst_executed_op_global_st.sum", CML_CLASS_GLOBAL_ST, CML_CTR_INSTRUCTIONS,
-     CML_CTR_EXACT, "warp-level global store instructions executed"},
+    {"smsp__inst_executed_op_global_st.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+     "warp-level global store instructions issued (predicated-off ones included)"},
     {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", CML_CLASS_GLOBAL_ST, CML_CTR_REQUESTS,
-     CML_CTR_EXACT, "global store requests into L1TEX"},
+     CML_CTR_EXACT, CML_CTR_FULL, "global store requests into L1TEX"},
     {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", CML_CLASS_GLOBAL_ST, CML_CTR_SECTORS,
-     CML_CTR_EXACT, "32-byte sectors the global stores touch"},
+     CML_CTR_EXACT, CML_CTR_ALWAYS, "32-byte sectors the global stores touch"},
     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct", CML_CLASS_GLOBAL_ST,
-     CML_CTR_EFFICIENCY, CML_CTR_PERCENT,
+     CML_CTR_EFFICIENCY, CML_CTR_PERCENT, CML_CTR_ALWAYS,
      "global store efficiency: bytes written / (32 * sectors), percent"},
     /* Caches and DRAM: cache state across warps, not predicted per instruction. */
     {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
+     CML_CTR_ALWAYS,
      "global load sectors that hit in L1"},
-    {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
+    {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
      "sectors L1TEX read from L2 (global, local and texture misses)"},
-    {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_STORE_SECTORS, CML_CTR_EXACT,
-     "sectors L1TEX wrote to L2 (write-through: every global and local store sector)"},
-    {"dram__bytes_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO, "bytes read from DRAM"},
-    {"dram__bytes_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
+    /* At most the store sectors (L1 is write-through, E5), fewer when stores
+     * of different instructions to one sector meet in L1 before leaving it. */
+    {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+     "sectors L1TEX wrote to L2 (at most the global + local store sectors)"},
+    {"dram__bytes_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+     "bytes read from DRAM"},
+    {"dram__bytes_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
      "bytes written to DRAM (dirty lines may stay in L2 after the kernel)"},
     /* Shared memory (§4: wavefronts and bank conflicts, model S1). */
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", CML_CLASS_SHARED_LD,
-     CML_CTR_WAVEFRONTS, CML_CTR_EXACT, "shared load wavefronts (passes through the banks)"},
+     CML_CTR_WAVEFRONTS, CML_CTR_EXACT, CML_CTR_CLASS,
+     "shared load wavefronts (passes through the banks)"},
     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", CML_CLASS_SHARED_LD,
-     CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, "shared load bank conflicts"},
+     CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, CML_CTR_CLASS, "shared load bank conflicts"},
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", CML_CLASS_SHARED_ST,
-     CML_CTR_WAVEFRONTS, CML_CTR_EXACT, "shared store wavefronts"},
+     CML_CTR_WAVEFRONTS, CML_CTR_EXACT, CML_CTR_CLASS, "shared store wavefronts"},
     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", CML_CLASS_SHARED_ST,
-     CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, "shared store bank conflicts"},
+     CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, CML_CTR_CLASS, "shared store bank conflicts"},
     /* Local memory (§6). */
     {"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", CML_CLASS_LOCAL_LD, CML_CTR_REQUESTS,
-     CML_CTR_EXACT, "local load requests"},
+     CML_CTR_EXACT, CML_CTR_FULL, "local load requests"},
     {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", CML_CLASS_LOCAL_LD, CML_CTR_SECTORS,
-     CML_CTR_EXACT, "32-byte sectors of local loads"},
+     CML_CTR_EXACT, CML_CTR_CLASS, "32-byte sectors of local loads"},
     {"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", CML_CLASS_LOCAL_ST, CML_CTR_REQUESTS,
-     CML_CTR_EXACT, "local store requests"},
+     CML_CTR_EXACT, CML_CTR_FULL, "local store requests"},
     {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", CML_CLASS_LOCAL_ST, CML_CTR_SECTORS,
-     CML_CTR_EXACT, "32-byte sectors of local stores"},
+     CML_CTR_EXACT, CML_CTR_CLASS, "32-byte sectors of local stores"},
 };
 
 #define MAP_COUNT (sizeof map / sizeof map[0])
@@ -94,14 +104,31 @@ const char *const *cml_counter_map_metrics(void)
     return names;
 }
 
+size_t cml_counter_map_select(int full, const cml_kernel_traffic *model,
+                              const cml_counter_def **defs, const char **names, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < MAP_COUNT && n < cap; i++) {
+        const cml_counter_def *d = &map[i];
+        int take = full || d->tier == CML_CTR_ALWAYS;
+        if (!take && d->tier == CML_CTR_CLASS)
+            take = !model || (d->cls >= 0 && d->cls < (int)CML_CLASS_COUNT &&
+                              model->cls[d->cls].instructions > 0);
+        if (!take)
+            continue;
+        if (defs)
+            defs[n] = d;
+        if (names)
+            names[n] = d->metric;
+        n++;
+    }
+    return n;
+}
+
 int cml_counter_predict(const cml_counter_def *d, const cml_kernel_traffic *t, double *out)
 {
     if (!d || !t || !out)
         return 0;
-    if (d->field == CML_CTR_STORE_SECTORS) {
-        *out = (double)(t->cls[CML_CLASS_GLOBAL_ST].sectors + t->cls[CML_CLASS_LOCAL_ST].sectors);
-        return 1;
-    }
     if (d->cls < 0 || d->cls >= (int)CML_CLASS_COUNT)
         return 0;
     const cml_traffic *c = &t->cls[d->cls];
@@ -117,7 +144,6 @@ int cml_counter_predict(const cml_counter_def *d, const cml_kernel_traffic *t, d
         *out = 100.0 * (double)c->requested_bytes / (double)c->efficiency_bytes;
         return 1;
     case CML_CTR_NONE:
-    case CML_CTR_STORE_SECTORS:
     case CML_CTR_FIELD_COUNT:
         break;
     }
@@ -156,7 +182,6 @@ const char *cml_ctr_field_name(cml_ctr_field f)
     case CML_CTR_WAVEFRONTS: return "wavefronts";
     case CML_CTR_BANK_CONFLICTS: return "bank_conflicts";
     case CML_CTR_EFFICIENCY: return "efficiency";
-    case CML_CTR_STORE_SECTORS: return "store_sectors";
     case CML_CTR_FIELD_COUNT: break;
     }
     return "invalid";

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "counters/counter_map.h"
 #include "counters/counters_cuda.h"
@@ -142,7 +143,7 @@ static int load_cupti(void)
 
 /* ---- the handle --------------------------------------------------------- */
 
-#define MAX_CONFIGS 4
+#define MAX_CONFIGS 8
 #define MAX_CHECKED 96
 #define MAX_PASSES 64
 
@@ -176,8 +177,21 @@ struct cml_counters {
     void *flush;
     uint64_t flush_bytes;
     size_t passes;
+    CUpti_RangeProfiler_Object *obj; /* enabled range profiler, NULL when disabled */
+    int keep;                        /* keep it enabled between measurements */
+    const config *obj_for;           /* the configuration it was last set up with */
+    int full;                        /* cml_counters_set_full */
+    uint8_t *data;                   /* counter data image ... */
+    size_t data_size;
+    const config *data_for;          /* ... sized for this configuration */
+    struct {
+        unsigned long long measurements, passes;
+        double enable_ms, config_ms, flush_ms, start_ms, launch_ms, stop_ms, decode_ms;
+    } t;                             /* where the time goes (cml_counters_timing) */
     char err[512];
 };
+
+static void range_disable(cml_counters *c);
 
 static const char *result_str(CUptiResult r)
 {
@@ -232,14 +246,16 @@ static void host_free(CUpti_Profiler_Host_Object *h)
 {
     if (!h)
         return;
-    CUpti_Profiler_Host_Deinitialize_Params p = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_Deinitialize_Params p = {
+        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
     p.pHostObject = h;
     (void)cupti.cuptiProfilerHostDeinitialize(&p);
 }
 
 static cml_status host_new(cml_counters *c, CUpti_Profiler_Host_Object **out)
 {
-    CUpti_Profiler_Host_Initialize_Params p = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_Initialize_Params p = {
+        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = c->chip;
     p.pCounterAvailabilityImage = c->avail;
@@ -338,6 +354,10 @@ static cml_status config_get(cml_counters *c, const char **names, size_t n, conf
         if (!f->host)
             break;
     }
+    if (c->data_for == victim)
+        c->data_for = NULL; /* its counter data image was sized for the old list */
+    if (c->obj_for == victim)
+        range_disable(c);
     config_free(victim);
     cml_status st = config_build(c, victim, names, n);
     if (st != CML_OK)
@@ -402,15 +422,38 @@ int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_
 static void abort_pass(CUpti_RangeProfiler_Object *obj, int pushed, int started)
 {
     if (pushed) {
-        CUpti_RangeProfiler_PopRange_Params p = {.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        CUpti_RangeProfiler_PopRange_Params p = {
+            .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
         p.pRangeProfilerObject = obj;
         (void)cupti.cuptiRangeProfilerPopRange(&p);
     }
     if (started) {
-        CUpti_RangeProfiler_Stop_Params p = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        CUpti_RangeProfiler_Stop_Params p = {
+            .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         p.pRangeProfilerObject = obj;
         (void)cupti.cuptiRangeProfilerStop(&p);
     }
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* Disable the range profiler (destroying its object), if enabled. */
+static void range_disable(cml_counters *c)
+{
+    if (!c->obj)
+        return;
+    double t0 = now_ms();
+    CUpti_RangeProfiler_Disable_Params dis = {
+        .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    dis.pRangeProfilerObject = c->obj;
+    (void)cupti.cuptiRangeProfilerDisable(&dis);
+    c->obj = NULL;
+    c->t.enable_ms += now_ms() - t0;
 }
 
 /* Profile `launch` with configuration f; values in f's order. */
@@ -418,42 +461,63 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
                           double *values)
 {
     cml_status st = CML_EUNSUPPORTED;
-    uint8_t *data = NULL;
     int pushed = 0, started = 0;
-    CUpti_RangeProfiler_Object *obj = NULL;
+    double t0 = now_ms(), t1;
 
-    CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-    en.ctx = c->ctx;
-    CALL(c, cuptiRangeProfilerEnable, &en, out);
-    obj = en.pRangeProfilerObject;
+    /* A kept profiler object goes on scheduling the passes of the
+     * configuration it first ran (seen on CUDA 13.0: a 1-pass list then took
+     * 6 passes), so a new configuration gets a new object. */
+    if (c->obj && c->obj_for != f)
+        range_disable(c);
+    if (!c->obj) {
+        CUpti_RangeProfiler_Enable_Params en = {
+            .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+        en.ctx = c->ctx;
+        CALL(c, cuptiRangeProfilerEnable, &en, out);
+        c->obj = en.pRangeProfilerObject;
+        c->obj_for = f;
+        c->data_for = NULL;
+    }
+    CUpti_RangeProfiler_Object *obj = c->obj;
+    t1 = now_ms();
+    c->t.enable_ms += t1 - t0;
+    t0 = t1;
 
-    CUpti_RangeProfiler_GetCounterDataSize_Params sz = {
-        .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    sz.pRangeProfilerObject = obj;
-    sz.pMetricNames = (const char **)f->names;
-    sz.numMetrics = f->n;
-    sz.maxNumOfRanges = 1;
-    sz.maxNumRangeTreeNodes = 1;
-    CALL(c, cuptiRangeProfilerGetCounterDataSize, &sz, out);
-    data = calloc(sz.counterDataSize ? sz.counterDataSize : 1, 1);
-    if (!data) {
-        st = CML_ENOMEM;
-        snprintf(c->err, sizeof c->err, "out of memory for the counter data image");
-        goto out;
+    /* The counter data image: sized for this configuration's metrics by
+     * the profiler object, initialised afresh for every measurement. */
+    if (c->data_for != f) {
+        CUpti_RangeProfiler_GetCounterDataSize_Params sz = {
+            .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+        sz.pRangeProfilerObject = obj;
+        sz.pMetricNames = (const char **)f->names;
+        sz.numMetrics = f->n;
+        sz.maxNumOfRanges = 1;
+        sz.maxNumRangeTreeNodes = 1;
+        CALL(c, cuptiRangeProfilerGetCounterDataSize, &sz, out);
+        free(c->data);
+        c->data = calloc(sz.counterDataSize ? sz.counterDataSize : 1, 1);
+        c->data_size = sz.counterDataSize;
+        if (!c->data) {
+            st = CML_ENOMEM;
+            snprintf(c->err, sizeof c->err, "out of memory for the counter data image");
+            goto out;
+        }
+        c->data_for = f;
     }
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     init.pRangeProfilerObject = obj;
-    init.counterDataSize = sz.counterDataSize;
-    init.pCounterData = data;
+    init.counterDataSize = c->data_size;
+    init.pCounterData = c->data;
     CALL(c, cuptiRangeProfilerCounterDataImageInitialize, &init, out);
 
-    CUpti_RangeProfiler_SetConfig_Params cfg = {.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_SetConfig_Params cfg = {
+        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     cfg.pRangeProfilerObject = obj;
     cfg.configSize = f->image_size;
     cfg.pConfig = f->image;
-    cfg.counterDataImageSize = sz.counterDataSize;
-    cfg.pCounterDataImage = data;
+    cfg.counterDataImageSize = c->data_size;
+    cfg.pCounterDataImage = c->data;
     cfg.range = CUPTI_UserRange;
     cfg.replayMode = CUPTI_UserReplay;
     cfg.maxRangesPerPass = 1;
@@ -462,6 +526,8 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
     cfg.passIndex = 0;
     cfg.targetNestingLevel = 1;
     CALL(c, cuptiRangeProfilerSetConfig, &cfg, out);
+    t1 = now_ms();
+    c->t.config_ms += t1 - t0;
 
     size_t pass = 0;
     for (int all_submitted = 0; !all_submitted; pass++) {
@@ -471,13 +537,18 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
             goto out;
         }
         /* Cold caches for every pass, as ncu's --cache-control all. */
+        t0 = now_ms();
         cml_gpu_clear_last_error();
         if (cml_ctr_cuda_flush(c->flush, c->flush_bytes) != CML_OK) {
             st = CML_ECUDA;
             snprintf(c->err, sizeof c->err, "L2 flush: %s", cml_gpu_last_error());
             goto out;
         }
-        CUpti_RangeProfiler_Start_Params start = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        t1 = now_ms();
+        c->t.flush_ms += t1 - t0;
+        t0 = t1;
+        CUpti_RangeProfiler_Start_Params start = {
+            .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
         start.pRangeProfilerObject = obj;
         CALL(c, cuptiRangeProfilerStart, &start, out);
         started = 1;
@@ -487,6 +558,9 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
         push.pRangeName = "cumemlab";
         CALL(c, cuptiRangeProfilerPushRange, &push, out);
         pushed = 1;
+        t1 = now_ms();
+        c->t.start_ms += t1 - t0;
+        t0 = t1;
         cml_gpu_clear_last_error();
         cml_status ls = launch(ctx);
         if (ls == CML_OK)
@@ -497,25 +571,34 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
                      *cml_gpu_last_error() ? cml_gpu_last_error() : cml_status_str(ls));
             goto out;
         }
-        CUpti_RangeProfiler_PopRange_Params pop = {.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        t1 = now_ms();
+        c->t.launch_ms += t1 - t0;
+        t0 = t1;
+        CUpti_RangeProfiler_PopRange_Params pop = {
+            .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
         pop.pRangeProfilerObject = obj;
         CALL(c, cuptiRangeProfilerPopRange, &pop, out);
         pushed = 0;
-        CUpti_RangeProfiler_Stop_Params stop = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        CUpti_RangeProfiler_Stop_Params stop = {
+            .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         stop.pRangeProfilerObject = obj;
         CALL(c, cuptiRangeProfilerStop, &stop, out);
         started = 0;
         all_submitted = stop.isAllPassSubmitted != 0;
+        c->t.stop_ms += now_ms() - t0;
     }
     c->passes = pass;
+    c->t.passes += pass;
 
-    CUpti_RangeProfiler_DecodeData_Params dec = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    t0 = now_ms();
+    CUpti_RangeProfiler_DecodeData_Params dec = {
+        .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dec.pRangeProfilerObject = obj;
     CALL(c, cuptiRangeProfilerDecodeData, &dec, out);
     CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
         .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    info.pCounterDataImage = data;
-    info.counterDataImageSize = sz.counterDataSize;
+    info.pCounterDataImage = c->data;
+    info.counterDataImageSize = c->data_size;
     CALL(c, cuptiRangeProfilerGetCounterDataInfo, &info, out);
     if (info.numTotalRanges < 1 || dec.numOfRangeDropped > 0) {
         snprintf(c->err, sizeof c->err, "the profiler recorded %zu ranges (%zu dropped)",
@@ -525,27 +608,61 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
     CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
         .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
     ev.pHostObject = f->host;
-    ev.pCounterDataImage = data;
-    ev.counterDataImageSize = sz.counterDataSize;
+    ev.pCounterDataImage = c->data;
+    ev.counterDataImageSize = c->data_size;
     ev.rangeIndex = 0;
     ev.ppMetricNames = (const char **)f->names;
     ev.numMetrics = f->n;
     ev.pMetricValues = values;
     CALL(c, cuptiProfilerHostEvaluateToGpuValues, &ev, out);
+    c->t.decode_ms += now_ms() - t0;
+    c->t.measurements++;
     st = CML_OK;
 out:
-    if (obj) {
-        abort_pass(obj, pushed, started);
-        CUpti_RangeProfiler_Disable_Params dis = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-        dis.pRangeProfilerObject = obj;
-        CUptiResult r = cupti.cuptiRangeProfilerDisable(&dis);
-        if (r != CUPTI_SUCCESS && st == CML_OK) {
-            explain(c->err, sizeof c->err, "cuptiRangeProfilerDisable", r);
-            st = CML_EUNSUPPORTED;
-        }
+    if (c->obj) {
+        abort_pass(c->obj, pushed, started);
+        /* After a failure start over from a fresh profiler object. */
+        if (st != CML_OK || !c->keep)
+            range_disable(c);
     }
-    free(data);
     return st;
+}
+
+void cml_counters_set_full(cml_counters *c, int full)
+{
+    if (c)
+        c->full = full != 0;
+}
+
+int cml_counters_full(const cml_counters *c)
+{
+    return c ? c->full : 0;
+}
+
+void cml_counters_keep_enabled(cml_counters *c, int keep)
+{
+    if (!c)
+        return;
+    c->keep = keep != 0;
+    if (!c->keep)
+        range_disable(c);
+}
+
+void cml_counters_timing(const cml_counters *c, char *buf, size_t len)
+{
+    if (!buf || !len)
+        return;
+    if (!c || !c->t.measurements) {
+        snprintf(buf, len, "no measurement yet");
+        return;
+    }
+    const double n = (double)c->t.measurements;
+    snprintf(buf, len,
+             "%llu measurements, %.2f passes each; ms per measurement: enable/disable %.2f, "
+             "config %.2f, flush %.2f, start %.2f, launch %.2f, stop %.2f, decode+evaluate %.2f",
+             c->t.measurements, (double)c->t.passes / n, c->t.enable_ms / n, c->t.config_ms / n,
+             c->t.flush_ms / n, c->t.start_ms / n, c->t.launch_ms / n, c->t.stop_ms / n,
+             c->t.decode_ms / n);
 }
 
 cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
@@ -597,7 +714,8 @@ int cml_counters_built(void)
 /* Fill c->chip, c->avail; check the device first for a plain reason. */
 static cml_status target_facts(cml_counters *c)
 {
-    CUpti_Profiler_DeviceSupported_Params sup = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    CUpti_Profiler_DeviceSupported_Params sup = {
+        .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
     sup.cuDevice = (CUdevice)c->cu_device;
     sup.api = CUPTI_PROFILER_RANGE_PROFILING;
     CALL(c, cuptiProfilerDeviceSupported, &sup, fail);
@@ -617,7 +735,8 @@ static cml_status target_facts(cml_counters *c)
         snprintf(c->err, sizeof c->err, "the profiler does not support this device: %s", what);
         return CML_EUNSUPPORTED;
     }
-    CUpti_Device_GetChipName_Params chip = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    CUpti_Device_GetChipName_Params chip = {
+        .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     chip.deviceIndex = (size_t)c->device;
     CALL(c, cuptiDeviceGetChipName, &chip, fail);
     snprintf(c->chip, sizeof c->chip, "%s", chip.pChipName ? chip.pChipName : "");
@@ -650,6 +769,12 @@ cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t w
         return CML_ENOMEM;
     }
     c->device = device;
+    /* Kept enabled by default: enabling costs more than the rest of a
+     * measurement, and an idle profiler leaves timed launches alone (both
+     * measured: docs/model-evidence.md §1). CML_COUNTERS_KEEP=0 turns it off. */
+    const char *keep = getenv("CML_COUNTERS_KEEP");
+    c->keep = keep && *keep ? atoi(keep) != 0 : 1;
+    c->full = 1;
     void *ctx = NULL;
     cml_status st = cml_ctr_cuda_context(device, &ctx, &c->cu_device, why, whylen);
     if (st != CML_OK) {
@@ -663,7 +788,8 @@ cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t w
         return CML_EUNSUPPORTED;
     }
     if (!cupti.initialized) {
-        CUpti_Profiler_Initialize_Params p = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        CUpti_Profiler_Initialize_Params p = {
+            .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
         CUptiResult r = cupti.cuptiProfilerInitialize(&p);
         if (r != CUPTI_SUCCESS) {
             explain(why, whylen, "cuptiProfilerInitialize", r);
@@ -703,13 +829,16 @@ void cml_counters_close(cml_counters *c)
 {
     if (!c)
         return;
+    range_disable(c);
+    free(c->data);
     for (int i = 0; i < MAX_CONFIGS; i++)
         config_free(&c->cfg[i]);
     cml_ctr_cuda_free(c->flush);
     free(c->avail);
     free(c);
     if (cupti.users > 0 && --cupti.users == 0 && cupti.initialized) {
-        CUpti_Profiler_DeInitialize_Params p = {.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        CUpti_Profiler_DeInitialize_Params p = {
+            .structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
         (void)cupti.cuptiProfilerDeInitialize(&p);
         cupti.initialized = 0;
     }
@@ -777,6 +906,31 @@ const char *cml_counters_chip(const cml_counters *c)
 {
     (void)c;
     return "";
+}
+
+void cml_counters_keep_enabled(cml_counters *c, int keep)
+{
+    (void)c;
+    (void)keep;
+}
+
+void cml_counters_set_full(cml_counters *c, int full)
+{
+    (void)c;
+    (void)full;
+}
+
+int cml_counters_full(const cml_counters *c)
+{
+    (void)c;
+    return 0;
+}
+
+void cml_counters_timing(const cml_counters *c, char *buf, size_t len)
+{
+    (void)c;
+    if (buf && len)
+        snprintf(buf, len, "%s", STUB_WHY);
 }
 
 #endif

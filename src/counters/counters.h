@@ -63,6 +63,29 @@ void cml_counters_close(cml_counters *c);
 cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
                                 const char *const *metrics, size_t n, double *values);
 
+/*
+ * Keep the range profiler enabled between measurements (1) instead of
+ * enabling it around each one (0, the default). Keeping it saves the
+ * enable/disable cost of every measurement; the launches in between (the
+ * experiments' timed ones) then run with the profiler attached but idle.
+ */
+void cml_counters_keep_enabled(cml_counters *c, int keep);
+
+/*
+ * Which metrics the experiments' counters pass reads (counter_map.h):
+ * 1 (the default) every metric of the counter map; 0 the core set, the
+ * metrics of the classes the model predicts and no requests, about a third
+ * of the passes (the suite uses it to stay under twice its time without
+ * counters). Read by cml_exp_time through cml_counters_full.
+ */
+void cml_counters_set_full(cml_counters *c, int full);
+int cml_counters_full(const cml_counters *c);
+
+/* One line: measurements so far, passes each, and milliseconds per
+ * measurement spent in each step (enable, configure, flush, start, launch,
+ * stop, decode and evaluate). */
+void cml_counters_timing(const cml_counters *c, char *buf, size_t len);
+
 /* 1 if `metric` can be collected on this device, else 0 with the reason in
  * `why` (may be NULL). Checked once per name and remembered. */
 int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_t whylen);

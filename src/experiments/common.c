@@ -222,8 +222,9 @@ static cml_status gpu_failed(const cml_plan *plan, cml_record *rec, cml_status s
 /*
  * The counters pass (after the timing, in launches of its own): profile one
  * more launch through plan->profiler, with L2 flushed before each profiling
- * pass, and put every metric of the counter map beside the model's
- * prediction in rec->counters[]. Metrics that read 0 where the model
+ * pass, and put the metrics of the counter map (all, or the core set for
+ * this record's model: cml_counters_full) beside the model's prediction in
+ * rec->counters[]. Metrics that read 0 where the model
  * predicts 0 (or nothing) are left out, so a record lists the traffic its
  * kernel has. A launch that fails here fails the record like any launch; a
  * profiler failure only leaves the record without counters and says so in
@@ -232,12 +233,13 @@ static cml_status gpu_failed(const cml_plan *plan, cml_record *rec, cml_status s
 static cml_status exp_counters(const cml_plan *plan, cml_record *rec, cml_launch_fn launch,
                                void *ctx)
 {
-    size_t n = cml_counter_map_count();
+    const cml_counter_def *defs[64];
+    const char *names[64];
     double v[64];
-    if (n > sizeof v / sizeof v[0])
-        n = sizeof v / sizeof v[0];
-    cml_status st = cml_counters_measure(plan->profiler, launch, ctx, cml_counter_map_metrics(),
-                                         n, v);
+    size_t n = cml_counter_map_select(cml_counters_full(plan->profiler),
+                                      rec->has_model ? &rec->model[CML_RULES_MODERN] : NULL, defs,
+                                      names, sizeof v / sizeof v[0]);
+    cml_status st = cml_counters_measure(plan->profiler, launch, ctx, names, n, v);
     if (st == CML_ECUDA) {
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "%s: %s", cml_status_str(st), cml_counters_error(plan->profiler));
@@ -250,7 +252,7 @@ static cml_status exp_counters(const cml_plan *plan, cml_record *rec, cml_launch
     }
     rec->ncounters = 0;
     for (size_t i = 0; i < n && rec->ncounters < CML_RECORD_MAX_COUNTERS; i++) {
-        const cml_counter_def *d = cml_counter_map_at(i);
+        const cml_counter_def *d = defs[i];
         double pred = 0;
         int has = rec->has_model && cml_counter_predict(d, &rec->model[CML_RULES_MODERN], &pred);
         if (isnan(v[i]) || (v[i] == 0 && (!has || pred == 0)))

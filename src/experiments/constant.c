@@ -48,12 +48,13 @@
  *   stencil_global: the same with a parameter const float *coef (no
  *       __restrict__) read as coef[j].
  *
- * Unrolled, c_coef[j] has a compile-time index, so the compiler folds it
- * into the FMUL as an immediate constant operand c[0x3][...] (no LDC; see
- * docs/experiments/constant.md for the SASS of the H100 build): either way
- * every lane reads the same address, which the model counts as one constant
- * read with serialization 1. const_serial's index depends on the lane, so it
- * is an LDC.
+ * Unrolled, c_coef[j] has a compile-time index, so there is no per-thread
+ * LDC: on sm_90 ptxas loads the nine coefficients into uniform registers
+ * (ULDC.64 pairs from c[0x3][...]) for the FMULs, where the textbooks show
+ * an immediate c[][] operand of the FMUL (docs/experiments/constant.md has
+ * the SASS of the H100 build). Either way every lane reads the same
+ * address, which the model counts as one constant read with serialization 1
+ * per tap. const_serial's index depends on the lane, so it is an LDC.
  *
  * Sizes: n = 0 (the default) sizes in[] and out[] from the plan. The
  * stencil streams them from DRAM (each array larger than L2). The

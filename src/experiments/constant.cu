@@ -6,14 +6,16 @@
  * memory. The contract at the top of constant.c is what these kernels are;
  * the C mirrors there emit exactly their accesses.
  *
- * What the SASS should show (cuobjdump -sass; docs/experiments/constant.md
- * has what the H100 build showed):
- *   const_serial:    one LDC (indexed constant load: the index depends on
- *                    the lane, so it cannot be an immediate operand);
- *   stencil_const:   no LDC: the unrolled taps have constant indices, so the
- *                    coefficients are immediate operands c[0x3][0x..] of
- *                    the FMULs (bank 3 holds user __constant__ data on
- *                    sm_70+; bank 0 the kernel parameters);
+ * What the SASS shows (cuobjdump -sass of the sm_90 build with CUDA 13.0;
+ * docs/experiments/constant.md):
+ *   const_serial:    one LDC R, c[0x3][R]: an indexed constant load (the
+ *                    index depends on the lane, so it cannot be an operand);
+ *                    bank 3 holds user __constant__ data, bank 0 parameters;
+ *   stencil_const:   no per-thread LDC: the unrolled taps have constant
+ *                    indices, and ptxas loads the coefficients into uniform
+ *                    registers (four ULDC.64 and one ULDC from c[0x3][...]),
+ *                    then FMUL R, R, UR: warp-wide by construction (the
+ *                    textbooks show an immediate c[][] operand instead);
  *   stencil_readonly: nine LDG.E.CONSTANT (the read-only path) for coef;
  *   stencil_global:  nine plain LDG.E for coef.
  */

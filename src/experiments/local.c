@@ -27,8 +27,9 @@
  *   then out[i] = b.f[(threadIdx.x % 32 + s) % K]).
  *
  *   local_spill (registers spilled by ptxas, not an array in memory):
- *   __global__ void __launch_bounds__(1024, 2)         // <= 65536/2048 = 32 registers
- *   local_spill(const float *in, float *out, unsigned long long n)
+ *   __global__ void __maxnreg__(32)                    // at most 32 registers (CUDA >= 12.4;
+ *   local_spill(const float *in, float *out,           //  else __launch_bounds__(1024, 2),
+ *               unsigned long long n)                  //  32 only where an SM holds 2048 threads)
  *   {
  *       unsigned long long i = ...; if (i >= n) return;
  *       float r[48], x = in[i], acc = 0.0f;            // site 0: global load
@@ -58,7 +59,8 @@
  *       for (int j = 0; j < K; j++) if ((j + s) % K == want) r = v + (float)j;
  *       out[i] = r;                                    // sites 0 and 3 only
  *   local_spill_regs: local_spill's body under __launch_bounds__(1024, 1)
- *       (64 registers: room for all 48 values, no spill).
+ *       (64 registers: room for all 48 values, no spill; 53 used on sm_75
+ *       and sm_90).
  *
  * Block sizes are multiples of 32, so threadIdx.x % 32 is the lane. arr sits
  * at byte 0 of the thread's local frame; the model maps frame offsets to

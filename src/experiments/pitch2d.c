@@ -165,7 +165,8 @@ static uint64_t batch_images(const cml_plan *plan, int64_t param, uint64_t image
  * bandwidth. */
 static void pitch2d_finding(cml_record *rec, const char *layout, const char *pitch_src,
                             uint64_t pitch_bytes, uint64_t height, unsigned elem, unsigned bx,
-                            unsigned by, double overhead, uint64_t images)
+                            unsigned by, double overhead, uint64_t images,
+                            uint64_t batch_bytes)
 {
     uint64_t aligned = sector_aligned_rows(pitch_bytes, height);
     unsigned segs = bx >= CML_WARP_SIZE ? 1u : CML_WARP_SIZE / bx;
@@ -174,11 +175,13 @@ static void pitch2d_finding(cml_record *rec, const char *layout, const char *pit
     double spr = cml_exp_spr(rec, CML_CLASS_GLOBAL_LD);
     double eff = 100.0 * cml_exp_eff(rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD);
     double feff = 100.0 * cml_exp_eff(rec, CML_RULES_FERMI, CML_CLASS_GLOBAL_LD);
-    char mem[32], measured[96] = "";
+    char mem[32], batch[32], measured[128] = "";
     cml_fmt_bytes(mem, sizeof mem, (double)(pitch_bytes * height));
+    cml_fmt_bytes(batch, sizeof batch, (double)batch_bytes);
     if (rec->measured)
-        snprintf(measured, sizeof measured, " Measured %.0f GB/s over a batch of %llu images.",
-                 rec->bandwidth_gbs, (unsigned long long)images);
+        snprintf(measured, sizeof measured,
+                 " Measured %.0f GB/s over a batch of %llu images (%s per array).",
+                 rec->bandwidth_gbs, (unsigned long long)images, batch);
     cml_record_finding(rec,
                        "%s%s: rows %llu B apart start on a 32 B sector in %llu of %llu rows; a "
                        "%ux%u warp reads %u row segment%s of %u B (at best %u sector%s): %.2f "
@@ -413,7 +416,7 @@ static cml_status pitch2d_sweep(const cml_plan *plan, const cml_param_values *pv
                         st = gst;
                 }
                 pitch2d_finding(rec, layout_names[layout], pitch_src, pitch_bytes, height, elem,
-                                bx, by, overhead, images);
+                                bx, by, overhead, images, batch_bytes);
             }
             if (plan->gpu)
                 pitch2d_gpu_free(plan, &g);

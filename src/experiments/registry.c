@@ -59,9 +59,15 @@ static const cml_textbook_alias aliases[] = {
     {"transpose", "transpose", "kernel=copy,naive-row,naive-col,unroll4-row,unroll4-col,smem,smem-pad",
      {NULL}, "transpose"},
     {"globalVariable", "device-vars", "var=device", {NULL}, "globalVariable"},
-    {"memTransfer", "transfers", "mode=link", {NULL}, "memTransfer"},
-    {"pinMemTransfer", "transfers", "mode=link", {NULL}, "pinMemTransfer"},
-    {"sumArrayZerocpy", "transfers", "mode=zero-copy", {NULL}, "sumArrayZerocpy"},
+    {"memTransfer", "transfers", "mode=copy memory=pageable direction=h2d,d2h size=16M", {NULL},
+     "memTransfer"},
+    {"pinMemTransfer", "transfers", "mode=copy memory=pinned direction=h2d,d2h size=16M", {NULL},
+     "pinMemTransfer"},
+    {"sumArrayZerocpy", "transfers", "mode=zero-copy memory=device,mapped,mapped-uva access=coalesced",
+     {NULL}, "sumArrayZerocpy"},
+    {"sumMatrixGPUManaged", "transfers", "mode=managed um=64M", {NULL}, "sumMatrixGPUManaged"},
+    {"sumMatrixGPUManual", "transfers", "mode=managed um=64M", {NULL}, "sumMatrixGPUManual"},
+    {"Unified_Memory", "transfers", "mode=managed um=64M", {NULL}, "Unified_Memory"},
 };
 
 size_t cml_experiment_count(void)

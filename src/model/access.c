@@ -645,6 +645,26 @@ static unsigned phase_wavefronts(const uint64_t *words, size_t n)
 }
 
 /*
+ * True for an 8- or 16-byte shared LOAD in which at least one lane pair
+ * (l, l^1) is active and every pair with both lanes active reads one address.
+ * (An inactive partner is not counted either way: not measured yet.)
+ */
+static int shared_pairs_merge(const cml_access *a)
+{
+    if (a->op != CML_OP_LOAD || a->width < 8u)
+        return 0;
+    int pairs = 0;
+    for (unsigned l = 0; l < CML_WARP_SIZE; l += 2) {
+        if (((a->active >> l) & 3u) != 3u)
+            continue;
+        if (a->addr[l] != a->addr[l + 1])
+            return 0;
+        pairs++;
+    }
+    return pairs > 0;
+}
+
+/*
  * Shared memory, model S1 of MODEL.md section 4.2 (both rule sets): phases of
  * 32, 16 or 8 lanes for w <= 4, 8, 16; wavefronts per phase = max over banks
  * of distinct words; efficiency denominator 128 B per wavefront (ncu's
@@ -669,10 +689,15 @@ static cml_status shared_access(const cml_access *a, cml_traffic *acc)
         wavefronts = phase_wavefronts(all, nall);
         ideal = 1;
     } else {
-        const unsigned g = group_lanes(w);
+        /* Measured on an H100 (docs/model-evidence.md, E7): 8- and 16-byte
+         * LOADS in which every active lane pair (l, l^1) reads one address
+         * are served in phases twice as wide (LDS.64 uniform: 1 wavefront,
+         * LDS.128 pairs or uniform: 2), as NVIDIA describes for CC 7.x
+         * (MODEL.md 4.3, model S2's pair rule). Stores keep S1. */
+        const unsigned g = group_lanes(w) * (shared_pairs_merge(a) ? 2u : 1u);
         const unsigned words = w / 4u;
         for (unsigned lo = 0; lo < CML_WARP_SIZE; lo += g) {
-            uint64_t v[CML_WARP_SIZE]; /* g lanes * w/4 words = 32 */
+            uint64_t v[2 * CML_WARP_SIZE]; /* g lanes * w/4 words <= 64 */
             size_t n = 0;
             for (unsigned l = lo; l < lo + g; l++) {
                 if (!((a->active >> l) & 1u))

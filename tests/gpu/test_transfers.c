@@ -400,6 +400,7 @@ static void test_experiment(cml_gpu *g)
         } else if (strcmp(mode->label, "alloc") == 0) {
             alloc++;
         }
+        CHECK(strlen(r->finding) < sizeof r->finding - 1); /* not cut off */
         if (r->finding[0])
             printf("  %s: %s\n", r->variant, r->finding);
     }
