@@ -7,6 +7,7 @@
 
 #include "counters/counter_map.h"
 #include "counters/counters.h"
+#include "gpu/gpu_internal.h"
 
 cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
                          const void *args)
@@ -214,7 +215,11 @@ double cml_exp_eff(const cml_record *rec, cml_rules r, cml_class c)
 static cml_status gpu_failed(const cml_plan *plan, cml_record *rec, cml_status st)
 {
     rec->state = CML_REC_FAILED;
+    /* A launcher called directly (a checker, a symbol copy) records its CUDA
+     * failure in the harness's last-error text, not on the device handle. */
     const char *msg = plan->gpu ? cml_gpu_error(plan->gpu) : "";
+    if (!*msg)
+        msg = cml_gpu_last_error();
     cml_record_note(rec, "%s%s%s", cml_status_str(st), *msg ? ": " : "", msg);
     return st;
 }
