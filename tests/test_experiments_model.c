@@ -16,6 +16,7 @@
 #include "experiments/shared_banks_kernels.h"
 #include "experiments/shuffle.h"
 #include "experiments/transfers.h"
+#include "experiment_test_util.h"
 #include "test_util.h"
 
 static const cml_experiment *const exps[] = {
@@ -23,57 +24,9 @@ static const cml_experiment *const exps[] = {
     &cml_exp_shared_banks, &cml_exp_transfers, &cml_exp_device_vars,
 };
 
-/* Run `x` on the model alone with its defaults plus `settings` (the tour's
- * syntax: "name=list name=list"); CML_OK expected. */
-static cml_status run_model(const cml_experiment *x, const char *settings, cml_results *r)
-{
-    cml_param_values pv;
-    char err[256] = "";
-    cml_status st = cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err);
-    if (st) {
-        fprintf(stderr, "%s: defaults: %s\n", x->key, err);
-        return st;
-    }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return CML_EINVAL;
-        *eq = '\0';
-        st = cml_param_set(&pv, tok, eq + 1, err, sizeof err);
-        if (st) {
-            fprintf(stderr, "%s: %s\n", x->key, err);
-            return st;
-        }
-    }
-    cml_plan plan;
-    memset(&plan, 0, sizeof plan); /* model only: no GPU, no device facts */
-    cml_results_init(r);
-    return x->model(&plan, &pv, r);
-}
-
-static const cml_record *find(const cml_results *r, const char *variant)
-{
-    for (size_t i = 0; i < r->count; i++)
-        if (strcmp(r->items[i].variant, variant) == 0)
-            return &r->items[i];
-    fprintf(stderr, "no record \"%s\"\n", variant);
-    return NULL;
-}
-
 static const cml_traffic *cls(const cml_record *rec, cml_class c)
 {
     return &rec->model[CML_RULES_MODERN].cls[c];
-}
-
-static double extra(const cml_record *rec, const char *name)
-{
-    for (unsigned i = 0; i < rec->nextra; i++)
-        if (strcmp(rec->extra[i].name, name) == 0)
-            return rec->extra[i].value;
-    fprintf(stderr, "%s: no extra \"%s\"\n", rec->variant, name);
-    return -1.0;
 }
 
 /* Every record of a run: produced, named, explained in one untruncated
@@ -714,16 +667,8 @@ static void test_transfers(void)
         {"mode", "dma"}, {"memory", "texture"}, {"direction", "sideways"},
         {"access", "stride64"}, {"um", "1k"}, {"alloc", "2G"}, {"n", "-1"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cml_param_values pv;
-        char err[256] = "", opt[40];
-        CHECK_EQ_I64(cml_param_defaults(cml_exp_transfers.params, cml_exp_transfers.nparams, &pv,
-                                        err, sizeof err),
-                     CML_OK);
-        CHECK_EQ_I64(cml_param_set(&pv, bad[i].name, bad[i].value, err, sizeof err), CML_EINVAL);
-        snprintf(opt, sizeof opt, "--%s", bad[i].name);
-        CHECK_STR_CONTAINS(err, opt);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        check_refused(&cml_exp_transfers, bad[i].name, bad[i].value, NULL);
 }
 
 /* One thread: each access is one request of one sector, 4 of 32 bytes. */
@@ -774,15 +719,8 @@ static void test_invalid_params(void)
         {&cml_exp_device_vars, "var", "texture", "--var"},
         {&cml_exp_device_vars, "nope", "1", "--nope"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cml_param_values pv;
-        char err[256] = "";
-        CHECK_EQ_I64(cml_param_defaults(bad[i].x->params, bad[i].x->nparams, &pv, err, sizeof err),
-                     CML_OK);
-        err[0] = '\0';
-        CHECK_EQ_I64(cml_param_set(&pv, bad[i].name, bad[i].value, err, sizeof err), CML_EINVAL);
-        CHECK_STR_CONTAINS(err, bad[i].option);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        check_refused(bad[i].x, bad[i].name, bad[i].value, bad[i].option);
 }
 
 int main(void)

@@ -20,41 +20,12 @@
 #include "experiments/stride_kernels.h"
 #include "experiments/unroll.h"
 #include "experiments/unroll_kernels.h"
+#include "experiment_test_util.h"
 #include "test_util.h"
 
 static const cml_experiment *const all[] = {&cml_exp_aos_soa, &cml_exp_unroll,
                                             &cml_exp_parallelism, &cml_exp_stride,
                                             &cml_exp_readonly};
-
-/* Run x's model on a model-only plan with its defaults, then the settings
- * "name=value name=value ..." applied. */
-static cml_status run_model(const cml_experiment *x, const char *settings, cml_results *r)
-{
-    cml_param_values pv;
-    char err[256] = "";
-    cml_status st = cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err);
-    if (st) {
-        fprintf(stderr, "%s: defaults: %s\n", x->key, err);
-        return st;
-    }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return CML_EINVAL;
-        *eq = '\0';
-        st = cml_param_set(&pv, tok, eq + 1, err, sizeof err);
-        if (st) {
-            fprintf(stderr, "%s: %s\n", x->key, err);
-            return st;
-        }
-    }
-    cml_plan plan;
-    memset(&plan, 0, sizeof plan);
-    cml_results_init(r);
-    return x->model(&plan, &pv, r);
-}
 
 /* The one record of a run that must produce exactly one. */
 static const cml_record *only(const cml_results *r)

@@ -11,60 +11,12 @@
 
 #include "experiments/common.h"
 #include "experiments/transpose.h"
+#include "experiment_test_util.h"
 #include "test_util.h"
-
-/* Run the experiment on the model alone with its defaults plus
- * "name=list ..." settings. */
-static cml_status run_model(const char *settings, cml_results *r)
-{
-    const cml_experiment *x = &cml_exp_transpose;
-    cml_param_values pv;
-    char err[256] = "";
-    cml_status st = cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err);
-    if (st) {
-        fprintf(stderr, "defaults: %s\n", err);
-        return st;
-    }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return CML_EINVAL;
-        *eq = '\0';
-        st = cml_param_set(&pv, tok, eq + 1, err, sizeof err);
-        if (st) {
-            fprintf(stderr, "%s\n", err);
-            return st;
-        }
-    }
-    cml_plan plan;
-    memset(&plan, 0, sizeof plan);
-    cml_results_init(r);
-    return x->model(&plan, &pv, r);
-}
-
-static const cml_record *find(const cml_results *r, const char *variant)
-{
-    for (size_t i = 0; i < r->count; i++)
-        if (strcmp(r->items[i].variant, variant) == 0)
-            return &r->items[i];
-    fprintf(stderr, "no record \"%s\"\n", variant);
-    return NULL;
-}
 
 static const cml_traffic *cls(const cml_record *rec, cml_rules rules, cml_class c)
 {
     return &rec->model[rules].cls[c];
-}
-
-static double extra(const cml_record *rec, const char *name)
-{
-    for (unsigned i = 0; i < rec->nextra; i++)
-        if (strcmp(rec->extra[i].name, name) == 0)
-            return rec->extra[i].value;
-    fprintf(stderr, "%s: no extra \"%s\"\n", rec->variant, name);
-    return -1.0;
 }
 
 static void test_registry_entry(void)
@@ -92,7 +44,7 @@ static void test_registry_entry(void)
 static void test_square(void)
 {
     cml_results r;
-    CHECK_EQ_I64(run_model(NULL, &r), CML_OK);
+    CHECK_EQ_I64(run_model(&cml_exp_transpose, NULL, &r), CML_OK);
     CHECK_EQ_U64(r.count, 7);
     const uint64_t req = (uint64_t)1 << 21;
     const cml_record *copy = find(&r, "kernel=copy block=32x8 nx=8192 ny=8192");
@@ -200,7 +152,8 @@ static void test_sampling_is_exact(void)
 static void test_odd_size(void)
 {
     cml_results r;
-    CHECK_EQ_I64(run_model("nx=40 ny=33 kernel=naive-row,smem,smem-pad", &r), CML_OK);
+    CHECK_EQ_I64(
+        run_model(&cml_exp_transpose, "nx=40 ny=33 kernel=naive-row,smem,smem-pad", &r), CML_OK);
     const cml_record *row = find(&r, "kernel=naive-row block=32x8 nx=40 ny=33");
     const cml_record *sm = find(&r, "kernel=smem block=32x32 nx=40 ny=33");
     const cml_record *pad = find(&r, "kernel=smem-pad block=32x32 nx=40 ny=33");
@@ -242,16 +195,8 @@ static void test_invalid_params(void)
     static const struct { const char *name, *value; } bad[] = {
         {"kernel", "tiled"}, {"block", "64x64"}, {"nx", "-1"}, {"ny", "1000000"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cml_param_values pv;
-        char err[256] = "", opt[32];
-        CHECK_EQ_I64(cml_param_defaults(cml_exp_transpose.params, cml_exp_transpose.nparams, &pv,
-                                        err, sizeof err),
-                     CML_OK);
-        CHECK_EQ_I64(cml_param_set(&pv, bad[i].name, bad[i].value, err, sizeof err), CML_EINVAL);
-        snprintf(opt, sizeof opt, "--%s", bad[i].name);
-        CHECK_STR_CONTAINS(err, opt);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        check_refused(&cml_exp_transpose, bad[i].name, bad[i].value, NULL);
 }
 
 int main(void)

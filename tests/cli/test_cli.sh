@@ -4,20 +4,7 @@
 # output file), the no-GPU behaviour, and the output files.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
-
-check() { # description, then a command that must succeed
-    local what=$1; shift
-    checks=$((checks + 1))
-    if ! "$@"; then
-        echo "FAIL: $what" >&2
-        fails=$((fails + 1))
-    fi
-}
-# run CMD...: captures stdout, stderr and the exit status
-run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+. "$(dirname "$0")/cli_test_util.sh" # $tmp, check, run
 has() { grep -qF -- "$1" "$tmp/${2:-out}"; }
 lines() { wc -l <"$tmp/${1:-err}"; }
 

@@ -13,18 +13,7 @@ set -u
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
 data="$here/../data"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
-check() { # description, then a command that must succeed
-    local what=$1; shift
-    checks=$((checks + 1))
-    if ! "$@"; then
-        echo "FAIL: $what" >&2
-        fails=$((fails + 1))
-    fi
-}
-run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+. "$here/cli_test_util.sh" # $tmp, check, run
 
 # --- the report command itself (no browser needed) -----------------------
 run "$bin" report

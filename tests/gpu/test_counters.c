@@ -29,6 +29,7 @@
 #include "experiments/experiment.h"
 #include "experiments/offset_kernels.h"
 #include "gpu/gpu.h"
+#include "gpu_test_util.h"
 #include "../test_util.h"
 
 #define N ((uint64_t)1 << 22) /* floats per array: 16 MiB, a multiple of 32 */
@@ -95,16 +96,11 @@ static int run(const cml_plan *plan, const char *key, const char *offsets, cml_r
 
 int main(void)
 {
-    char why[512];
-    if (cml_gpu_count(why, sizeof why) == 0) {
-        printf("SKIP: %s\n", why);
-        return 77;
-    }
     cml_gpu *g = NULL;
-    if (cml_gpu_open(0, &g, why, sizeof why) != CML_OK) {
-        fprintf(stderr, "cml_gpu_open: %s\n", why);
-        return 1;
-    }
+    int rc = gpu_test_open(&g, "cml_gpu_open");
+    if (rc)
+        return rc;
+    char why[512];
     cml_counters *c = NULL;
     cml_status st = cml_counters_open(0, &c, why, sizeof why);
     if (st == CML_EUNSUPPORTED) {
@@ -122,11 +118,7 @@ int main(void)
            (double)cml_counters_flush_bytes(c) / 1048576.0);
 
     cml_plan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.gpu = g;
-    plan.dev = cml_gpu_facts(g);
-    plan.reps = 3;
-    plan.warmup = 1;
+    gpu_test_plan(&plan, g);
     plan.counters = CML_COUNTERS_ON;
     plan.profiler = c;
     cml_results r;

@@ -28,21 +28,13 @@
 #include "experiments/unroll.h"
 #include "experiments/unroll_kernels.h"
 #include "gpu/gpu.h"
+#include "gpu_test_util.h"
 #include "../test_util.h"
 
 #define POISON 0xFFFFFFFFu
 #define MARGIN 37u /* floats allocated past the kernel's output: must stay poisoned */
 
 static cml_gpu *g;
-static uint32_t *host; /* downloaded output */
-static size_t host_cap;
-
-static uint32_t bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 static uint32_t rnd(uint64_t seed, uint64_t i)
 {
@@ -61,102 +53,19 @@ static int buffer(cml_dbuf *b, uint64_t count, int random, uint64_t seed)
     return st == CML_OK;
 }
 
-/* Download `count` floats of b into `host`. */
-static int fetch(const cml_dbuf *b, uint64_t count)
-{
-    if (count > host_cap) {
-        free(host);
-        host = malloc(count * sizeof *host);
-        host_cap = host ? count : 0;
-    }
-    CHECK(host != NULL);
-    if (!host)
-        return 0;
-    cml_status st = cml_gpu_download(g, host, b, count * sizeof(float));
-    CHECK(st == CML_OK);
-    return st == CML_OK;
-}
-
-/* Write one float's bits at index idx of b. */
-static void plant(cml_dbuf *b, uint64_t idx, uint32_t value)
-{
-    cml_dbuf view = {(char *)b->ptr + idx * sizeof(float), sizeof(float)};
-    CHECK(cml_gpu_upload(g, &view, &value, sizeof value) == CML_OK);
-}
-
-typedef cml_status (*check_fn)(void *ctx, unsigned long long *d_counters);
-
-/* Run a device checker; *bad, *first from its counters. */
-static int device_check(check_fn fn, void *ctx, unsigned long long *bad, unsigned long long *first)
-{
-    cml_dbuf c = {0};
-    unsigned long long h[2] = {0, ~0ull};
-    cml_status st = cml_gpu_alloc(g, &c, sizeof h);
-    if (!st)
-        st = cml_gpu_upload(g, &c, h, sizeof h);
-    if (!st)
-        st = fn(ctx, (unsigned long long *)c.ptr);
-    if (!st)
-        st = cml_gpu_download(g, h, &c, sizeof h);
-    cml_gpu_free(g, &c);
-    CHECK(st == CML_OK);
-    *bad = h[0];
-    *first = h[1];
-    return st == CML_OK;
-}
-
-/* The expected bits of output float q (POISON where nothing may be written). */
-typedef uint32_t (*want_fn)(const void *ctx, uint64_t q);
-
-/* Compare host[0, cap) with want(ctx, q); print the first mismatch. */
+/* compare_words on floats. */
 static void compare(const char *what, uint64_t cap, want_fn want, const void *ctx)
 {
-    uint64_t wrong = 0, first = 0;
-    for (uint64_t q = 0; q < cap; q++)
-        if (host[q] != want(ctx, q) && !wrong++)
-            first = q;
-    if (wrong)
-        fprintf(stderr, "%s: %llu wrong floats, first at %llu (0x%08x, want 0x%08x)\n", what,
-                (unsigned long long)wrong, (unsigned long long)first, host[first],
-                want(ctx, first));
-    CHECK_EQ_U64(wrong, 0);
+    compare_words(what, "floats", cap, want, ctx);
 }
 
-/*
- * The device checker passes on the kernel's output (just fetched into host),
- * catches a planted wrong value at `written` (an element the kernel wrote,
- * its right value with the lowest bit flipped; UINT64_MAX: none) and a
- * value planted at `unwritten` (UINT64_MAX: none) where only the poison may
- * be.
- */
+/* check_checker_bytes on float indices (UINT64_MAX: none), 1.0f planted
+ * where nothing may be written. */
 static void check_checker(const char *what, check_fn fn, void *ctx, cml_dbuf *out,
                           uint64_t written, uint64_t unwritten)
 {
-    unsigned long long bad, first;
-    if (!device_check(fn, ctx, &bad, &first))
-        return;
-    if (bad)
-        fprintf(stderr, "%s: device checker: %llu bad, first %llu\n", what, bad, first);
-    CHECK_EQ_U64(bad, 0);
-    unsigned long long expect = 0, lowest = ~0ull;
-    if (written != UINT64_MAX) {
-        plant(out, written, host[written] ^ 1u); /* the right value, one bit off */
-        expect++;
-        lowest = written;
-    }
-    if (unwritten != UINT64_MAX) {
-        plant(out, unwritten, 0x3F800000u);
-        expect++;
-        if (unwritten < lowest)
-            lowest = unwritten;
-    }
-    if (!expect || !device_check(fn, ctx, &bad, &first))
-        return;
-    if (bad != expect || first != lowest)
-        fprintf(stderr, "%s: planted %llu (lowest %llu), checker found %llu (first %llu)\n", what,
-                expect, lowest, bad, first);
-    CHECK_EQ_U64(bad, expect);
-    CHECK_EQ_U64(first, lowest);
+    check_checker_bytes(g, what, fn, ctx, out, 4, 4, word_at(written), word_at(unwritten),
+                        0x3F800000u);
 }
 
 /* ---- experiment 3: aos-soa --------------------------------------------- */
@@ -204,7 +113,7 @@ static void test_aos_soa(void)
                     CHECK(cml_gpu_poison(g, &out) == CML_OK);
                     cml_status st = cml_aos_soa_launch(&a);
                     CHECK(st == CML_OK);
-                    if (st || !fetch(&out, cap))
+                    if (st || !fetch(g, &out, cap * sizeof(float)))
                         continue;
                     compare(what, cap, aos_want, &a);
                     /* last touched field of the last element; a field that
@@ -266,7 +175,7 @@ static void test_unroll(void)
                     CHECK(cml_gpu_poison(g, &C) == CML_OK);
                     cml_status st = cml_unroll_launch(&a);
                     CHECK(st == CML_OK);
-                    if (st || !fetch(&C, cap))
+                    if (st || !fetch(g, &C, cap * sizeof(float)))
                         continue;
                     compare(what, cap, unroll_want, &a);
                     uint64_t written = off < nv ? (nv - off) * vec - 1 : UINT64_MAX;
@@ -318,7 +227,7 @@ static void test_parallelism(void)
                 CHECK(cml_gpu_poison(g, &C) == CML_OK);
                 cml_status st = cml_parallelism_launch(&a);
                 CHECK(st == CML_OK);
-                if (st || !fetch(&C, cap))
+                if (st || !fetch(g, &C, cap * sizeof(float)))
                     continue;
                 compare(what, cap, par_want, &a);
                 check_checker(what, par_check_cb, &a, &C, n - 1, n);
@@ -359,11 +268,6 @@ static void stride_reference(uint32_t *ref, uint64_t cap, const cml_stride_launc
     }
 }
 
-static uint32_t ref_want(const void *ctx, uint64_t q)
-{
-    return ((const uint32_t *)ctx)[q];
-}
-
 static void test_stride(void)
 {
     static const uint64_t sizes[] = {100, 4096, 4099, (1u << 20) + 7};
@@ -395,7 +299,7 @@ static void test_stride(void)
                 CHECK(cml_gpu_poison(g, &C) == CML_OK);
                 cml_status st = cml_stride_launch(&a);
                 CHECK(st == CML_OK);
-                if (st || !fetch(&C, cap))
+                if (st || !fetch(g, &C, cap * sizeof(float)))
                     continue;
                 stride_reference(ref, cap, &a);
                 compare(what, cap, ref_want, ref);
@@ -474,7 +378,7 @@ static void test_readonly(void)
                     CHECK(cml_gpu_poison(g, &C) == CML_OK);
                     cml_status st = cml_readonly_launch(&a);
                     CHECK(st == CML_OK);
-                    if (st || !fetch(&C, cap))
+                    if (st || !fetch(g, &C, cap * sizeof(float)))
                         continue;
                     compare(what, cap, ro_want, &a);
                     uint64_t outs = cml_readonly_threads(p, n);
@@ -496,42 +400,18 @@ static void test_tours(void)
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         const cml_experiment *x = all[k];
         cml_param_values pv;
-        char err[256] = "", buf[256];
-        CHECK(cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err) == CML_OK);
-        snprintf(buf, sizeof buf, "%s", x->tour);
-        for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-            char *eq = strchr(tok, '=');
-            CHECK(eq != NULL);
-            if (!eq)
-                continue;
-            *eq = '\0';
-            CHECK(cml_param_set(&pv, tok, eq + 1, err, sizeof err) == CML_OK);
-        }
+        tour_params(x, &pv);
         cml_plan plan;
-        memset(&plan, 0, sizeof plan);
-        plan.gpu = g;
-        plan.dev = cml_gpu_facts(g);
-        plan.warmup = 1;
-        plan.reps = 3;
+        gpu_test_plan(&plan, g);
         /* Under compute-sanitizer (CML_QUICK_TEST) every access is checked:
          * small arrays keep the run to seconds. */
         if (getenv("CML_QUICK_TEST"))
             plan.size_bytes = (uint64_t)1 << 20;
         cml_results r;
-        cml_results_init(&r);
-        cml_status st = x->run(&plan, &pv, &r);
-        if (st)
-            fprintf(stderr, "%s tour: %s: %s\n", x->key, cml_status_str(st), cml_gpu_error(g));
-        CHECK(st == CML_OK);
-        CHECK(r.count > 0);
+        tour_run(x, &plan, &pv, &r);
         for (size_t i = 0; i < r.count; i++) {
             const cml_record *rec = &r.items[i];
-            if (rec->state != CML_REC_OK || rec->verify != CML_VERIFY_PASSED)
-                fprintf(stderr, "%s %s: state %d verify %d: %s\n", x->key, rec->variant,
-                        (int)rec->state, (int)rec->verify, rec->note);
-            CHECK(rec->state == CML_REC_OK);
-            CHECK(rec->verify == CML_VERIFY_PASSED);
-            CHECK(rec->measured);
+            check_tour_record(x, rec);
             CHECK(rec->bandwidth_gbs > 0);
             CHECK(rec->occupancy > 0);
             CHECK_STR_CONTAINS(rec->finding, "Measured");
@@ -544,23 +424,15 @@ static void test_tours(void)
 
 int main(void)
 {
-    char why[320] = "";
-    if (cml_gpu_count(why, sizeof why) == 0) {
-        printf("SKIP: %s\n", why);
-        return 77;
-    }
-    char err[640] = "";
-    if (cml_gpu_open(0, &g, err, sizeof err) != CML_OK) {
-        fprintf(stderr, "a device is present but cannot be opened: %s\n", err);
-        return 1;
-    }
+    int rc = gpu_test_open(&g, "a device is present but cannot be opened");
+    if (rc)
+        return rc;
     test_aos_soa();
     test_unroll();
     test_parallelism();
     test_stride();
     test_readonly();
     test_tours();
-    free(host);
-    cml_gpu_close(g);
+    gpu_test_close(g);
     return cml_test_summary("gpu_test_global_kernels");
 }

@@ -27,6 +27,7 @@
 #include "experiments/transpose.h"
 #include "experiments/transpose_kernels.h"
 #include "gpu/gpu.h"
+#include "gpu_test_util.h"
 #include "../test_util.h"
 
 #define POISON 0xFFFFFFFFu
@@ -34,15 +35,6 @@
 
 static cml_gpu *g;
 static int quick; /* CML_QUICK_TEST (under compute-sanitizer): the largest sizes left out */
-static uint32_t *host; /* downloaded output */
-static size_t host_cap;
-
-static uint32_t bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 /* A poisoned device buffer of `words` 32-bit words. */
 static int buffer(cml_dbuf *b, uint64_t words)
@@ -56,88 +48,19 @@ static int buffer(cml_dbuf *b, uint64_t words)
     return st == CML_OK;
 }
 
-/* Download `words` words of b into `host`. */
-static int fetch(const cml_dbuf *b, uint64_t words)
-{
-    if (words > host_cap) {
-        free(host);
-        host = malloc(words * sizeof *host);
-        host_cap = host ? words : 0;
-    }
-    CHECK(host != NULL);
-    if (!host)
-        return 0;
-    cml_status st = cml_gpu_download(g, host, b, words * 4);
-    CHECK(st == CML_OK);
-    return st == CML_OK;
-}
-
-/* Write one word at index idx of b. */
-static void plant(cml_dbuf *b, uint64_t idx, uint32_t value)
-{
-    cml_dbuf view = {(char *)b->ptr + idx * 4, 4};
-    CHECK(cml_gpu_upload(g, &view, &value, sizeof value) == CML_OK);
-}
-
-typedef cml_status (*check_fn)(void *ctx, unsigned long long *d_counters);
-
-/* Run a device checker; *bad, *first from its counters. */
-static int device_check(check_fn fn, void *ctx, unsigned long long *bad, unsigned long long *first)
-{
-    cml_dbuf c = {0};
-    unsigned long long h[2] = {0, ~0ull};
-    cml_status st = cml_gpu_alloc(g, &c, sizeof h);
-    if (!st)
-        st = cml_gpu_upload(g, &c, h, sizeof h);
-    if (!st)
-        st = fn(ctx, (unsigned long long *)c.ptr);
-    if (!st)
-        st = cml_gpu_download(g, h, &c, sizeof h);
-    cml_gpu_free(g, &c);
-    CHECK(st == CML_OK);
-    *bad = h[0];
-    *first = h[1];
-    return st == CML_OK;
-}
-
-/* host[0, cap) against ref[0, cap); print the first mismatch. */
+/* fetched[0, cap) against ref[0, cap) (compare_words). */
 static void compare(const char *what, const uint32_t *ref, uint64_t cap)
 {
-    uint64_t wrong = 0, first = 0;
-    for (uint64_t q = 0; q < cap; q++)
-        if (host[q] != ref[q] && !wrong++)
-            first = q;
-    if (wrong)
-        fprintf(stderr, "%s: %llu wrong words, first at %llu (0x%08x, want 0x%08x)\n", what,
-                (unsigned long long)wrong, (unsigned long long)first, host[first], ref[first]);
-    CHECK_EQ_U64(wrong, 0);
+    compare_words(what, "words", cap, ref_want, ref);
 }
 
-/*
- * The device checker passes on the kernel's output (just fetched into
- * host), then catches a planted wrong value at `written` (the right value
- * with its lowest bit flipped) and one at `unwritten` where only the poison
- * may be.
- */
+/* check_checker_bytes on word indices, 0x12345678 planted where only the
+ * poison may be. */
 static void check_checker(const char *what, check_fn fn, void *ctx, cml_dbuf *out,
                           uint64_t written, uint64_t unwritten)
 {
-    unsigned long long bad, first;
-    if (!device_check(fn, ctx, &bad, &first))
-        return;
-    if (bad)
-        fprintf(stderr, "%s: device checker: %llu bad, first %llu\n", what, bad, first);
-    CHECK_EQ_U64(bad, 0);
-    plant(out, written, host[written] ^ 1u);
-    plant(out, unwritten, 0x12345678u);
-    if (!device_check(fn, ctx, &bad, &first))
-        return;
-    const unsigned long long lowest = written < unwritten ? written : unwritten;
-    if (bad != 2 || first != lowest)
-        fprintf(stderr, "%s: planted 2 (lowest %llu), checker found %llu (first %llu)\n", what,
-                lowest, bad, first);
-    CHECK_EQ_U64(bad, 2);
-    CHECK_EQ_U64(first, lowest);
+    check_checker_bytes(g, what, fn, ctx, out, 4, 4, word_at(written), word_at(unwritten),
+                        0x12345678u);
 }
 
 /* ---- experiment 11: shuffle -------------------------------------------- */
@@ -177,32 +100,32 @@ static void shuffle_hand_lanes(const cml_shuffle_launch_args *a)
 {
 #define IN(i) cml_random_u32(SEED_SH, (i))
     if (a->op == CML_SHFL_DOWN && a->width == 8 && a->arg == 1) {
-        CHECK_EQ_U64(host[6], IN(7));   /* lane 6 gets lane 7 */
-        CHECK_EQ_U64(host[7], IN(7));   /* last of its group: keeps its own */
-        CHECK_EQ_U64(host[31], IN(31));
-        CHECK_EQ_U64(host[32], IN(33)); /* next warp */
+        CHECK_EQ_U64(fetched[6], IN(7));   /* lane 6 gets lane 7 */
+        CHECK_EQ_U64(fetched[7], IN(7));   /* last of its group: keeps its own */
+        CHECK_EQ_U64(fetched[31], IN(31));
+        CHECK_EQ_U64(fetched[32], IN(33)); /* next warp */
     }
     if (a->op == CML_SHFL_UP && a->width == 8 && a->arg == 3) {
-        CHECK_EQ_U64(host[2], IN(2));   /* lanes 0-2 of a group keep their own */
-        CHECK_EQ_U64(host[11], IN(8));
-        CHECK_EQ_U64(host[10], IN(10));
+        CHECK_EQ_U64(fetched[2], IN(2));   /* lanes 0-2 of a group keep their own */
+        CHECK_EQ_U64(fetched[11], IN(8));
+        CHECK_EQ_U64(fetched[10], IN(10));
     }
     if (a->op == CML_SHFL_XOR && a->width == 8 && a->arg == 16) {
         /* laneMask beyond the group: an earlier group may be read, a later
          * one may not (the lane keeps its own value). */
-        CHECK_EQ_U64(host[16], IN(0));
-        CHECK_EQ_U64(host[0], IN(0));
-        CHECK_EQ_U64(host[31], IN(15));
+        CHECK_EQ_U64(fetched[16], IN(0));
+        CHECK_EQ_U64(fetched[0], IN(0));
+        CHECK_EQ_U64(fetched[31], IN(15));
     }
     if (a->op == CML_SHFL_BROADCAST && a->width == 16 && a->arg == 3) {
-        CHECK_EQ_U64(host[0], IN(3));
-        CHECK_EQ_U64(host[15], IN(3));
-        CHECK_EQ_U64(host[16], IN(19)); /* srcLane is within the lane's own group */
-        CHECK_EQ_U64(host[63], IN(51));
+        CHECK_EQ_U64(fetched[0], IN(3));
+        CHECK_EQ_U64(fetched[15], IN(3));
+        CHECK_EQ_U64(fetched[16], IN(19)); /* srcLane is within the lane's own group */
+        CHECK_EQ_U64(fetched[63], IN(51));
     }
     if (a->op == CML_SHFL_BROADCAST && a->width == 32 && a->arg == 31) {
-        CHECK_EQ_U64(host[0], IN(31));
-        CHECK_EQ_U64(host[40], IN(63));
+        CHECK_EQ_U64(fetched[0], IN(31));
+        CHECK_EQ_U64(fetched[40], IN(63));
     }
 #undef IN
 }
@@ -231,7 +154,7 @@ static void shuffle_one(cml_dbuf *in, cml_dbuf *out, uint32_t *ref, uint64_t n, 
     CHECK(cml_gpu_poison(g, out) == CML_OK);
     cml_status st = cml_shuffle_launch(&a);
     CHECK(st == CML_OK);
-    if (st || !fetch(out, a.cap))
+    if (st || !fetch(g, out, a.cap * 4))
         return;
     shuffle_reference(ref, &a);
     compare(what, ref, a.cap);
@@ -256,10 +179,10 @@ static void test_shuffle(void)
             goto done;
         /* The fill itself: every word is cml_random_u32(seed, i). */
         CHECK(cml_shuffle_fill_u32(in.ptr, n, SEED_SH) == CML_OK);
-        if (fetch(&in, n)) {
+        if (fetch(g, &in, n * 4)) {
             uint64_t wrong = 0;
             for (uint64_t i = 0; i < n; i++)
-                wrong += host[i] != cml_random_u32(SEED_SH, i);
+                wrong += fetched[i] != cml_random_u32(SEED_SH, i);
             CHECK_EQ_U64(wrong, 0);
         }
         for (int op = CML_SHFL_REDUCE_SMEM; op < CML_SHFL_OP_COUNT; op++) {
@@ -342,7 +265,7 @@ static void banks_one(cml_dbuf *out, uint32_t *ref, cml_banks_launch_args *a, co
         fprintf(stderr, "%s: launch %s\n", what, cml_gpu_error(g));
         return;
     }
-    if (!fetch(out, cap))
+    if (!fetch(g, out, cap * 4))
         return;
     if (a->stride_kind) {
         for (uint64_t w = 0; w < cap; w++)
@@ -458,7 +381,7 @@ static void test_transpose(void)
                 CHECK(cml_gpu_poison(g, &out) == CML_OK);
                 cml_status st = cml_transpose_launch(&a);
                 CHECK(st == CML_OK);
-                if (st || !fetch(&out, cap))
+                if (st || !fetch(g, &out, cap * 4))
                     continue;
                 compare(what, k == CML_TR_COPY ? ref : tref, cap);
                 check_checker(what, transpose_check_cb, &a, &out, n - 1, n);
@@ -509,20 +432,20 @@ static void test_device_vars(void)
         CHECK_EQ_U64(bits(a.result), bits(a.value + 2.0f));
         CHECK(cml_devvar_prepare_check(&a) == CML_OK);
         unsigned long long bad, first;
-        if (!device_check(devvar_check_cb, &a, &bad, &first))
+        if (!device_check(g, devvar_check_cb, &a, &bad, &first))
             continue;
         CHECK_EQ_U64(bad, 0);
         if (kind == 1)
             CHECK_EQ_U64(bits(a.constant), bits(a.value));
         CHECK(cml_devvar_set(CML_DEVVAR_SYM_DEVICE, a.value + 2.5f) == CML_OK);
-        if (device_check(devvar_check_cb, &a, &bad, &first)) {
+        if (device_check(g, devvar_check_cb, &a, &bad, &first)) {
             CHECK_EQ_U64(bad, 1);
             CHECK_EQ_U64(first, 0);
         }
         if (kind == 1) {
             CHECK(cml_devvar_prepare_check(&a) == CML_OK);
             CHECK(cml_devvar_set(CML_DEVVAR_SYM_CONSTANT, a.value + 1.0f) == CML_OK);
-            if (device_check(devvar_check_cb, &a, &bad, &first)) {
+            if (device_check(g, devvar_check_cb, &a, &bad, &first)) {
                 CHECK_EQ_U64(bad, 1);
                 CHECK_EQ_U64(first, 1);
             }
@@ -539,26 +462,13 @@ static void test_tours(void)
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         const cml_experiment *x = all[k];
         cml_param_values pv;
-        char err[256] = "", buf[256];
+        char err[256] = "";
         CHECK(x->run != NULL);
         if (!x->run)
             continue;
-        CHECK(cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err) == CML_OK);
-        snprintf(buf, sizeof buf, "%s", x->tour);
-        for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-            char *eq = strchr(tok, '=');
-            CHECK(eq != NULL);
-            if (!eq)
-                continue;
-            *eq = '\0';
-            CHECK(cml_param_set(&pv, tok, eq + 1, err, sizeof err) == CML_OK);
-        }
+        tour_params(x, &pv);
         cml_plan plan;
-        memset(&plan, 0, sizeof plan);
-        plan.gpu = g;
-        plan.dev = cml_gpu_facts(g);
-        plan.warmup = 1;
-        plan.reps = 3;
+        gpu_test_plan(&plan, g);
         /* Small arrays keep the run short (and seconds under compute-sanitizer). */
         plan.size_bytes = quick ? (uint64_t)1 << 20 : (uint64_t)16 << 20;
         if (quick && x == &cml_exp_shared_banks) {
@@ -566,20 +476,10 @@ static void test_tours(void)
             CHECK(cml_param_set(&pv, "iters", "4", err, sizeof err) == CML_OK);
         }
         cml_results r;
-        cml_results_init(&r);
-        cml_status st = x->run(&plan, &pv, &r);
-        if (st)
-            fprintf(stderr, "%s tour: %s: %s\n", x->key, cml_status_str(st), cml_gpu_error(g));
-        CHECK(st == CML_OK);
-        CHECK(r.count > 0);
+        tour_run(x, &plan, &pv, &r);
         for (size_t i = 0; i < r.count; i++) {
             const cml_record *rec = &r.items[i];
-            if (rec->state != CML_REC_OK || rec->verify != CML_VERIFY_PASSED)
-                fprintf(stderr, "%s %s: state %d verify %d: %s\n", x->key, rec->variant,
-                        (int)rec->state, (int)rec->verify, rec->note);
-            CHECK(rec->state == CML_REC_OK);
-            CHECK(rec->verify == CML_VERIFY_PASSED);
-            CHECK(rec->measured);
+            check_tour_record(x, rec);
             CHECK(rec->has_model);
             CHECK(rec->timing.median_ms > 0);
             CHECK_STR_CONTAINS(rec->finding, "Measured");
@@ -596,23 +496,15 @@ static void test_tours(void)
 
 int main(void)
 {
-    char why[320] = "";
-    if (cml_gpu_count(why, sizeof why) == 0) {
-        printf("SKIP: %s\n", why);
-        return 77;
-    }
+    int rc = gpu_test_open(&g, "a device is present but cannot be opened");
+    if (rc)
+        return rc;
     quick = getenv("CML_QUICK_TEST") != NULL;
-    char err[640] = "";
-    if (cml_gpu_open(0, &g, err, sizeof err) != CML_OK) {
-        fprintf(stderr, "a device is present but cannot be opened: %s\n", err);
-        return 1;
-    }
     test_shuffle();
     test_shared_banks();
     test_transpose();
     test_device_vars();
     test_tours();
-    free(host);
-    cml_gpu_close(g);
+    gpu_test_close(g);
     return cml_test_summary("gpu_test_smem_kernels");
 }

@@ -28,6 +28,7 @@
 #include "gpu/gpu.h"
 #include "gpu/kernel_info.h"
 #include "gpu/pitch.h"
+#include "gpu_test_util.h"
 #include "../test_util.h"
 
 #define POISON 0xFFFFFFFFu
@@ -35,109 +36,14 @@
 
 static cml_gpu *g;
 static int quick; /* CML_QUICK_TEST (under compute-sanitizer): the small sizes only */
-static unsigned char *host; /* downloaded output */
-static size_t host_cap;
 
-static uint32_t bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-/* Download `bytes` of b into `host`. */
-static int fetch(const cml_dbuf *b, size_t bytes)
-{
-    if (bytes > host_cap) {
-        free(host);
-        host = malloc(bytes);
-        host_cap = host ? bytes : 0;
-    }
-    CHECK(host != NULL);
-    if (!host)
-        return 0;
-    cml_status st = cml_gpu_download(g, host, b, bytes);
-    CHECK(st == CML_OK);
-    return st == CML_OK;
-}
-
-/* Float q of the downloaded output. */
-static uint32_t host_f(uint64_t q)
-{
-    uint32_t u;
-    memcpy(&u, host + 4 * q, sizeof u);
-    return u;
-}
-
-/* Write `len` bytes at byte offset `at` of b. */
-static void plant(cml_dbuf *b, size_t at, const void *value, size_t len)
-{
-    cml_dbuf view = {(char *)b->ptr + at, len};
-    CHECK(cml_gpu_upload(g, &view, value, len) == CML_OK);
-}
-
-typedef cml_status (*check_fn)(void *ctx, unsigned long long *d_counters);
-
-/* Run a device checker; *bad, *first from its counters. */
-static int device_check(check_fn fn, void *ctx, unsigned long long *bad, unsigned long long *first)
-{
-    cml_dbuf c = {0};
-    unsigned long long h[2] = {0, ~0ull};
-    cml_status st = cml_gpu_alloc(g, &c, sizeof h);
-    if (!st)
-        st = cml_gpu_upload(g, &c, h, sizeof h);
-    if (!st)
-        st = fn(ctx, (unsigned long long *)c.ptr);
-    if (!st)
-        st = cml_gpu_download(g, h, &c, sizeof h);
-    cml_gpu_free(g, &c);
-    CHECK(st == CML_OK);
-    *bad = h[0];
-    *first = h[1];
-    return st == CML_OK;
-}
-
-/*
- * The device checker passes on the kernel's output (just fetched into
- * host), then catches a planted wrong value in an element the kernel wrote
- * (its right value with the lowest bit flipped) at byte `written` and a
- * planted value at byte `unwritten` where only the poison may be (each
- * SIZE_MAX: none). `unit` is the element size; the checker reports the
- * lowest bad index in `index_unit` bytes (1: a byte offset, 4: a float).
- */
+/* check_checker_bytes with a value of 0x3F in the element's highest byte
+ * planted where nothing may be written. */
 static void check_checker(const char *what, check_fn fn, void *ctx, cml_dbuf *out, size_t unit,
                           size_t index_unit, size_t written, size_t unwritten)
 {
-    unsigned long long bad, first;
-    if (!device_check(fn, ctx, &bad, &first))
-        return;
-    if (bad)
-        fprintf(stderr, "%s: device checker: %llu bad, first %llu\n", what, bad, first);
-    CHECK_EQ_U64(bad, 0);
-    unsigned long long expect = 0, lowest = ~0ull;
-    unsigned char v[8];
-    if (written != SIZE_MAX) {
-        memcpy(v, host + written, unit);
-        v[0] ^= 1u; /* the right value, one bit off */
-        plant(out, written, v, unit);
-        expect++;
-        lowest = written / index_unit;
-    }
-    if (unwritten != SIZE_MAX) {
-        memset(v, 0, sizeof v);
-        v[unit - 1] = 0x3F;
-        plant(out, unwritten, v, unit);
-        expect++;
-        if (unwritten / index_unit < lowest)
-            lowest = unwritten / index_unit;
-    }
-    if (!expect || !device_check(fn, ctx, &bad, &first))
-        return;
-    if (bad != expect || first != lowest)
-        fprintf(stderr, "%s: planted %llu (lowest %llu), checker found %llu (first %llu)\n", what,
-                expect, lowest, bad, first);
-    CHECK_EQ_U64(bad, expect);
-    CHECK_EQ_U64(first, lowest);
+    check_checker_bytes(g, what, fn, ctx, out, unit, index_unit, written, unwritten,
+                        (uint64_t)0x3F << (8 * (unit - 1)));
 }
 
 /* ---- experiment 8: pitch2d --------------------------------------------- */
@@ -210,7 +116,7 @@ static void test_pitch2d(void)
                     CHECK(cml_gpu_poison(g, &out) == CML_OK);
                     cml_status st = cml_pitch2d_launch(&a);
                     CHECK(st == CML_OK);
-                    if (st || !fetch(&out, out.bytes))
+                    if (st || !fetch(g, &out, out.bytes))
                         continue;
                     /* Host reference, slot by slot, written the plain way:
                      * image elements from (z, y, x), everything else poison. */
@@ -227,7 +133,7 @@ static void test_pitch2d(void)
                             pad = at;
                         }
                         uint64_t got = 0;
-                        memcpy(&got, host + at, elem);
+                        memcpy(&got, (const unsigned char *)fetched + at, elem);
                         if (got != want && !wrong++)
                             first = at;
                     }
@@ -288,7 +194,7 @@ static void test_local(void)
                     CHECK(cml_gpu_poison(g, &out) == CML_OK);
                     st = cml_local_launch(&c.a);
                     CHECK(st == CML_OK);
-                    if (st || !fetch(&out, cap * sizeof(float)))
+                    if (st || !fetch(g, &out, cap * sizeof(float)))
                         continue;
                     uint64_t wrong = 0, first = 0;
                     for (uint64_t q = 0; q < cap; q++) {
@@ -302,13 +208,13 @@ static void test_local(void)
                             else /* the store with j = lane % K lands on the index read */
                                 want = bits(v + (float)(int)((q % 32) % (uint64_t)K));
                         }
-                        if (host_f(q) != want && !wrong++)
+                        if (fetched[q] != want && !wrong++)
                             first = q;
                     }
                     if (wrong)
                         fprintf(stderr, "%s: %llu wrong floats, first at %llu (0x%08x)\n", what,
                                 (unsigned long long)wrong, (unsigned long long)first,
-                                host_f(first));
+                                fetched[first]);
                     CHECK_EQ_U64(wrong, 0);
                     check_checker(what, local_check_cb, &c, &out, 4, 4, 4 * (n - 1), 4 * n);
                 }
@@ -357,9 +263,10 @@ static cml_status const_check_cb(void *ctx, unsigned long long *d)
     return cml_constant_check(ctx, SEED_CI, SEED_CT, SEED_CC, d);
 }
 
-/* Host reference of out[q] (POISON past n). */
-static uint32_t const_want(const cml_constant_launch_args *a, uint64_t q)
+/* Host reference of out[q] (POISON past n); ctx: the launch arguments. */
+static uint32_t const_want(const void *ctx, uint64_t q)
 {
+    const cml_constant_launch_args *a = ctx;
     if (q >= a->n)
         return POISON;
     if (a->pattern == CML_CONST_SERIAL) {
@@ -379,17 +286,9 @@ static void const_run(const char *what, cml_constant_launch_args *a, cml_dbuf *o
     CHECK(cml_gpu_poison(g, out) == CML_OK);
     cml_status st = cml_constant_launch(a);
     CHECK(st == CML_OK);
-    if (st || !fetch(out, a->cap * sizeof(float)))
+    if (st || !fetch(g, out, a->cap * sizeof(float)))
         return;
-    uint64_t wrong = 0, first = 0;
-    for (uint64_t q = 0; q < a->cap; q++)
-        if (host_f(q) != const_want(a, q) && !wrong++)
-            first = q;
-    if (wrong)
-        fprintf(stderr, "%s: %llu wrong floats, first at %llu (0x%08x, want 0x%08x)\n", what,
-                (unsigned long long)wrong, (unsigned long long)first, host_f(first),
-                const_want(a, first));
-    CHECK_EQ_U64(wrong, 0);
+    compare_words(what, "floats", a->cap, const_want, a);
     check_checker(what, const_check_cb, a, out, 4, 4, a->n ? 4 * (a->n - 1) : SIZE_MAX,
                   4 * a->n);
 }
@@ -488,48 +387,25 @@ static void test_tours(void)
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         const cml_experiment *x = all[k];
         cml_param_values pv;
-        char err[256] = "", buf[256];
+        char err[256] = "";
         CHECK(x->run != NULL);
         if (!x->run)
             continue;
-        CHECK(cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err) == CML_OK);
-        snprintf(buf, sizeof buf, "%s", x->tour);
-        for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-            char *eq = strchr(tok, '=');
-            CHECK(eq != NULL);
-            if (!eq)
-                continue;
-            *eq = '\0';
-            CHECK(cml_param_set(&pv, tok, eq + 1, err, sizeof err) == CML_OK);
-        }
+        tour_params(x, &pv);
         /* local's n is its own parameter, not sized by the plan. */
         if (quick && x == &cml_exp_local)
             CHECK(cml_param_set(&pv, "n", "4096", err, sizeof err) == CML_OK);
         cml_plan plan;
-        memset(&plan, 0, sizeof plan);
-        plan.gpu = g;
-        plan.dev = cml_gpu_facts(g);
-        plan.warmup = 1;
-        plan.reps = 3;
+        gpu_test_plan(&plan, g);
         /* Under compute-sanitizer (CML_QUICK_TEST) every access is checked:
          * small arrays keep the run to seconds. */
         if (quick)
             plan.size_bytes = (uint64_t)1 << 20;
         cml_results r;
-        cml_results_init(&r);
-        cml_status st = x->run(&plan, &pv, &r);
-        if (st)
-            fprintf(stderr, "%s tour: %s: %s\n", x->key, cml_status_str(st), cml_gpu_error(g));
-        CHECK(st == CML_OK);
-        CHECK(r.count > 0);
+        tour_run(x, &plan, &pv, &r);
         for (size_t i = 0; i < r.count; i++) {
             const cml_record *rec = &r.items[i];
-            if (rec->state != CML_REC_OK || rec->verify != CML_VERIFY_PASSED)
-                fprintf(stderr, "%s %s: state %d verify %d: %s\n", x->key, rec->variant,
-                        (int)rec->state, (int)rec->verify, rec->note);
-            CHECK(rec->state == CML_REC_OK);
-            CHECK(rec->verify == CML_VERIFY_PASSED);
-            CHECK(rec->measured);
+            check_tour_record(x, rec);
             CHECK(rec->has_model);
             CHECK(rec->bandwidth_gbs > 0);
             CHECK(rec->occupancy > 0);
@@ -546,22 +422,14 @@ static void test_tours(void)
 
 int main(void)
 {
-    char why[320] = "";
-    if (cml_gpu_count(why, sizeof why) == 0) {
-        printf("SKIP: %s\n", why);
-        return 77;
-    }
-    char err[640] = "";
-    if (cml_gpu_open(0, &g, err, sizeof err) != CML_OK) {
-        fprintf(stderr, "a device is present but cannot be opened: %s\n", err);
-        return 1;
-    }
+    int rc = gpu_test_open(&g, "a device is present but cannot be opened");
+    if (rc)
+        return rc;
     quick = getenv("CML_QUICK_TEST") != NULL;
     test_pitch2d();
     test_local();
     test_constant();
     test_tours();
-    free(host);
-    cml_gpu_close(g);
+    gpu_test_close(g);
     return cml_test_summary("gpu_test_space_kernels");
 }

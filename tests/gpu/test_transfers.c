@@ -25,6 +25,7 @@
 #include "experiments/transfers_kernels.h"
 #include "gpu/gpu.h"
 #include "gpu/host_memory.h"
+#include "gpu_test_util.h"
 #include "../test_util.h"
 
 #define SEED 0x5EED0013ull
@@ -351,11 +352,7 @@ static void test_experiment(cml_gpu *g)
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
         CHECK(cml_param_set(&pv, settings[i][0], settings[i][1], err, sizeof err) == CML_OK);
     cml_plan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.gpu = g;
-    plan.dev = cml_gpu_facts(g);
-    plan.warmup = 1;
-    plan.reps = 3;
+    gpu_test_plan(&plan, g);
     cml_results out;
     cml_results_init(&out);
     cml_status st = e->run(&plan, &pv, &out);
@@ -418,18 +415,11 @@ static void test_experiment(cml_gpu *g)
 
 int main(void)
 {
-    char why[320];
-    if (cml_gpu_count(why, sizeof why) == 0) {
-        printf("SKIP: %s\n", why);
-        return 77;
-    }
-    quick = getenv("CML_QUICK_TEST") != NULL;
     cml_gpu *g = NULL;
-    char err[512];
-    if (cml_gpu_open(0, &g, err, sizeof err) != CML_OK) {
-        fprintf(stderr, "cannot open the GPU: %s\n", err);
-        return 1;
-    }
+    int rc = gpu_test_open(&g, "cannot open the GPU");
+    if (rc)
+        return rc;
+    quick = getenv("CML_QUICK_TEST") != NULL;
     cml_xfer *x = NULL;
     CHECK(cml_xfer_open(g, &x) == CML_OK);
     if (x) {

@@ -1,0 +1,91 @@
+/*
+ * Helpers for the CPU tests of experiments: run an experiment on the model
+ * alone with its defaults plus a few settings, find a record or an extra
+ * figure in what it produced, and check that a bad value is refused. Like
+ * test_util.h, everything is static: each test file is one executable.
+ */
+#ifndef CML_EXPERIMENT_TEST_UTIL_H
+#define CML_EXPERIMENT_TEST_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "experiments/experiment.h"
+#include "test_util.h"
+
+/*
+ * Run x's model on a model-only plan (no GPU, no device facts) with its
+ * defaults, then the settings "name=list name=list ..." (the tour's syntax;
+ * NULL: none) applied. Returns the first failing status, with x's key and
+ * the parameter layer's message on stderr; CML_EINVAL for a setting without
+ * '='. *r is initialised only when the model runs; the caller frees it.
+ */
+static inline cml_status run_model(const cml_experiment *x, const char *settings,
+                                   cml_results *r)
+{
+    cml_param_values pv;
+    char err[256] = "";
+    cml_status st = cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err);
+    if (st) {
+        fprintf(stderr, "%s: defaults: %s\n", x->key, err);
+        return st;
+    }
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", settings ? settings : "");
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return CML_EINVAL;
+        *eq = '\0';
+        st = cml_param_set(&pv, tok, eq + 1, err, sizeof err);
+        if (st) {
+            fprintf(stderr, "%s: %s\n", x->key, err);
+            return st;
+        }
+    }
+    cml_plan plan;
+    memset(&plan, 0, sizeof plan);
+    cml_results_init(r);
+    return x->model(&plan, &pv, r);
+}
+
+/* The record of r named `variant`; NULL (and a message) if there is none. */
+static inline const cml_record *find(const cml_results *r, const char *variant)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (strcmp(r->items[i].variant, variant) == 0)
+            return &r->items[i];
+    fprintf(stderr, "no record \"%s\"\n", variant);
+    return NULL;
+}
+
+/* The extra figure `name` of rec; -1 (and a message) if it has none. */
+static inline double extra(const cml_record *rec, const char *name)
+{
+    for (unsigned i = 0; i < rec->nextra; i++)
+        if (strcmp(rec->extra[i].name, name) == 0)
+            return rec->extra[i].value;
+    fprintf(stderr, "%s: no extra \"%s\"\n", rec->variant, name);
+    return -1.0;
+}
+
+/*
+ * Three checks: x's defaults are accepted, name=value is refused with
+ * CML_EINVAL, and the message names the option (`option`; NULL: "--name").
+ */
+static inline void check_refused(const cml_experiment *x, const char *name, const char *value,
+                                 const char *option)
+{
+    cml_param_values pv;
+    char err[256] = "", opt[64];
+    CHECK_EQ_I64(cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err), CML_OK);
+    err[0] = '\0';
+    CHECK_EQ_I64(cml_param_set(&pv, name, value, err, sizeof err), CML_EINVAL);
+    if (!option) {
+        snprintf(opt, sizeof opt, "--%s", name);
+        option = opt;
+    }
+    CHECK_STR_CONTAINS(err, option);
+}
+
+#endif
