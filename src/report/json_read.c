@@ -467,6 +467,33 @@ static int enter(parser *p)
     return 1;
 }
 
+/*
+ * After an array item or an object member: skip white space, then consume
+ * ',' (1: another item follows; a trailing comma is an error) or `close`
+ * (0: the container ends). Anything else is an error (-1, message set).
+ */
+static int after_item(parser *p, char close, const char *what)
+{
+    skip_ws(p);
+    if (p->pos < p->len && p->s[p->pos] == ',') {
+        p->pos++;
+        skip_ws(p);
+        if (p->pos < p->len && p->s[p->pos] == close) {
+            perr(p, p->pos, "trailing comma before '%c'", close);
+            return -1;
+        }
+        return 1;
+    }
+    if (p->pos < p->len && p->s[p->pos] == close) {
+        p->pos++;
+        return 0;
+    }
+    char b[32];
+    perr(p, p->pos, "expected ',' or '%c' in %s, found %s", close, what,
+         show_char(p, p->pos, b, sizeof b));
+    return -1;
+}
+
 static int parse_array(parser *p, cml_jval *out)
 {
     vec v = {NULL, 0, 0, sizeof(cml_jval)};
@@ -484,24 +511,11 @@ static int parse_array(parser *p, cml_jval *out)
                 ok = 0;
                 break;
             }
-            skip_ws(p);
-            if (p->pos < p->len && p->s[p->pos] == ',') {
-                p->pos++;
-                skip_ws(p);
-                if (p->pos < p->len && p->s[p->pos] == ']') {
-                    ok = perr(p, p->pos, "trailing comma before ']'");
-                    break;
-                }
-                continue;
-            }
-            if (p->pos < p->len && p->s[p->pos] == ']') {
-                p->pos++;
+            int next = after_item(p, ']', "an array");
+            if (next <= 0) {
+                ok = next == 0;
                 break;
             }
-            char b[32];
-            ok = perr(p, p->pos, "expected ',' or ']' in an array, found %s",
-                      show_char(p, p->pos, b, sizeof b));
-            break;
         }
     }
     p->depth--;
@@ -593,23 +607,11 @@ static int parse_object(parser *p, cml_jval *out)
                 ok = 0;
                 break;
             }
-            skip_ws(p);
-            if (p->pos < p->len && p->s[p->pos] == ',') {
-                p->pos++;
-                skip_ws(p);
-                if (p->pos < p->len && p->s[p->pos] == '}') {
-                    ok = perr(p, p->pos, "trailing comma before '}'");
-                    break;
-                }
-                continue;
-            }
-            if (p->pos < p->len && p->s[p->pos] == '}') {
-                p->pos++;
+            int next = after_item(p, '}', "an object");
+            if (next <= 0) {
+                ok = next == 0;
                 break;
             }
-            ok = perr(p, p->pos, "expected ',' or '}' in an object, found %s",
-                      show_char(p, p->pos, b, sizeof b));
-            break;
         }
     }
     p->depth--;
