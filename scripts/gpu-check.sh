@@ -146,7 +146,9 @@ rows = [r for r in d["records"] if r.get("timing") and r["state"] == "ok"]
 over = [(r["experiment"], r["variant"], r["timing"]["cv"]) for r in rows if r["timing"]["cv"] > 0.02]
 worst = max((r["timing"]["cv"] for r in rows), default=0)
 fails = [r for r in d["records"] if r["state"] == "failed"]
-print(f"{len(rows)} measured, worst cv {100*worst:.2f}%, {len(over)} over 2%, {len(fails)} failed")
+more = [r["timing"]["reps"] for r in rows if r["timing"]["reps"] > 20]
+print(f"{len(rows)} measured, worst cv {100*worst:.2f}%, {len(over)} over 2%, {len(fails)} failed, "
+      f"{len(more)} took extra samples (most {max(more, default=20)})")
 for e, v, cv in over[:20]:
     print(f"  cv {100*cv:.2f}%: {e} {v}", file=sys.stderr)
 PY
@@ -170,9 +172,13 @@ if [ -x "$BUILD/cumemlab" ]; then
     echo "$VALIDATE"
     record "cumemlab validate" $rc
     t0=$(date +%s.%N)
-    timeout 300 "$BUILD/cumemlab" suite --counters on --quiet >/dev/null 2>&1
+    # CML_COUNTERS_TIMING: where the counters' time went (one line on stderr).
+    CML_COUNTERS_TIMING=1 timeout 300 "$BUILD/cumemlab" suite --counters on --quiet \
+        >/dev/null 2>"$OUT/counters.err"
     rc=$?
     t1=$(date +%s.%N)
+    grep "counters:" "$OUT/counters.err" | tee -a "$LOG_VALIDATE"
+    rm -f "$OUT/counters.err"
     SUITE_COUNTERS_S=$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}")
     record "cumemlab suite --counters on" $rc "${SUITE_COUNTERS_S} s"
 fi
@@ -225,11 +231,14 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
         sanitize memcheck "$LOG_MEMCHECK" "$(basename "$t")" "$t"
         sanitize racecheck "$LOG_RACECHECK" "$(basename "$t")" "$t"
     done
-    # >>> SUITE UNDER THE SANITIZERS: `cumemlab suite --size 8M` runs every
-    # experiment at a small size. Run only when the CLI has the command.
+    # >>> SUITE UNDER THE SANITIZERS: every experiment at a small size.
+    # memcheck: the full variant lists and the peak measured at DRAM size;
+    # racecheck (which instruments every shared-memory access, so each
+    # shared-memory kernel runs thousands of times slower): the tour's
+    # variant lists (--quick) and a given reference peak (--peak).
     if [ -x "$BUILD/cumemlab" ] && "$BUILD/cumemlab" suite --help >/dev/null 2>&1; then
         sanitize memcheck "$LOG_MEMCHECK" "suite" "$BUILD/cumemlab" suite --size 4M --reps 2 --warmup 1 --quiet
-        SANITIZER_TIMEOUT=$((SANITIZER_TIMEOUT * 3)) sanitize racecheck "$LOG_RACECHECK" "suite" "$BUILD/cumemlab" suite --size 64k --reps 1 --warmup 0 --quick --quiet
+        SANITIZER_TIMEOUT=$((SANITIZER_TIMEOUT * 3)) sanitize racecheck "$LOG_RACECHECK" "suite" "$BUILD/cumemlab" suite --size 64k --reps 1 --warmup 0 --quick --peak 3000 --quiet
     else
         echo "(cumemlab suite not available yet: suite not run under the sanitizers)" | tee -a "$LOG_MEMCHECK"
     fi

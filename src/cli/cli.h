@@ -30,6 +30,7 @@ typedef struct cml_cli {
     const char *html_path;        /* --html FILE: the self-contained HTML report */
     int device;
     uint64_t size_bytes;
+    unsigned peak_gbs;        /* --peak: the reference bandwidth, 0 = measure it */
     cml_where where;
     unsigned reps, warmup;
     int quick;                    /* fewer variants and repetitions */

@@ -156,6 +156,8 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     cml_plan plan = s.plan;
     if (tour)
         plan.quick = 1;
+    /* suite --quick: every experiment with the tour's short variant lists. */
+    const int short_lists = tour || cli->quick;
     cml_results r;
     cml_cli_results_init(cli, &r);
     cml_session_fill(&s, &r);
@@ -164,7 +166,7 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     for (size_t i = 0; i < n; i++) {
         const cml_experiment *exp = cml_experiment_at(i);
         cml_progress(i, n, exp->key);
-        int erc = cml_cli_run_experiment(cli, exp, &plan, tour ? exp->tour : NULL, &r);
+        int erc = cml_cli_run_experiment(cli, exp, &plan, short_lists ? exp->tour : NULL, &r);
         if (erc == CML_EXIT_USAGE)
             erc = CML_EXIT_FAIL; /* a bad built-in setting is our bug, not the user's */
         if (erc && !rc)

@@ -130,6 +130,10 @@ int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
             if (!parse_number("size", value, 4096, (int64_t)1 << 40, &v))
                 return CML_EXIT_USAGE;
             cli->size_bytes = (uint64_t)v;
+        } else if (!strcmp(name, "peak")) {
+            if (!parse_number("peak", value, 1, 1000000, &v))
+                return CML_EXIT_USAGE;
+            cli->peak_gbs = (unsigned)v;
         } else if (!strcmp(name, "reps")) {
             if (!parse_number("reps", value, 1, 100000, &v))
                 return CML_EXIT_USAGE;

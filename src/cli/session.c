@@ -79,7 +79,13 @@ int cml_session_open(const cml_cli *cli, cml_session *s, int need_peak, char *wh
     }
     s->plan.gpu = s->gpu;
     s->plan.dev = cml_gpu_facts(s->gpu);
-    if (need_peak) {
+    /* --reps N: exactly N samples, never more for a noisy kernel. */
+    if (cli->reps)
+        cml_gpu_set_noise_limit(s->gpu, 0.0, 1);
+    if (need_peak && cli->peak_gbs) {
+        s->plan.peak_gbs = (double)cli->peak_gbs; /* --peak: the user's reference */
+        s->peak_given = 1;
+    } else if (need_peak) {
         /* The reference is DRAM's peak whatever --where/--size ask of the
          * experiments: at L2 sizes it would measure the cache instead. */
         cml_plan dram = s->plan;
@@ -135,6 +141,7 @@ void cml_session_fill(const cml_session *s, cml_results *r)
     r->has_device = 1;
     r->device = *s->plan.dev;
     r->peak_gbs = s->plan.peak_gbs;
+    r->peak_given = s->peak_given;
 }
 
 void cml_session_close(cml_session *s)

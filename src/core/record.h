@@ -107,7 +107,8 @@ typedef struct cml_results {
     char command_line[1024];
     int has_device;
     cml_device_facts device;
-    double peak_gbs;          /* measured peak bandwidth, 0 if not measured */
+    double peak_gbs;          /* peak bandwidth, 0 if not known */
+    int peak_given;           /* 1: peak_gbs came from --peak, not a measurement */
     int model_only;           /* 1: no GPU ran, every figure is a prediction */
     char tool_version[32];
 } cml_results;

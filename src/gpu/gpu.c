@@ -24,6 +24,8 @@ struct cml_gpu {
     cml_device_facts facts;
     cudaStream_t stream;     /* 0: the legacy default stream (see above) */
     cudaEvent_t start, stop; /* the pair around each timed launch or batch */
+    double noise_target;     /* extra samples while cv is above this (0: never) */
+    unsigned max_reps_factor; /* ... up to this many times the samples asked for */
     char err[640];
 };
 
@@ -38,6 +40,14 @@ struct cml_gpu {
 #define MAX_BATCH 1000u
 #define WARMUP_TARGET_MS 5.0
 #define MAX_WARMUP_LAUNCHES 5000u
+/* After WARMUP_TARGET_MS the warm-up goes on, one sample-sized batch at a
+ * time, until two batches in a row agree within SETTLED (the clocks and the
+ * memory system in their steady state), for at most WARMUP_LIMIT_MS. */
+#define SETTLED 0.01
+#define WARMUP_LIMIT_MS 25.0
+/* Default stopping rule of the samples (cml_gpu_set_noise_limit). */
+#define NOISE_TARGET_CV 0.01
+#define MAX_REPS_FACTOR 4u
 
 static void set_err(cml_gpu *g, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -205,6 +215,8 @@ cml_status cml_gpu_open(int index, cml_gpu **out, char *err, size_t errlen)
     }
     g->index = index;
     g->stream = 0;
+    g->noise_target = NOISE_TARGET_CV;
+    g->max_reps_factor = MAX_REPS_FACTOR;
     cml_status st = CML_OK;
     if (cml_gpu_check(cudaSetDevice(index), "cudaSetDevice(index)", __FILE__, __LINE__)) {
         cml_gpu_keep_error(g);
@@ -407,6 +419,14 @@ static cml_status time_batch(cml_gpu *g, cml_launch_fn launch, void *ctx, unsign
     return CML_OK;
 }
 
+void cml_gpu_set_noise_limit(cml_gpu *g, double target_cv, unsigned max_factor)
+{
+    if (!g)
+        return;
+    g->noise_target = target_cv > 0 ? target_cv : 0.0;
+    g->max_reps_factor = max_factor ? max_factor : 1u;
+}
+
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out)
 {
@@ -437,39 +457,60 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
      * sample follows several milliseconds of the same work: clocks up, TLBs
      * and caches in the steady state the samples measure. On an H100 the
      * first variant after a fresh allocation still showed 1-2 slow samples
-     * (cv 4-5%) after a 1 ms warm-up. */
+     * (cv 4-5%) after a 1 ms warm-up, and one (cv 2.2%) after 5 ms: so the
+     * warm-up then waits, up to WARMUP_LIMIT_MS, for two batches that agree. */
     if (warmup > 0) {
         double n = WARMUP_TARGET_MS / (probe > 1e-4 ? probe : 1e-4);
         unsigned extra = n > (double)MAX_WARMUP_LAUNCHES ? MAX_WARMUP_LAUNCHES : (unsigned)n + 1u;
-        double ignored = 0.0;
-        st = time_batch(g, launch, ctx, extra, &ignored);
+        double spent = 0.0, prev = -1.0;
+        st = time_batch(g, launch, ctx, extra, &spent);
+        while (st == CML_OK && spent < WARMUP_LIMIT_MS) {
+            double ms = 0.0;
+            st = time_batch(g, launch, ctx, batch, &ms);
+            spent += ms;
+            if (prev > 0 && ms <= prev * (1.0 + SETTLED) && prev <= ms * (1.0 + SETTLED))
+                break;
+            prev = ms;
+        }
         if (st != CML_OK)
             return st;
     }
 
-    double *samples = malloc((size_t)reps * sizeof *samples);
+    /* reps samples; then, while their spread is above the noise target,
+     * more of them (every one kept), up to max_reps_factor times reps: a
+     * single slow sample among 20 lifts the cv of a steady kernel by about
+     * 10%/sqrt(20), and more samples dilute it instead of hiding it. */
+    unsigned cap = reps;
+    if (g->noise_target > 0 && g->max_reps_factor > 1)
+        cap = reps > UINT32_MAX / g->max_reps_factor ? reps : reps * g->max_reps_factor;
+    double *samples = malloc((size_t)cap * sizeof *samples);
     if (!samples) {
-        set_err(g, "out of host memory for %u timing samples", reps);
+        set_err(g, "out of host memory for %u timing samples", cap);
         return CML_ENOMEM;
     }
-    for (unsigned r = 0; r < reps; r++) {
+    cml_stats s;
+    unsigned taken = 0;
+    for (;;) {
         double ms = 0.0;
         st = time_batch(g, launch, ctx, batch, &ms);
         if (st != CML_OK) {
             free(samples);
             return st;
         }
-        samples[r] = ms / (double)batch;
+        samples[taken++] = ms / (double)batch;
+        if (taken < reps)
+            continue;
+        st = cml_stats_compute(samples, taken, &s);
+        if (st != CML_OK || taken >= cap || s.cv <= g->noise_target)
+            break;
     }
-    cml_stats s;
-    st = cml_stats_compute(samples, reps, &s);
     free(samples);
     if (st != CML_OK) {
         set_err(g, "timing statistics: %s", cml_status_str(st));
         return st;
     }
     out->warmup = warmup;
-    out->reps = reps;
+    out->reps = taken;
     out->median_ms = s.median;
     out->min_ms = s.min;
     out->max_ms = s.max;

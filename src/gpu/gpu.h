@@ -50,10 +50,20 @@ cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b);
  * status; ctx is the experiment's own argument block. */
 typedef cml_status (*cml_launch_fn)(void *ctx);
 
-/* Warm up, then time `reps` launches one by one with CUDA events; median,
- * min, max, mean, cv. Checks every launch and the final synchronisation. */
+/* Warm up (`warmup` launches, then untimed batches until the times settle),
+ * then take at least `reps` samples with CUDA events: a sample is one launch,
+ * or a batch of back-to-back launches lasting about 1 ms over its size.
+ * While the samples' cv is above the noise limit, more are taken (all kept,
+ * out->reps says how many); median, min, max, mean, cv. Checks every launch
+ * and the final synchronisation. */
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out);
+
+/* The stopping rule of cml_gpu_time: extra samples while cv > target_cv, up
+ * to max_factor times the samples asked for. The default is 1% and 4x;
+ * target_cv 0 or max_factor 1 takes exactly the samples asked for (a user's
+ * --reps). */
+void cml_gpu_set_noise_limit(cml_gpu *g, double target_cv, unsigned max_factor);
 
 /* Occupancy of `kernel` (a __global__ function's address, from a .cu
  * launcher) at this block size and dynamic shared memory: active warps per

@@ -1622,7 +1622,8 @@ static void write_header(FILE *out, const cml_results *r, size_t ngroups)
         char v[320], a[48], b[48];
         int theo = isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0;
         int peak = isfinite(r->peak_gbs) && r->peak_gbs > 0;
-        fputs("<p class=\"peak\">Measured peak bandwidth: <strong>", out);
+        fprintf(out, "<p class=\"peak\">%s peak bandwidth: <strong>",
+                peak && r->peak_given ? "Reference (given with --peak)" : "Measured");
         if (peak) {
             fprintf(out, "%.1f GB/s</strong>", r->peak_gbs);
             if (theo)

@@ -213,6 +213,7 @@ cml_status cml_report_json(FILE *out, const cml_results *r)
         cml_json_kv_double(&j, "peak_gbs", r->peak_gbs);
     else
         cml_json_kv_null(&j, "peak_gbs");
+    cml_json_kv_bool(&j, "peak_given", r->peak_gbs > 0 && r->peak_given);
     cml_json_key(&j, "records");
     cml_json_begin_array(&j);
     for (size_t i = 0; i < r->count; i++)

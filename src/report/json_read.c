@@ -1251,6 +1251,9 @@ static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
             return CML_EINVAL;
         r->has_device = 1;
     }
+    /* peak_given: absent in files written before --peak existed (measured). */
+    if (cml_jobject_get(root, "peak_given") && !get_bool(c, root, w, "peak_given", &r->peak_given))
+        return CML_EINVAL;
     if (!get_num(c, root, w, "peak_gbs", &r->peak_gbs, 0.0) ||
         !(v = need(c, root, w, "records")) || !need_type(c, v, w, "records", CML_J_ARRAY))
         return CML_EINVAL;

@@ -689,7 +689,8 @@ static void print_banner(FILE *out, const cml_results *r)
         } else {
             snprintf(meas, sizeof meas, "not measured");
         }
-        fprintf(out, "peak bandwidth: theoretical %s, measured %s\n", theo, meas);
+        fprintf(out, "peak bandwidth: theoretical %s, %s %s\n", theo,
+                r->peak_given && r->peak_gbs > 0 ? "given with --peak" : "measured", meas);
     }
     if (r->model_only)
         fputs("No GPU was used: every figure below is the model's prediction.\n", out);

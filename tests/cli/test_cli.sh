@@ -60,11 +60,13 @@ for bad in "--offset 99999999" "--offset abc" "--path xx" "--block 0" "--block 2
 done
 run "$bin" model read-offset --offset 99999999
 check "range shown" has "allowed: 0..1048576" err
-for bad in "--reps 0" "--reps x" "--warmup -1" "--device 99999" "--where l3" "--size 1"; do
+for bad in "--reps 0" "--reps x" "--warmup -1" "--device 99999" "--where l3" "--size 1" \
+    "--peak 0" "--peak 2000000" "--peak fast"; do
     run "$bin" model read-offset $bad
     check "$bad exits 2" test $rc -eq 2
     check "$bad: one line" test "$(lines)" -eq 1
 done
+check "--peak's range shown" has "allowed: 1..1000000" err
 run "$bin" frobnicate
 check "unknown command exits 2" test $rc -eq 2
 run "$bin" model no-such-experiment

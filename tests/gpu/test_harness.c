@@ -120,10 +120,23 @@ static void test_timing(cml_gpu *g)
     cml_peak_args a;
     CHECK(cml_peak_configure(&bench, CML_PEAK_COPY, CML_PEAK_GRID_STRIDE, &a, NULL) == CML_OK);
     cml_timing t;
+    /* Exactly the samples asked for (the noise limit off, as with --reps). */
+    cml_gpu_set_noise_limit(g, 0.0, 1);
     CHECK(cml_gpu_time(g, cml_peak_launch, &a, 2, 9, &t) == CML_OK);
     printf("trivial kernel: median %.4f ms, min %.4f, max %.4f, cv %.3f\n", t.median_ms, t.min_ms,
            t.max_ms, t.cv);
     CHECK_EQ_U64(t.reps, 9);
+    /* The stopping rule: at least 9 samples, at most 3x9; fewer than the cap
+     * only once the cv is within the target. A target no real timing meets
+     * (1e-9) takes every sample the cap allows, unless they are identical. */
+    cml_gpu_set_noise_limit(g, 0.005, 3);
+    CHECK(cml_gpu_time(g, cml_peak_launch, &a, 2, 9, &t) == CML_OK);
+    CHECK(t.reps >= 9 && t.reps <= 27);
+    CHECK(t.reps == 27 || t.cv <= 0.005);
+    cml_gpu_set_noise_limit(g, 1e-9, 3);
+    CHECK(cml_gpu_time(g, cml_peak_launch, &a, 1, 4, &t) == CML_OK);
+    CHECK(t.reps == 12 || (t.cv == 0 && t.reps == 4));
+    cml_gpu_set_noise_limit(g, 0.01, 4); /* the default again */
     CHECK_EQ_U64(t.warmup, 2);
     CHECK(t.min_ms > 0);
     CHECK(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms);
