@@ -54,10 +54,17 @@ typedef struct cml_cli {
 int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first);
 
 /* Apply settings ("--offset 11" or "offset=11" items of a text) to an
- * experiment's parameters; one-line error to stderr and CML_EXIT_USAGE. */
+ * experiment's parameters; one-line error to stderr and CML_EXIT_USAGE.
+ * In suite and the tour a setting applies to the experiments that have that
+ * parameter and passes the others by (cml_cmd_suite checks that some
+ * experiment has it). */
 int cml_cli_apply_settings(const cml_cli *cli, const cml_experiment *exp, cml_param_values *pv);
 int cml_cli_apply_text(const char *text, const cml_experiment *exp, cml_param_values *pv,
                        const char *origin);
+/* suite and the tour: every setting is a parameter of some experiment, and
+ * its value is allowed wherever it applies (short_lists: over the tour's
+ * variant lists); else one line and CML_EXIT_USAGE. */
+int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists);
 
 /* Commands. */
 int cml_cmd_list(const cml_cli *cli);

@@ -136,11 +136,12 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
                 tour ? "tour" : "suite");
         return CML_EXIT_USAGE;
     }
-    if (cli->nsettings) {
-        fprintf(stderr, "cumemlab: --%s: experiment options go with run or model, not %s\n",
-                cli->settings[0].name, tour ? "the tour" : "suite");
-        return CML_EXIT_USAGE;
-    }
+    /* suite --quick: every experiment with the tour's short variant lists. */
+    const int short_lists = tour || cli->quick;
+    /* Experiment options apply to the experiments that have them. */
+    int src = cml_cli_check_suite_settings(cli, short_lists);
+    if (src)
+        return src;
     cml_session s;
     char why[512] = "";
     int got = cml_session_open(cli, &s, 1, why, sizeof why);
@@ -156,8 +157,6 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     cml_plan plan = s.plan;
     if (tour)
         plan.quick = 1;
-    /* suite --quick: every experiment with the tour's short variant lists. */
-    const int short_lists = tour || cli->quick;
     cml_results r;
     cml_cli_results_init(cli, &r);
     cml_session_fill(&s, &r);

@@ -39,6 +39,13 @@ static int flag(cml_cli *cli, const char *name)
     return 0;
 }
 
+/* The parameter name of a setting ("--offset 11" or "offset=11"). */
+static void setting_name(const cml_setting *s, char *name, size_t len)
+{
+    size_t n = s->value ? strlen(s->name) : strcspn(s->name, "=");
+    snprintf(name, len, "%.*s", (int)n, s->name);
+}
+
 static void record_command_line(cml_cli *cli, int argc, char **argv)
 {
     size_t used = 0;
@@ -210,6 +217,39 @@ static int apply_one(const cml_experiment *exp, cml_param_values *pv, const char
     return CML_EXIT_OK;
 }
 
+int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists)
+{
+    for (int i = 0; i < cli->nsettings; i++) {
+        char name[64];
+        setting_name(&cli->settings[i], name, sizeof name);
+        int known = 0;
+        for (size_t e = 0; e < cml_experiment_count() && !known; e++) {
+            const cml_experiment *exp = cml_experiment_at(e);
+            for (size_t k = 0; k < exp->nparams && !known; k++)
+                known = !strcmp(exp->params[k].name, name);
+        }
+        if (!known) {
+            fprintf(stderr, "cumemlab: --%s: no experiment has this option (see cumemlab help NAME)\n",
+                    name);
+            return CML_EXIT_USAGE;
+        }
+    }
+    /* Every value within every range it meets, before anything runs. */
+    for (size_t e = 0; e < cml_experiment_count(); e++) {
+        const cml_experiment *exp = cml_experiment_at(e);
+        cml_param_values pv;
+        char err[512];
+        if (cml_param_defaults(exp->params, exp->nparams, &pv, err, sizeof err) != CML_OK)
+            return CML_EXIT_FAIL;
+        int rc = cml_cli_apply_text(short_lists ? exp->tour : NULL, exp, &pv, NULL);
+        if (!rc)
+            rc = cml_cli_apply_settings(cli, exp, &pv);
+        if (rc)
+            return rc;
+    }
+    return CML_EXIT_OK;
+}
+
 /* Split "name=value" into a bounded name buffer; 0 if malformed. */
 static int split_setting(const char *item, size_t len, char *name, size_t namelen,
                          const char **value, size_t *valuelen)
@@ -254,8 +294,13 @@ int cml_cli_apply_text(const char *text, const cml_experiment *exp, cml_param_va
 
 int cml_cli_apply_settings(const cml_cli *cli, const cml_experiment *exp, cml_param_values *pv)
 {
+    const int where_known = !strcmp(cli->command, "suite") || !strcmp(cli->command, "tour");
     for (int i = 0; i < cli->nsettings; i++) {
         const cml_setting *s = &cli->settings[i];
+        char name[64];
+        setting_name(s, name, sizeof name);
+        if (where_known && cml_param_index(pv, name) < 0)
+            continue;
         int rc = s->value ? apply_one(exp, pv, s->name, s->value, NULL)
                           : cml_cli_apply_text(s->name, exp, pv, NULL);
         if (rc)

@@ -67,6 +67,18 @@ for bad in "--reps 0" "--reps x" "--warmup -1" "--device 99999" "--where l3" "--
     check "$bad: one line" test "$(lines)" -eq 1
 done
 check "--peak's range shown" has "allowed: 1..1000000" err
+# suite and the tour: an experiment option applies where an experiment has
+# it; one that none has, or a value out of range, is bad input.
+run "$bin" suite --frob 3
+check "suite --frob exits 2" test $rc -eq 2
+check "suite --frob says no experiment has it" has "--frob: no experiment has this option" err
+run "$bin" --iters 0
+check "tour --iters 0 exits 2" test $rc -eq 2
+check "tour --iters 0 names the range" has "allowed: 1..65536" err
+run "$bin" --quick --quiet --iters 3 --model --json "$tmp/iters.json"
+check "tour --iters 3 exits 0" test $rc -eq 0
+check "tour --iters 3 reaches shared-banks" grep -q '"iters": *3' "$tmp/iters.json"
+check "tour --iters 3 leaves no default" test "$(grep -c '"iters": *256' "$tmp/iters.json")" -eq 0
 run "$bin" frobnicate
 check "unknown command exits 2" test $rc -eq 2
 run "$bin" model no-such-experiment
