@@ -24,6 +24,8 @@ struct cml_gpu {
     cml_device_facts facts;
     cudaStream_t stream;     /* 0: the legacy default stream (see above) */
     cudaEvent_t start, stop; /* the pair around each timed launch or batch */
+    int *hold;               /* mapped host words: [0] release, [1] timed out; NULL: no hold */
+    int *hold_dev;           /* the same words as the device sees them */
     double noise_target;     /* extra samples while cv is above this (0: never) */
     unsigned max_reps_factor; /* ... up to this many times the samples asked for */
     char err[640];
@@ -48,6 +50,17 @@ struct cml_gpu {
 /* Default stopping rule of the samples (cml_gpu_set_noise_limit). */
 #define NOISE_TARGET_CV 0.01
 #define MAX_REPS_FACTOR 4u
+/* A timed sample's first HOLD_LAUNCHES launches are queued behind the stream
+ * hold (hold.cu) before its start event can fire: the GPU then has that many
+ * launches of work ahead of the host when the sample starts, so a pause of
+ * the host thread does not idle it inside the timed region. On an H100 in a
+ * VM, 1 ms samples of 10 us kernels showed single samples 3x the median, and
+ * DRAM streaming kernels single samples 10-20% slow, without it. At most 32:
+ * more launches behind a blocked stream can fill the launch queue. A hold
+ * that outlives HOLD_TIMEOUT_NS (a launcher that waits for the GPU itself)
+ * lets go; that measurement goes on without it. */
+#define HOLD_LAUNCHES 32u
+#define HOLD_TIMEOUT_NS 50000000ull
 
 static void set_err(cml_gpu *g, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -240,6 +253,18 @@ cml_status cml_gpu_open(int index, cml_gpu **out, char *err, size_t errlen)
         cml_gpu_close(g);
         return st;
     }
+    /* The stream hold's two words; without them samples are timed unheld. */
+    void *words = NULL;
+    if (cudaHostAlloc(&words, 2 * sizeof(int), cudaHostAllocMapped) == cudaSuccess) {
+        void *dev = NULL;
+        if (cudaHostGetDevicePointer(&dev, words, 0) == cudaSuccess) {
+            g->hold = words;
+            g->hold_dev = dev;
+        } else {
+            (void)cudaFreeHost(words);
+        }
+    }
+    (void)cudaGetLastError();
     *out = g;
     return CML_OK;
 }
@@ -254,6 +279,8 @@ void cml_gpu_close(cml_gpu *g)
         (void)cudaEventDestroy(g->start);
     if (g->stop)
         (void)cudaEventDestroy(g->stop);
+    if (g->hold)
+        (void)cudaFreeHost(g->hold);
     (void)cudaGetLastError();
     free(g);
 }
@@ -400,19 +427,49 @@ static cml_status launch_checked(cml_gpu *g, cml_launch_fn launch, void *ctx)
     return CML_OK;
 }
 
-/* Time `batch` back-to-back launches between one event pair; milliseconds. */
-static cml_status time_batch(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned batch,
-                             double *ms)
+/* Let the stream hold go (a no-op without one). */
+static void hold_release(cml_gpu *g)
 {
-    CML_CU_G(g, cudaEventRecord(g->start, g->stream));
-    for (unsigned k = 0; k < batch; k++) {
-        cml_status st = launch_checked(g, launch, ctx);
-        if (st != CML_OK)
-            return st;
+    if (g->hold) {
+        __atomic_store_n(&g->hold[0], 1, __ATOMIC_SEQ_CST);
     }
+}
+
+/* Time `batch` back-to-back launches between one pair of events. *held (in:
+ * use the stream hold; out: 0 once it timed out) -- see HOLD_LAUNCHES. */
+static cml_status time_batch(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned batch,
+                             double *ms, int *held)
+{
+    const int hold = held && *held && g->hold;
+    if (hold) {
+        __atomic_store_n(&g->hold[0], 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&g->hold[1], 0, __ATOMIC_SEQ_CST);
+        cml_gpu_clear_last_error();
+        if (cml_gpu_launch_hold(g->hold_dev, g->hold_dev + 1, HOLD_TIMEOUT_NS) != CML_OK) {
+            cml_gpu_keep_error(g);
+            return CML_ECUDA;
+        }
+    }
+    cml_status st = CML_OK;
+    if (cml_gpu_check(cudaEventRecord(g->start, g->stream), "cudaEventRecord(g->start)",
+                      __FILE__, __LINE__)) {
+        cml_gpu_keep_error(g);
+        st = CML_ECUDA;
+    }
+    for (unsigned k = 0; k < batch && st == CML_OK; k++) {
+        if (hold && k == HOLD_LAUNCHES)
+            hold_release(g);
+        st = launch_checked(g, launch, ctx);
+    }
+    if (hold)
+        hold_release(g); /* on every path: a held stream never outlives this call */
+    if (st != CML_OK)
+        return st;
     CML_CU_G(g, cudaEventRecord(g->stop, g->stream));
     /* A faulting kernel makes this return its error: a message, not a hang. */
     CML_CU_G(g, cudaEventSynchronize(g->stop));
+    if (hold && __atomic_load_n(&g->hold[1], __ATOMIC_SEQ_CST))
+        *held = 0;
     float f = 0.0f;
     CML_CU_G(g, cudaEventElapsedTime(&f, g->start, g->stop));
     *ms = (double)f;
@@ -444,7 +501,7 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
     /* A probe launch (one more warm-up) decides between one launch per
      * sample and a batch per sample. */
     double probe = 0.0;
-    cml_status st = time_batch(g, launch, ctx, 1, &probe);
+    cml_status st = time_batch(g, launch, ctx, 1, &probe, NULL);
     if (st != CML_OK)
         return st;
     unsigned batch = 1;
@@ -463,10 +520,10 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
         double n = WARMUP_TARGET_MS / (probe > 1e-4 ? probe : 1e-4);
         unsigned extra = n > (double)MAX_WARMUP_LAUNCHES ? MAX_WARMUP_LAUNCHES : (unsigned)n + 1u;
         double spent = 0.0, prev = -1.0;
-        st = time_batch(g, launch, ctx, extra, &spent);
+        st = time_batch(g, launch, ctx, extra, &spent, NULL);
         while (st == CML_OK && spent < WARMUP_LIMIT_MS) {
             double ms = 0.0;
-            st = time_batch(g, launch, ctx, batch, &ms);
+            st = time_batch(g, launch, ctx, batch, &ms, NULL);
             spent += ms;
             if (prev > 0 && ms <= prev * (1.0 + SETTLED) && prev <= ms * (1.0 + SETTLED))
                 break;
@@ -490,9 +547,10 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
     }
     cml_stats s;
     unsigned taken = 0;
+    int held = 1; /* until a hold times out (a launcher that waits for the GPU) */
     for (;;) {
         double ms = 0.0;
-        st = time_batch(g, launch, ctx, batch, &ms);
+        st = time_batch(g, launch, ctx, batch, &ms, &held);
         if (st != CML_OK) {
             free(samples);
             return st;

@@ -43,6 +43,12 @@ void cml_gpu_keep_error(cml_gpu *g);
 cml_status cml_gpu_launch_fill_f32(float *p, size_t n, uint64_t seed, unsigned grid,
                                    unsigned block);
 
+/* Stream hold (src/gpu/hold.cu): a one-thread kernel that returns once
+ * *release (mapped host memory) is nonzero, or after timeout_ns with
+ * *timed_out set. */
+cml_status cml_gpu_launch_hold(const int *release, int *timed_out,
+                               unsigned long long timeout_ns);
+
 #ifdef __cplusplus
 }
 #endif

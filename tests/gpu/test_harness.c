@@ -8,8 +8,11 @@
  * set: under compute-sanitizer those planted errors would count as real ones.
  */
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cuda_runtime_api.h>
 
 #include "core/random.h"
 #include "experiments/peak.h"
@@ -111,6 +114,24 @@ static void test_fill_and_poison(cml_gpu *g)
     free(h);
 }
 
+/* A launcher that waits for the GPU itself (as a symbol copy does): the
+ * stream hold of the timed samples must let go after its timeout, never
+ * deadlock, and the samples stay valid. */
+static cml_status launch_and_wait(void *ctx)
+{
+    cml_status st = cml_peak_launch(ctx);
+    if (st == CML_OK && cudaDeviceSynchronize() != cudaSuccess)
+        st = CML_ECUDA;
+    return st;
+}
+
+static double wall_s(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static void test_timing(cml_gpu *g)
 {
     /* A trivial kernel: the copy of 4096 floats, a few microseconds, so the
@@ -140,6 +161,13 @@ static void test_timing(cml_gpu *g)
     cml_gpu_set_noise_limit(g, 1e-9, 3);
     CHECK(cml_gpu_time(g, cml_peak_launch, &a, 1, 4, &t) == CML_OK);
     CHECK(t.reps == 12 || (t.cv == 0 && t.reps == 4));
+    cml_timing waited;
+    double t0 = wall_s();
+    CHECK(cml_gpu_time(g, launch_and_wait, &a, 1, 4, &waited) == CML_OK);
+    double took = wall_s() - t0;
+    printf("launcher that synchronises: median %.4f ms, %.2f s in all\n", waited.median_ms, took);
+    CHECK(took < 5.0); /* one 50 ms hold timeout, not one per sample or a hang */
+    CHECK(waited.min_ms > 0 && waited.median_ms < 50.0);
     cml_gpu_set_noise_limit(g, 0.01, 4); /* the default again */
 
     /* A long launch: one per sample. */
