@@ -50,10 +50,6 @@ static void test_map_shape(void)
         for (size_t j = 0; j < i; j++)
             CHECK(strcmp(cml_counter_map_at(j)->metric, d->metric) != 0);
         CHECK(d->kind == CML_CTR_EXACT || d->kind == CML_CTR_PERCENT || d->kind == CML_CTR_INFO);
-        CHECK(d->tier == CML_CTR_ALWAYS || d->tier == CML_CTR_CLASS || d->tier == CML_CTR_FULL);
-        /* Class-bound metrics need a class to be bound to. */
-        if (d->tier == CML_CTR_CLASS)
-            CHECK(d->cls >= 0 && d->cls < (int)CML_CLASS_COUNT);
         CHECK(d->field >= CML_CTR_NONE && d->field < CML_CTR_FIELD_COUNT);
         if (d->kind == CML_CTR_INFO) {
             CHECK(d->field == CML_CTR_NONE);
@@ -175,48 +171,6 @@ static void test_predict(void)
           v == 0);
     CHECK(!cml_counter_predict(NULL, &t, &v));
     CHECK(!cml_counter_predict(find("dram__bytes_write.sum"), NULL, &v));
-}
-
-/* The core set: what the suite reads for a kernel, from its model. */
-static void test_select(void)
-{
-    const cml_counter_def *defs[64];
-    const char *names[64];
-    size_t all = cml_counter_map_select(1, NULL, defs, names, 64);
-    CHECK(all == cml_counter_map_count());
-    for (size_t i = 0; i < all; i++)
-        CHECK(defs[i] == cml_counter_map_at(i) && names[i] == defs[i]->metric);
-    /* Without a model: everything but the FULL-only requests. */
-    size_t nomodel = cml_counter_map_select(0, NULL, defs, names, 64);
-    CHECK(nomodel == all - 4);
-    for (size_t i = 0; i < nomodel; i++)
-        CHECK(defs[i]->tier != CML_CTR_FULL && defs[i]->field != CML_CTR_REQUESTS);
-    /* A kernel of global loads and stores only: no shared, no local metric,
-     * but sectors, efficiency, caches and DRAM. */
-    cml_kernel_traffic t;
-    memset(&t, 0, sizeof t);
-    t.cls[CML_CLASS_GLOBAL_LD].instructions = 2;
-    t.cls[CML_CLASS_GLOBAL_ST].instructions = 1;
-    size_t g = cml_counter_map_select(0, &t, defs, names, 64);
-    int sec = 0, dram = 0, pct = 0;
-    for (size_t i = 0; i < g; i++) {
-        CHECK(strstr(names[i], "shared") == NULL && strstr(names[i], "local") == NULL);
-        CHECK(strstr(names[i], "requests") == NULL);
-        sec += !strcmp(names[i], "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
-        dram += !strcmp(names[i], "dram__bytes_write.sum");
-        pct += !strcmp(names[i], "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct");
-    }
-    CHECK(sec == 1 && dram == 1 && pct == 1);
-    CHECK_EQ_U64(g, 11);
-    /* Shared loads in the model bring the four shared metrics. */
-    t.cls[CML_CLASS_SHARED_LD].instructions = 1;
-    CHECK_EQ_U64(cml_counter_map_select(0, &t, defs, names, 64), 13);
-    t.cls[CML_CLASS_SHARED_ST].instructions = 1;
-    t.cls[CML_CLASS_LOCAL_ST].instructions = 1;
-    CHECK_EQ_U64(cml_counter_map_select(0, &t, defs, names, 64), 16);
-    /* The capacity is respected. */
-    CHECK_EQ_U64(cml_counter_map_select(1, NULL, defs, names, 3), 3);
-    CHECK_EQ_U64(cml_counter_map_select(1, NULL, NULL, NULL, 64), all);
 }
 
 static void test_agree(void)
@@ -343,7 +297,6 @@ int main(void)
 {
     test_map_shape();
     test_predict();
-    test_select();
     test_agree();
     test_probes();
     test_unavailable();

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/session.h"
 #include "counters/counters.h"
+#include "experiments/counters_pass.h"
 #include "experiments/peak.h"
 #include "gpu/gpu.h"
 #include "report/report.h"
@@ -99,17 +100,11 @@ int cml_session_open(const cml_cli *cli, cml_session *s, int need_peak, char *wh
             return -1;
         }
     }
-    /* Hardware counters, after the peak (which needs none). `device` only
-     * lists facts and reads no counter. With --counters auto a profiler that
-     * cannot run here is said once, and the run goes on without it. */
-    /* `suite` measures bandwidth; it reads counters only when asked
-     * (--counters on): on the H100 the counters pass took the default suite
-     * from about 39 s to 68 s and, with the profiler kept enabled between
-     * variants, let a few timing samples stray (cv up to 31% on a DRAM
-     * streaming kernel, bench/results/). */
-    int wanted = cli->counters == CML_COUNTERS_ON ||
-                 (cli->counters == CML_COUNTERS_AUTO && strcmp(cli->command, "suite") != 0);
-    if (wanted && strcmp(cli->command, "device") != 0) {
+    /* Hardware counters, after the peak (which needs none), for every
+     * command but `device`, which lists facts and reads no counter. With
+     * --counters auto a profiler that cannot run here is said once, and the
+     * run goes on without it. */
+    if (cli->counters != CML_COUNTERS_OFF && strcmp(cli->command, "device") != 0) {
         char cwhy[512] = "";
         cml_status cst = cml_counters_open(cli->device, &s->plan.profiler, cwhy, sizeof cwhy);
         if (cst != CML_OK && cli->counters == CML_COUNTERS_ON) {
@@ -124,11 +119,14 @@ int cml_session_open(const cml_cli *cli, cml_session *s, int need_peak, char *wh
             fprintf(stderr, "cumemlab: hardware counters unavailable (%s); measuring without "
                             "them.\n",
                     cwhy);
-        /* The suite and the tour read the core set (a third of the passes:
-         * the suite stays under twice its time without counters); run,
-         * textbook programs and validate read every metric. */
-        if (cst == CML_OK && (!strcmp(cli->command, "suite") || !strcmp(cli->command, "tour")))
-            cml_counters_set_full(s->plan.profiler, 0);
+        /* The experiments' counters passes go through a queue profiled in
+         * batches, flushed before any buffer they read is freed. */
+        if (cst == CML_OK) {
+            s->plan.counters_pass = cml_counters_pass_open(s->plan.profiler, s->gpu);
+            if (s->plan.counters_pass)
+                cml_gpu_set_buffer_hook(s->gpu, cml_counters_pass_on_buffer,
+                                        s->plan.counters_pass);
+        }
     }
     return 1;
 }
@@ -153,6 +151,10 @@ void cml_session_close(cml_session *s)
         cml_counters_timing(s->plan.profiler, line, sizeof line);
         fprintf(stderr, "cumemlab: counters: %s\n", line);
     }
+    if (s->gpu)
+        cml_gpu_set_buffer_hook(s->gpu, NULL, NULL);
+    cml_counters_pass_free(s->plan.counters_pass); /* empty: each run flushed it */
+    s->plan.counters_pass = NULL;
     cml_counters_close(s->plan.profiler);
     s->plan.profiler = NULL;
     if (s->gpu)
@@ -219,7 +221,11 @@ int cml_cli_run_experiment(const cml_cli *cli, const cml_experiment *exp, const 
     if (!exp->run)
         local.gpu = NULL; /* this experiment runs on the model alone so far */
     size_t before = r->count;
+    cml_counters_pass_begin(local.counters_pass, r);
     cml_status st = fn(&local, &pv, r);
+    /* Every queued counters pass is read before the records are. */
+    cml_counters_pass_flush(local.counters_pass);
+    cml_counters_pass_begin(local.counters_pass, NULL);
     int failed = 0;
     for (size_t i = before; i < r->count; i++)
         failed |= r->items[i].state == CML_REC_FAILED;

@@ -238,8 +238,7 @@ static void judge_probe(FILE *out, const cml_probe_result *r, tally *t)
         const cml_counter_def *d = cml_counter_map_find(names[i]);
         double v = r->value[i], pred = 0;
         int has = 0;
-        cml_counter_def shared_inst = {names[i], -1, CML_CTR_INSTRUCTIONS, CML_CTR_EXACT,
-                                       CML_CTR_ALWAYS, ""};
+        cml_counter_def shared_inst = {names[i], -1, CML_CTR_INSTRUCTIONS, CML_CTR_EXACT, ""};
         if (!d) { /* the two shared instruction counters */
             shared_inst.cls = strstr(names[i], "_ld") ? CML_CLASS_SHARED_LD : CML_CLASS_SHARED_ST;
             d = &shared_inst;

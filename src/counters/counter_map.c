@@ -15,63 +15,61 @@ static const cml_counter_def map[] = {
      * in every lane (an unrolled `if (j < touched)` loop), which send no
      * request and which a C mirror cannot see: informational (E1 in
      * docs/model-evidence.md). The model's instructions are the requests. */
-    {"smsp__inst_executed_op_global_ld.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+    {"smsp__inst_executed_op_global_ld.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "warp-level global load instructions issued (predicated-off ones included)"},
     {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", CML_CLASS_GLOBAL_LD, CML_CTR_REQUESTS,
-     CML_CTR_EXACT, CML_CTR_FULL, "global load requests into L1TEX (one per instruction)"},
+     CML_CTR_EXACT, "global load requests into L1TEX (one per instruction)"},
     {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", CML_CLASS_GLOBAL_LD, CML_CTR_SECTORS,
-     CML_CTR_EXACT, CML_CTR_ALWAYS,
+     CML_CTR_EXACT,
      "32-byte sectors the global loads touch (distinct per instruction)"},
     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", CML_CLASS_GLOBAL_LD,
-     CML_CTR_EFFICIENCY, CML_CTR_PERCENT, CML_CTR_ALWAYS,
+     CML_CTR_EFFICIENCY, CML_CTR_PERCENT,
      "global load efficiency: requested bytes / (32 * sectors), percent"},
     /* Global stores (§3: R-S1, R-S2). */
-    {"smsp__inst_executed_op_global_st.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+    {"smsp__inst_executed_op_global_st.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "warp-level global store instructions issued (predicated-off ones included)"},
     {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", CML_CLASS_GLOBAL_ST, CML_CTR_REQUESTS,
-     CML_CTR_EXACT, CML_CTR_FULL, "global store requests into L1TEX"},
+     CML_CTR_EXACT, "global store requests into L1TEX"},
     {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", CML_CLASS_GLOBAL_ST, CML_CTR_SECTORS,
-     CML_CTR_EXACT, CML_CTR_ALWAYS, "32-byte sectors the global stores touch"},
+     CML_CTR_EXACT, "32-byte sectors the global stores touch"},
     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct", CML_CLASS_GLOBAL_ST,
-     CML_CTR_EFFICIENCY, CML_CTR_PERCENT, CML_CTR_ALWAYS,
+     CML_CTR_EFFICIENCY, CML_CTR_PERCENT,
      "global store efficiency: bytes written / (32 * sectors), percent"},
     /* Caches and DRAM: cache state across warps, not predicted per instruction. */
     {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
-     CML_CTR_ALWAYS,
      "global load sectors that hit in L1"},
-    {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+    {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "sectors L1TEX read from L2 (global, local and texture misses)"},
     /* At most the store sectors (L1 is write-through, E5), fewer when stores
      * of different instructions to one sector meet in L1 before leaving it. */
-    {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+    {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "sectors L1TEX wrote to L2 (at most the global + local store sectors)"},
-    {"dram__bytes_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+    {"dram__bytes_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "bytes read from DRAM"},
-    {"dram__bytes_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO, CML_CTR_ALWAYS,
+    {"dram__bytes_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "bytes written to DRAM (dirty lines may stay in L2 after the kernel)"},
     /* Shared memory (§4: wavefronts and bank conflicts, model S1). */
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", CML_CLASS_SHARED_LD,
-     CML_CTR_WAVEFRONTS, CML_CTR_EXACT, CML_CTR_CLASS,
+     CML_CTR_WAVEFRONTS, CML_CTR_EXACT,
      "shared load wavefronts (passes through the banks)"},
     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", CML_CLASS_SHARED_LD,
-     CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, CML_CTR_CLASS, "shared load bank conflicts"},
+     CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, "shared load bank conflicts"},
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", CML_CLASS_SHARED_ST,
-     CML_CTR_WAVEFRONTS, CML_CTR_EXACT, CML_CTR_CLASS, "shared store wavefronts"},
+     CML_CTR_WAVEFRONTS, CML_CTR_EXACT, "shared store wavefronts"},
     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", CML_CLASS_SHARED_ST,
-     CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, CML_CTR_CLASS, "shared store bank conflicts"},
+     CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, "shared store bank conflicts"},
     /* Local memory (§6). */
     {"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", CML_CLASS_LOCAL_LD, CML_CTR_REQUESTS,
-     CML_CTR_EXACT, CML_CTR_FULL, "local load requests"},
+     CML_CTR_EXACT, "local load requests"},
     {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", CML_CLASS_LOCAL_LD, CML_CTR_SECTORS,
-     CML_CTR_EXACT, CML_CTR_CLASS, "32-byte sectors of local loads"},
+     CML_CTR_EXACT, "32-byte sectors of local loads"},
     {"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", CML_CLASS_LOCAL_ST, CML_CTR_REQUESTS,
-     CML_CTR_EXACT, CML_CTR_FULL, "local store requests"},
+     CML_CTR_EXACT, "local store requests"},
     {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", CML_CLASS_LOCAL_ST, CML_CTR_SECTORS,
-     CML_CTR_EXACT, CML_CTR_CLASS, "32-byte sectors of local stores"},
+     CML_CTR_EXACT, "32-byte sectors of local stores"},
 };
 
 #define MAP_COUNT (sizeof map / sizeof map[0])
-
 
 size_t cml_counter_map_count(void)
 {
@@ -102,27 +100,6 @@ const char *const *cml_counter_map_metrics(void)
         for (size_t i = 0; i < MAP_COUNT; i++)
             names[i] = map[i].metric;
     return names;
-}
-
-size_t cml_counter_map_select(int full, const cml_kernel_traffic *model,
-                              const cml_counter_def **defs, const char **names, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < MAP_COUNT && n < cap; i++) {
-        const cml_counter_def *d = &map[i];
-        int take = full || d->tier == CML_CTR_ALWAYS;
-        if (!take && d->tier == CML_CTR_CLASS)
-            take = !model || (d->cls >= 0 && d->cls < (int)CML_CLASS_COUNT &&
-                              model->cls[d->cls].instructions > 0);
-        if (!take)
-            continue;
-        if (defs)
-            defs[n] = d;
-        if (names)
-            names[n] = d->metric;
-        n++;
-    }
-    return n;
 }
 
 int cml_counter_predict(const cml_counter_def *d, const cml_kernel_traffic *t, double *out)

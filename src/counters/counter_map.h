@@ -37,25 +37,11 @@ typedef enum cml_ctr_field {
     CML_CTR_FIELD_COUNT
 } cml_ctr_field;
 
-/*
- * When a metric is read. Each profiling pass costs about 13 ms on an H100
- * (CUPTI's start and stop, whatever the kernel), and metrics of the L1TEX
- * unit need passes of their own, so the suite reads a core set:
- *   ALWAYS  every counters pass (2 passes together on GH100);
- *   CLASS   when the model predicts traffic of the metric's class, or
- *           without a model (+1 pass for shared, +1 for local);
- *   FULL    only when every metric is asked for (cml_counters_set_full):
- *           requests, which need 2 more passes and have always equalled the
- *           model's instructions with an active lane (docs/model-evidence.md).
- */
-typedef enum cml_ctr_tier { CML_CTR_ALWAYS = 0, CML_CTR_CLASS, CML_CTR_FULL } cml_ctr_tier;
-
 typedef struct cml_counter_def {
     const char *metric;   /* ncu / CUPTI metric name with its rollup */
     int cls;              /* cml_class, or -1 when the metric spans classes */
     cml_ctr_field field;
     cml_ctr_kind kind;
-    cml_ctr_tier tier;
     const char *meaning;  /* one line for tables and docs */
 } cml_counter_def;
 
@@ -66,15 +52,6 @@ const cml_counter_def *cml_counter_map_find(const char *metric);
 /* The metric names in map order (cml_counter_map_count() of them), ready
  * for cml_counters_measure. */
 const char *const *cml_counter_map_metrics(void);
-
-/*
- * The metrics to read for a kernel: every entry when `full`, else the ALWAYS
- * entries and the CLASS entries whose class has instructions in `model`
- * (all of them when model is NULL). Fills defs[] and names[] (cap each) in
- * map order and returns how many.
- */
-size_t cml_counter_map_select(int full, const cml_kernel_traffic *model,
-                              const cml_counter_def **defs, const char **names, size_t cap);
 
 /* The model's prediction of `d` from whole-kernel traffic (modern rules):
  * 1 and *out set, or 0 when the map has no prediction for it (INFO) or the

@@ -1,16 +1,17 @@
 /*
  * Hardware counters through CUPTI's range profiler (counters.h).
  *
- * The sequence, per measurement (CUDA 13 range profiler, user range, user
- * replay; the same as the CUDA samples' range_profiling):
+ * The sequence, per batch of launches (CUDA 13 range profiler, user range,
+ * user replay; the CUDA samples' range_profiling with one range per launch):
  *   host side, once per metric list:  cuptiProfilerHostInitialize (chip,
  *     counter availability) -> ConfigAddMetrics -> GetConfigImage ->
  *     GetNumOfPasses;
  *   target side: cuptiRangeProfilerEnable(ctx) -> GetCounterDataSize ->
- *     CounterDataImageInitialize -> SetConfig; then per pass: flush L2,
- *     Start, PushRange, launch, synchronize, PopRange, Stop, until Stop
- *     says every pass was submitted -> DecodeData -> GetCounterDataInfo ->
- *     cuptiProfilerHostEvaluateToGpuValues -> Disable.
+ *     CounterDataImageInitialize -> SetConfig; then per pass: Start, and
+ *     for each launch: flush L2, PushRange, launch, synchronize, PopRange;
+ *     Stop, until Stop says every pass was submitted -> DecodeData ->
+ *     GetCounterDataInfo -> cuptiProfilerHostEvaluateToGpuValues per range
+ *     -> Disable (or kept for the next batch).
  * The profiler is enabled only around a measurement, so the timed launches
  * of the experiments run exactly as they would without it.
  *
@@ -180,13 +181,12 @@ struct cml_counters {
     CUpti_RangeProfiler_Object *obj; /* enabled range profiler, NULL when disabled */
     int keep;                        /* keep it enabled between measurements */
     const config *obj_for;           /* the configuration it was last set up with */
-    int full;                        /* cml_counters_set_full */
     uint8_t *data;                   /* counter data image ... */
     size_t data_size;
     const config *data_for;          /* ... sized for this configuration */
     struct {
-        unsigned long long measurements, passes;
-        double enable_ms, config_ms, flush_ms, start_ms, launch_ms, stop_ms, decode_ms;
+        unsigned long long measurements, sessions, passes;
+        double enable_ms, config_ms, flush_ms, start_ms, range_ms, launch_ms, stop_ms, decode_ms;
     } t;                             /* where the time goes (cml_counters_timing) */
     char err[512];
 };
@@ -456,9 +456,18 @@ static void range_disable(cml_counters *c)
     c->t.enable_ms += now_ms() - t0;
 }
 
-/* Profile `launch` with configuration f; values in f's order. */
-static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void *ctx,
-                          double *values)
+/*
+ * Profile k launches with configuration f, one range each, in one session:
+ * per pass, Start once, then for every launch flush L2, push its range,
+ * launch, synchronize, pop; Stop after the last. values[j * f->n + m] is
+ * metric m of launch j. One Start per pass for the whole batch is the point:
+ * Start costs 15-50 ms per pass on an H100 whatever the kernel, so the whole
+ * counter map (6 passes) costs about 14 ms per launch in a batch of 32
+ * instead of 85 alone (bench/results/2026-11-22-h100-counters-batching.md).
+ * On a failed launch *failed is its index.
+ */
+static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch_fn *launch,
+                          void *const *ctx, double *values, size_t *failed)
 {
     cml_status st = CML_EUNSUPPORTED;
     int pushed = 0, started = 0;
@@ -483,16 +492,17 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
     c->t.enable_ms += t1 - t0;
     t0 = t1;
 
-    /* The counter data image: sized for this configuration's metrics by
-     * the profiler object, initialised afresh for every measurement. */
+    /* The counter data image: sized by the profiler object for this
+     * configuration's metrics and a full batch, initialised afresh for every
+     * session. */
     if (c->data_for != f) {
         CUpti_RangeProfiler_GetCounterDataSize_Params sz = {
             .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
         sz.pRangeProfilerObject = obj;
         sz.pMetricNames = (const char **)f->names;
         sz.numMetrics = f->n;
-        sz.maxNumOfRanges = 1;
-        sz.maxNumRangeTreeNodes = 1;
+        sz.maxNumOfRanges = CML_COUNTERS_MAX_BATCH;
+        sz.maxNumRangeTreeNodes = CML_COUNTERS_MAX_BATCH;
         CALL(c, cuptiRangeProfilerGetCounterDataSize, &sz, out);
         free(c->data);
         c->data = calloc(sz.counterDataSize ? sz.counterDataSize : 1, 1);
@@ -520,7 +530,10 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
     cfg.pCounterDataImage = c->data;
     cfg.range = CUPTI_UserRange;
     cfg.replayMode = CUPTI_UserReplay;
-    cfg.maxRangesPerPass = 1;
+    /* Always the largest batch: an object kept enabled goes on with the
+     * ranges per pass of its first configuration (seen on CUDA 13.0: set up
+     * with 1, a later session of 32 recorded 2 ranges). */
+    cfg.maxRangesPerPass = CML_COUNTERS_MAX_BATCH;
     cfg.numNestingLevels = 1;
     cfg.minNestingLevel = 1;
     cfg.passIndex = 0;
@@ -536,49 +549,69 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
                      MAX_PASSES);
             goto out;
         }
-        /* Cold caches for every pass, as ncu's --cache-control all. */
+        for (size_t j = 0; j < k; j++) {
+            /* Cold caches for every range, as ncu's --cache-control all. The
+             * flush runs outside any range, and is waited for before the
+             * range opens, so none of its traffic is counted. */
+            t0 = now_ms();
+            cml_gpu_clear_last_error();
+            cml_status fs = cml_ctr_cuda_flush(c->flush, c->flush_bytes);
+            if (fs == CML_OK)
+                fs = cml_ctr_cuda_sync();
+            if (fs != CML_OK) {
+                st = CML_ECUDA;
+                snprintf(c->err, sizeof c->err, "L2 flush: %s", cml_gpu_last_error());
+                goto out;
+            }
+            t1 = now_ms();
+            c->t.flush_ms += t1 - t0;
+            t0 = t1;
+            if (!started) {
+                CUpti_RangeProfiler_Start_Params start = {
+                    .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+                start.pRangeProfilerObject = obj;
+                CALL(c, cuptiRangeProfilerStart, &start, out);
+                started = 1;
+                t1 = now_ms();
+                c->t.start_ms += t1 - t0;
+                t0 = t1;
+            }
+            /* A name of its own: ranges of one name are one range to the
+             * profiler, their counts summed (seen on CUDA 13.0). */
+            char range_name[32];
+            snprintf(range_name, sizeof range_name, "cumemlab-%zu", j);
+            CUpti_RangeProfiler_PushRange_Params push = {
+                .structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+            push.pRangeProfilerObject = obj;
+            push.pRangeName = range_name;
+            CALL(c, cuptiRangeProfilerPushRange, &push, out);
+            pushed = 1;
+            t1 = now_ms();
+            c->t.range_ms += t1 - t0;
+            t0 = t1;
+            cml_gpu_clear_last_error();
+            cml_status ls = launch[j](ctx[j]);
+            if (ls == CML_OK)
+                ls = cml_ctr_cuda_sync();
+            if (ls != CML_OK) {
+                st = ls == CML_ECUDA ? CML_ECUDA : ls;
+                if (failed)
+                    *failed = j;
+                snprintf(c->err, sizeof c->err, "profiled launch (pass %zu): %s", pass + 1,
+                         *cml_gpu_last_error() ? cml_gpu_last_error() : cml_status_str(ls));
+                goto out;
+            }
+            t1 = now_ms();
+            c->t.launch_ms += t1 - t0;
+            t0 = t1;
+            CUpti_RangeProfiler_PopRange_Params pop = {
+                .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+            pop.pRangeProfilerObject = obj;
+            CALL(c, cuptiRangeProfilerPopRange, &pop, out);
+            pushed = 0;
+            c->t.range_ms += now_ms() - t0;
+        }
         t0 = now_ms();
-        cml_gpu_clear_last_error();
-        if (cml_ctr_cuda_flush(c->flush, c->flush_bytes) != CML_OK) {
-            st = CML_ECUDA;
-            snprintf(c->err, sizeof c->err, "L2 flush: %s", cml_gpu_last_error());
-            goto out;
-        }
-        t1 = now_ms();
-        c->t.flush_ms += t1 - t0;
-        t0 = t1;
-        CUpti_RangeProfiler_Start_Params start = {
-            .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-        start.pRangeProfilerObject = obj;
-        CALL(c, cuptiRangeProfilerStart, &start, out);
-        started = 1;
-        CUpti_RangeProfiler_PushRange_Params push = {
-            .structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-        push.pRangeProfilerObject = obj;
-        push.pRangeName = "cumemlab";
-        CALL(c, cuptiRangeProfilerPushRange, &push, out);
-        pushed = 1;
-        t1 = now_ms();
-        c->t.start_ms += t1 - t0;
-        t0 = t1;
-        cml_gpu_clear_last_error();
-        cml_status ls = launch(ctx);
-        if (ls == CML_OK)
-            ls = cml_ctr_cuda_sync();
-        if (ls != CML_OK) {
-            st = ls == CML_ECUDA ? CML_ECUDA : ls;
-            snprintf(c->err, sizeof c->err, "profiled launch (pass %zu): %s", pass + 1,
-                     *cml_gpu_last_error() ? cml_gpu_last_error() : cml_status_str(ls));
-            goto out;
-        }
-        t1 = now_ms();
-        c->t.launch_ms += t1 - t0;
-        t0 = t1;
-        CUpti_RangeProfiler_PopRange_Params pop = {
-            .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-        pop.pRangeProfilerObject = obj;
-        CALL(c, cuptiRangeProfilerPopRange, &pop, out);
-        pushed = 0;
         CUpti_RangeProfiler_Stop_Params stop = {
             .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         stop.pRangeProfilerObject = obj;
@@ -589,6 +622,7 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
     }
     c->passes = pass;
     c->t.passes += pass;
+    c->t.sessions++;
 
     t0 = now_ms();
     CUpti_RangeProfiler_DecodeData_Params dec = {
@@ -600,23 +634,26 @@ static cml_status profile(cml_counters *c, config *f, cml_launch_fn launch, void
     info.pCounterDataImage = c->data;
     info.counterDataImageSize = c->data_size;
     CALL(c, cuptiRangeProfilerGetCounterDataInfo, &info, out);
-    if (info.numTotalRanges < 1 || dec.numOfRangeDropped > 0) {
-        snprintf(c->err, sizeof c->err, "the profiler recorded %zu ranges (%zu dropped)",
-                 info.numTotalRanges, dec.numOfRangeDropped);
+    if (info.numTotalRanges != k || dec.numOfRangeDropped > 0) {
+        snprintf(c->err, sizeof c->err,
+                 "the profiler recorded %zu ranges of %zu (%zu dropped)", info.numTotalRanges,
+                 k, dec.numOfRangeDropped);
         goto out;
     }
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
-        .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-    ev.pHostObject = f->host;
-    ev.pCounterDataImage = c->data;
-    ev.counterDataImageSize = c->data_size;
-    ev.rangeIndex = 0;
-    ev.ppMetricNames = (const char **)f->names;
-    ev.numMetrics = f->n;
-    ev.pMetricValues = values;
-    CALL(c, cuptiProfilerHostEvaluateToGpuValues, &ev, out);
+    for (size_t j = 0; j < k; j++) {
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+            .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+        ev.pHostObject = f->host;
+        ev.pCounterDataImage = c->data;
+        ev.counterDataImageSize = c->data_size;
+        ev.rangeIndex = j;
+        ev.ppMetricNames = (const char **)f->names;
+        ev.numMetrics = f->n;
+        ev.pMetricValues = values + j * f->n;
+        CALL(c, cuptiProfilerHostEvaluateToGpuValues, &ev, out);
+    }
     c->t.decode_ms += now_ms() - t0;
-    c->t.measurements++;
+    c->t.measurements += k;
     st = CML_OK;
 out:
     if (c->obj) {
@@ -626,17 +663,6 @@ out:
             range_disable(c);
     }
     return st;
-}
-
-void cml_counters_set_full(cml_counters *c, int full)
-{
-    if (c)
-        c->full = full != 0;
-}
-
-int cml_counters_full(const cml_counters *c)
-{
-    return c ? c->full : 0;
 }
 
 void cml_counters_keep_enabled(cml_counters *c, int keep)
@@ -657,31 +683,41 @@ void cml_counters_timing(const cml_counters *c, char *buf, size_t len)
         return;
     }
     const double n = (double)c->t.measurements;
+    const double s = c->t.sessions ? (double)c->t.sessions : 1.0;
     snprintf(buf, len,
-             "%llu measurements, %.2f passes each; ms per measurement: enable/disable %.2f, "
-             "config %.2f, flush %.2f, start %.2f, launch %.2f, stop %.2f, decode+evaluate %.2f",
-             c->t.measurements, (double)c->t.passes / n, c->t.enable_ms / n, c->t.config_ms / n,
-             c->t.flush_ms / n, c->t.start_ms / n, c->t.launch_ms / n, c->t.stop_ms / n,
-             c->t.decode_ms / n);
+             "%llu measurements in %llu sessions (%.1f each), %.2f passes per session; ms per "
+             "measurement: enable/disable %.2f, config %.2f, flush %.2f, start %.2f, push+pop "
+             "%.2f, launch %.2f, stop %.2f, decode+evaluate %.2f",
+             c->t.measurements, c->t.sessions, n / s, (double)c->t.passes / s,
+             c->t.enable_ms / n, c->t.config_ms / n, c->t.flush_ms / n, c->t.start_ms / n,
+             c->t.range_ms / n, c->t.launch_ms / n, c->t.stop_ms / n, c->t.decode_ms / n);
 }
 
-cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
-                                const char *const *metrics, size_t n, double *values)
+cml_status cml_counters_measure_batch(cml_counters *c, size_t k, const cml_launch_fn *launch,
+                                      void *const *ctx, const char *const *metrics, size_t n,
+                                      double *values, size_t *failed)
 {
-    if (!c || !launch || (!metrics && n) || (!values && n))
+    if (failed)
+        *failed = SIZE_MAX;
+    if (!c || !launch || !ctx || k == 0 || k > CML_COUNTERS_MAX_BATCH || (!metrics && n) ||
+        (!values && n))
         return CML_EINVAL;
+    for (size_t j = 0; j < k; j++)
+        if (!launch[j])
+            return CML_EINVAL;
     c->err[0] = '\0';
     const char **ok = calloc(n ? n : 1, sizeof *ok);
     size_t *where = calloc(n ? n : 1, sizeof *where);
-    double *got = calloc(n ? n : 1, sizeof *got);
+    double *got = calloc(k * (n ? n : 1), sizeof *got);
     cml_status st = CML_ENOMEM;
     if (!ok || !where || !got) {
         snprintf(c->err, sizeof c->err, "out of host memory");
         goto out;
     }
     size_t nok = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < k * n; i++)
         values[i] = NAN;
+    for (size_t i = 0; i < n; i++) {
         if (cml_counters_metric_ok(c, metrics[i], NULL, 0)) {
             where[nok] = i;
             ok[nok++] = metrics[i];
@@ -695,15 +731,24 @@ cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx
     config *f = NULL;
     st = config_get(c, ok, nok, &f);
     if (st == CML_OK)
-        st = profile(c, f, launch, ctx, got);
+        st = profile(c, f, k, launch, ctx, got, failed);
     if (st == CML_OK)
-        for (size_t k = 0; k < nok; k++)
-            values[where[k]] = got[k];
+        for (size_t j = 0; j < k; j++)
+            for (size_t m = 0; m < nok; m++)
+                values[j * n + where[m]] = got[j * nok + m];
 out:
     free(ok);
     free(where);
     free(got);
     return st;
+}
+
+cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
+                                const char *const *metrics, size_t n, double *values)
+{
+    if (!launch)
+        return CML_EINVAL;
+    return cml_counters_measure_batch(c, 1, &launch, &ctx, metrics, n, values, NULL);
 }
 
 int cml_counters_built(void)
@@ -774,7 +819,6 @@ cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t w
      * measured: docs/model-evidence.md §1). CML_COUNTERS_KEEP=0 turns it off. */
     const char *keep = getenv("CML_COUNTERS_KEEP");
     c->keep = keep && *keep ? atoi(keep) != 0 : 1;
-    c->full = 1;
     void *ctx = NULL;
     cml_status st = cml_ctr_cuda_context(device, &ctx, &c->cu_device, why, whylen);
     if (st != CML_OK) {
@@ -884,11 +928,20 @@ void cml_counters_close(cml_counters *c)
 cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
                                 const char *const *metrics, size_t n, double *values)
 {
+    return cml_counters_measure_batch(c, 1, &launch, &ctx, metrics, n, values, NULL);
+}
+
+cml_status cml_counters_measure_batch(cml_counters *c, size_t k, const cml_launch_fn *launch,
+                                      void *const *ctx, const char *const *metrics, size_t n,
+                                      double *values, size_t *failed)
+{
     (void)c;
     (void)launch;
     (void)ctx;
     (void)metrics;
-    for (size_t i = 0; values && i < n; i++)
+    if (failed)
+        *failed = SIZE_MAX;
+    for (size_t i = 0; values && i < k * n; i++)
         values[i] = NAN;
     return CML_EUNSUPPORTED;
 }
@@ -912,18 +965,6 @@ void cml_counters_keep_enabled(cml_counters *c, int keep)
 {
     (void)c;
     (void)keep;
-}
-
-void cml_counters_set_full(cml_counters *c, int full)
-{
-    (void)c;
-    (void)full;
-}
-
-int cml_counters_full(const cml_counters *c)
-{
-    (void)c;
-    return 0;
 }
 
 void cml_counters_timing(const cml_counters *c, char *buf, size_t len)

@@ -3,12 +3,15 @@
  * (CUDA 12.6+ API: cupti_range_profiler.h, cupti_profiler_host.h), never by
  * running or scraping another tool.
  *
- * One measurement profiles ONE launch of a kernel: the launcher is called
- * once per profiling pass (user replay; the experiments' kernels write the
- * same output every time, so a replay changes nothing), and before every
- * pass L2 is flushed by reading a buffer larger than L2, so each pass starts
- * with cold caches as Nsight Compute's default `--cache-control all` does
- * (MODEL.md §0) and the counts compare with the model's cold-cache figures.
+ * One measurement profiles ONE launch of a kernel, in a range of its own: the
+ * launcher is called once per profiling pass (user replay; the experiments'
+ * kernels write the same output every time, so a replay changes nothing),
+ * and before every range L2 is flushed by reading a buffer larger than L2, so
+ * each starts with cold caches as Nsight Compute's default `--cache-control
+ * all` does (MODEL.md §0) and the counts compare with the model's cold-cache
+ * figures. Up to CML_COUNTERS_MAX_BATCH measurements share one profiling
+ * session (cml_counters_measure_batch), which is what makes counters cheap:
+ * starting a pass costs tens of milliseconds whatever the kernel.
  *
  * Where the profiler cannot run (no CUPTI in this build, libcupti missing at
  * run time, no permission to read counters (ERR_NVGPUCTRPERM), an
@@ -63,6 +66,21 @@ void cml_counters_close(cml_counters *c);
 cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
                                 const char *const *metrics, size_t n, double *values);
 
+/* Launches one profiling session may hold. */
+#define CML_COUNTERS_MAX_BATCH 32
+
+/*
+ * Profile k launches (1..CML_COUNTERS_MAX_BATCH) with the same metrics in one
+ * session: launch j is launch[j](ctx[j]) and gets values[j * n + i]. Every
+ * launcher is called once per pass, in order, so each must still be able to
+ * run (its buffers alive) when this is called. On CML_ECUDA *failed (may be
+ * NULL) is the index of the launch that failed, else SIZE_MAX; no value is
+ * set then.
+ */
+cml_status cml_counters_measure_batch(cml_counters *c, size_t k, const cml_launch_fn *launch,
+                                      void *const *ctx, const char *const *metrics, size_t n,
+                                      double *values, size_t *failed);
+
 /*
  * Keep the range profiler enabled between measurements (1) instead of
  * enabling it around each one (0, the default). Keeping it saves the
@@ -70,16 +88,6 @@ cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx
  * experiments' timed ones) then run with the profiler attached but idle.
  */
 void cml_counters_keep_enabled(cml_counters *c, int keep);
-
-/*
- * Which metrics the experiments' counters pass reads (counter_map.h):
- * 1 (the default) every metric of the counter map; 0 the core set, the
- * metrics of the classes the model predicts and no requests, about a third
- * of the passes (the suite uses it to stay under twice its time without
- * counters). Read by cml_exp_time through cml_counters_full.
- */
-void cml_counters_set_full(cml_counters *c, int full);
-int cml_counters_full(const cml_counters *c);
 
 /* One line: measurements so far, passes each, and milliseconds per
  * measurement spent in each step (enable, configure, flush, start, launch,

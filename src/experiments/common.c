@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "counters/counter_map.h"
-#include "counters/counters.h"
+#include "experiments/counters_pass.h"
 #include "gpu/gpu_internal.h"
 
 cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
@@ -224,55 +223,9 @@ static cml_status gpu_failed(const cml_plan *plan, cml_record *rec, cml_status s
     return st;
 }
 
-/*
- * The counters pass (after the timing, in launches of its own): profile one
- * more launch through plan->profiler, with L2 flushed before each profiling
- * pass, and put the metrics of the counter map (all, or the core set for
- * this record's model: cml_counters_full) beside the model's prediction in
- * rec->counters[]. Metrics that read 0 where the model
- * predicts 0 (or nothing) are left out, so a record lists the traffic its
- * kernel has. A launch that fails here fails the record like any launch; a
- * profiler failure only leaves the record without counters and says so in
- * its note.
- */
-static cml_status exp_counters(const cml_plan *plan, cml_record *rec, cml_launch_fn launch,
-                               void *ctx)
-{
-    const cml_counter_def *defs[64];
-    const char *names[64];
-    double v[64];
-    size_t n = cml_counter_map_select(cml_counters_full(plan->profiler),
-                                      rec->has_model ? &rec->model[CML_RULES_MODERN] : NULL, defs,
-                                      names, sizeof v / sizeof v[0]);
-    cml_status st = cml_counters_measure(plan->profiler, launch, ctx, names, n, v);
-    if (st == CML_ECUDA) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s: %s", cml_status_str(st), cml_counters_error(plan->profiler));
-        return st;
-    }
-    if (st != CML_OK) {
-        if (!rec->note[0])
-            cml_record_note(rec, "counters not read: %s", cml_counters_error(plan->profiler));
-        return CML_OK;
-    }
-    rec->ncounters = 0;
-    for (size_t i = 0; i < n && rec->ncounters < CML_RECORD_MAX_COUNTERS; i++) {
-        const cml_counter_def *d = defs[i];
-        double pred = 0;
-        int has = rec->has_model && cml_counter_predict(d, &rec->model[CML_RULES_MODERN], &pred);
-        if (isnan(v[i]) || (v[i] == 0 && (!has || pred == 0)))
-            continue;
-        cml_counter *c = &rec->counters[rec->ncounters++];
-        snprintf(c->name, sizeof c->name, "%s", d->metric);
-        c->measured = v[i];
-        c->has_prediction = has;
-        c->predicted = has ? pred : 0;
-    }
-    return CML_OK;
-}
-
-cml_status cml_exp_time(const cml_plan *plan, cml_record *rec, cml_launch_fn launch, void *ctx,
-                        const void *kernel, unsigned block, size_t smem)
+cml_status cml_exp_time_copy(const cml_plan *plan, cml_record *rec, cml_launch_fn launch,
+                             void *ctx, size_t ctx_size, const void *kernel, unsigned block,
+                             size_t smem)
 {
     unsigned warmup = plan->warmup ? plan->warmup : CML_EXP_WARMUP;
     unsigned reps = plan->reps ? plan->reps : CML_EXP_REPS;
@@ -289,9 +242,14 @@ cml_status cml_exp_time(const cml_plan *plan, cml_record *rec, cml_launch_fn lau
         if (cml_gpu_occupancy(plan->gpu, kernel, block, smem, &occ) == CML_OK)
             rec->occupancy = occ;
     }
-    if (plan->profiler)
-        return exp_counters(plan, rec, launch, ctx);
-    return CML_OK;
+    if (!plan->profiler)
+        return CML_OK;
+    /* The counters pass: queued, profiled later in batches (counters_pass.h);
+     * at once when no pass collects this record's results. */
+    if (plan->counters_pass &&
+        cml_counters_pass_add(plan->counters_pass, rec, launch, ctx, ctx_size) == CML_OK)
+        return CML_OK;
+    return cml_counters_now(plan->profiler, rec, launch, ctx);
 }
 
 cml_status cml_exp_verify(const cml_plan *plan, cml_record *rec, cml_check_fn check, void *ctx)
@@ -425,14 +383,15 @@ void cml_exp_abc_free(const cml_plan *plan, cml_exp_abc *g)
     g->n = 0;
 }
 
-cml_status cml_exp_measure(const cml_plan *plan, cml_record *rec, cml_dbuf *out,
-                           cml_launch_fn launch, void *ctx, const void *kernel, unsigned block,
-                           size_t smem, cml_check_fn check, void *check_ctx)
+cml_status cml_exp_measure_copy(const cml_plan *plan, cml_record *rec, cml_dbuf *out,
+                                cml_launch_fn launch, void *ctx, size_t ctx_size,
+                                const void *kernel, unsigned block, size_t smem,
+                                cml_check_fn check, void *check_ctx)
 {
     cml_status st = cml_gpu_poison(plan->gpu, out);
     if (st)
         return gpu_failed(plan, rec, st);
-    st = cml_exp_time(plan, rec, launch, ctx, kernel, block, smem);
+    st = cml_exp_time_copy(plan, rec, launch, ctx, ctx_size, kernel, block, smem);
     if (st)
         return st;
     return cml_exp_verify(plan, rec, check, check_ctx);

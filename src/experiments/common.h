@@ -86,9 +86,18 @@ double cml_exp_eff(const cml_record *rec, cml_rules r, cml_class c); /* efficien
  * occupancy of `kernel` at `block` threads and `smem` bytes of dynamic
  * shared memory (kernel may be NULL). On failure the record is marked failed
  * with the harness's message.
+ *
+ * With a profiler the record's counters are read too, usually later: the
+ * launch is queued with a copy of *ctx (ctx_size bytes) for the deferred
+ * counters pass (counters_pass.h), so ctx must point to the launcher's
+ * whole argument struct and the launcher may use nothing else the caller
+ * owns. cml_exp_time passes sizeof *(ctx) itself.
  */
-cml_status cml_exp_time(const cml_plan *plan, cml_record *rec, cml_launch_fn launch, void *ctx,
-                        const void *kernel, unsigned block, size_t smem);
+cml_status cml_exp_time_copy(const cml_plan *plan, cml_record *rec, cml_launch_fn launch,
+                             void *ctx, size_t ctx_size, const void *kernel, unsigned block,
+                             size_t smem);
+#define cml_exp_time(plan, rec, launch, ctx, kernel, block, smem) \
+    cml_exp_time_copy((plan), (rec), (launch), (ctx), sizeof *(ctx), (kernel), (block), (smem))
 
 /* A device-side checker: counts wrong elements into d_counters[0] and the
  * lowest wrong index into d_counters[1]. */
@@ -125,9 +134,13 @@ void cml_exp_abc_free(const cml_plan *plan, cml_exp_abc *g);
 
 /* The measurement of a variant: poison `out`, time `launch` (cml_exp_time),
  * then check every output element (cml_exp_verify). */
-cml_status cml_exp_measure(const cml_plan *plan, cml_record *rec, cml_dbuf *out,
-                           cml_launch_fn launch, void *ctx, const void *kernel, unsigned block,
-                           size_t smem, cml_check_fn check, void *check_ctx);
+cml_status cml_exp_measure_copy(const cml_plan *plan, cml_record *rec, cml_dbuf *out,
+                                cml_launch_fn launch, void *ctx, size_t ctx_size,
+                                const void *kernel, unsigned block, size_t smem,
+                                cml_check_fn check, void *check_ctx);
+#define cml_exp_measure(plan, rec, out, launch, ctx, kernel, block, smem, check, check_ctx)     \
+    cml_exp_measure_copy((plan), (rec), (out), (launch), (ctx), sizeof *(ctx), (kernel), (block), \
+                         (smem), (check), (check_ctx))
 
 /* rec->finding = text, plus " Measured X GB/s (Y% of peak)." when measured. */
 void cml_exp_finding_measured(cml_record *rec, const char *text);

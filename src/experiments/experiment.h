@@ -14,6 +14,7 @@
 
 struct cml_gpu; /* src/gpu/gpu.h; NULL when running on the model alone */
 struct cml_counters; /* src/counters/counters.h; NULL when counters are not read */
+struct cml_counters_pass; /* src/experiments/counters_pass.h */
 
 /* Whether to read hardware counters (--counters). */
 enum { CML_COUNTERS_OFF = 0, CML_COUNTERS_ON = 1, CML_COUNTERS_AUTO = 2 };
@@ -33,6 +34,8 @@ typedef struct cml_plan {
     int counters;                 /* CML_COUNTERS_OFF / _ON / _AUTO as asked for */
     struct cml_counters *profiler;/* open profiler: cml_exp_time adds a counters
                                      pass to every timed variant; NULL: none */
+    struct cml_counters_pass *counters_pass; /* where cml_exp_time queues those
+                                     passes (counters_pass.h); NULL: at once */
 } cml_plan;
 
 typedef cml_status (*cml_experiment_fn)(const cml_plan *plan, const cml_param_values *pv,

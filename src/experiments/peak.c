@@ -407,7 +407,7 @@ cml_status cml_peak_verify(cml_peak_bench *b, const cml_peak_args *a, uint64_t *
     if (c[0]) {
         /* The wrong value itself, for the message. */
         float v = 0.0f;
-        cml_dbuf one = {(char *)b->z.ptr + c[1] * sizeof(float), sizeof(float)};
+        cml_dbuf one = {(char *)b->z.ptr + c[1] * sizeof(float), sizeof(float), 0};
         if ((st = cml_gpu_download(g, &v, &one, sizeof v)) != CML_OK)
             return st;
         if (got)

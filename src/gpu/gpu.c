@@ -28,6 +28,10 @@ struct cml_gpu {
     int *hold_dev;           /* the same words as the device sees them */
     double noise_target;     /* extra samples while cv is above this (0: never) */
     unsigned max_reps_factor; /* ... up to this many times the samples asked for */
+    uint64_t allocs;         /* allocation numbers handed out (cml_dbuf.seq) */
+    cml_buffer_hook hook;    /* cml_gpu_set_buffer_hook */
+    void *hook_user;
+    int in_hook;             /* the hook runs no nested hook */
     char err[640];
 };
 
@@ -302,6 +306,7 @@ cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes)
         return CML_EINVAL;
     b->ptr = NULL;
     b->bytes = 0;
+    b->seq = 0;
     if (bytes == 0)
         return CML_OK;
     void *p = NULL;
@@ -329,17 +334,47 @@ cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes)
     }
     b->ptr = p;
     b->bytes = bytes;
+    b->seq = cml_gpu_take_alloc_number(g);
     return CML_OK;
+}
+
+uint64_t cml_gpu_take_alloc_number(cml_gpu *g)
+{
+    return g ? ++g->allocs : 0;
+}
+
+uint64_t cml_gpu_next_alloc(const cml_gpu *g)
+{
+    return g ? g->allocs + 1 : 0;
+}
+
+void cml_gpu_set_buffer_hook(cml_gpu *g, cml_buffer_hook hook, void *user)
+{
+    if (!g)
+        return;
+    g->hook = hook;
+    g->hook_user = user;
+}
+
+void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
+{
+    if (!g || !g->hook || g->in_hook)
+        return;
+    g->in_hook = 1;
+    g->hook(g->hook_user, seq, event);
+    g->in_hook = 0;
 }
 
 void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
 {
     if (!b || !b->ptr)
         return;
+    cml_gpu_buffer_event(g, b->seq, CML_BUFFER_FREE);
     if (cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__) != CML_OK)
         cml_gpu_keep_error(g);
     b->ptr = NULL;
     b->bytes = 0;
+    b->seq = 0;
 }
 
 cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t bytes)
@@ -400,6 +435,7 @@ cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b)
 {
     if (!g || !b)
         return CML_EINVAL;
+    cml_gpu_buffer_event(g, b->seq, CML_BUFFER_POISON);
     if (b->bytes)
         CML_CU_G(g, cudaMemsetAsync(b->ptr, 0xFF, b->bytes, g->stream));
     return CML_OK;

@@ -33,11 +33,27 @@ const cml_device_facts *cml_gpu_facts(const cml_gpu *g);
 const char *cml_gpu_error(const cml_gpu *g);
 
 /* Device memory. */
-typedef struct cml_dbuf { void *ptr; size_t bytes; } cml_dbuf;
+/* A device buffer; `seq` is its allocation number on its cml_gpu (1, 2, ...
+ * in order of allocation; 0 when nothing is allocated). */
+typedef struct cml_dbuf { void *ptr; size_t bytes; uint64_t seq; } cml_dbuf;
 cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes);
 void cml_gpu_free(cml_gpu *g, cml_dbuf *b);
 cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t bytes);
 cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t bytes);
+
+/*
+ * Buffer events: `hook` is called just before a buffer of this device (a
+ * cml_dbuf, or cml_mem memory of host_memory.h) is freed or poisoned, with
+ * the buffer's allocation number. The experiments' deferred counters pass
+ * (src/experiments/counters_pass.h) uses it to profile the launches it holds
+ * while the buffers they read still exist. NULL removes the hook.
+ */
+typedef enum cml_buffer_event { CML_BUFFER_FREE = 0, CML_BUFFER_POISON } cml_buffer_event;
+typedef void (*cml_buffer_hook)(void *user, uint64_t seq, cml_buffer_event event);
+void cml_gpu_set_buffer_hook(cml_gpu *g, cml_buffer_hook hook, void *user);
+/* The allocation number the next buffer will get: every buffer allocated
+ * before now has a smaller one. */
+uint64_t cml_gpu_next_alloc(const cml_gpu *g);
 
 /* Pseudo-random contents, never zeros: element i of a buffer filled with
  * `seed` is cml_random_f32(seed, i) (see core/random.h), so host code can

@@ -38,6 +38,11 @@ void cml_gpu_clear_last_error(void);
 /* Copy the last failed check's message onto g's own error text. */
 void cml_gpu_keep_error(cml_gpu *g);
 
+/* Take the next allocation number (host_memory.c numbers its memory with the
+ * device buffers) / tell the buffer hook, if any, about an event. */
+uint64_t cml_gpu_take_alloc_number(cml_gpu *g);
+void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event);
+
 /* Fill kernel of the harness (src/gpu/fill.cu): p[i] = cml_random_f32(seed, i)
  * for i < n, grid-stride; returns the launch status. */
 cml_status cml_gpu_launch_fill_f32(float *p, size_t n, uint64_t seed, unsigned grid,

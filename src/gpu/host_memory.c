@@ -135,6 +135,7 @@ cml_status cml_mem_alloc(cml_gpu *g, cml_mem *m, cml_mem_kind kind, size_t bytes
     m->ptr = NULL;
     m->bytes = 0;
     m->kind = kind;
+    m->seq = 0;
     if (bytes == 0)
         return CML_OK;
     cml_status st = kind_allowed(g, kind, bytes);
@@ -166,6 +167,7 @@ cml_status cml_mem_alloc(cml_gpu *g, cml_mem *m, cml_mem_kind kind, size_t bytes
     }
     m->ptr = p;
     m->bytes = bytes;
+    m->seq = cml_gpu_take_alloc_number(g);
     return CML_OK;
 }
 
@@ -173,6 +175,7 @@ void cml_mem_free(cml_gpu *g, cml_mem *m)
 {
     if (!m || !m->ptr)
         return;
+    cml_gpu_buffer_event(g, m->seq, CML_BUFFER_FREE);
     cudaError_t e = raw_free(m->kind, m->ptr);
     if (e != cudaSuccess) {
         char what[120];
@@ -181,6 +184,7 @@ void cml_mem_free(cml_gpu *g, cml_mem *m)
     }
     m->ptr = NULL;
     m->bytes = 0;
+    m->seq = 0;
 }
 
 cml_status cml_mem_device_pointer(cml_gpu *g, const cml_mem *m, void **dptr)

@@ -44,6 +44,7 @@ typedef struct cml_mem {
     void *ptr;          /* host pointer (host kinds), device or managed pointer */
     size_t bytes;
     cml_mem_kind kind;
+    uint64_t seq;       /* allocation number, as cml_dbuf.seq */
 } cml_mem;
 
 /*

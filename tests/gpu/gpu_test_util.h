@@ -202,7 +202,7 @@ static inline int device_check(cml_gpu *g, check_fn fn, void *ctx, unsigned long
 /* Write `len` bytes at byte offset `at` of b. */
 static inline void plant(cml_gpu *g, cml_dbuf *b, size_t at, const void *value, size_t len)
 {
-    cml_dbuf view = {(char *)b->ptr + at, len};
+    cml_dbuf view = {(char *)b->ptr + at, len, 0};
     CHECK(cml_gpu_upload(g, &view, value, len) == CML_OK);
 }
 

@@ -12,8 +12,12 @@
  * output must still verify after the profiled launches. DRAM reads of the
  * coalesced read must be the arrays' bytes (the arrays fit in L2: without
  * the flush before each pass they would be read from L2 and DRAM would show
- * almost nothing). Also a direct cml_counters_measure with a metric that
- * does not exist: NaN for it, values for the others.
+ * almost nothing). The read-offset run twice: profiled at once and through
+ * the deferred pass (one session for all variants, flushed when the
+ * experiment frees its arrays), with the same counts. Also a direct
+ * cml_counters_measure with a metric that does not exist: NaN for it, values
+ * for the others; a batch of three launches with their own counts and a
+ * failing one named; a queued launch profiled before its buffer is freed.
  * Without a GPU, or where the profiler cannot run (no permission, another
  * profiler attached, no CUPTI): "SKIP: <reason>", exit 77.
  */
@@ -26,6 +30,7 @@
 #include "core/param.h"
 #include "counters/counter_map.h"
 #include "counters/counters.h"
+#include "experiments/counters_pass.h"
 #include "experiments/experiment.h"
 #include "experiments/offset_kernels.h"
 #include "gpu/gpu.h"
@@ -129,42 +134,86 @@ int main(void)
     const char *LDR = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
     const char *STS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
     const char *STR = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
-    int got = run(&plan, "read-offset", "0,11", &r);
-    CHECK(got == 4);
-    for (size_t i = 0; i < r.count; i++) {
-        const cml_record *rec = &r.items[i];
-        CHECK(rec->state == CML_REC_OK);
-        CHECK(rec->verify == CML_VERIFY_PASSED);
-        CHECK(rec->ncounters > 0);
-        int off11 = strstr(rec->variant, "offset=11") != NULL;
-        printf("%s %s: ld sectors %.0f requests %.0f, st sectors %.0f, DRAM read %.1f MiB, "
-               "passes %zu\n",
-               rec->experiment, rec->variant, counter(rec, LDS, NULL, NULL),
-               counter(rec, LDR, NULL, NULL), counter(rec, STS, NULL, NULL),
-               counter(rec, "dram__bytes_read.sum", NULL, NULL) / 1048576.0,
-               cml_counters_passes(c));
-        expect(rec, LDR, 2 * warps);
-        /* Informational in the map (no prediction), but exact for this kernel,
-         * which has no predicated-off load. */
-        CHECK_NEAR(counter(rec, "smsp__inst_executed_op_global_ld.sum", NULL, NULL), 2 * warps,
-                   0.0);
-        expect(rec, STR, warps);
-        if (!off11) {
-            expect(rec, LDS, 2.0 * N / 8);
-            expect(rec, STS, (double)N / 8);
-            expect(rec, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", 100.0);
-            /* Cold L2 every pass: both arrays come from DRAM. */
-            double dram = counter(rec, "dram__bytes_read.sum", NULL, NULL);
-            CHECK(dram >= 0.95 * 2 * 4.0 * N);
-            CHECK(dram <= 1.10 * 2 * 4.0 * N);
-        } else {
-            expect(rec, LDS, 2 * ((warps - 1) * 5 + 3));
-            expect(rec, STS, (warps - 1) * 4 + 3);
+    /* Twice: each variant profiled at once (no pass in the plan), then
+     * through the deferred pass, which profiles the four launches in one
+     * session when the experiment frees its buffers; the counts must be the
+     * same, exactly, for every metric the model predicts. */
+    cml_results first;
+    cml_results_init(&first);
+    for (int batched = 0; batched <= 1; batched++) {
+        cml_counters_pass *pass = NULL;
+        if (batched) {
+            pass = cml_counters_pass_open(c, g);
+            CHECK(pass != NULL);
+            cml_gpu_set_buffer_hook(g, cml_counters_pass_on_buffer, pass);
+            plan.counters_pass = pass;
+            cml_counters_pass_begin(pass, &r);
         }
+        int got = run(&plan, "read-offset", "0,11", &r);
+        CHECK(got == 4);
+        if (batched) {
+            /* The experiment freed its arrays at the end: that flushed the queue. */
+            CHECK(cml_counters_pass_pending(pass) == 0);
+            cml_counters_pass_flush(pass);
+            cml_gpu_set_buffer_hook(g, NULL, NULL);
+            plan.counters_pass = NULL;
+            cml_counters_pass_free(pass);
+        }
+        for (size_t i = 0; i < r.count; i++) {
+            const cml_record *rec = &r.items[i];
+            CHECK(rec->state == CML_REC_OK);
+            CHECK(rec->verify == CML_VERIFY_PASSED);
+            CHECK(rec->ncounters > 0);
+            int off11 = strstr(rec->variant, "offset=11") != NULL;
+            printf("%s %s %s: ld sectors %.0f requests %.0f, st sectors %.0f, DRAM read %.1f "
+                   "MiB\n",
+                   batched ? "batched" : "at once", rec->experiment, rec->variant,
+                   counter(rec, LDS, NULL, NULL), counter(rec, LDR, NULL, NULL),
+                   counter(rec, STS, NULL, NULL),
+                   counter(rec, "dram__bytes_read.sum", NULL, NULL) / 1048576.0);
+            expect(rec, LDR, 2 * warps);
+            /* Informational in the map (no prediction), but exact for this
+             * kernel, which has no predicated-off load. */
+            CHECK_NEAR(counter(rec, "smsp__inst_executed_op_global_ld.sum", NULL, NULL),
+                       2 * warps, 0.0);
+            expect(rec, STR, warps);
+            if (!off11) {
+                expect(rec, LDS, 2.0 * N / 8);
+                expect(rec, STS, (double)N / 8);
+                expect(rec, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+                       100.0);
+                /* Cold L2 every pass: both arrays come from DRAM. */
+                double dram = counter(rec, "dram__bytes_read.sum", NULL, NULL);
+                CHECK(dram >= 0.95 * 2 * 4.0 * N);
+                CHECK(dram <= 1.10 * 2 * 4.0 * N);
+            } else {
+                expect(rec, LDS, 2 * ((warps - 1) * 5 + 3));
+                expect(rec, STS, (warps - 1) * 4 + 3);
+            }
+            if (!batched) {
+                cml_record *copy = cml_results_add(&first, rec->experiment, rec->variant);
+                CHECK(copy != NULL);
+                if (copy)
+                    *copy = *rec;
+                continue;
+            }
+            const cml_record *once = i < first.count ? &first.items[i] : NULL;
+            CHECK(once && !strcmp(once->variant, rec->variant));
+            CHECK(once && once->ncounters == rec->ncounters);
+            for (unsigned k = 0; once && k < rec->ncounters; k++) {
+                const cml_counter *m = &rec->counters[k];
+                int has = 0;
+                double pred = 0;
+                double then = counter(once, m->name, &has, &pred);
+                if (m->has_prediction)
+                    CHECK_NEAR(m->measured, then, 0.0);
+            }
+        }
+        cml_results_free(&r);
+        cml_results_init(&r);
     }
-    cml_results_free(&r);
-    cml_results_init(&r);
-    got = run(&plan, "write-offset", "11", &r);
+    cml_results_free(&first);
+    int got = run(&plan, "write-offset", "11", &r);
     CHECK(got == 1);
     for (size_t i = 0; i < r.count; i++) {
         const cml_record *rec = &r.items[i];
@@ -204,6 +253,60 @@ int main(void)
     CHECK(st == CML_OK);
     CHECK_NEAR(v[2], 2.0 * N / 32, 0.0);
 
+    /* Several launches in one session: each range has its own counts, the
+     * L2 flush between them is not counted, and a failing launch is named. */
+    cml_offset_launch_args a11 = a;
+    a11.offset = 11;
+    cml_launch_fn three[3] = {cml_offset_launch, cml_offset_launch, cml_offset_launch};
+    void *ok3[3] = {&a, &a11, &a};
+    double v3[9];
+    size_t failed = 0;
+    st = cml_counters_measure_batch(c, 3, three, ok3, names, 3, v3, &failed);
+    CHECK(st == CML_OK);
+    CHECK(failed == SIZE_MAX);
+    CHECK_NEAR(v3[0], 2.0 * N / 8, 0.0);
+    CHECK_NEAR(v3[3], 2 * ((N / 32 - 1) * 5.0 + 3), 0.0);
+    CHECK_NEAR(v3[6], 2.0 * N / 8, 0.0);
+    CHECK(isnan(v3[4]));
+    CHECK_NEAR(v3[8], 2.0 * N / 32, 0.0);
+    void *bad3[3] = {&a, &bad, &a};
+    st = cml_counters_measure_batch(c, 3, three, bad3, names, 3, v3, &failed);
+    CHECK(st == CML_ECUDA);
+    CHECK(failed == 1);
+
+    /* The deferred pass profiles a queued launch before the buffers it
+     * reads are freed, not after. */
+    {
+        cml_counters_pass *pass = cml_counters_pass_open(c, g);
+        CHECK(pass != NULL);
+        cml_gpu_set_buffer_hook(g, cml_counters_pass_on_buffer, pass);
+        cml_results q;
+        cml_results_init(&q);
+        cml_counters_pass_begin(pass, &q);
+        cml_dbuf D = {0};
+        CHECK(cml_gpu_alloc(g, &D, N * 4) == CML_OK && cml_gpu_fill_f32(g, &D, N, 3) == CML_OK);
+        cml_offset_launch_args ad = a;
+        ad.A = D.ptr;
+        cml_record *rec = cml_results_add(&q, "read-offset", "queued");
+        CHECK(rec != NULL);
+        CHECK(cml_counters_pass_add(pass, rec, cml_offset_launch, &ad, sizeof ad) == CML_OK);
+        ad.A = NULL; /* the pass holds its own copy */
+        CHECK(cml_counters_pass_pending(pass) == 1);
+        /* A buffer allocated after the launch was queued: no flush. */
+        cml_dbuf later = {0};
+        CHECK(cml_gpu_alloc(g, &later, 4096) == CML_OK);
+        cml_gpu_free(g, &later);
+        CHECK(cml_counters_pass_pending(pass) == 1);
+        cml_gpu_free(g, &D);
+        CHECK(cml_counters_pass_pending(pass) == 0);
+        CHECK(q.items[0].ncounters > 0);
+        CHECK(q.items[0].state == CML_REC_OK);
+        CHECK_NEAR(counter(&q.items[0], LDS, NULL, NULL), 2.0 * N / 8, 0.0);
+        cml_gpu_set_buffer_hook(g, NULL, NULL);
+        cml_counters_pass_free(pass);
+        cml_results_free(&q);
+    }
+
     /* What a measurement costs (printed, for the record; not asserted):
      * with the profiler enabled around each measurement or kept enabled,
      * for the whole counter map, the map without the two SASS-patched
@@ -233,6 +336,29 @@ int main(void)
                    keep, sets[k].what, sets[k].n, (wall_ms() - t0) / reps,
                    cml_counters_passes(c));
         }
+    }
+    /* ... and per launch in a session of CML_COUNTERS_MAX_BATCH. */
+    {
+        cml_launch_fn fns[CML_COUNTERS_MAX_BATCH];
+        void *ctxs[CML_COUNTERS_MAX_BATCH];
+        static double vb[CML_COUNTERS_MAX_BATCH * 64];
+        for (size_t j = 0; j < CML_COUNTERS_MAX_BATCH; j++) {
+            fns[j] = cml_offset_launch;
+            ctxs[j] = &a;
+        }
+        double t0 = wall_ms();
+        CHECK(cml_counters_measure_batch(c, CML_COUNTERS_MAX_BATCH, fns, ctxs, map, nmap, vb,
+                                         NULL) == CML_OK);
+        printf("cost: batch of %d, counter map %2zu metrics: %6.1f ms per measurement, %zu "
+               "passes\n",
+               CML_COUNTERS_MAX_BATCH, nmap, (wall_ms() - t0) / CML_COUNTERS_MAX_BATCH,
+               cml_counters_passes(c));
+        for (size_t j = 1; j < CML_COUNTERS_MAX_BATCH; j++)
+            for (size_t m = 0; m < nmap; m++) {
+                const cml_counter_def *d = cml_counter_map_at(m);
+                if (d->kind != CML_CTR_INFO && !isnan(vb[m]))
+                    CHECK_NEAR(vb[j * nmap + m], vb[m], 0.0);
+            }
     }
     /* The timed launches with the profiler kept enabled (idle) and without. */
     cml_timing t_off, t_on;

@@ -221,7 +221,7 @@ static void test_fault(cml_gpu *g)
     }
     /* A buffer that points nowhere: the fill kernel faults on its first
      * store, and the harness must say so instead of hanging. */
-    cml_dbuf bogus = {(void *)(uintptr_t)0x10, 1 << 20};
+    cml_dbuf bogus = {(void *)(uintptr_t)0x10, 1 << 20, 0};
     cml_status st = cml_gpu_fill_f32(g, &bogus, 1 << 18, 1);
     printf("planted kernel fault: %s\n", cml_gpu_error(g));
     CHECK(st == CML_ECUDA);

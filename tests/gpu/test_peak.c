@@ -115,8 +115,8 @@ static void test_verifier(cml_gpu *g)
     float wrong1;
     memcpy(&wrong1, &bits, sizeof wrong1);
     float wrong2 = 0.0f;
-    cml_dbuf e1 = {(char *)b.z.ptr + 777777 * sizeof(float), sizeof(float)};
-    cml_dbuf e2 = {(char *)b.z.ptr + (n - 1) * sizeof(float), sizeof(float)};
+    cml_dbuf e1 = {(char *)b.z.ptr + 777777 * sizeof(float), sizeof(float), 0};
+    cml_dbuf e2 = {(char *)b.z.ptr + (n - 1) * sizeof(float), sizeof(float), 0};
     CHECK(cml_gpu_upload(g, &e1, &wrong1, sizeof wrong1) == CML_OK);
     CHECK(cml_gpu_upload(g, &e2, &wrong2, sizeof wrong2) == CML_OK);
     CHECK(cml_peak_verify(&b, &a, &bad, &first, &got, &want) == CML_OK);
@@ -130,7 +130,7 @@ static void test_verifier(cml_gpu *g)
     CHECK(cml_peak_verify(&b, &a, &bad, &first, NULL, NULL) == CML_OK);
     CHECK_EQ_U64(bad, 0);
     float x = 1.5f;
-    cml_dbuf x1 = {(char *)b.x.ptr + 4242 * sizeof(float), sizeof(float)};
+    cml_dbuf x1 = {(char *)b.x.ptr + 4242 * sizeof(float), sizeof(float), 0};
     CHECK(cml_gpu_upload(g, &x1, &x, sizeof x) == CML_OK);
     CHECK(cml_peak_launch(&a) == CML_OK);
     CHECK(cml_peak_verify(&b, &a, &bad, &first, &got, &want) == CML_OK);
