@@ -4,7 +4,7 @@
  * Runs every deterministic pattern of the experiments that have GPU kernels
  * (the rows below: experiment + settings, easy to extend) at a moderate
  * size, reads the counters of each variant through CUPTI (cml_exp_time's
- * counters pass, L2 flushed before every pass), and judges each counter the
+ * counters pass, L2 flushed before every range), and judges each counter the
  * counter map marks exact or percent: agree when measured == predicted.
  * Then the probes (src/counters/probes.c) settle MODEL.md §10's questions
  * the same way. Prints one line per variant and per probe, the differing
@@ -293,7 +293,7 @@ static void print_usage(void)
     printf("cumemlab validate [--device N] [--size BYTES] [--reps N] [--warmup N] [--json FILE]\n"
            "  Runs every deterministic pattern of the experiments with GPU kernels, reads the\n"
            "  hardware counters of each variant (CUPTI range profiler, L2 flushed before each\n"
-           "  pass), sets them beside the model, then runs the probes of MODEL.md section 10.\n"
+           "  range), sets them beside the model, then runs the probes of MODEL.md section 10.\n"
            "  One line per variant: counters measured (per instruction for probes), [model X]\n"
            "  where the model predicts otherwise, and agree / differ. Default size 32 MiB per\n"
            "  array, 2 repetitions. Exit 1 if a difference is not explained in\n"
@@ -342,8 +342,8 @@ int cml_cmd_validate(const cml_cli *cli)
             dev->index, dev->name, dev->cc_major, dev->cc_minor, dev->sm_count,
             (double)dev->l2_bytes / 1048576.0, dev->driver_version, dev->runtime_version,
             cml_counters_chip(plan.profiler));
-    fprintf(out, "counters: CUPTI range profiler, user range, user replay; L2 flushed before "
-                 "each pass by reading %.0f MiB; arrays %.0f MiB\n",
+    fprintf(out, "counters: CUPTI range profiler, user range, user replay, one range per launch; "
+                 "L2 flushed before each range by reading %.0f MiB; arrays %.0f MiB\n",
             (double)cml_counters_flush_bytes(plan.profiler) / 1048576.0,
             (double)plan.size_bytes / 1048576.0);
     size_t nmet;

@@ -89,9 +89,9 @@ cml_status cml_counters_measure_batch(cml_counters *c, size_t k, const cml_launc
  */
 void cml_counters_keep_enabled(cml_counters *c, int keep);
 
-/* One line: measurements so far, passes each, and milliseconds per
- * measurement spent in each step (enable, configure, flush, start, launch,
- * stop, decode and evaluate). */
+/* One line: measurements so far, in how many sessions, passes per session,
+ * and milliseconds per measurement spent in each step (enable, configure,
+ * flush, start, push and pop, launch, stop, decode and evaluate). */
 void cml_counters_timing(const cml_counters *c, char *buf, size_t len);
 
 /* 1 if `metric` can be collected on this device, else 0 with the reason in
@@ -102,9 +102,9 @@ int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_
 const char *cml_counters_error(const cml_counters *c);
 /* CUPTI's name for the chip ("GH100"), "" before open. */
 const char *cml_counters_chip(const cml_counters *c);
-/* Passes the last measurement needed (launches of the kernel). */
+/* Passes the last session needed (launches of each kernel). */
 size_t cml_counters_passes(const cml_counters *c);
-/* Bytes read before each pass to flush L2. */
+/* Bytes read before each range to flush L2. */
 uint64_t cml_counters_flush_bytes(const cml_counters *c);
 
 #ifdef __cplusplus

@@ -11,7 +11,7 @@
  * the model's predictions beside them must be the same numbers, and the
  * output must still verify after the profiled launches. DRAM reads of the
  * coalesced read must be the arrays' bytes (the arrays fit in L2: without
- * the flush before each pass they would be read from L2 and DRAM would show
+ * the flush before each range they would be read from L2 and DRAM would show
  * almost nothing). The read-offset run twice: profiled at once and through
  * the deferred pass (one session for all variants, flushed when the
  * experiment frees its arrays), with the same counts. Also a direct
