@@ -195,6 +195,12 @@ if [ -x "$BUILD/cumemlab" ]; then
     echo "$VALIDATE"
     record "cumemlab validate" $rc
 fi
+# What the shared-memory counters of a transpose count (docs/model-evidence.md §4.3).
+if [ -x "$BUILD/bench_shared_contention" ]; then
+    banner "shared-memory counters under global traffic"
+    timeout 120 "$BUILD/bench_shared_contention" 2>&1 | tee -a "$LOG_VALIDATE"
+    record "bench_shared_contention" "${PIPESTATUS[0]}"
+fi
 
 # ---------------------------------------------------------------------------
 # compute-sanitizer over each GPU test binary (quick sizes, no planted fault),
