@@ -184,6 +184,16 @@ else
     echo "(cumemlab not built)" | tee "$LOG_RUN"
     record "cumemlab suite" 1 "not built"
 fi
+# The tour: what `make run` runs on this GPU.
+if [ -x "$BUILD/cumemlab" ]; then
+    banner "tour (make run's job)"
+    t0=$(date +%s.%N)
+    { echo; echo "==== tour ===="; "$BUILD/cumemlab"; } >>"$LOG_RUN" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    tail -5 "$LOG_RUN"
+    record "cumemlab (the tour)" $rc "$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s"
+fi
 # The model against the hardware counters.
 banner "validate"
 VALIDATE="?"
