@@ -15,6 +15,7 @@ cml_status cml_gpu_alloc_pitch(cml_gpu *g, cml_dbuf *b, size_t row_bytes, size_t
         return CML_EINVAL;
     b->ptr = NULL;
     b->bytes = 0;
+    b->seq = 0;
     *pitch_bytes = 0;
     if (row_bytes == 0 || height == 0)
         return CML_EINVAL;
@@ -23,6 +24,7 @@ cml_status cml_gpu_alloc_pitch(cml_gpu *g, cml_dbuf *b, size_t row_bytes, size_t
     CML_CU_G(g, cudaMallocPitch(&p, &pitch, row_bytes, height));
     b->ptr = p;
     b->bytes = pitch * height;
+    b->seq = cml_gpu_take_alloc_number(g);
     *pitch_bytes = pitch;
     return CML_OK;
 }
