@@ -442,6 +442,14 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* Milliseconds since *t0, and *t0 moved to now: one step of a breakdown. */
+static double lap_ms(double *t0)
+{
+    double t = now_ms(), d = t - *t0;
+    *t0 = t;
+    return d;
+}
+
 /* Disable the range profiler (destroying its object), if enabled. */
 static void range_disable(cml_counters *c)
 {
@@ -471,7 +479,7 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
 {
     cml_status st = CML_EUNSUPPORTED;
     int pushed = 0, started = 0;
-    double t0 = now_ms(), t1;
+    double t0 = now_ms();
 
     /* A kept profiler object goes on scheduling the passes of the
      * configuration it first ran (seen on CUDA 13.0: a 1-pass list then took
@@ -488,9 +496,7 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
         c->data_for = NULL;
     }
     CUpti_RangeProfiler_Object *obj = c->obj;
-    t1 = now_ms();
-    c->t.enable_ms += t1 - t0;
-    t0 = t1;
+    c->t.enable_ms += lap_ms(&t0);
 
     /* The counter data image: sized by the profiler object for this
      * configuration's metrics and a full batch, initialised afresh for every
@@ -539,8 +545,7 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
     cfg.passIndex = 0;
     cfg.targetNestingLevel = 1;
     CALL(c, cuptiRangeProfilerSetConfig, &cfg, out);
-    t1 = now_ms();
-    c->t.config_ms += t1 - t0;
+    c->t.config_ms += lap_ms(&t0);
 
     size_t pass = 0;
     for (int all_submitted = 0; !all_submitted; pass++) {
@@ -563,18 +568,14 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
                 snprintf(c->err, sizeof c->err, "L2 flush: %s", cml_gpu_last_error());
                 goto out;
             }
-            t1 = now_ms();
-            c->t.flush_ms += t1 - t0;
-            t0 = t1;
+            c->t.flush_ms += lap_ms(&t0);
             if (!started) {
                 CUpti_RangeProfiler_Start_Params start = {
                     .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
                 start.pRangeProfilerObject = obj;
                 CALL(c, cuptiRangeProfilerStart, &start, out);
                 started = 1;
-                t1 = now_ms();
-                c->t.start_ms += t1 - t0;
-                t0 = t1;
+                c->t.start_ms += lap_ms(&t0);
             }
             /* A name of its own: ranges of one name are one range to the
              * profiler, their counts summed (seen on CUDA 13.0). */
@@ -586,9 +587,7 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
             push.pRangeName = range_name;
             CALL(c, cuptiRangeProfilerPushRange, &push, out);
             pushed = 1;
-            t1 = now_ms();
-            c->t.range_ms += t1 - t0;
-            t0 = t1;
+            c->t.range_ms += lap_ms(&t0);
             cml_gpu_clear_last_error();
             cml_status ls = launch[j](ctx[j]);
             if (ls == CML_OK)
@@ -601,9 +600,7 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
                          *cml_gpu_last_error() ? cml_gpu_last_error() : cml_status_str(ls));
                 goto out;
             }
-            t1 = now_ms();
-            c->t.launch_ms += t1 - t0;
-            t0 = t1;
+            c->t.launch_ms += lap_ms(&t0);
             CUpti_RangeProfiler_PopRange_Params pop = {
                 .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
             pop.pRangeProfilerObject = obj;
