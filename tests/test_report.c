@@ -904,6 +904,13 @@ static void test_csv(void)
 }
 
 /* The line of text that contains needle (copied into line), or 0. */
+/* Left edge of needle in line, or -1. */
+static long left_edge(const char *line, const char *needle)
+{
+    const char *p = strstr(line, needle);
+    return p ? (long)(p - line) : -1;
+}
+
 static int line_with(const char *text, const char *needle, char *line, size_t len)
 {
     const char *p = strstr(text, needle);
@@ -1063,19 +1070,16 @@ static void test_table_measured(void)
     CHECK_STR_CONTAINS(dl, "FAILED");
     CHECK_STR_CONTAINS(dl, "100.00");
     CHECK_EQ_I64(right_edge(dl, "-"), right_edge(hl, "GB/s"));
-    /* Counters beside the prediction, with marks. */
-    CHECK_STR_CONTAINS(t, "Counters (measured on the GPU; = agrees with the model, != does not)");
-    CHECK(line_with(t, "l1tex__t_sectors_ld.sum", dl, sizeof dl));
-    CHECK_STR_CONTAINS(dl, " =");
-    CHECK(strstr(dl, "!=") == NULL);
-    CHECK_STR_CONTAINS(dl, "1.000");
-    CHECK(line_with(t, "l1tex__t_requests_st.sum", dl, sizeof dl));
-    CHECK_STR_CONTAINS(dl, "!=");
-    CHECK_STR_CONTAINS(dl, "1.500");
-    CHECK(line_with(t, "dram__bytes_read.sum", dl, sizeof dl));
-    CHECK_STR_CONTAINS(dl, "1073741824");
-    CHECK(line_with(t, "meas/pred", hl, sizeof hl));
-    CHECK_EQ_I64(right_edge(dl, "1073741824"), right_edge(hl, "measured"));
+    /* Counters beside the prediction: one entry per record, the verdict over
+     * the predicted ones first, [model X] at the one that differs, the
+     * counters without a prediction after |, in the text column. */
+    CHECK_STR_CONTAINS(t, "\nCounters (measured on the GPU; \"= N of N agree\" when every counter");
+    CHECK(line_with(t, "!= 1 of 2 differ: ", dl, sizeof dl));
+    CHECK_STR_CONTAINS(dl, "copy \"a,b\" q\\z");
+    CHECK_STR_CONTAINS(dl, "differ: l1tex__t_sectors_ld.sum 5, l1tex__t_requests_st.sum 3 [model 2] "
+                           "| DRAMrd 1024.00MiB");
+    CHECK(line_with(t, "variant         counters", hl, sizeof hl));
+    CHECK_EQ_I64(left_edge(dl, "!= 1 of 2"), left_edge(hl, "counters"));
     /* The only non-ASCII bytes are the record's own e-acute; the byte that
      * is not UTF-8 in the finding is shown as '?'. */
     size_t high = 0;
@@ -1086,13 +1090,6 @@ static void test_table_measured(void)
     check_lines(t, 130);
     free(t);
     cml_results_free(&r);
-}
-
-/* Left edge of needle in line, or -1. */
-static long left_edge(const char *line, const char *needle)
-{
-    const char *p = strstr(line, needle);
-    return p ? (long)(p - line) : -1;
 }
 
 static void test_table_identity(void)
@@ -1304,6 +1301,87 @@ static void test_write_file(void)
     cml_results_free(&r);
 }
 
+/* Counter labels for every metric of the counter map and the probes, and
+ * the one-line form of a record's counters. */
+static void test_counter_labels_and_line(void)
+{
+    static const char *const expect[][2] = {
+        {"smsp__inst_executed_op_global_ld.sum", "ld.inst"},
+        {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "ld.requests"},
+        {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "ld.sectors"},
+        {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", "ld.eff"},
+        {"smsp__inst_executed_op_global_st.sum", "st.inst"},
+        {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "st.requests"},
+        {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "st.sectors"},
+        {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct", "st.eff"},
+        {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "L1hit"},
+        {"lts__t_sectors_srcunit_tex_op_read.sum", "L2rd"},
+        {"lts__t_sectors_srcunit_tex_op_write.sum", "L2wr"},
+        {"dram__bytes_read.sum", "DRAMrd"},
+        {"dram__bytes_write.sum", "DRAMwr"},
+        {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "sld.wavefronts"},
+        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "sld.bank_conflicts"},
+        {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "sst.wavefronts"},
+        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "sst.bank_conflicts"},
+        {"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", "lld.requests"},
+        {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "lld.sectors"},
+        {"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", "lst.requests"},
+        {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "lst.sectors"},
+        {"smsp__inst_executed_op_shared_ld.sum", "sld.inst"},
+        {"smsp__inst_executed_op_shared_st.sum", "sst.inst"},
+        {"sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg"}, /* not known: unchanged */
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+        cml_rep_counter_label(expect[i][0], buf, sizeof buf);
+        CHECK(!strcmp(buf, expect[i][1]));
+        if (strcmp(buf, expect[i][1]))
+            fprintf(stderr, "  %s: label %s, expected %s\n", expect[i][0], buf, expect[i][1]);
+    }
+    cml_rep_counter_value("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", 80.0,
+                          buf, sizeof buf);
+    CHECK(!strcmp(buf, "80.00%"));
+    cml_rep_counter_value("dram__bytes_read.sum", 157286400.0, buf, sizeof buf);
+    CHECK(!strcmp(buf, "150.00MiB"));
+    cml_rep_counter_value("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 6143998.0, buf,
+                          sizeof buf);
+    CHECK(!strcmp(buf, "6143998"));
+    cml_rep_counter_value("x.sum", 2.5, buf, sizeof buf);
+    CHECK(!strcmp(buf, "2.50"));
+
+    /* read-offset offset=1 as measured on the H100: everything agrees. */
+    cml_record rec;
+    memset(&rec, 0, sizeof rec);
+    const struct { const char *name; double measured, predicted; int has; } c[] = {
+        {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 6143998, 6143998, 1},
+        {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", 80, 80, 1},
+        {"dram__bytes_read.sum", 157305344, 0, 0},
+        {"lts__t_sectors_srcunit_tex_op_read.sum", 6143998, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        snprintf(rec.counters[i].name, sizeof rec.counters[i].name, "%s", c[i].name);
+        rec.counters[i].measured = c[i].measured;
+        rec.counters[i].predicted = c[i].predicted;
+        rec.counters[i].has_prediction = c[i].has;
+    }
+    rec.ncounters = 4;
+    char line[512];
+    cml_rep_counters_line(&rec, line, sizeof line);
+    CHECK(!strcmp(line, "= 2 of 2 agree: ld.sectors 6143998, ld.eff 80.00% | DRAMrd 150.02MiB, "
+                        "L2rd 6143998"));
+    /* No prediction at all: no verdict, just the counters. */
+    rec.counters[0].has_prediction = rec.counters[1].has_prediction = 0;
+    cml_rep_counters_line(&rec, line, sizeof line);
+    CHECK(!strcmp(line, "ld.sectors 6143998, ld.eff 80.00%, DRAMrd 150.02MiB, L2rd 6143998"));
+    /* A buffer too small is cut, never overrun. */
+    char small[16];
+    cml_rep_counters_line(&rec, small, sizeof small);
+    CHECK(strlen(small) == sizeof small - 1);
+    rec.ncounters = 0;
+    cml_rep_counters_line(&rec, line, sizeof line);
+    CHECK(line[0] == '\0');
+}
+
 int main(void)
 {
     test_fmt_double();
@@ -1316,5 +1394,6 @@ int main(void)
     test_table_identity();
     test_table_wide();
     test_write_file();
+    test_counter_labels_and_line();
     return cml_test_summary("test_report");
 }

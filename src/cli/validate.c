@@ -23,6 +23,7 @@
 #include "counters/counters.h"
 #include "counters/probes.h"
 #include "gpu/gpu.h"
+#include "report/report_util.h"
 
 /* What to run: an experiment and its settings ("" = its default sweep).
  * Rows of experiments without GPU kernels yet are skipped and listed. */
@@ -115,44 +116,6 @@ typedef struct tally {
 } tally;
 
 /* A short label for a metric in the per-row lines. */
-static const char *short_name(const cml_counter_def *d)
-{
-    static const char *const cls[] = {"ld", "st", "lld", "lst", "sld", "sst", "cld"};
-    static char buf[48];
-    if (d->cls >= 0 && d->cls < (int)CML_CLASS_COUNT) {
-        snprintf(buf, sizeof buf, "%s.%s", cls[d->cls],
-                 d->field == CML_CTR_EFFICIENCY ? "eff" : cml_ctr_field_name(d->field));
-        return buf;
-    }
-    if (strstr(d->metric, "inst_executed_op_global_ld"))
-        return "ld.inst";
-    if (strstr(d->metric, "inst_executed_op_global_st"))
-        return "st.inst";
-    if (strstr(d->metric, "lookup_hit"))
-        return "L1hit";
-    if (strstr(d->metric, "op_read"))
-        return "L2rd";
-    if (strstr(d->metric, "op_write"))
-        return "L2wr";
-    if (strstr(d->metric, "dram__bytes_read"))
-        return "DRAMrd";
-    if (strstr(d->metric, "dram__bytes_write"))
-        return "DRAMwr";
-    return d->metric;
-}
-
-static void fmt_value(char *buf, size_t len, const cml_counter_def *d, double v)
-{
-    if (d && d->kind == CML_CTR_PERCENT)
-        snprintf(buf, len, "%.2f%%", v);
-    else if (d && strstr(d->metric, "bytes"))
-        snprintf(buf, len, "%.2fMiB", v / 1048576.0);
-    else if (fabs(v - floor(v)) < 1e-9 || fabs(v) >= 1e6)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.2f", v);
-}
-
 /* One line per record: its counters (measured; "[model X]" where the model
  * says otherwise), the verdict, then one line per differing counter. */
 static void judge_record(FILE *out, const cml_record *rec, tally *t)
@@ -183,10 +146,10 @@ static void judge_record(FILE *out, const cml_record *rec, tally *t)
         if (!d)
             continue;
         char mv[32], pv[32];
-        fmt_value(mv, sizeof mv, d, c->measured);
+        cml_rep_counter_value(c->name, c->measured, mv, sizeof mv);
         int ok = !c->has_prediction || cml_counter_agrees(d, c->measured, c->predicted);
         if (!ok) {
-            fmt_value(pv, sizeof pv, d, c->predicted);
+            cml_rep_counter_value(c->name, c->predicted, pv, sizeof pv);
             differ = 1;
             char ref[96];
             double ref_pred = c->predicted;
@@ -202,10 +165,11 @@ static void judge_record(FILE *out, const cml_record *rec, tally *t)
             else
                 unexplained = 1;
         }
+        char label[64];
+        cml_rep_counter_label(c->name, label, sizeof label);
         if (used < sizeof line)
-            used += (size_t)snprintf(line + used, sizeof line - used, " %s %s%s%s%s",
-                                     short_name(d), mv, ok ? "" : " [model ", ok ? "" : pv,
-                                     ok ? "" : "]");
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s %s%s%s%s", label,
+                                     mv, ok ? "" : " [model ", ok ? "" : pv, ok ? "" : "]");
     }
     const char *verdict = !differ ? "agree" : unexplained ? "DIFFER" : "differ (explained)";
     fprintf(out, "%-13s %-44s %s  => %s%s%s\n", rec->experiment, rec->variant, line, verdict,
@@ -243,10 +207,8 @@ static void judge_probe(FILE *out, const cml_probe_result *r, tally *t)
         if (isnan(v) || (v == 0 && (!has || pred == 0)))
             continue;
         int ok = !has || cml_counter_agrees(d, v, pred);
-        char mv[32], pv[32];
-        const char *label = d == &shared_inst
-                                ? (d->cls == CML_CLASS_SHARED_LD ? "sld.inst" : "sst.inst")
-                                : short_name(d);
+        char mv[32], pv[32], label[64];
+        cml_rep_counter_label(names[i], label, sizeof label);
         if (d->kind == CML_CTR_PERCENT) {
             snprintf(mv, sizeof mv, "%.2f%%", v);
             snprintf(pv, sizeof pv, "%.2f%%", pred);

@@ -155,3 +155,116 @@ int cml_rep_counter_agrees(double measured, double predicted)
     double scale = fmax(fabs(measured), fabs(predicted));
     return d <= 1e-6 * scale + 1e-9;
 }
+
+void cml_rep_counter_label(const char *metric, char *buf, size_t len)
+{
+    static const struct { const char *has, *label; } fixed[] = {
+        {"inst_executed_op_global_ld", "ld.inst"},
+        {"inst_executed_op_global_st", "st.inst"},
+        {"inst_executed_op_shared_ld", "sld.inst"},
+        {"inst_executed_op_shared_st", "sst.inst"},
+        {"_op_ld_lookup_hit", "L1hit"},
+        {"lts__t_sectors_srcunit_tex_op_read", "L2rd"},
+        {"lts__t_sectors_srcunit_tex_op_write", "L2wr"},
+        {"dram__bytes_read", "DRAMrd"},
+        {"dram__bytes_write", "DRAMwr"},
+    };
+    static const struct { const char *has, *prefix; } space[] = {
+        {"mem_global_op_ld", "ld"}, {"mem_global_op_st", "st"},
+        {"mem_local_op_ld", "lld"}, {"mem_local_op_st", "lst"},
+        {"mem_shared_op_ld", "sld"}, {"mem_shared_op_st", "sst"},
+    };
+    static const struct { const char *has, *field; } field[] = {
+        {"t_requests", "requests"}, {"t_sectors", "sectors"},
+        {"average_data_bytes_per_sector", "eff"}, {"wavefronts", "wavefronts"},
+        {"bank_conflicts", "bank_conflicts"},
+    };
+    if (!buf || !len)
+        return;
+    snprintf(buf, len, "%s", metric ? metric : "");
+    if (!metric)
+        return;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strstr(metric, fixed[i].has)) {
+            snprintf(buf, len, "%s", fixed[i].label);
+            return;
+        }
+    for (size_t i = 0; i < sizeof space / sizeof space[0]; i++) {
+        if (!strstr(metric, space[i].has))
+            continue;
+        for (size_t k = 0; k < sizeof field / sizeof field[0]; k++)
+            if (strstr(metric, field[k].has)) {
+                snprintf(buf, len, "%s.%s", space[i].prefix, field[k].field);
+                return;
+            }
+    }
+}
+
+void cml_rep_counter_value(const char *metric, double v, char *buf, size_t len)
+{
+    size_t n = metric ? strlen(metric) : 0;
+    if (n >= 4 && !strcmp(metric + n - 4, ".pct"))
+        snprintf(buf, len, "%.2f%%", v);
+    else if (metric && strstr(metric, "bytes"))
+        snprintf(buf, len, "%.2fMiB", v / 1048576.0);
+    else if (fabs(v - floor(v)) < 1e-9 || fabs(v) >= 1e6)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.2f", v);
+}
+
+/* Append "sep label value[ [model X]]" to buf at *used. */
+static void append_counter(char *buf, size_t len, size_t *used, const char *sep,
+                           const cml_counter *c, int with_model)
+{
+    char label[64], mv[32], pv[32];
+    cml_rep_counter_label(c->name, label, sizeof label);
+    cml_rep_counter_value(c->name, c->measured, mv, sizeof mv);
+    pv[0] = '\0';
+    if (with_model)
+        cml_rep_counter_value(c->name, c->predicted, pv, sizeof pv);
+    if (*used >= len)
+        return;
+    int w = snprintf(buf + *used, len - *used, "%s%s %s%s%s%s", sep, label, mv,
+                     with_model ? " [model " : "", pv, with_model ? "]" : "");
+    if (w > 0)
+        *used += (size_t)w < len - *used ? (size_t)w : len - *used - 1;
+}
+
+void cml_rep_counters_line(const cml_record *rec, char *buf, size_t len)
+{
+    if (!buf || !len)
+        return;
+    buf[0] = '\0';
+    unsigned nc = rec->ncounters < CML_RECORD_MAX_COUNTERS ? rec->ncounters
+                                                           : CML_RECORD_MAX_COUNTERS;
+    unsigned predicted = 0, differ = 0;
+    for (unsigned k = 0; k < nc; k++) {
+        predicted += rec->counters[k].has_prediction != 0;
+        differ += rec->counters[k].has_prediction &&
+                  !cml_rep_counter_agrees(rec->counters[k].measured, rec->counters[k].predicted);
+    }
+    size_t used = 0;
+    if (predicted) {
+        int w = differ ? snprintf(buf, len, "!= %u of %u differ:", differ, predicted)
+                       : snprintf(buf, len, "= %u of %u agree:", predicted, predicted);
+        used = w > 0 && (size_t)w < len ? (size_t)w : len - 1;
+    }
+    int first = 1;
+    for (unsigned k = 0; k < nc; k++) {
+        const cml_counter *c = &rec->counters[k];
+        if (!c->has_prediction)
+            continue;
+        append_counter(buf, len, &used, first ? (used ? " " : "") : ", ", c,
+                       !cml_rep_counter_agrees(c->measured, c->predicted));
+        first = 0;
+    }
+    int info = 1;
+    for (unsigned k = 0; k < nc; k++) {
+        const cml_counter *c = &rec->counters[k];
+        if (c->has_prediction)
+            continue;
+        append_counter(buf, len, &used, info ? (used ? " | " : "") : ", ", c, 0);
+        info = 0;
+    }
+}

@@ -55,4 +55,25 @@ int cml_rep_class_has_traffic(const cml_record *rec, int cls);
  * counts: in practice this means equal). 0 if either is not finite. */
 int cml_rep_counter_agrees(double measured, double predicted);
 
+/*
+ * A counter's short label, from its ncu metric name: "ld.sectors",
+ * "st.requests", "ld.eff" (global), "lld.", "lst." (local), "sld.", "sst."
+ * (shared, "wavefronts" and "bank_conflicts"), "ld.inst", "sld.inst",
+ * "L1hit", "L2rd", "L2wr", "DRAMrd", "DRAMwr"; any other name unchanged.
+ */
+void cml_rep_counter_label(const char *metric, char *buf, size_t len);
+
+/* A counter's value for reading: percentages (".pct") with two decimals and
+ * '%', byte counts in MiB ("12.50MiB"), other counts as integers. */
+void cml_rep_counter_value(const char *metric, double v, char *buf, size_t len);
+
+/*
+ * One record's counters on one line, for tables: the verdict over those
+ * with a prediction ("= 6 of 6 agree" / "!= 1 of 6 differ"; nothing when
+ * none has one), then each predicted counter as "label measured", with
+ * " [model X]" where it disagrees, then "|" and the counters the model has
+ * no figure for. Empty when the record has no counters.
+ */
+void cml_rep_counters_line(const cml_record *rec, char *buf, size_t len);
+
 #endif

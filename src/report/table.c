@@ -492,7 +492,8 @@ static void print_main_table(FILE *out, const cml_record *recs, size_t n)
     print_legend(out, &L);
 }
 
-/* Hardware counters beside the model's prediction, one line per counter. */
+/* Hardware counters beside the model's prediction: one entry per record,
+ * its counters on one wrapped line (cml_rep_counters_line). */
 static void print_counter_table(FILE *out, const cml_record *recs, size_t n)
 {
     layout L;
@@ -503,56 +504,36 @@ static void print_counter_table(FILE *out, const cml_record *recs, size_t n)
     if (!any)
         return;
 
-    /* Identity columns as in the main table, then the counter columns. */
+    /* Identity columns as in the main table, then the counters as text. */
     build_layout(&L, recs, n);
     L.tt.ncol = L.nid;
-    int c_name = cml_tt_add(&L.tt, NULL, NULL, "counter", CML_TT_LEFT, CML_TT_KEEP);
-    int c_meas = cml_tt_add(&L.tt, NULL, NULL, "measured", CML_TT_RIGHT, CML_TT_KEEP);
-    int c_pred = cml_tt_add(&L.tt, NULL, NULL, "predicted", CML_TT_RIGHT, CML_TT_KEEP);
-    int c_mark = cml_tt_add(&L.tt, NULL, NULL, "", CML_TT_LEFT, CML_TT_KEEP);
-    int c_ratio = cml_tt_add(&L.tt, NULL, NULL, "meas/pred", CML_TT_RIGHT, CML_TT_KEEP);
-
-    fprintf(out, "\nCounters (measured on the GPU; = agrees with the model, != does not):\n");
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            cml_tt_fit(&L.tt, TABLE_MAX_WIDTH);
-            cml_tt_print_header(&L.tt, out, 0);
-        }
-        for (size_t i = 0; i < n; i++) {
-            const cml_record *rec = &recs[i];
-            if (!is_ok(rec))
-                continue;
-            unsigned nc = rec->ncounters < CML_RECORD_MAX_COUNTERS ? rec->ncounters
-                                                                   : CML_RECORD_MAX_COUNTERS;
-            for (unsigned k = 0; k < nc; k++) {
-                const cml_counter *cn = &rec->counters[k];
-                cml_tt_clear(row, L.tt.ncol);
-                if (k == 0)
-                    fill_row(&L, rec, row, NULL, 0);
-                cml_tt_set(row, c_name, "%s", cn->name);
-                set_number(row, c_meas, cn->measured);
-                if (cn->has_prediction) {
-                    set_number(row, c_pred, cn->predicted);
-                    cml_tt_set(row, c_mark, "%s",
-                               cml_rep_counter_agrees(cn->measured, cn->predicted) ? "="
-                                                                                   : "!=");
-                    if (cn->predicted != 0)
-                        set_fixed(row, c_ratio, 3, cn->measured / cn->predicted);
-                    else
-                        cml_tt_set(row, c_ratio, "-");
-                } else {
-                    cml_tt_set(row, c_pred, "-");
-                    cml_tt_set(row, c_ratio, "-");
-                }
-                if (pass == 0)
-                    cml_tt_measure(&L.tt, row, CML_TT_NO_SPAN);
-                else
-                    cml_tt_print_row(&L.tt, out, row, CML_TT_NO_SPAN, NULL, TABLE_MAX_WIDTH,
-                                     0);
-            }
-        }
+    size_t c_text = (size_t)cml_tt_add(&L.tt, NULL, NULL, "counters", CML_TT_LEFT, CML_TT_KEEP);
+    for (size_t i = 0; i < n; i++) {
+        if (!is_ok(&recs[i]) || !recs[i].ncounters)
+            continue;
+        cml_tt_clear(row, L.tt.ncol);
+        fill_row(&L, &recs[i], row, NULL, 0);
+        cml_tt_measure(&L.tt, row, c_text);
     }
-    print_hidden(out, &L.tt);
+    cml_tt_fit(&L.tt, TABLE_MAX_WIDTH);
+    fputc('\n', out);
+    cml_tt_wrap(out, "",
+                "Counters (measured on the GPU; \"= N of N agree\" when every counter the model "
+                "predicts equals it, [model X] where one does not; after |, counters the model "
+                "has no figure for):",
+                100, 0);
+    fputc('\n', out);
+    cml_tt_print_header(&L.tt, out, 0);
+    char text[2048];
+    for (size_t i = 0; i < n; i++) {
+        const cml_record *rec = &recs[i];
+        if (!is_ok(rec) || !rec->ncounters)
+            continue;
+        cml_tt_clear(row, L.tt.ncol);
+        fill_row(&L, rec, row, NULL, 0);
+        cml_rep_counters_line(rec, text, sizeof text);
+        cml_tt_print_row(&L.tt, out, row, c_text, text, TABLE_MAX_WIDTH, 0);
+    }
 }
 
 /* The findings: each distinct sentence once, in order of first appearance. */
