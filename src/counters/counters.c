@@ -558,7 +558,6 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
             /* Cold caches for every range, as ncu's --cache-control all. The
              * flush runs outside any range, and is waited for before the
              * range opens, so none of its traffic is counted. */
-            t0 = now_ms();
             cml_gpu_clear_last_error();
             cml_status fs = cml_ctr_cuda_flush(c->flush, c->flush_bytes);
             if (fs == CML_OK)
@@ -606,22 +605,20 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
             pop.pRangeProfilerObject = obj;
             CALL(c, cuptiRangeProfilerPopRange, &pop, out);
             pushed = 0;
-            c->t.range_ms += now_ms() - t0;
+            c->t.range_ms += lap_ms(&t0);
         }
-        t0 = now_ms();
         CUpti_RangeProfiler_Stop_Params stop = {
             .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         stop.pRangeProfilerObject = obj;
         CALL(c, cuptiRangeProfilerStop, &stop, out);
         started = 0;
         all_submitted = stop.isAllPassSubmitted != 0;
-        c->t.stop_ms += now_ms() - t0;
+        c->t.stop_ms += lap_ms(&t0);
     }
     c->passes = pass;
     c->t.passes += pass;
     c->t.sessions++;
 
-    t0 = now_ms();
     CUpti_RangeProfiler_DecodeData_Params dec = {
         .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dec.pRangeProfilerObject = obj;
