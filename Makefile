@@ -1,12 +1,19 @@
 # Thin wrapper around CMake: `make run` builds and runs the tour, `make test`
 # builds and runs every test (a normal build, then the host code again under
-# AddressSanitizer + UBSan).
+# AddressSanitizer + UBSan), `make install` installs the program, the model
+# library, its headers and cumemlab-model.pc under PREFIX (default
+# /usr/local), staged under DESTDIR if given:
+#   make install PREFIX=/usr/local DESTDIR=/tmp/stage
+# Without nvcc, or with CMAKE_ARGS=-DCUMEMLAB_CUDA=OFF, everything but the GPU
+# side builds (the model, the command line on the model alone, the CPU tests).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 
-.PHONY: all build run test test-fast asan bench clean deps
+.PHONY: all build run test test-fast asan bench clean deps install
 
 all: build
 
@@ -34,6 +41,12 @@ asan: $(ASAN_BUILD)/CMakeCache.txt
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L cpu
 
 test: test-fast asan
+
+# The prefix is given at install time (the .pc file is written then), so
+# one build installs anywhere. DESTDIR goes through the environment, where
+# cmake --install reads it.
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 bench: build
 	./$(BUILD)/bench_model

@@ -11,42 +11,37 @@
 #include <string.h>
 
 #include "experiments/experiment.h"
+#include "lab/lab.h"
 #include "test_util.h"
 
 /*
- * Run x's model on a model-only plan (no GPU, no device facts) with its
- * defaults, then the settings "name=list name=list ..." (the tour's syntax;
- * NULL: none) applied. Returns the first failing status, with x's key and
- * the parameter layer's message on stderr; CML_EINVAL for a setting without
- * '='. *r is initialised only when the model runs; the caller frees it.
+ * Run x through the run engine on the model alone (no GPU, no device
+ * facts) with its defaults, then the settings "name=list name=list ..."
+ * (the tour's syntax; NULL: none) applied. Returns the first failing
+ * status, with the engine's message on stderr. *r is initialised only when
+ * the settings are accepted; the caller frees it.
  */
 static inline cml_status run_model(const cml_experiment *x, const char *settings,
                                    cml_results *r)
 {
     cml_param_values pv;
-    char err[256] = "";
-    cml_status st = cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err);
+    char err[512] = "";
+    cml_status st = cml_lab_options(x, settings, NULL, &pv, err, sizeof err);
     if (st) {
-        fprintf(stderr, "%s: defaults: %s\n", x->key, err);
+        fprintf(stderr, "%s: %s\n", x->key, err);
         return st;
     }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return CML_EINVAL;
-        *eq = '\0';
-        st = cml_param_set(&pv, tok, eq + 1, err, sizeof err);
-        if (st) {
-            fprintf(stderr, "%s: %s\n", x->key, err);
-            return st;
-        }
-    }
-    cml_plan plan;
-    memset(&plan, 0, sizeof plan);
     cml_results_init(r);
-    return x->model(&plan, &pv, r);
+    cml_lab_settings ls;
+    memset(&ls, 0, sizeof ls);
+    ls.model_only = 1;
+    cml_lab lab;
+    cml_lab_open(&lab, &ls, r);
+    st = cml_lab_run(&lab, x, &pv, r);
+    cml_lab_close(&lab);
+    for (size_t i = 0; st && i < r->ndiags; i++)
+        fprintf(stderr, "%s: %s\n", x->key, r->diags[i].message);
+    return st;
 }
 
 /* The record of r named `variant`; NULL (and a message) if there is none. */
@@ -78,7 +73,7 @@ static inline void check_refused(const cml_experiment *x, const char *name, cons
 {
     cml_param_values pv;
     char err[256] = "", opt[64];
-    CHECK_EQ_I64(cml_param_defaults(x->params, x->nparams, &pv, err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_param_defaults(x->options, x->noptions, &pv, err, sizeof err), CML_OK);
     err[0] = '\0';
     CHECK_EQ_I64(cml_param_set(&pv, name, value, err, sizeof err), CML_EINVAL);
     if (!option) {

@@ -78,7 +78,7 @@ static void test_map_shape(void)
     CHECK(cml_counter_map_find("no_such_metric.sum") == NULL);
     CHECK(cml_counter_map_find(NULL) == NULL);
 
-    /* The metrics the brief and MODEL.md §1.6, §3, §4.4, §6 name are all in. */
+    /* The metrics docs/model.md §12.1 names for the map are all in. */
     static const char *const needed[] = {
         "smsp__inst_executed_op_global_ld.sum",
         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
@@ -128,7 +128,7 @@ static void test_predict(void)
 {
     cml_kernel_traffic t;
     memset(&t, 0, sizeof t);
-    /* §1.5: float offset 11 -> 1 request, 5 sectors, 80%; a coalesced
+    /* docs/model.md §2.1: float offset 11 -> 1 request, 5 sectors, 80%; a coalesced
      * float4 store -> 16 sectors, 100%; shared stride 32 words -> 32
      * wavefronts, 31 conflicts. */
     model_one(&t, CML_SPACE_GLOBAL, CML_OP_LOAD, 4, cml_array_base(0) + 44, 4, 0xffffffffu);

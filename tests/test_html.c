@@ -6,7 +6,10 @@
  * attribute), bar labels, and whole reports: a model-only run, a measured
  * run with counters and a FAILED record, and an empty run, checked for a
  * self-contained page (no script, no external reference), escaped text,
- * balanced SVG, and the sentences computed from the numbers.
+ * balanced SVG, and the sentences computed from the numbers. The chart
+ * planner without HTML (specs -> charts and sentences; the registry's rows
+ * and titles, the default for a key it does not know), and the run's
+ * diagnostics on the page.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -17,6 +20,8 @@
 #include <string.h>
 
 #include "core/record.h"
+#include "experiments/experiment.h"
+#include "report/chart_plan.h"
 #include "report/html.h"
 #include "report/svg_chart.h"
 #include "test_util.h"
@@ -535,6 +540,264 @@ static void test_report_empty(void)
     cml_results_free(&r);
 }
 
+/* ------------------------------------------------------------------ */
+/* Chart planning, without HTML                                       */
+/* ------------------------------------------------------------------ */
+
+static cml_record *stride_record(cml_results *r, const char *pattern, int64_t stride, double gbs)
+{
+    char v[64];
+    snprintf(v, sizeof v, "pattern=%s stride=%lld", pattern, (long long)stride);
+    cml_record *rec = cml_results_add(r, "test-stride", v);
+    cml_record_add_param(rec, "pattern", 0, pattern);
+    if (stride > 0) /* broadcast and gather have no stride */
+        cml_record_add_param(rec, "stride", stride, NULL);
+    rec->measured = 1;
+    rec->bandwidth_gbs = gbs;
+    rec->timing.median_ms = 1;
+    return rec;
+}
+
+static const char *const test_extra_names[] = {"a_gbs", "b_gbs", NULL};
+static const char *const test_extra_legend[] = {"A", "B", NULL};
+
+static const cml_chart_spec test_specs[] = {
+    {CML_PLOT_SWEEP, "Bandwidth vs stride", "stride", "stride", "stride (elements)",
+     CML_SCALE_LOG2, CML_FMT_NUMBER, "bandwidth (GB/s)", CML_FMT_NUMBER, NULL, NULL, NULL, NULL,
+     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth", "GB/s", 1, NULL, NULL, NULL},
+    /* No record has a model: not planned. */
+    {CML_PLOT_BARS, "Efficiency by pattern", NULL, NULL, NULL, CML_SCALE_LINEAR, CML_FMT_NUMBER,
+     "%", CML_FMT_PERCENT, NULL, NULL, NULL, NULL,
+     {{"modern", CML_METRIC_EFF_MODERN, NULL, NULL}}, "the efficiency", "%", 1, NULL, NULL, NULL},
+    {CML_PLOT_BARS, "Bandwidth without a stride", NULL, NULL, NULL, CML_SCALE_LINEAR,
+     CML_FMT_NUMBER, "bandwidth (GB/s)", CML_FMT_NUMBER, NULL, NULL, "stride", NULL,
+     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth without a stride", "GB/s", 1,
+     NULL, NULL, NULL},
+    {CML_PLOT_EXTRAS, "Extra figures", NULL, NULL, NULL, CML_SCALE_LINEAR, CML_FMT_NUMBER, "GB/s",
+     CML_FMT_NUMBER, NULL, NULL, NULL, NULL, {{NULL, CML_METRIC_NONE, NULL, NULL}}, NULL, NULL, 0,
+     test_extra_names, test_extra_legend, NULL},
+};
+
+static void test_plan_specs(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    stride_record(&r, "stride", 1, 100);
+    stride_record(&r, "stride", 2, 50);
+    stride_record(&r, "stride", 4, 25);
+    stride_record(&r, "broadcast", 0, 80);
+    stride_record(&r, "gather", 0, 20);
+    cml_record_add_extra(&r.items[0], "a_gbs", 7, "GB/s");
+    cml_record *bad = stride_record(&r, "stride", 8, 1);
+    bad->state = CML_REC_FAILED; /* never drawn */
+    const cml_record *recs[6];
+    for (size_t i = 0; i < r.count; i++)
+        recs[i] = &r.items[i];
+
+    cml_chart_plan *p = malloc(sizeof *p);
+    CHECK(p != NULL);
+    cml_chart_plan_build(p, test_specs, CML_COUNT(test_specs), recs, r.count);
+    CHECK(!p->oom);
+    CHECK_EQ_U64(p->ncharts, 3);
+    CHECK(!strcmp(p->charts[0].title, "Bandwidth vs stride"));
+    CHECK(p->charts[0].kind == CML_CHART_LINE && p->charts[0].x.scale == CML_SCALE_LOG2);
+    /* The sweep: the strided records only, one line (nothing else varies). */
+    CHECK_EQ_U64(p->charts[0].nseries, 1);
+    CHECK_EQ_U64(p->charts[0].series[0].n, 3);
+    CHECK(!strcmp(p->charts[0].series[0].name, "bandwidth"));
+    /* The bars: the records without a stride only. */
+    CHECK(!strcmp(p->charts[1].title, "Bandwidth without a stride"));
+    CHECK(p->charts[1].kind == CML_CHART_BAR);
+    CHECK_EQ_U64(p->charts[1].ncategories, 2);
+    CHECK(p->charts[1].ncategories == 2 && !strcmp(p->charts[1].categories[0], "broadcast") &&
+          !strcmp(p->charts[1].categories[1], "gather"));
+    /* The extras: one record has one of the two figures. */
+    CHECK(!strcmp(p->charts[2].title, "Extra figures"));
+    CHECK_EQ_U64(p->charts[2].nseries, 1);
+    CHECK(!strcmp(p->charts[2].series[0].name, "A") && p->charts[2].series[0].y[0] == 7);
+    CHECK_EQ_U64(p->nsentences, 2);
+    CHECK(!strcmp(p->sentences[0],
+                  "Bandwidth fell from 100.0 GB/s at stride 1 to 25.0 GB/s at stride 4 (75% lower)."));
+    CHECK(!strcmp(p->sentences[1], "Bandwidth without a stride ranges from 20.0 GB/s (gather) to "
+                                   "80.0 GB/s (broadcast), 4.00x apart."));
+    cml_chart_plan_free(p);
+    CHECK_EQ_U64(p->ncharts, 0);
+
+    /* No specs: nothing but the counters chart, and no counters here. */
+    cml_chart_plan_build(p, NULL, 0, recs, r.count);
+    CHECK(p->ncharts == 0 && p->nsentences == 0);
+    /* Counters with predictions: the scatter chart, whatever the specs. */
+    r.items[0].ncounters = 1;
+    snprintf(r.items[0].counters[0].name, sizeof r.items[0].counters[0].name, "sectors");
+    r.items[0].counters[0].measured = r.items[0].counters[0].predicted = 64;
+    r.items[0].counters[0].has_prediction = 1;
+    cml_chart_plan_build(p, NULL, 0, recs, r.count);
+    CHECK(p->ncharts == 1 && p->charts[0].kind == CML_CHART_SCATTER);
+    CHECK(p->nsentences == 1 &&
+          !strcmp(p->sentences[0], "All 1 counter readings with a prediction agree with the model."));
+    cml_chart_plan_free(p);
+
+    /* A key the registry does not know: bandwidth per variant. */
+    cml_chart_plan_experiment(p, "from-the-future", recs, r.count);
+    CHECK(p->ncharts >= 1 && !strcmp(p->charts[0].title, "Measured bandwidth by variant"));
+    cml_chart_plan_free(p);
+    free(p);
+    cml_results_free(&r);
+}
+
+/* The registry's rows: exact keys only, each row's specs drawable, and the
+ * planner draws what the row declares. */
+static void test_plan_registry(void)
+{
+    const cml_experiment *ro = cml_chart_plan_row("read-offset");
+    CHECK(ro != NULL && !strcmp(ro->key, "read-offset"));
+    /* "read-off" is a unique prefix for the command line, not a key. */
+    CHECK(cml_experiment_find("read-off") == ro);
+    CHECK(cml_chart_plan_row("read-off") == NULL);
+    CHECK(cml_chart_plan_row("") == NULL && cml_chart_plan_row("from-the-future") == NULL);
+
+    for (size_t i = 0; i < cml_experiment_count(); i++) {
+        const cml_experiment *e = cml_experiment_at(i);
+        CHECK(cml_chart_plan_row(e->key) == e);
+        CHECK(e->title != NULL);
+        CHECK(e->ncharts == 0 || e->charts != NULL);
+        CHECK(e->ncharts <= CML_PLAN_MAX_CHARTS - 1); /* room for the counters chart */
+        for (size_t k = 0; k < e->ncharts && e->charts; k++) {
+            const cml_chart_spec *sp = &e->charts[k];
+            int ok = sp->title != NULL;
+            if (sp->shape == CML_PLOT_SWEEP)
+                ok &= sp->xparam && sp->xname && sp->m[0].id != CML_METRIC_NONE && sp->what &&
+                      sp->unit && (sp->m[1].id == CML_METRIC_NONE || (sp->m[0].name && sp->m[1].name));
+            else if (sp->shape == CML_PLOT_BARS)
+                ok &= sp->m[0].id != CML_METRIC_NONE && sp->what && sp->unit;
+            else if (sp->shape == CML_PLOT_EXTRAS) {
+                size_t a = 0, b = 0;
+                while (sp->extra_names && sp->extra_names[a])
+                    a++;
+                while (sp->extra_legend && sp->extra_legend[b])
+                    b++;
+                ok &= a > 0 && a == b;
+            } else {
+                ok = 0;
+            }
+            if (!ok)
+                fprintf(stderr, "registry row %s: chart %zu (\"%s\") is not drawable\n", e->key,
+                        k, sp->title ? sp->title : "");
+            CHECK(ok);
+        }
+    }
+
+    /* Records of read-offset get the charts of its row, nothing else. */
+    cml_results r;
+    cml_results_init(&r);
+    offset_record(&r, 0, "ca", 2900, 1.0);
+    offset_record(&r, 11, "ca", 2600, 0.8);
+    offset_record(&r, 32, "ca", 2900, 1.0);
+    const cml_record *recs[3] = {&r.items[0], &r.items[1], &r.items[2]};
+    cml_chart_plan *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    CHECK(a && b);
+    cml_chart_plan_experiment(a, "read-offset", recs, 3);
+    cml_chart_plan_build(b, ro->charts, ro->ncharts, recs, 3);
+    CHECK(a->ncharts == b->ncharts && a->nsentences == b->nsentences);
+    CHECK(a->ncharts == ro->ncharts); /* every chart has something to draw here */
+    for (size_t i = 0; i < a->ncharts && i < b->ncharts; i++)
+        CHECK(!strcmp(a->charts[i].title, b->charts[i].title) &&
+              !strcmp(a->charts[i].title, ro->charts[i].title));
+    for (size_t i = 0; i < a->nsentences && i < b->nsentences; i++)
+        CHECK(!strcmp(a->sentences[i], b->sentences[i]));
+    cml_chart_plan_free(a);
+    cml_chart_plan_free(b);
+    free(a);
+    free(b);
+    cml_results_free(&r);
+}
+
+/* Every experiment of the registry is titled by its row, and linked. */
+static void test_report_titles(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    for (size_t i = 0; i < cml_experiment_count(); i++)
+        cml_results_add(&r, cml_experiment_at(i)->key, "v");
+    cml_results_add(&r, "read-off", "v"); /* a prefix is not the experiment */
+    char *s = report_text(&r);
+    check_page(s);
+    for (size_t i = 0; i < cml_experiment_count(); i++) {
+        const cml_experiment *e = cml_experiment_at(i);
+        char want[400], id[96];
+        size_t n = (size_t)snprintf(id, sizeof id, "exp-%zu-", i + 1);
+        for (const char *k = e->key; *k && n + 1 < sizeof id; k++)
+            id[n++] = (*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') ? *k : '-';
+        id[n] = '\0';
+        char *title = escaped(e->title);
+        snprintf(want, sizeof want, "<h2 id=\"%s-h\">%s (%s)</h2>", id, title, e->key);
+        CHECK_STR_CONTAINS(s, want);
+        snprintf(want, sizeof want, "<li><a href=\"#%s\">%s (%s)</a>", id, title, e->key);
+        CHECK_STR_CONTAINS(s, want);
+        free(title);
+    }
+    char want[160];
+    snprintf(want, sizeof want, "<h2 id=\"exp-%zu-read-off-h\">read-off</h2>",
+             cml_experiment_count() + 1);
+    CHECK_STR_CONTAINS(s, want);
+    CHECK_STR_CONTAINS(s, "Matrix transpose (transpose)</h2>");
+    free(s);
+    cml_results_free(&r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                        */
+/* ------------------------------------------------------------------ */
+
+static void test_report_diagnostics(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    offset_record(&r, 0, "ca", 0, 1.0);
+    char *s = report_text(&r);
+    CHECK(strstr(s, "Diagnostics") == NULL && strstr(s, "diagnostics") == NULL);
+    free(s);
+
+    CHECK(cml_results_diag(&r, CML_DIAG_WARNING, NULL, "counters unavailable: <libcupti> & \"x\"") ==
+          CML_OK);
+    CHECK(cml_results_diag(&r, CML_DIAG_ERROR, "read-offset", "variant path=nc failed") == CML_OK);
+    CHECK(cml_results_diag(&r, CML_DIAG_INFO, "stride", "skipped: no <GPU>") == CML_OK);
+    s = report_text(&r);
+    check_page(s);
+    CHECK(count(s, "<h2 id=\"diagnostics-h\">Diagnostics</h2>") == 1);
+    /* Near the top: after the header, before the list of experiments. */
+    const char *d = strstr(s, "id=\"diagnostics-h\"");
+    CHECK(d && strstr(s, "</header>") < d && d < strstr(s, "<nav "));
+    CHECK_STR_CONTAINS(s, "<tr><td class=\"waived\">warning</td><td>run</td><td>counters "
+                          "unavailable: &lt;libcupti&gt; &amp; &quot;x&quot;</td></tr>");
+    /* An experiment with a section is linked to it. */
+    CHECK_STR_CONTAINS(s, "<tr><td class=\"failed\">error</td><td><a href=\"#exp-1-read-offset\">"
+                          "read-offset</a></td><td>variant path=nc failed</td></tr>");
+    CHECK_STR_CONTAINS(s, "<tr><td>info</td><td>stride</td><td>skipped: no &lt;GPU&gt;</td></tr>");
+    CHECK(strstr(s, "<GPU>") == NULL && strstr(s, "<libcupti>") == NULL);
+    /* One row per diagnostic. */
+    const char *end = d ? strstr(d, "</section>") : NULL;
+    CHECK(end != NULL);
+    if (d && end) {
+        char *sec = strndup(d, (size_t)(end - d));
+        CHECK(count(sec, "<tr><td") == 3);
+        free(sec);
+    }
+    free(s);
+
+    /* Diagnostics and no records (an experiment failed before any). */
+    cml_results e;
+    cml_results_init(&e);
+    cml_results_diag(&e, CML_DIAG_ERROR, "transpose", "out of memory");
+    s = report_text(&e);
+    check_page(s);
+    CHECK_STR_CONTAINS(s, "<td class=\"failed\">error</td><td>transpose</td><td>out of memory</td>");
+    CHECK_STR_CONTAINS(s, "<p>No records.</p>");
+    free(s);
+    cml_results_free(&e);
+    cml_results_free(&r);
+}
+
 int main(void)
 {
     test_escape();
@@ -547,5 +810,9 @@ int main(void)
     test_report_model_only();
     test_report_measured();
     test_report_empty();
+    test_plan_specs();
+    test_plan_registry();
+    test_report_titles();
+    test_report_diagnostics();
     return cml_test_summary("test_html");
 }

@@ -617,8 +617,54 @@ static void test_mutations(void)
     free(text);
 }
 
+/* The run's diagnostics: written, read back and written again the same;
+ * a bad level or a missing member named where it is. */
+static void test_diagnostics(void)
+{
+    cml_results r, back;
+    cml_results_init(&r);
+    r.model_only = 1;
+    CHECK(cml_results_diag(&r, CML_DIAG_INFO, NULL, "no GPU used (none): model only") == CML_OK);
+    CHECK(cml_results_diag(&r, CML_DIAG_WARNING, "read-offset", "offset=9 waived: \"x\"\n") ==
+          CML_OK);
+    CHECK(cml_results_diag(&r, CML_DIAG_ERROR, "stride", "stopped: CUDA error") == CML_OK);
+    char *j1 = render_json(&r);
+    CHECK_STR_CONTAINS(j1, "\"diagnostics\": [");
+    CHECK_STR_CONTAINS(j1, "\"level\": \"warning\"");
+    CHECK_STR_CONTAINS(j1, "\"experiment\": null");
+    char err[640] = "";
+    CHECK(cml_results_from_json(j1, strlen(j1), &back, err, sizeof err) == CML_OK);
+    CHECK(back.ndiags == 3);
+    if (back.ndiags == 3) {
+        CHECK(back.diags[0].level == CML_DIAG_INFO && back.diags[0].experiment[0] == '\0');
+        CHECK(!strcmp(back.diags[1].experiment, "read-offset"));
+        CHECK(!strcmp(back.diags[1].message, "offset=9 waived: \"x\"\n"));
+        CHECK(back.diags[2].level == CML_DIAG_ERROR);
+    }
+    char *j2 = render_json(&back);
+    CHECK(strcmp(j1, j2) == 0);
+    free(j1);
+    free(j2);
+    cml_results_free(&r);
+    cml_results_free(&back);
+
+    const char *bad_level =
+        "{\"schema\": \"cumemlab-results\", \"schema_version\": 1, \"tool_version\": \"x\",\n"
+        " \"command_line\": \"x\", \"model_only\": true, \"device\": null, "
+        "\"peak_gbs\": null,\n \"diagnostics\": [{\"level\": \"fatal\", \"experiment\": null, "
+        "\"message\": \"m\"}], \"records\": []}";
+    expect_schema_error(bad_level, "\"fatal\"", 0, "diagnostics[0].level: \"fatal\" is not");
+    const char *no_message =
+        "{\"schema\": \"cumemlab-results\", \"schema_version\": 1, \"tool_version\": \"x\",\n"
+        " \"command_line\": \"x\", \"model_only\": true, \"device\": null, "
+        "\"peak_gbs\": null,\n \"diagnostics\": [{\"level\": \"info\", \"experiment\": null}], "
+        "\"records\": []}";
+    expect_schema_error(no_message, "{\"level\"", 0, "missing member \"message\"");
+}
+
 int main(void)
 {
+    test_diagnostics();
     test_malformed();
     test_values();
     test_round_trip_built();

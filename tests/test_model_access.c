@@ -215,13 +215,13 @@ static void test_stores(void)
     CHECK_EQ_U64(t.efficiency_bytes, 512);
     CHECK_EQ_U64(t.sectors, 16);
     CHECK_EQ_U64(t.lines, 4);
-    /* Modern: one request, 16 sectors, 100% (MODEL.md 3.3). */
+    /* Modern: one request, 16 sectors, 100% (docs/model.md 4.1). */
     t = RUN(CML_RULES_MODERN, a);
     CHECK_EQ_U64(t.requests, 1);
     CHECK_EQ_U64(t.sectors, 16);
     CHECK_NEAR(cml_traffic_efficiency(&t), 1.0, 1e-12);
 
-    /* One float per sector, a_l = B + 32l (MODEL.md 3.3): 32 sectors, 12.5%.
+    /* One float per sector, a_l = B + 32l (docs/model.md 4.1): 32 sectors, 12.5%.
      * Fermi: each region gets 4 lanes, one per segment -> 128 B each, 8
      * regions = 1024 B; segments 32 -> efficiency 128/1024 = 12.5%. */
     a = affine(CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, B, 32, FULL);
@@ -498,7 +498,7 @@ static void test_validation(void)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Shared memory (model S1, MODEL.md 4.2 and the table of 4.5)            */
+/* Shared memory (model S1, docs/model.md 5 and its worked examples)      */
 /* ---------------------------------------------------------------------- */
 static void check_shared(uint64_t base, uint64_t stride, unsigned w, uint32_t active,
                          uint64_t wf, uint64_t ideal, int line)
@@ -544,7 +544,8 @@ static void check_shared_op(cml_op op, uint64_t base, uint64_t stride, unsigned 
 
 static void test_shared(void)
 {
-    /* MODEL.md 4.5, 32 active lanes, word(a) = a/4, bank = word mod 32:
+    /* docs/model.md 5 (worked examples), 32 active lanes, word(a) = a/4,
+     * bank = word mod 32:
      * a = 4l: words 0..31, one per bank -> 1 wavefront. */
     check_shared(0, 4, 4, FULL, 1, 1, __LINE__);
     /* a = 8l: words 2l; lanes l and l+16 share bank 2l mod 32 with different
@@ -575,10 +576,10 @@ static void test_shared(void)
      * banks 0-3, 8-11, 16-19, 24-27; t = 4..7 the same banks, words + 32 -> 2
      * per quarter, 8 total, ideal 4, conflicts 4. */
     check_shared(0, 32, 16, FULL, 8, 4, __LINE__);
-    /* MODEL.md 4.3 (a): only lanes 0..7 of a consecutive LDS.128 -> one phase
+    /* docs/model.md 5.1 (a): only lanes 0..7 of a consecutive LDS.128 -> one phase
      * active, 1 wavefront (S1; S2 would say 4). */
     check_shared(0, 16, 16, 0xFFu, 1, 1, __LINE__);
-    /* 4.3 (c): all lanes one address. Stores keep S1: STS.64 -> 2 phases of
+    /* 5.1 (c): all lanes one address. Stores keep S1: STS.64 -> 2 phases of
      * 1 = 2, STS.128 -> 4. Loads, as measured on the H100 (E7): lane pairs
      * share an address, so phases are twice as wide: LDS.64 -> 1 phase of 2
      * words in 2 banks = 1; LDS.128 -> 2 phases of 1 = 2. */
@@ -621,7 +622,7 @@ static void test_shared(void)
     t = RUN(CML_RULES_MODERN, a);
     CHECK_EQ_U64(t.wavefronts, 2);
     CHECK_EQ_U64(t.bank_conflicts, 1);
-    /* MODEL.md 4.3 (d): LDS.64 with lane l reading double 2*(l mod 16):
+    /* docs/model.md 5.1 (d): LDS.64 with lane l reading double 2*(l mod 16):
      * a = 16*(l mod 16); each half-warp: words 4t, 4t+1 for t = 0..15 ->
      * 2-way as for the stride-2 doubles -> 2 per half, 4 in all (S1). */
     a.width = 8;
@@ -752,7 +753,7 @@ static void test_local(void)
 
     /* Same index char at o = 1: physical (0*32 + l)*4 + 1 = 4l + 1 -> one byte
      * in each word of row 0 -> 4 sectors for 32 B: 25% (word interleave;
-     * MODEL.md 6 leaves byte interleave open). */
+     * docs/model.md 7 leaves byte interleave open, E9). */
     a = affine(CML_SPACE_LOCAL, CML_OP_LOAD, CML_CACHE_CA, 1, 1, 0, FULL);
     t = RUN(CML_RULES_MODERN, a);
     CHECK_EQ_U64(t.sectors, 4);

@@ -99,7 +99,7 @@ static void test_read_offset(void)
     CHECK_EQ_U64(ld->requested_bytes, 2 * 4194260);
     CHECK_EQ_U64(ld->lane_bytes, 2 * 4194260);
     /* 4194260 / 5242816 = 0.800003..., shown by ncu as 80%; sectors per
-     * request 163838 / 32768 = 4.99994 ("5.00" on the H100, MODEL.md 12). */
+     * request 163838 / 32768 = 4.99994 ("5.00" on the H100, docs/model.md 12.2). */
     CHECK_NEAR(cml_traffic_efficiency(ld), 4194260.0 / 5242816.0, 1e-12);
     CHECK_NEAR(cml_traffic_sectors_per_request(ld), 163838.0 / 32768.0, 1e-12);
     CHECK_EQ_U64(st->instructions, 32768);

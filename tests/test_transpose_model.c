@@ -23,8 +23,8 @@ static void test_registry_entry(void)
 {
     const cml_experiment *x = &cml_exp_transpose;
     CHECK(strcmp(x->key, "transpose") == 0);
-    CHECK_EQ_I64(x->spec_number, 17);
-    CHECK(x->model != NULL && x->run == x->model);
+    CHECK_EQ_I64(x->number, 17);
+    CHECK(x->variant != NULL && x->measure != NULL);
     CHECK(x->tour && x->tour[0]);
 }
 
@@ -189,6 +189,30 @@ static void test_odd_size(void)
     cml_results_free(&r);
 }
 
+/* The tile kernels ignore the block: one record each, in the first
+ * block's sweep, at every matrix size swept. */
+static void test_tiles_once(void)
+{
+    cml_results r;
+    CHECK_EQ_I64(run_model(&cml_exp_transpose, "nx=64,96 block=32x8,16x16", &r), CML_OK);
+    CHECK_EQ_U64(r.count, 2 * (5 * 2 + 2));
+    static const char *const order[] = {
+        "kernel=copy block=32x8 nx=64 ny=64",      "kernel=naive-row block=32x8 nx=64 ny=64",
+        "kernel=naive-col block=32x8 nx=64 ny=64", "kernel=unroll4-row block=32x8 nx=64 ny=64",
+        "kernel=unroll4-col block=32x8 nx=64 ny=64", "kernel=smem block=32x32 nx=64 ny=64",
+        "kernel=smem-pad block=32x32 nx=64 ny=64", "kernel=copy block=16x16 nx=64 ny=64",
+    };
+    for (size_t i = 0; i < sizeof order / sizeof order[0] && i < r.count; i++)
+        CHECK_STR_CONTAINS(r.items[i].variant, order[i]);
+    if (r.count == 24)
+        CHECK_STR_CONTAINS(r.items[17].variant, "kernel=smem block=32x32 nx=96 ny=96");
+    size_t tiles = 0;
+    for (size_t i = 0; i < r.count; i++)
+        tiles += strstr(r.items[i].variant, "block=32x32") != NULL;
+    CHECK_EQ_U64(tiles, 4);
+    cml_results_free(&r);
+}
+
 /* A bad kernel name or size is refused, naming the option. */
 static void test_invalid_params(void)
 {
@@ -205,6 +229,7 @@ int main(void)
     test_square();
     test_sampling_is_exact();
     test_odd_size();
+    test_tiles_once();
     test_invalid_params();
     return cml_test_summary("test_transpose_model");
 }

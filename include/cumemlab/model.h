@@ -14,13 +14,15 @@
  * sums the traffic per memory class, so whole-kernel totals can be compared
  * with hardware counters.
  *
- * Every function returns a cml_status; none exits or prints.
+ * Every function returns a cml_status (status.h); none exits or prints.
  */
 #ifndef CUMEMLAB_MODEL_H
 #define CUMEMLAB_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cumemlab/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,21 +33,6 @@ extern "C" {
 #define CML_LINE_BYTES 128u
 #define CML_SHARED_BANKS 32u
 #define CML_BANK_BYTES 4u
-
-typedef enum cml_status {
-    CML_OK = 0,
-    CML_EINVAL,        /* an argument is out of range or malformed */
-    CML_EMISALIGNED,   /* a lane address is not a multiple of the access width */
-    CML_ENOMEM,        /* host allocation failed */
-    CML_ENOGPU,        /* no usable CUDA device */
-    CML_ECUDA,         /* a CUDA call or launch failed */
-    CML_EVERIFY,       /* a kernel's output did not match the host reference */
-    CML_EIO,           /* a file could not be written or read */
-    CML_EUNSUPPORTED   /* this build or device cannot do it */
-} cml_status;
-
-/* A short constant string naming the status ("misaligned address", ...). */
-const char *cml_status_str(cml_status s);
 
 /* Which generation's rules to apply. */
 typedef enum cml_rules {

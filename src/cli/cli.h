@@ -7,6 +7,7 @@
 #define CML_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "core/param.h"
@@ -16,6 +17,7 @@
 enum { CML_EXIT_OK = 0, CML_EXIT_FAIL = 1, CML_EXIT_USAGE = 2 };
 
 #define CML_CLI_MAX_SETTINGS 32
+#define CML_CLI_MAX_EXPRS 16
 
 /* "--name value" pairs meant for an experiment's own parameters. */
 typedef struct cml_setting {
@@ -38,8 +40,14 @@ typedef struct cml_cli {
     int quiet;                    /* no table on stdout */
     int counters;                 /* --counters: CML_COUNTERS_OFF/_ON/_AUTO (default auto) */
     int help;
-    /* model --expr */
+    /* model --expr / run --expr: the index expressions in the order given
+     * (--expr may be repeated up to CML_CLI_MAX_EXPRS times; expr is the
+     * first), --src (what --op copy reads) and --show-kernel */
     const char *expr;
+    const char *exprs[CML_CLI_MAX_EXPRS];
+    int nexprs;
+    const char *src;
+    int show_kernel;
     /* positional arguments after the subcommand */
     const char *pos[8];
     int npos;
@@ -49,19 +57,21 @@ typedef struct cml_cli {
     char command_line[1024];
 } cml_cli;
 
+/* The Options section of --help, from the option table. */
+void cml_cli_print_options(FILE *out);
+
 /* Parse argv after the subcommand. On error prints one line to stderr
  * ("cumemlab: --reps: ...") and returns CML_EXIT_USAGE. */
 int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first);
 
-/* Apply settings ("--offset 11" or "offset=11" items of a text) to an
- * experiment's parameters; one-line error to stderr and CML_EXIT_USAGE.
- * In suite and the tour a setting applies to the experiments that have that
- * parameter and passes the others by (cml_cmd_suite checks that some
- * experiment has it). */
-int cml_cli_apply_settings(const cml_cli *cli, const cml_experiment *exp, cml_param_values *pv);
-int cml_cli_apply_text(const char *text, const cml_experiment *exp, cml_param_values *pv,
-                       const char *origin);
-/* suite and the tour: every setting is a parameter of some experiment, and
+/* An experiment's options: its defaults, then `extra` ("name=list ...";
+ * the tour's or a textbook program's settings), then the command line's
+ * settings. In suite and the tour a command-line setting applies to the
+ * experiments that have that option and passes the others by. One-line
+ * message on stderr and CML_EXIT_USAGE for a bad one. */
+int cml_cli_experiment_options(const cml_cli *cli, const cml_experiment *exp, const char *extra,
+                               cml_param_values *pv);
+/* suite and the tour: every setting is an option of some experiment, and
  * its value is allowed wherever it applies (short_lists: over the tour's
  * variant lists); else one line and CML_EXIT_USAGE. */
 int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists);
@@ -70,21 +80,20 @@ int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists);
 int cml_cmd_list(const cml_cli *cli);
 int cml_cmd_model(const cml_cli *cli);
 int cml_cmd_expr(const cml_cli *cli);
+int cml_cmd_run_expr(const cml_cli *cli);
 int cml_cmd_run(const cml_cli *cli);
 int cml_cmd_suite(const cml_cli *cli, int tour);
 int cml_cmd_device(const cml_cli *cli);
 int cml_cmd_report(const cml_cli *cli);
 int cml_cmd_validate(const cml_cli *cli);
-int cml_cmd_textbook(const cml_cli *cli, const cml_textbook_alias *alias);
+int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,
+                     const cml_textbook_alias *alias);
 void cml_print_help(const char *topic);
 int cml_print_experiment_help(const cml_experiment *exp);
 
-/* Shared by the commands: fill the run context, write outputs. */
+/* Shared by the commands: the results header, the outputs (table, the run's
+ * diagnostics once on stderr, --json/--csv/--html files). */
 void cml_cli_results_init(const cml_cli *cli, cml_results *r);
 int cml_cli_emit(const cml_cli *cli, const cml_results *r);
-/* Run one experiment (model, or GPU when plan->gpu) into r; prints a
- * message for failures. Returns CML_EXIT_*. */
-int cml_cli_run_experiment(const cml_cli *cli, const cml_experiment *exp, const cml_plan *plan,
-                           const char *extra_settings, cml_results *r);
 
 #endif

@@ -6,24 +6,25 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "lab/lab.h"
 #include "experiments/device_facts.h"
 #include "gpu/gpu.h"
 
 int cml_print_experiment_help(const cml_experiment *exp)
 {
-    printf("%s (experiment %d): %s\n  %s\n\nOptions:\n", exp->key, exp->spec_number, exp->title,
-           exp->summary);
-    for (size_t i = 0; i < exp->nparams; i++) {
+    printf("%s (experiment %d): %s\n  %s\n  (%s)\n\nOptions:\n", exp->key, exp->number,
+           exp->title, exp->summary, exp->doc);
+    for (size_t i = 0; i < exp->noptions; i++) {
+        const cml_param_def *d = &exp->options[i];
         char range[256];
-        cml_param_describe_range(&exp->params[i], range, sizeof range);
-        printf("  --%-10s %s\n  %-12s allowed %s; default %s\n", exp->params[i].name,
-               exp->params[i].help, "", range, exp->params[i].def);
+        cml_param_describe_range(d, range, sizeof range);
+        printf("  --%-10s %s\n  %-12s allowed %s; default %s%s%s\n", d->name, d->help, "", range,
+               d->def, d->applies ? "; only with " : "", d->applies ? d->applies : "");
     }
-    printf("\nValues: a list (0,11,128), a range (0:64 or 0:64:8), sizes with k/M/G or 2^k,\n"
+    printf("\nValues: a list (0,11,128), a range (0:64 or 0:64:8), sizes with k/M/G/T or 2^k,\n"
            "names for choices, or 'all'.\n");
-    for (size_t i = 0; i < cml_textbook_count(); i++)
-        if (!strcmp(cml_textbook_at(i)->experiment, exp->key))
-            printf("Textbook name: cumemlab %s\n", cml_textbook_at(i)->usage);
+    for (size_t i = 0; i < exp->naliases; i++)
+        printf("Textbook name: cumemlab %s\n", exp->aliases[i].usage);
     return CML_EXIT_OK;
 }
 
@@ -33,19 +34,21 @@ int cml_cmd_list(const cml_cli *cli)
     printf("Experiments (cumemlab model NAME / cumemlab run NAME; NAME may be a unique prefix):\n\n");
     for (size_t i = 0; i < cml_experiment_count(); i++) {
         const cml_experiment *e = cml_experiment_at(i);
-        printf("%2d  %-16s %s%s\n    %s\n", e->spec_number, e->key, e->title,
-               e->run ? "" : "  [model only so far]", e->summary);
-        for (size_t p = 0; p < e->nparams; p++) {
+        printf("%2d  %-16s %s%s\n    %s\n", e->number, e->key, e->title,
+               e->measure ? "" : "  [model only so far]", e->summary);
+        for (size_t p = 0; p < e->noptions; p++) {
             char range[256];
-            cml_param_describe_range(&e->params[p], range, sizeof range);
-            printf("      --%-10s %s (%s; default %s)\n", e->params[p].name, e->params[p].help,
-                   range, e->params[p].def);
+            cml_param_describe_range(&e->options[p], range, sizeof range);
+            printf("      --%-10s %s (%s; default %s)\n", e->options[p].name, e->options[p].help,
+                   range, e->options[p].def);
         }
     }
     printf("\nTextbook programs (their original arguments):\n");
-    for (size_t i = 0; i < cml_textbook_count(); i++)
-        printf("  cumemlab %-36s -> %s\n", cml_textbook_at(i)->usage,
-               cml_textbook_at(i)->experiment);
+    for (size_t i = 0; i < cml_experiment_count(); i++) {
+        const cml_experiment *e = cml_experiment_at(i);
+        for (size_t k = 0; k < e->naliases; k++)
+            printf("  cumemlab %-36s -> %s\n", e->aliases[k].usage, e->key);
+    }
     return CML_EXIT_OK;
 }
 
@@ -61,7 +64,7 @@ static const cml_experiment *find_or_complain(const char *name)
 
 int cml_cmd_model(const cml_cli *cli)
 {
-    if (cli->expr)
+    if (cli->expr || cli->src || cli->show_kernel)
         return cml_cmd_expr(cli);
     if (cli->npos != 1) {
         fprintf(stderr, "cumemlab: model: name one experiment (cumemlab list), or give --expr\n");
@@ -74,10 +77,12 @@ int cml_cmd_model(const cml_cli *cli)
         return cml_print_experiment_help(exp);
     cml_results r;
     cml_cli_results_init(cli, &r);
-    cml_plan plan = {0};
-    plan.where = cli->where;
-    plan.size_bytes = cli->size_bytes;
-    int rc = cml_cli_run_experiment(cli, exp, &plan, NULL, &r);
+    cml_lab_settings ls = cml_cli_lab_settings(cli);
+    ls.model_only = 1;
+    cml_lab lab;
+    cml_lab_open(&lab, &ls, &r);
+    int rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
+    cml_lab_close(&lab);
     if (rc != CML_EXIT_USAGE) {
         int erc = cml_cli_emit(cli, &r);
         if (!rc)
@@ -87,20 +92,27 @@ int cml_cmd_model(const cml_cli *cli)
     return rc;
 }
 
-/* Open the GPU for a command that needs one; prints the one-line reason. */
-static int need_gpu(const cml_cli *cli, cml_session *s, const char *what)
+/* Open the lab on a GPU for a command that needs one; prints the one-line
+ * reason when there is none. */
+static int need_gpu(const cml_cli *cli, cml_lab *lab, cml_results *r, const char *what)
 {
-    char why[512] = "";
-    int got = cml_session_open(cli, s, 1, why, sizeof why);
-    if (got == 1)
+    cml_lab_settings ls = cml_cli_lab_settings(cli);
+    cml_lab_state got = cml_lab_open(lab, &ls, r);
+    if (got == CML_LAB_GPU)
         return 1;
-    fprintf(stderr, "cumemlab: %s needs a GPU: %s%s\n", what, why,
-            got == 0 ? " (cumemlab model NAME shows the model's prediction)" : "");
+    fprintf(stderr, "cumemlab: %s needs a GPU: %s%s\n", what, lab->why,
+            got == CML_LAB_MODEL ? " (cumemlab model NAME shows the model's prediction)" : "");
+    cml_lab_close(lab);
     return 0;
 }
 
 int cml_cmd_run(const cml_cli *cli)
 {
+    /* Index expressions, and the expr experiment itself (whose --block
+     * takes XxY), go through expr_cmd.c. */
+    const cml_experiment *named = cli->npos == 1 ? cml_experiment_find(cli->pos[0]) : NULL;
+    if (cli->nexprs || cli->src || (named && !strcmp(named->key, "expr")))
+        return cml_cmd_run_expr(cli);
     if (cli->npos != 1) {
         fprintf(stderr, "cumemlab: run: name one experiment (cumemlab list)\n");
         return CML_EXIT_USAGE;
@@ -112,20 +124,19 @@ int cml_cmd_run(const cml_cli *cli)
         return cml_print_experiment_help(exp);
     /* Validate the settings before touching the GPU. */
     cml_param_values pv;
-    char err[512];
-    if (cml_param_defaults(exp->params, exp->nparams, &pv, err, sizeof err) ||
-        cml_cli_apply_settings(cli, exp, &pv))
+    if (cml_cli_experiment_options(cli, exp, NULL, &pv))
         return CML_EXIT_USAGE;
-    cml_session s;
-    if (!need_gpu(cli, &s, "run"))
-        return CML_EXIT_FAIL;
     cml_results r;
     cml_cli_results_init(cli, &r);
-    cml_session_fill(&s, &r);
-    int rc = cml_cli_run_experiment(cli, exp, &s.plan, NULL, &r);
+    cml_lab lab;
+    if (!need_gpu(cli, &lab, &r, "run")) {
+        cml_results_free(&r);
+        return CML_EXIT_FAIL;
+    }
+    int rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
+    cml_lab_close(&lab);
     int erc = cml_cli_emit(cli, &r);
     cml_results_free(&r);
-    cml_session_close(&s);
     return rc ? rc : erc;
 }
 
@@ -142,39 +153,34 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     int src = cml_cli_check_suite_settings(cli, short_lists);
     if (src)
         return src;
-    cml_session s;
-    char why[512] = "";
-    int got = cml_session_open(cli, &s, 1, why, sizeof why);
-    if (got < 0 || (!tour && got == 0)) {
-        fprintf(stderr, "cumemlab: %s needs a GPU: %s\n", tour ? "the tour" : "suite", why);
-        return CML_EXIT_FAIL;
-    }
-    if (got == 0)
-        fprintf(stderr,
-                "cumemlab: no GPU used (%s): running the model-only tour; every figure below is "
-                "a prediction, not a measurement.\n",
-                why);
-    cml_plan plan = s.plan;
-    if (tour)
-        plan.quick = 1;
     cml_results r;
     cml_cli_results_init(cli, &r);
-    cml_session_fill(&s, &r);
+    cml_lab_settings ls = cml_cli_lab_settings(cli);
+    if (tour)
+        ls.quick = 1;
+    cml_lab lab;
+    cml_lab_state got = cml_lab_open(&lab, &ls, &r);
+    if (got == CML_LAB_FAILED || (!tour && got == CML_LAB_MODEL)) {
+        fprintf(stderr, "cumemlab: %s needs a GPU: %s\n", tour ? "the tour" : "suite", lab.why);
+        cml_lab_close(&lab);
+        cml_results_free(&r);
+        return CML_EXIT_FAIL;
+    }
     int rc = CML_EXIT_OK;
     size_t n = cml_experiment_count();
     for (size_t i = 0; i < n; i++) {
         const cml_experiment *exp = cml_experiment_at(i);
         cml_progress(i, n, exp->key);
-        int erc = cml_cli_run_experiment(cli, exp, &plan, short_lists ? exp->tour : NULL, &r);
+        int erc = cml_cli_run_experiment(cli, &lab, exp, short_lists ? exp->tour : NULL, &r);
         if (erc == CML_EXIT_USAGE)
             erc = CML_EXIT_FAIL; /* a bad built-in setting is our bug, not the user's */
         if (erc && !rc)
             rc = erc;
     }
     cml_progress(n, n, NULL);
+    cml_lab_close(&lab);
     int erc = cml_cli_emit(cli, &r);
     cml_results_free(&r);
-    cml_session_close(&s);
     return rc ? rc : erc;
 }
 
@@ -184,31 +190,23 @@ int cml_cmd_device(const cml_cli *cli)
         fprintf(stderr, "cumemlab: device takes no arguments besides --device N and --json/--csv\n");
         return CML_EXIT_USAGE;
     }
-    cml_session s;
-    char why[512] = "";
-    int got = cml_session_open(cli, &s, 1, why, sizeof why);
-    if (got != 1) {
-        fprintf(stderr, "cumemlab: device needs a GPU: %s\n", why);
-        return CML_EXIT_FAIL;
-    }
     cml_results r;
     cml_cli_results_init(cli, &r);
-    cml_session_fill(&s, &r);
-    int rc = cml_device_facts_record(s.plan.dev, &r) == CML_OK ? CML_EXIT_OK : CML_EXIT_FAIL;
+    cml_lab lab;
+    if (!need_gpu(cli, &lab, &r, "device")) {
+        cml_results_free(&r);
+        return CML_EXIT_FAIL;
+    }
+    int rc = cml_device_facts_record(lab.plan.dev, &r) == CML_OK ? CML_EXIT_OK : CML_EXIT_FAIL;
+    cml_lab_close(&lab);
     int erc = cml_cli_emit(cli, &r);
     cml_results_free(&r);
-    cml_session_close(&s);
     return rc ? rc : erc;
 }
 
-int cml_cmd_textbook(const cml_cli *cli, const cml_textbook_alias *alias)
+int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,
+                     const cml_textbook_alias *alias)
 {
-    const cml_experiment *exp = cml_experiment_find(alias->experiment);
-    if (!exp) {
-        fprintf(stderr, "cumemlab: %s: its experiment %s is not built in\n", alias->name,
-                alias->experiment);
-        return CML_EXIT_FAIL;
-    }
     if (cli->help) {
         printf("cumemlab %s\n  the textbook program, run as experiment %s with %s\n\n",
                alias->usage, exp->key, alias->fixed);
@@ -227,37 +225,33 @@ int cml_cmd_textbook(const cml_cli *cli, const cml_textbook_alias *alias)
         snprintf(settings + used, sizeof settings - used, " %s=%s", alias->positional[i],
                  cli->pos[i]);
     }
-    cml_session s;
-    char why[512] = "";
-    int got = cml_session_open(cli, &s, 1, why, sizeof why);
-    if (got < 0) {
-        fprintf(stderr, "cumemlab: %s: %s\n", alias->name, why);
-        return CML_EXIT_FAIL;
-    }
-    if (got == 0)
-        fprintf(stderr, "cumemlab: %s: no GPU used (%s): showing the model's view.\n",
-                alias->name, why);
-    cml_plan plan = s.plan;
-    plan.textbook = 1;
+    /* Bad arguments are refused before anything is opened or said. */
+    cml_param_values pv;
+    if (cml_cli_experiment_options(cli, exp, settings, &pv))
+        return CML_EXIT_USAGE;
     cml_results r;
     cml_cli_results_init(cli, &r);
-    cml_session_fill(&s, &r);
-    int rc = cml_cli_run_experiment(cli, exp, &plan, settings, &r);
-    if (rc != CML_EXIT_USAGE) {
-        /* The classic line first, as the book's program printed it. */
-        for (size_t i = 0; i < r.count; i++) {
-            const cml_record *rec = &r.items[i];
-            if (!rec->measured)
-                continue;
-            printf("%s <<< %llu, %llu >>> %s elapsed %f sec\n", alias->name,
-                   (unsigned long long)rec->grid, (unsigned long long)rec->block, rec->variant,
-                   rec->timing.median_ms * 1e-3);
-        }
-        int erc = cml_cli_emit(cli, &r);
-        if (!rc)
-            rc = erc;
+    cml_lab_settings ls = cml_cli_lab_settings(cli);
+    ls.textbook = 1;
+    cml_lab lab;
+    if (cml_lab_open(&lab, &ls, &r) == CML_LAB_FAILED) {
+        fprintf(stderr, "cumemlab: %s: %s\n", alias->name, lab.why);
+        cml_lab_close(&lab);
+        cml_results_free(&r);
+        return CML_EXIT_FAIL;
     }
+    int rc = cml_cli_run_experiment(cli, &lab, exp, settings, &r);
+    cml_lab_close(&lab);
+    /* The classic line first, as the book's program printed it. */
+    for (size_t i = 0; i < r.count; i++) {
+        const cml_record *rec = &r.items[i];
+        if (!rec->measured)
+            continue;
+        printf("%s <<< %llu, %llu >>> %s elapsed %f sec\n", alias->name,
+               (unsigned long long)rec->grid, (unsigned long long)rec->block, rec->variant,
+               rec->timing.median_ms * 1e-3);
+    }
+    int erc = cml_cli_emit(cli, &r);
     cml_results_free(&r);
-    cml_session_close(&s);
-    return rc;
+    return rc ? rc : erc;
 }

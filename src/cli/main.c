@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report/output_file.h"
 
 static const char *const usage_text =
     "cumemlab " CUMEMLAB_VERSION " - how memory access patterns decide a GPU kernel's speed\n"
@@ -28,23 +29,10 @@ static const char *const usage_text =
     "  cumemlab PROGRAM [args]      a textbook program by its name (readSegment 11 512, ...)\n"
     "  cumemlab help [NAME]         this text, or an experiment's options\n"
     "\n"
-    "Options:\n"
-    "  --json FILE       write the results as JSON (schema: docs/json-schema.md)\n"
-    "  --csv FILE        write one CSV row per measured variant\n"
-    "  --html FILE       write a self-contained HTML report with charts (no network)\n"
-    "  --device N        the GPU to use (default 0)\n"
-    "  --where dram|l2|l1  size streaming arrays to live in DRAM (default), L2 or L1\n"
-    "  --size BYTES      array size instead (4096 .. 1T; k/M/G suffixes, 2^k)\n"
-    "  --peak GBS        the reference for shares of peak (GB/s) instead of measuring it\n"
-    "  --reps N          timed samples (1..100000; default: 20, and up to 80 while their cv\n"
-    "                    is above 1%), --warmup N (0..1000)\n"
-    "  --model           never use the GPU: model only\n"
-    "  --counters on|off|auto  read hardware counters (CUPTI) beside the model (default\n"
-    "                    auto: when the profiler can run here; on: fail if it cannot)\n"
-    "  --quick           fewer variants and repetitions (suite: the tour's variants)\n"
-    "  --quiet           no table on standard output\n"
-    "  --NAME VALUES     an experiment's own option, e.g. --offset 0:32,128 --path ca,cg\n"
-    "  --help, --version\n"
+    "Options:\n";
+
+/* After the options: what model --expr takes, and the exit codes. */
+static const char *const usage_tail =
     "\n"
     "model --expr options: --elem 1|2|4|8|16, --n N, --threads N, --block X or XxY,\n"
     "  --op load|store, --space global|shared|constant|local, --base BYTES\n"
@@ -55,6 +43,36 @@ void cml_print_help(const char *topic)
 {
     (void)topic;
     fputs(usage_text, stdout);
+    cml_cli_print_options(stdout);
+    fputs(usage_tail, stdout);
+}
+
+/*
+ * Every output path, before anything runs: a bad one (no such folder, not
+ * writable, a directory) or two outputs naming one file is a usage error,
+ * and nothing is run or written (src/report/output_file.h says what may be
+ * written to and how).
+ */
+static int check_outputs(const cml_cli *cli)
+{
+    const char *outs[3] = {cli->json_path, cli->csv_path, cli->html_path};
+    static const char *const names[3] = {"--json", "--csv", "--html"};
+    for (int a = 0; a < 3; a++) {
+        char err[640];
+        if (!outs[a])
+            continue;
+        if (cml_output_check(outs[a], err, sizeof err) != 0) {
+            fprintf(stderr, "cumemlab: %s: %s\n", names[a], err);
+            return CML_EXIT_USAGE;
+        }
+        for (int b = 0; b < a; b++)
+            if (outs[b] && cml_output_same(outs[a], outs[b])) {
+                fprintf(stderr, "cumemlab: %s and %s name the same file: %s\n", names[b],
+                        names[a], outs[a]);
+                return CML_EXIT_USAGE;
+            }
+    }
+    return CML_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -76,16 +94,25 @@ int main(int argc, char **argv)
     int rc = cml_cli_parse(&cli, argc, argv, first);
     if (rc)
         return rc;
+    rc = check_outputs(&cli);
+    if (rc)
+        return rc;
 
     if (!strcmp(cmd, "help")) {
+        if (cli.npos > 1) {
+            fprintf(stderr, "cumemlab: help takes one topic (an experiment or a program), not "
+                            "'%s'\n", cli.pos[1]);
+            return CML_EXIT_USAGE;
+        }
         if (cli.npos == 1) {
             const cml_experiment *e = cml_experiment_find(cli.pos[0]);
             if (e)
                 return cml_print_experiment_help(e);
-            const cml_textbook_alias *a = cml_textbook_find(cli.pos[0]);
+            const cml_experiment *ae;
+            const cml_textbook_alias *a = cml_textbook_find(cli.pos[0], &ae);
             if (a) {
                 cli.help = 1;
-                return cml_cmd_textbook(&cli, a);
+                return cml_cmd_textbook(&cli, ae, a);
             }
             fprintf(stderr, "cumemlab: help: unknown topic '%s' (cumemlab list)\n", cli.pos[0]);
             return CML_EXIT_USAGE;
@@ -115,9 +142,10 @@ int main(int argc, char **argv)
         return cml_cmd_report(&cli);
     if (!strcmp(cmd, "validate"))
         return cml_cmd_validate(&cli);
-    const cml_textbook_alias *alias = cml_textbook_find(cmd);
+    const cml_experiment *aexp;
+    const cml_textbook_alias *alias = cml_textbook_find(cmd, &aexp);
     if (alias)
-        return cml_cmd_textbook(&cli, alias);
+        return cml_cmd_textbook(&cli, aexp, alias);
     fprintf(stderr, "cumemlab: unknown command '%s' (cumemlab --help)\n", cmd);
     return CML_EXIT_USAGE;
 }

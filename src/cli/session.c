@@ -1,6 +1,7 @@
 /*
- * What every command shares: the results header, writing the outputs, the
- * GPU session (open, facts, measured peak) and running one experiment.
+ * What every command shares: the results header, the lab's settings from
+ * the options, running one experiment through the lab, writing the outputs
+ * and the progress line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +11,6 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
-#include "counters/counters.h"
-#include "experiments/counters_pass.h"
-#include "experiments/peak.h"
-#include "gpu/gpu.h"
 #include "report/report.h"
 #include "report/html.h"
 
@@ -34,6 +31,14 @@ int cml_cli_emit(const cml_cli *cli, const cml_results *r)
         rc = CML_EXIT_FAIL;
     }
     fflush(stdout);
+    /* The run's diagnostics, once, on the terminal's error stream (the
+     * files carry them too). */
+    for (size_t i = 0; i < r->ndiags; i++) {
+        const cml_diagnostic *d = &r->diags[i];
+        const int info = d->level == CML_DIAG_INFO;
+        fprintf(stderr, "cumemlab: %s%s%s%s%s\n", info ? "" : cml_diag_level_name(d->level),
+                info ? "" : ": ", d->experiment, d->experiment[0] ? ": " : "", d->message);
+    }
     if (cli->json_path &&
         cml_report_write_file(cli->json_path, cml_report_json, r, err, sizeof err) != CML_OK) {
         fprintf(stderr, "cumemlab: --json: %s\n", err);
@@ -52,114 +57,21 @@ int cml_cli_emit(const cml_cli *cli, const cml_results *r)
     return rc;
 }
 
-int cml_session_open(const cml_cli *cli, cml_session *s, int need_peak, char *why, size_t whylen)
+cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
 {
-    memset(s, 0, sizeof *s);
-    s->plan.where = cli->where;
-    s->plan.size_bytes = cli->size_bytes;
-    s->plan.reps = cli->reps;
-    s->plan.warmup = cli->warmup;
-    s->plan.quick = cli->quick;
-    s->plan.counters = cli->counters;
-    if (cli->model_only) {
-        snprintf(why, whylen, "--model given");
-        return 0;
-    }
-    int count = cml_gpu_count(why, whylen);
-    if (count <= 0)
-        return 0;
-    if (cli->device >= count) {
-        snprintf(why, whylen, "--device %d: this machine has %d GPU%s (allowed 0..%d)",
-                 cli->device, count, count == 1 ? "" : "s", count - 1);
-        return -1;
-    }
-    char err[512];
-    if (cml_gpu_open(cli->device, &s->gpu, err, sizeof err) != CML_OK) {
-        snprintf(why, whylen, "%s", err);
-        return -1;
-    }
-    s->plan.gpu = s->gpu;
-    s->plan.dev = cml_gpu_facts(s->gpu);
-    /* --reps N: exactly N samples, never more for a noisy kernel. */
-    if (cli->reps)
-        cml_gpu_set_noise_limit(s->gpu, 0.0, 1);
-    if (need_peak && cli->peak_gbs) {
-        s->plan.peak_gbs = (double)cli->peak_gbs; /* --peak: the user's reference */
-        s->peak_given = 1;
-    } else if (need_peak) {
-        /* The reference is DRAM's peak whatever --where/--size ask of the
-         * experiments: at L2 sizes it would measure the cache instead. */
-        cml_plan dram = s->plan;
-        dram.where = CML_WHERE_DRAM;
-        dram.size_bytes = 0;
-        if (cml_peak_measure(&dram, &s->plan.peak_gbs) != CML_OK) {
-            snprintf(why, whylen, "measuring the peak bandwidth failed: %s",
-                     cml_gpu_error(s->gpu));
-            cml_gpu_close(s->gpu);
-            s->gpu = NULL;
-            return -1;
-        }
-    }
-    /* Hardware counters, after the peak (which needs none), for every
-     * command but `device`, which lists facts and reads no counter. With
-     * --counters auto a profiler that cannot run here is said once, and the
-     * run goes on without it. */
-    if (cli->counters != CML_COUNTERS_OFF && strcmp(cli->command, "device") != 0) {
-        char cwhy[512] = "";
-        cml_status cst = cml_counters_open(cli->device, &s->plan.profiler, cwhy, sizeof cwhy);
-        if (cst != CML_OK && cli->counters == CML_COUNTERS_ON) {
-            snprintf(why, whylen, "--counters on: hardware counters unavailable: %s", cwhy);
-            cml_gpu_close(s->gpu);
-            s->gpu = NULL;
-            s->plan.gpu = NULL;
-            s->plan.dev = NULL;
-            return -1;
-        }
-        if (cst != CML_OK)
-            fprintf(stderr, "cumemlab: hardware counters unavailable (%s); measuring without "
-                            "them.\n",
-                    cwhy);
-        /* The experiments' counters passes go through a queue profiled in
-         * batches, flushed before any buffer they read is freed. */
-        if (cst == CML_OK) {
-            s->plan.counters_pass = cml_counters_pass_open(s->plan.profiler, s->gpu);
-            if (s->plan.counters_pass)
-                cml_gpu_set_buffer_hook(s->gpu, cml_counters_pass_on_buffer,
-                                        s->plan.counters_pass);
-        }
-    }
-    return 1;
-}
-
-void cml_session_fill(const cml_session *s, cml_results *r)
-{
-    if (!s->gpu)
-        return;
-    r->model_only = 0;
-    r->has_device = 1;
-    r->device = *s->plan.dev;
-    r->peak_gbs = s->plan.peak_gbs;
-    r->peak_given = s->peak_given;
-}
-
-void cml_session_close(cml_session *s)
-{
-    /* CML_COUNTERS_TIMING=1: where the counters' time went, on stderr. */
-    const char *t = getenv("CML_COUNTERS_TIMING");
-    if (s->plan.profiler && t && *t && *t != '0') {
-        char line[512];
-        cml_counters_timing(s->plan.profiler, line, sizeof line);
-        fprintf(stderr, "cumemlab: counters: %s\n", line);
-    }
-    if (s->gpu)
-        cml_gpu_set_buffer_hook(s->gpu, NULL, NULL);
-    cml_counters_pass_free(s->plan.counters_pass); /* empty: each run flushed it */
-    s->plan.counters_pass = NULL;
-    cml_counters_close(s->plan.profiler);
-    s->plan.profiler = NULL;
-    if (s->gpu)
-        cml_gpu_close(s->gpu);
-    s->gpu = NULL;
+    cml_lab_settings s;
+    memset(&s, 0, sizeof s);
+    s.device = cli->device;
+    s.model_only = cli->model_only;
+    s.counters = cli->counters;
+    s.measure_peak = 1;
+    s.peak_gbs = (double)cli->peak_gbs;
+    s.where = cli->where;
+    s.size_bytes = cli->size_bytes;
+    s.reps = cli->reps;
+    s.warmup = cli->warmup;
+    s.quick = cli->quick;
+    return s;
 }
 
 /*
@@ -202,38 +114,13 @@ void cml_progress(size_t i, size_t n, const char *name)
     shown = 1;
 }
 
-int cml_cli_run_experiment(const cml_cli *cli, const cml_experiment *exp, const cml_plan *plan,
+int cml_cli_run_experiment(const cml_cli *cli, cml_lab *lab, const cml_experiment *exp,
                            const char *extra_settings, cml_results *r)
 {
     cml_param_values pv;
-    char err[512];
-    if (cml_param_defaults(exp->params, exp->nparams, &pv, err, sizeof err) != CML_OK) {
-        fprintf(stderr, "cumemlab: %s: bad default: %s\n", exp->key, err);
-        return CML_EXIT_FAIL;
-    }
-    int rc = cml_cli_apply_text(extra_settings, exp, &pv, NULL);
-    if (!rc)
-        rc = cml_cli_apply_settings(cli, exp, &pv);
+    int rc = cml_cli_experiment_options(cli, exp, extra_settings, &pv);
     if (rc)
         return rc;
-    cml_experiment_fn fn = (plan->gpu && exp->run) ? exp->run : exp->model;
-    cml_plan local = *plan;
-    if (!exp->run)
-        local.gpu = NULL; /* this experiment runs on the model alone so far */
-    size_t before = r->count;
-    cml_counters_pass_begin(local.counters_pass, r);
-    cml_status st = fn(&local, &pv, r);
-    /* Every queued counters pass is read before the records are. */
-    cml_counters_pass_flush(local.counters_pass);
-    cml_counters_pass_begin(local.counters_pass, NULL);
-    int failed = 0;
-    for (size_t i = before; i < r->count; i++)
-        failed |= r->items[i].state == CML_REC_FAILED;
-    if (st != CML_OK) {
-        const char *msg = plan->gpu ? cml_gpu_error(plan->gpu) : "";
-        fprintf(stderr, "cumemlab: %s: %s%s%s\n", exp->key, cml_status_str(st), *msg ? ": " : "",
-                msg);
-        return CML_EXIT_FAIL;
-    }
-    return failed ? CML_EXIT_FAIL : CML_EXIT_OK;
+    cml_status st = cml_lab_run(lab, exp, &pv, r);
+    return st == CML_OK ? CML_EXIT_OK : CML_EXIT_FAIL;
 }

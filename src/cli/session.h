@@ -1,22 +1,21 @@
-/* The GPU session of a command: device, facts and measured peak in a plan. */
+/* What the commands share beyond cli.h: the lab's settings from the
+ * options, and the progress line. */
 #ifndef CML_CLI_SESSION_H
 #define CML_CLI_SESSION_H
 
 #include "cli/cli.h"
+#include "lab/lab.h"
 
-typedef struct cml_session {
-    struct cml_gpu *gpu;
-    cml_plan plan;
-    int peak_given; /* plan.peak_gbs came from --peak */
-} cml_session;
+/* The lab's settings asked for by the command line (peak measured). */
+cml_lab_settings cml_cli_lab_settings(const cml_cli *cli);
 
-/* 1: a GPU is open; 0: none (why says so: no device, --model); -1: a GPU
- * is there but could not be used (why says so). need_peak: measure the
- * peak bandwidth first (every share of peak is relative to it), or take
- * --peak's figure. */
-int cml_session_open(const cml_cli *cli, cml_session *s, int need_peak, char *why, size_t whylen);
-void cml_session_fill(const cml_session *s, cml_results *r);
-void cml_session_close(cml_session *s);
+/* Run one experiment through the lab: its defaults, then extra_settings
+ * ("name=list ..."; the tour's, a textbook program's), then the command
+ * line's settings. Prints a usage message and returns CML_EXIT_USAGE for a
+ * bad setting; CML_EXIT_FAIL when a record failed or the run stopped. */
+int cml_cli_run_experiment(const cml_cli *cli, cml_lab *lab, const cml_experiment *exp,
+                           const char *extra_settings, cml_results *r);
+
 void cml_progress(size_t i, size_t n, const char *name);
 
 #endif

@@ -2,15 +2,16 @@
  * cumemlab validate: the model against this GPU's hardware counters.
  *
  * Runs every deterministic pattern of the experiments that have GPU kernels
- * (the rows below: experiment + settings, easy to extend) at a moderate
+ * (each registry row's validate settings) at a moderate
  * size, reads the counters of each variant through CUPTI (cml_exp_time's
  * counters pass, L2 flushed before every range), and judges each counter the
  * counter map marks exact or percent: agree when measured == predicted.
- * Then the probes (src/counters/probes.c) settle MODEL.md §10's questions
+ * Then the probes (src/counters/probes.c) settle docs/model.md's open questions
  * the same way. Prints one line per variant and per probe, the differing
  * counters under it, and `N agree, N differ`. Exit 1 when a row differs
- * and docs/model-evidence.md does not explain it (the table `explained`
- * below, each entry pointing to its section), or a run failed.
+ * and docs/model-evidence.md does not explain it (the rows' explained
+ * differences and the table below, each entry pointing to its section), or
+ * a run failed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,63 +20,23 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "lab/lab.h"
 #include "counters/counter_map.h"
 #include "counters/counters.h"
 #include "counters/probes.h"
 #include "gpu/gpu.h"
 #include "report/report_util.h"
 
-/* What to run: an experiment and its settings ("" = its default sweep).
- * Rows of experiments without GPU kernels yet are skipped and listed. */
-typedef struct validate_row {
-    const char *experiment;
-    const char *settings;
-} validate_row;
-
-static const validate_row rows[] = {
-    {"read-offset", "offset=0:32,128 path=ca,cg,nc"},
-    {"write-offset", "offset=0:32,128 path=wb,cg,cs"},
-    {"aos-soa", "layout=aos,soa fields=2,4,8 touched=1,2"},
-    {"unroll", "unroll=1,2,4 width=4,8,16 offset=0,11"},
-    {"parallelism", ""},
-    {"stride", "pattern=stride,stride-write stride=1:32"},
-    {"stride", "pattern=broadcast"},
-    {"stride", "pattern=gather,scatter window=32,1024,0"},
-    {"read-only", "pattern=copy,stencil,hot-gather path=ca,cg,nc"},
-    {"pitch2d", ""},
-    {"shared-banks", ""},
-    {"constant", ""},
-    {"local", ""},
-    {"transpose", ""},
-};
-
 /*
- * Differences docs/model-evidence.md explains. A differing counter of a
- * row is explained when the experiment matches (NULL: any experiment;
- * "probe" for probes), the variant (or probe id) contains `variant_has`
- * (NULL: any) and the metric contains `metric_has`. With max_frac > 0 the
- * difference must also be an excess (measured > predicted) of at most
- * max_frac times the predicted wavefronts of the same shared-memory
- * operation (for a bank-conflict counter) or of the counter itself.
+ * Differences docs/model-evidence.md explains for every experiment alike;
+ * each experiment's own explained differences are in its registry row
+ * (cml_validate_spec). Kernels that mix shared stores, loads and barriers
+ * across warps: the hardware counts a few extra wavefronts, all as bank
+ * conflicts, and a different number every run; they are wavefronts lost to
+ * the accesses of another block on the same SM (measured: §4.3).
  */
-typedef struct explained_diff {
-    const char *experiment;
-    const char *variant_has;
-    const char *metric_has;
-    double max_frac;
-    const char *section; /* in docs/model-evidence.md */
-} explained_diff;
-
-static const explained_diff explained[] = {
-    /* Kernels that mix shared stores, loads and barriers across warps: the
-     * hardware counts a few extra wavefronts, all as bank conflicts, and a
-     * different number every run; they are wavefronts lost to the accesses
-     * of another block on the same SM (measured: §4.3). */
-    {NULL, NULL, "_mem_shared_op_", 0.05, "§4.1 shared counters in mixed kernels"},
-    /* The transpose tile kernels: the same excess, larger (up to 27% on the
-     * padded tile's loads); with one block per SM the counts equal the
-     * pattern (bench/gpu/shared_contention.c). */
-    {"transpose", "smem", "_mem_shared_op_", 0.30, "§4.3 transpose tile kernels"},
+static const cml_explained_diff explained_everywhere[] = {
+    {NULL, "_mem_shared_op_", 0.05, "§4.1 shared counters in mixed kernels"},
 };
 
 /* The counter a max_frac tolerance is measured against. */
@@ -89,25 +50,34 @@ static void reference_metric(const char *metric, char *buf, size_t len)
         snprintf(buf, len, "%s", metric);
 }
 
-/* The section explaining (measured vs predicted) of `metric`, or NULL.
- * ref_pred: the predicted value of reference_metric(metric). */
-static const char *explanation(const char *experiment, const char *variant, const char *metric,
-                               double measured, double predicted, double ref_pred)
+/* Whether entry e explains the difference (measured vs predicted). */
+static int explains(const cml_explained_diff *e, const char *variant, const char *metric,
+                    double measured, double predicted, double ref_pred)
 {
-    const int probe = !strcmp(experiment, "probe");
-    for (size_t i = 0; i < sizeof explained / sizeof explained[0]; i++) {
-        const explained_diff *e = &explained[i];
-        if (e->experiment ? strcmp(e->experiment, experiment) != 0 : probe)
-            continue;
-        if (e->variant_has && !strstr(variant, e->variant_has))
-            continue;
-        if (!strstr(metric, e->metric_has))
-            continue;
-        if (e->max_frac > 0 &&
-            !(measured > predicted && measured - predicted <= e->max_frac * ref_pred))
-            continue;
-        return e->section;
-    }
+    if (e->variant_has && !strstr(variant, e->variant_has))
+        return 0;
+    if (!strstr(metric, e->metric_has))
+        return 0;
+    return !(e->max_frac > 0 &&
+             !(measured > predicted && measured - predicted <= e->max_frac * ref_pred));
+}
+
+/* The section explaining (measured vs predicted) of `metric` in a record
+ * of experiment `exp` (NULL: a probe, which only its own entries explain),
+ * or NULL. ref_pred: the predicted value of reference_metric(metric). */
+static const char *explanation(const cml_experiment *exp, const char *variant,
+                               const char *metric, double measured, double predicted,
+                               double ref_pred)
+{
+    if (!exp)
+        return NULL;
+    const cml_validate_spec *v = exp->validate;
+    for (size_t i = 0; v && i < v->nexplained; i++)
+        if (explains(&v->explained[i], variant, metric, measured, predicted, ref_pred))
+            return v->explained[i].section;
+    for (size_t i = 0; i < CML_COUNT(explained_everywhere); i++)
+        if (explains(&explained_everywhere[i], variant, metric, measured, predicted, ref_pred))
+            return explained_everywhere[i].section;
     return NULL;
 }
 
@@ -157,9 +127,8 @@ static void judge_record(FILE *out, const cml_record *rec, tally *t)
             for (unsigned j = 0; j < rec->ncounters; j++)
                 if (!strcmp(rec->counters[j].name, ref) && rec->counters[j].has_prediction)
                     ref_pred = rec->counters[j].predicted;
-            const char *why =
-                explanation(rec->experiment, rec->variant, c->name, c->measured, c->predicted,
-                            ref_pred);
+            const char *why = explanation(cml_experiment_find(rec->experiment), rec->variant,
+                                          c->name, c->measured, c->predicted, ref_pred);
             if (why)
                 section = why;
             else
@@ -224,7 +193,7 @@ static void judge_probe(FILE *out, const cml_probe_result *r, tally *t)
             const cml_counter_def *rd = cml_counter_map_find(ref);
             if (rd && rd != d)
                 (void)cml_counter_predict(rd, &r->model, &ref_pred);
-            const char *why = explanation("probe", p->id, names[i], v, pred, ref_pred);
+            const char *why = explanation(NULL, p->id, names[i], v, pred, ref_pred);
             if (why)
                 section = why;
             else
@@ -251,7 +220,7 @@ static void print_usage(void)
     printf("cumemlab validate [--device N] [--size BYTES] [--reps N] [--warmup N] [--json FILE]\n"
            "  Runs every deterministic pattern of the experiments with GPU kernels, reads the\n"
            "  hardware counters of each variant (CUPTI range profiler, L2 flushed before each\n"
-           "  range), sets them beside the model, then runs the probes of MODEL.md section 10.\n"
+           "  range), sets them beside the model, then runs the probes of docs/model.md (the open questions).\n"
            "  One line per variant: counters measured (per instruction for probes), [model X]\n"
            "  where the model predicts otherwise, and agree / differ. Default size 32 MiB per\n"
            "  array, 2 repetitions. Exit 1 if a difference is not explained in\n"
@@ -273,21 +242,24 @@ int cml_cmd_validate(const cml_cli *cli)
                         "--counters off)\n");
         return CML_EXIT_USAGE;
     }
-    static cml_cli v; /* large: static, like main's */
-    v = *cli;
-    v.counters = CML_COUNTERS_ON;
-    cml_session s;
-    char why[640] = "";
-    if (cml_session_open(&v, &s, 0, why, sizeof why) != 1) {
+    cml_results r;
+    cml_cli_results_init(cli, &r);
+    cml_lab_settings ls = cml_cli_lab_settings(cli);
+    ls.counters = CML_COUNTERS_ON;
+    ls.measure_peak = 0; /* counters, not shares of peak */
+    ls.size_bytes = cli->size_bytes ? cli->size_bytes : (uint64_t)32 << 20;
+    cml_lab lab;
+    if (cml_lab_open(&lab, &ls, &r) != CML_LAB_GPU) {
         fprintf(stderr, "cumemlab: validate needs a GPU with readable counters: %s\n",
-                why[0] ? why : "no GPU");
-        cml_session_close(&s);
+                lab.why[0] ? lab.why : "no GPU");
+        cml_lab_close(&lab);
+        cml_results_free(&r);
         return CML_EXIT_FAIL;
     }
-    cml_plan plan = s.plan;
-    plan.size_bytes = cli->size_bytes ? cli->size_bytes : (uint64_t)32 << 20;
-    plan.reps = cli->reps ? cli->reps : 2;
-    plan.warmup = cli->warmup ? cli->warmup : 1;
+    /* Two samples by default (more while their cv is high, unless --reps). */
+    lab.plan.reps = cli->reps ? cli->reps : 2;
+    lab.plan.warmup = cli->warmup ? cli->warmup : 1;
+    const cml_plan plan = lab.plan;
 
     FILE *out = stdout;
     const cml_device_facts *dev = plan.dev;
@@ -320,37 +292,37 @@ int cml_cmd_validate(const cml_cli *cli)
                  "sectors):\n");
 
     tally t = {0};
-    cml_results r;
-    cml_cli_results_init(cli, &r);
-    cml_session_fill(&s, &r);
     int failed_run = 0;
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const cml_experiment *exp = cml_experiment_find(rows[i].experiment);
-        if (!exp || !exp->run) {
-            fprintf(out, "%-13s %-44s  skipped: %s\n", rows[i].experiment, rows[i].settings,
-                    exp ? "no GPU kernels yet" : "not in this build");
+    for (size_t e = 0; e < cml_experiment_count(); e++) {
+        const cml_experiment *exp = cml_experiment_at(e);
+        if (!exp->validate || !exp->measure) {
+            fprintf(out, "%-13s %-44s  skipped: %s\n", exp->key, "",
+                    exp->measure ? "no deterministic pattern to compare" : "no GPU kernels yet");
             t.skipped++;
             continue;
         }
-        size_t first = r.count;
-        int rc = cml_cli_run_experiment(&v, exp, &plan, rows[i].settings, &r);
-        if (rc == CML_EXIT_USAGE) {
-            fprintf(out, "%-13s %-44s  FAILED: the row's settings do not apply (fix the row)\n",
-                    rows[i].experiment, rows[i].settings);
-            t.failed++;
-            failed_run = 1;
-            continue;
+        for (const char *const *set = exp->validate->settings; *set; set++) {
+            size_t first = r.count;
+            cml_param_values pv;
+            char err[512];
+            if (cml_lab_options(exp, *set, "its validate settings", &pv, err, sizeof err)) {
+                fprintf(out, "%-13s %-44s  FAILED: %s (fix the row)\n", exp->key, *set, err);
+                t.failed++;
+                failed_run = 1;
+                continue;
+            }
+            (void)cml_lab_run(&lab, exp, &pv, &r); /* failures: judged per record below */
+            for (size_t k = first; k < r.count; k++)
+                judge_record(out, &r.items[k], &t);
+            fflush(out);
         }
-        for (size_t k = first; k < r.count; k++)
-            judge_record(out, &r.items[k], &t);
-        fflush(out);
     }
 
-    fprintf(out, "\nProbes (MODEL.md section 10; counts per instruction, efficiency in %%):\n");
+    fprintf(out, "\nProbes (docs/model.md, the open questions; counts per instruction, efficiency in %%):\n");
     for (size_t i = 0; i < cml_probe_count(); i++) {
         cml_probe_result pr;
         char err[512] = "";
-        if (cml_probe_run(s.gpu, plan.profiler, cml_probe_at(i), &pr, err, sizeof err) != CML_OK) {
+        if (cml_probe_run(lab.gpu, plan.profiler, cml_probe_at(i), &pr, err, sizeof err) != CML_OK) {
             fprintf(out, "%-4s %-44s  FAILED: %s\n", cml_probe_at(i)->question,
                     cml_probe_at(i)->id, err);
             t.failed++;
@@ -367,13 +339,14 @@ int cml_cmd_validate(const cml_cli *cli)
                  "%zu skipped\n",
             t.agree, t.differ, t.explained, t.failed, t.skipped);
     int rc = (t.differ > t.explained || t.failed || failed_run) ? CML_EXIT_FAIL : CML_EXIT_OK;
+    cml_lab_close(&lab);
     if (cli->json_path || cli->csv_path) {
-        v.quiet = 1;
-        int erc = cml_cli_emit(&v, &r);
+        cml_cli quiet = *cli;
+        quiet.quiet = 1;
+        int erc = cml_cli_emit(&quiet, &r);
         if (!rc)
             rc = erc;
     }
     cml_results_free(&r);
-    cml_session_close(&s);
     return rc;
 }

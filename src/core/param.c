@@ -68,7 +68,7 @@ static cml_status fail(char *err, size_t errlen, const cml_param_def *def, const
 }
 
 /*
- * One integer: decimal or 0x hex, optional k/K/M/G suffix (x1024^n), or
+ * One integer: decimal or 0x hex, optional k/K/M/G/T suffix (x1024^n), or
  * 2^k. Rejects anything else, including overflow.
  */
 static int parse_int(const char *s, size_t len, int64_t *out)
@@ -109,6 +109,7 @@ static int parse_int(const char *s, size_t len, int64_t *out)
         case 'k': case 'K': mult = 1024; break;
         case 'm': case 'M': mult = 1024 * 1024; break;
         case 'g': case 'G': mult = (int64_t)1024 * 1024 * 1024; break;
+        case 't': case 'T': mult = (int64_t)1024 * 1024 * 1024 * 1024; break;
         default: return 0;
         }
     }

@@ -21,10 +21,22 @@ typedef struct cml_param_def {
     const char *def;            /* default list, in the same syntax the user types */
     const char *const *choices; /* NULL, or NULL-terminated names ("ca","cg","nc",NULL) */
     unsigned flags;             /* CML_PARAM_* */
+    size_t field;               /* CML_FIELD(settings struct, int64_t member) */
+    const char *applies;        /* NULL: always; "pattern=stride,stride-write": only at
+                                   those values of an option declared after this one;
+                                   elsewhere it is 0, swept once and left out of the
+                                   record */
 } cml_param_def;
 
 /* Values must be powers of two (0 too, when the range includes it). */
 #define CML_PARAM_POW2 1u
+/* Not part of the variant name (sizes chosen from the device, say). */
+#define CML_PARAM_NOVARIANT 2u
+
+/* Where an option's value goes in the experiment's settings struct: one
+ * past the member's offset, so that 0 means "no field" in a row that
+ * forgot it (the registry test refuses such a row). */
+#define CML_FIELD(type, member) (offsetof(type, member) + 1)
 
 typedef struct cml_param_list {
     size_t count;
@@ -40,7 +52,7 @@ typedef struct cml_param_values {
 
 /*
  * Parse a list for `def`: comma-separated items, each a value or a range
- * "a:b" (inclusive) or "a:b:step"; integers take an optional k/M/G suffix
+ * "a:b" (inclusive) or "a:b:step"; integers take an optional k/M/G/T suffix
  * (powers of 1024) or the form 2^k; enumerated parameters take choice names
  * (or "all"). On error writes a one-line message naming --NAME and the
  * allowed range into err and returns CML_EINVAL.

@@ -27,6 +27,46 @@ void cml_results_free(cml_results *r)
     free(r->items);
     r->items = NULL;
     r->count = r->cap = 0;
+    free(r->diags);
+    r->diags = NULL;
+    r->ndiags = r->diags_cap = 0;
+}
+
+cml_status cml_results_diag(cml_results *r, cml_diag_level level, const char *experiment,
+                            const char *fmt, ...)
+{
+    if (r->ndiags == r->diags_cap) {
+        size_t cap = r->diags_cap ? r->diags_cap * 2 : 8;
+        cml_diagnostic *d = realloc(r->diags, cap * sizeof *d);
+        if (!d)
+            return CML_ENOMEM;
+        r->diags = d;
+        r->diags_cap = cap;
+    }
+    cml_diagnostic *d = &r->diags[r->ndiags++];
+    memset(d, 0, sizeof *d);
+    d->level = level;
+    copy_str(d->experiment, sizeof d->experiment, experiment);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    va_end(ap);
+    return CML_OK;
+}
+
+static const char *const diag_levels[] = {"info", "warning", "error"};
+
+const char *cml_diag_level_name(cml_diag_level level)
+{
+    return (unsigned)level < 3 ? diag_levels[level] : "error";
+}
+
+int cml_diag_level_parse(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, diag_levels[i]))
+            return i;
+    return -1;
 }
 
 cml_record *cml_results_add(cml_results *r, const char *experiment, const char *variant)

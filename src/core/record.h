@@ -101,9 +101,22 @@ typedef struct cml_record {
     char finding[384];        /* one sentence: what the numbers show and why */
 } cml_record;
 
+/* A run-level message: no GPU (model-only fallback), counters unavailable
+ * and why, an experiment that failed before it made a record, a waived
+ * variant. The JSON's top-level "diagnostics" array (docs/json-schema.md). */
+typedef enum cml_diag_level { CML_DIAG_INFO = 0, CML_DIAG_WARNING, CML_DIAG_ERROR } cml_diag_level;
+
+typedef struct cml_diagnostic {
+    cml_diag_level level;
+    char experiment[32];      /* registry key; "" for the run as a whole */
+    char message[512];
+} cml_diagnostic;
+
 typedef struct cml_results {
     cml_record *items;
     size_t count, cap;
+    cml_diagnostic *diags;
+    size_t ndiags, diags_cap;
     char command_line[1024];
     int has_device;
     cml_device_facts device;
@@ -117,6 +130,18 @@ void cml_results_init(cml_results *r);
 void cml_results_free(cml_results *r);
 /* Append a zeroed record with experiment/variant set; NULL on out of memory. */
 cml_record *cml_results_add(cml_results *r, const char *experiment, const char *variant);
+
+/* Append a diagnostic (experiment NULL or "": the whole run). CML_ENOMEM
+ * when it cannot be stored. */
+cml_status cml_results_diag(cml_results *r, cml_diag_level level, const char *experiment,
+                            const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* "info", "warning", "error"; and back (-1 for anything else). */
+const char *cml_diag_level_name(cml_diag_level level);
+int cml_diag_level_parse(const char *name);
 
 /* Helpers for experiments filling records. */
 void cml_record_add_param(cml_record *rec, const char *name, int64_t value, const char *label);

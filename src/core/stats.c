@@ -5,6 +5,8 @@
  */
 #include "core/stats.h"
 
+#include "core/record.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,4 +61,26 @@ double cml_stats_median(const double *x, size_t n)
     if (cml_stats_compute(x, n, &st) != CML_OK)
         return NAN;
     return st.median;
+}
+
+double cml_gbs(double bytes, double ms)
+{
+    return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
+}
+
+cml_status cml_timing_from_samples(const double *ms, size_t n, unsigned warmup,
+                                   struct cml_timing *out)
+{
+    cml_stats s;
+    cml_status st = cml_stats_compute(ms, n, &s);
+    if (st != CML_OK)
+        return st;
+    out->warmup = warmup;
+    out->reps = (unsigned)n;
+    out->median_ms = s.median;
+    out->min_ms = s.min;
+    out->max_ms = s.max;
+    out->mean_ms = s.mean;
+    out->cv = s.cv;
+    return CML_OK;
 }

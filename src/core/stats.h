@@ -29,4 +29,16 @@ cml_status cml_stats_compute(const double *x, size_t n, cml_stats *out);
 /* Median of x[0..n-1] (x unchanged); NAN when n == 0 or on out of memory. */
 double cml_stats_median(const double *x, size_t n);
 
+/* Bandwidth in GB/s (1e9 bytes per second) of `bytes` moved in `ms`
+ * milliseconds: the one place the tree turns bytes and time into GB/s.
+ * 0 when ms is not positive (nothing was timed). */
+double cml_gbs(double bytes, double ms);
+
+/* Forward declaration: struct cml_timing lives in core/record.h. */
+struct cml_timing;
+/* The timing summary of samples ms[0..n-1] (milliseconds), after `warmup`
+ * untimed runs: median, min, max, mean, cv. CML_EINVAL as cml_stats_compute. */
+cml_status cml_timing_from_samples(const double *ms, size_t n, unsigned warmup,
+                                   struct cml_timing *out);
+
 #endif

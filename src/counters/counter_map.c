@@ -1,8 +1,8 @@
 /*
  * The counter map (counter_map.h): which hardware metric the model predicts
  * with which output. Metric names are Nsight Compute's sm_70..sm_90 names;
- * MODEL.md §1.6, §3, §4.4 and §6 give the rule behind each row, and §12 the
- * names already accepted on an H100.
+ * docs/model.md §12 gives the rule behind each row (§12.1) and the names
+ * already accepted on an H100 (§12.2).
  */
 #include <math.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "counters/counter_map.h"
 
 static const cml_counter_def map[] = {
-    /* Global loads (MODEL.md §1: R-G1 requests, R-G2 sectors, R-G7 efficiency). */
+    /* Global loads (docs/model.md §2: R-G1 requests, R-G2 sectors, R-G7 efficiency). */
     /* Instructions issued, as SASS: including those whose predicate is off
      * in every lane (an unrolled `if (j < touched)` loop), which send no
      * request and which a C mirror cannot see: informational (E1 in
@@ -25,7 +25,7 @@ static const cml_counter_def map[] = {
     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", CML_CLASS_GLOBAL_LD,
      CML_CTR_EFFICIENCY, CML_CTR_PERCENT,
      "global load efficiency: requested bytes / (32 * sectors), percent"},
-    /* Global stores (§3: R-S1, R-S2). */
+    /* Global stores (docs/model.md §4.1: R-S1, R-S2). */
     {"smsp__inst_executed_op_global_st.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "warp-level global store instructions issued (predicated-off ones included)"},
     {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", CML_CLASS_GLOBAL_ST, CML_CTR_REQUESTS,
@@ -35,7 +35,8 @@ static const cml_counter_def map[] = {
     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct", CML_CLASS_GLOBAL_ST,
      CML_CTR_EFFICIENCY, CML_CTR_PERCENT,
      "global store efficiency: bytes written / (32 * sectors), percent"},
-    /* Caches and DRAM: cache state across warps, not predicted per instruction. */
+    /* Caches and DRAM: cache state across warps, not predicted per instruction
+     * (docs/model.md §13). */
     {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "global load sectors that hit in L1"},
     {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
@@ -48,7 +49,7 @@ static const cml_counter_def map[] = {
      "bytes read from DRAM"},
     {"dram__bytes_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "bytes written to DRAM (dirty lines may stay in L2 after the kernel)"},
-    /* Shared memory (§4: wavefronts and bank conflicts, model S1). */
+    /* Shared memory (docs/model.md §5: wavefronts and bank conflicts, model S1). */
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", CML_CLASS_SHARED_LD,
      CML_CTR_WAVEFRONTS, CML_CTR_EXACT,
      "shared load wavefronts (passes through the banks)"},
@@ -58,7 +59,7 @@ static const cml_counter_def map[] = {
      CML_CTR_WAVEFRONTS, CML_CTR_EXACT, "shared store wavefronts"},
     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", CML_CLASS_SHARED_ST,
      CML_CTR_BANK_CONFLICTS, CML_CTR_EXACT, "shared store bank conflicts"},
-    /* Local memory (§6). */
+    /* Local memory (docs/model.md §7). */
     {"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", CML_CLASS_LOCAL_LD, CML_CTR_REQUESTS,
      CML_CTR_EXACT, "local load requests"},
     {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", CML_CLASS_LOCAL_LD, CML_CTR_SECTORS,

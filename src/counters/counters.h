@@ -8,13 +8,14 @@
  * kernels write the same output every time, so a replay changes nothing),
  * and before every range L2 is flushed by reading a buffer larger than L2, so
  * each starts with cold caches as Nsight Compute's default `--cache-control
- * all` does (MODEL.md §0) and the counts compare with the model's cold-cache
- * figures. Up to CML_COUNTERS_MAX_BATCH measurements share one profiling
- * session (cml_counters_measure_batch), which is what makes counters cheap:
- * starting a pass costs tens of milliseconds whatever the kernel.
+ * all` does (docs/model-evidence.md §1) and the counts compare with the
+ * model's cold-cache figures. Up to CML_COUNTERS_MAX_BATCH measurements share
+ * one profiling session (cml_counters_measure_batch), which is what makes
+ * counters cheap: starting a pass costs tens of milliseconds whatever the
+ * kernel.
  *
- * Where the profiler cannot run (no CUPTI in this build, libcupti missing at
- * run time, no permission to read counters (ERR_NVGPUCTRPERM), an
+ * Where the profiler cannot run (no CUPTI or no CUDA in this build, libcupti
+ * missing at run time, no permission to read counters (ERR_NVGPUCTRPERM), an
  * unsupported device, another profiler attached) cml_counters_open answers
  * CML_EUNSUPPORTED with a one-line reason, and CML_ENOGPU without a GPU;
  * nothing here prints or exits.

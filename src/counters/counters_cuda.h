@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "core/status_gpu.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,24 +24,26 @@ extern "C" {
  * cudaGetDriverEntryPointByVersion, so nothing links libcuda. CML_ENOGPU
  * or CML_ECUDA with a one-line reason.
  */
-cml_status cml_ctr_cuda_context(int device, void **ctx, int *cu_device, char *why, size_t whylen);
+CML_LAUNCHER cml_status cml_ctr_cuda_context(int device, void **ctx, int *cu_device, char *why,
+                                             size_t whylen);
 
 /* A buffer of *bytes for the flush: 3x the L2 of the current device, at
  * least 64 MiB. CML_ECUDA with a reason. */
-cml_status cml_ctr_cuda_flush_alloc(void **buf, uint64_t *bytes, char *why, size_t whylen);
-void cml_ctr_cuda_free(void *buf);
+CML_LAUNCHER cml_status cml_ctr_cuda_flush_alloc(void **buf, uint64_t *bytes, char *why,
+                                                 size_t whylen);
+CML_LAUNCHER void cml_ctr_cuda_free(void *buf);
 
 /* Read the whole flush buffer (ld.global.cg) and wait: L2 then holds only
  * clean lines of the buffer, so the next kernel starts with a cold L2 and
  * evicting those lines writes nothing to DRAM. CML_ECUDA on failure
  * (cml_gpu_last_error names the call). */
-cml_status cml_ctr_cuda_flush(void *buf, uint64_t bytes);
+CML_LAUNCHER cml_status cml_ctr_cuda_flush(void *buf, uint64_t bytes);
 
 /* cudaDeviceSynchronize, checked. */
-cml_status cml_ctr_cuda_sync(void);
+CML_LAUNCHER cml_status cml_ctr_cuda_sync(void);
 
 /* A cml_launch_fn that starts an empty kernel (ctx unused). */
-cml_status cml_ctr_cuda_noop(void *ctx);
+CML_LAUNCHER cml_status cml_ctr_cuda_noop(void *ctx);
 
 #ifdef __cplusplus
 }

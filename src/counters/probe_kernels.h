@@ -2,7 +2,7 @@
  * Probe kernels (probe_kernels.cu): one warp-level memory instruction with
  * lane addresses taken from a table, repeated, so that hardware counters can
  * be read per instruction and set beside the model's rule for it (the open
- * questions E1, E2, E4, E5, E7 of MODEL.md §10; docs/model-evidence.md).
+ * questions E1, E2, E4, E5, E7 of docs/model.md §9; docs/model-evidence.md §3).
  *
  * Each warp runs in a block of its own. Warp w, iteration it uses the
  * region at buf + (w * iters + it) * region; lane l's address is that plus
@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,15 +49,15 @@ typedef struct cml_probe_launch {
 } cml_probe_launch;
 
 /* Bytes of device memory a launch addresses (regions plus the lane span). */
-uint64_t cml_probe_bytes(const cml_probe_launch *a, uint32_t max_off);
+CML_LAUNCHER uint64_t cml_probe_bytes(const cml_probe_launch *a, uint32_t max_off);
 
 /* Copy the lane offsets (bytes, each a multiple of the width) and the
  * active mask to the kernels' constant table, and wait. Done outside any
  * profiled range: the copy is not part of what is counted. */
-cml_status cml_probe_set_lanes(const uint32_t off[32], uint32_t active);
+CML_LAUNCHER cml_status cml_probe_set_lanes(const uint32_t off[32], uint32_t active);
 
 /* A cml_launch_fn: start one probe kernel (asynchronously). */
-cml_status cml_probe_launch_fn(void *args);
+CML_LAUNCHER cml_status cml_probe_launch_fn(void *args);
 
 #ifdef __cplusplus
 }

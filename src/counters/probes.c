@@ -1,8 +1,8 @@
 /*
- * The probes (probes.h): the patterns of MODEL.md §1.5, §3.3, §4.3 and the
- * experiments E1, E2, E4, E5, E7 of §10, one row each. Add a row to add a
- * probe; `cumemlab validate` prints every row with its counters and the
- * model's figures.
+ * The probes (probes.h): the patterns of docs/model.md §2.1, §4.1, §5.1 and
+ * the experiments E1, E2, E4, E5, E7 of its §14, one row each (question "1.5"
+ * marks a worked example of §2.1). Add a row to add a probe; `cumemlab
+ * validate` prints every row with its counters and the model's figures.
  */
 #include "counters/probes.h"
 
@@ -38,7 +38,7 @@ static const cml_probe_def probes[] = {
      I, W, 0},
     {"st.wb u32, no lane active (ptxas branches over it)", "E1", ST, 0, 4, 0, 4, 0, 0, 0, 0x0u, 1,
      I, W, 0},
-    /* E2: efficiency when lanes share addresses; the §1.5 table's rows. */
+    /* E2: efficiency when lanes share addresses; docs/model.md §2.1's rows. */
     {"ld.ca u32, all lanes one address", "E2", LD, 0, 4, 0, 0, 0, 0, 0, ALL, 1, I, W, 0},
     {"ld.ca u32, 4 lanes per word (8 words)", "E2", LD, 0, 4, 0, 0, 0, 4, 0, ALL, 1, I, W, 0},
     {"ld.ca u32, lanes 0-7 consecutive", "1.5", LD, 0, 4, 0, 4, 0, 0, 0, 0xffu, 1, I, W, 0},
@@ -49,7 +49,7 @@ static const cml_probe_def probes[] = {
     {"ld.ca u32, offset 11, twice", "E4", LD, 0, 4, 44, 4, 0, 0, 0, ALL, 2, I, W, 0},
     {"ld.cg u32, offset 11, twice", "E4", LD, 1, 4, 44, 4, 0, 0, 0, ALL, 2, I, W, 0},
     {"ld.nc u32, offset 11, twice", "E4", LD, 2, 4, 44, 4, 0, 0, 0, ALL, 2, I, W, 0},
-    /* E5: stores (§3.3) and what reaches L2 and DRAM. */
+    /* E5: stores (docs/model.md §4.1) and what reaches L2 and DRAM (§13). */
     {"st.wb u32, 32 lanes consecutive", "E5", ST, 0, 4, 0, 4, 0, 0, 0, ALL, 1, I, W, 0},
     {"st.wb u32, offset 11 floats", "E5", ST, 0, 4, 44, 4, 0, 0, 0, ALL, 1, I, W, 0},
     {"st.cg u32, offset 11 floats", "E5", ST, 1, 4, 44, 4, 0, 0, 0, ALL, 1, I, W, 0},
@@ -61,8 +61,8 @@ static const cml_probe_def probes[] = {
     {"st.wb u32, one float per sector, 512 MiB", "E5", ST, 0, 4, 0, 32, 0, 0, 0, ALL, 1, 128,
      4096, 1024},
     {"st.wb then ld.ca u32, same addresses", "E5", STLD, 0, 4, 0, 4, 0, 0, 0, ALL, 1, I, W, 0},
-    /* E7: shared memory, the rows of §4.5 and the patterns where S1 and S2
-     * differ (§4.3 a-d). */
+    /* E7: shared memory, the rows of docs/model.md §5 and the patterns where
+     * S1 and S2 differ (§5.1 a-d). */
     {"ld.shared u32, stride 1 word", "E7", SLD, 0, 4, 0, 4, 0, 0, 0, ALL, 1, I, W, 0},
     {"ld.shared u32, stride 2 words", "E7", SLD, 0, 4, 0, 8, 0, 0, 0, ALL, 1, I, W, 0},
     {"ld.shared u32, stride 32 words", "E7", SLD, 0, 4, 0, 128, 0, 0, 0, ALL, 1, I, W, 0},

@@ -1,6 +1,6 @@
 /*
  * Probes: small dedicated kernels (probe_kernels.cu) that settle the open
- * questions of MODEL.md §10 with hardware counters, each beside what the
+ * questions of docs/model.md §9 with hardware counters, each beside what the
  * model predicts for the same warp instruction. `cumemlab validate` runs
  * them after the experiments; docs/model-evidence.md records the answers.
  *

@@ -28,16 +28,25 @@
 
 static const char *const layouts[] = {"aos", "soa", NULL};
 
+/* One point of the sweep; the options' fields. */
+typedef struct aos_soa_settings {
+    int64_t touched, fields, layout, block, n;
+} aos_soa_settings;
+
+/* Declared fastest-varying first: touched within fields within layout
+ * within block, the order the records have always come in. The variant
+ * name keeps its own order (aos_soa_name). */
 static const cml_param_def aos_soa_params[] = {
-    {"layout", "aos = array of structs {float f[F]}, soa = F separate float arrays", 0, 0,
-     "aos,soa", layouts, 0},
-    {"fields", "floats per struct, F (the textbook's {x, y} is 2)", 1, CML_AOS_MAX_FIELDS,
-     "2,4,8", NULL, 0},
     {"touched", "fields read, updated and written, T (variants with T > F are skipped)", 1,
-     CML_AOS_MAX_FIELDS, "1,2", NULL, 0},
-    {"block", "threads per block", 32, 1024, "256", NULL, 0},
+     CML_AOS_MAX_FIELDS, "1,2", NULL, 0, CML_FIELD(aos_soa_settings, touched), NULL},
+    {"fields", "floats per struct, F (the textbook's {x, y} is 2)", 1, CML_AOS_MAX_FIELDS,
+     "2,4,8", NULL, 0, CML_FIELD(aos_soa_settings, fields), NULL},
+    {"layout", "aos = array of structs {float f[F]}, soa = F separate float arrays", 0, 0,
+     "aos,soa", layouts, 0, CML_FIELD(aos_soa_settings, layout), NULL},
+    {"block", "threads per block", 32, 1024, "256", NULL, 0, CML_FIELD(aos_soa_settings, block),
+     NULL},
     {"n", "elements (structs) (0: one field array larger than L2, 4x L2 in and out)", 0,
-     (int64_t)1 << 32, "0", NULL, 0},
+     (int64_t)1 << 32, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(aos_soa_settings, n), NULL},
 };
 
 /* Load sites are 0..T-1, store sites MAX_FIELDS..MAX_FIELDS+T-1. */
@@ -135,64 +144,57 @@ static void aos_soa_finding(cml_record *rec, const cml_aos_soa_args *a)
     cml_exp_finding_measured(rec, text);
 }
 
-/* Elements of a sweep: the n parameter, else one float array per field
- * larger than L2 (4x L2 over one input and one output field array), so even
- * T = 1 on SoA streams from DRAM. */
-static uint64_t aos_soa_n(const cml_plan *plan, const cml_param_values *pv)
+/* "layout=aos fields=2 touched=1 block=256": the name the variant has
+ * always had, whatever order the options are swept in. */
+static void aos_soa_name(cml_record *rec, const aos_soa_settings *s)
 {
-    uint64_t n = (uint64_t)cml_param_first(pv, "n");
-    return n ? n : cml_plan_elements(plan, 4, 2);
+    rec->variant[0] = '\0';
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "layout", layouts[s->layout]);
+    cml_variant_add(rec->variant, sizeof rec->variant, "fields", (long long)s->fields);
+    cml_variant_add(rec->variant, sizeof rec->variant, "touched", (long long)s->touched);
+    cml_variant_add(rec->variant, sizeof rec->variant, "block", (long long)s->block);
 }
 
-/* One variant's record with the model's prediction. */
-static cml_status aos_soa_variant(const cml_plan *plan, const cml_param_values *pv, int soa,
-                                  unsigned fields, unsigned touched, unsigned block,
-                                  cml_results *out, cml_record **out_rec)
+static cml_aos_soa_args aos_soa_args(const aos_soa_settings *s)
 {
-    uint64_t n = aos_soa_n(plan, pv);
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "layout", layouts[soa]);
-    cml_variant_add(variant, sizeof variant, "fields", fields);
-    cml_variant_add(variant, sizeof variant, "touched", touched);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "aos-soa", variant);
-    cml_record_add_param(rec, "layout", soa, layouts[soa]);
-    cml_record_add_param(rec, "fields", fields, NULL);
-    cml_record_add_param(rec, "touched", touched, NULL);
-    cml_record_add_param(rec, "block", block, NULL);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
-    rec->bytes_read = 4ull * touched * n;
-    rec->bytes_written = 4ull * touched * n;
-    if (!soa)
-        cml_record_add_extra(rec, "sector_bytes_per_element",
-                             aos_sector_bytes_per_element(fields, touched), "B");
+    cml_aos_soa_args a = {(uint64_t)s->n, cml_aos_soa_pitch((uint64_t)s->n), (unsigned)s->fields,
+                          (unsigned)s->touched, (int)s->layout};
+    return a;
+}
 
-    cml_aos_soa_args args = {n, cml_aos_soa_pitch(n), fields, touched, soa};
-    cml_status st = cml_aos_soa_trace(rec, &args, block);
+/* One variant's record with the model's prediction. n = 0: one float
+ * array per field larger than L2 (4x L2 over one input and one output
+ * field array), so even T = 1 on SoA streams from DRAM. */
+static cml_status aos_soa_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    aos_soa_settings *s = vs;
+    if (s->touched > s->fields)
+        return CML_SKIP_POINT; /* T > F has no meaning; the options are a cross product */
+    if (s->n == 0)
+        s->n = (int64_t)cml_plan_elements(ctx->plan, 4, 2);
+    aos_soa_name(rec, s);
+    const cml_aos_soa_args args = aos_soa_args(s);
+    rec->bytes_read = 4ull * args.touched * args.n;
+    rec->bytes_written = 4ull * args.touched * args.n;
+    if (!args.soa)
+        cml_record_add_extra(rec, "sector_bytes_per_element",
+                             aos_sector_bytes_per_element(args.fields, args.touched), "B");
+    cml_status st = cml_aos_soa_trace(rec, &args, (unsigned)s->block);
     if (st)
         return st;
     aos_soa_finding(rec, &args);
-    *out_rec = rec;
     return CML_OK;
 }
 
-/* Device buffers kept across the variants of one sweep: sized once for the
- * largest struct of the sweep, in both layouts (SoA's padded arrays need
- * F*pitch >= F*n floats). */
-typedef struct aos_soa_gpu {
-    cml_dbuf in, out;
+/* The in and out buffers (the engine's slots 0 and 1) only grow: sized for
+ * the largest struct met so far, in both layouts (SoA's padded arrays need
+ * F*pitch >= F*n floats), so a sweep over F allocates once per new largest
+ * F instead of at every change. */
+typedef struct aos_soa_state {
     uint64_t cap; /* floats in each */
-} aos_soa_gpu;
+} aos_soa_state;
 
 #define SEED_IN 0xA05A0000000001ull
-
-static void aos_soa_gpu_free(const cml_plan *plan, aos_soa_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->in);
-    cml_gpu_free(plan->gpu, &g->out);
-    g->cap = 0;
-}
 
 static cml_status aos_soa_check_cb(void *ctx, unsigned long long *d_counters)
 {
@@ -200,78 +202,75 @@ static cml_status aos_soa_check_cb(void *ctx, unsigned long long *d_counters)
 }
 
 /* Measure one variant: poison out, time the kernel, check every float. */
-static cml_status aos_soa_measure(const cml_plan *plan, aos_soa_gpu *g, cml_record *rec,
-                                  const cml_aos_soa_args *a, unsigned block, uint64_t cap)
+static cml_status aos_soa_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    if (g->cap < cap) {
-        aos_soa_gpu_free(plan, g);
-        cml_status st = cml_exp_alloc_random(plan, rec, &g->in, cap, SEED_IN);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->out, cap * sizeof(float));
-        if (st)
-            return st;
-        g->cap = cap;
-    }
-    cml_aos_soa_launch_args args = {.in = g->in.ptr, .out = g->out.ptr, .n = a->n,
-                                    .pitch = a->pitch, .cap = g->cap, .fields = a->fields,
-                                    .touched = a->touched, .block = block, .soa = a->soa};
-    cml_status st = cml_gpu_poison(plan->gpu, &g->out);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    st = cml_exp_time(plan, rec, cml_aos_soa_launch, &args, cml_aos_soa_kernel(a->soa), block, 0);
-    if (st)
-        return st;
-    st = cml_exp_verify(plan, rec, aos_soa_check_cb, &args);
+    const aos_soa_settings *s = vs;
+    aos_soa_state *g = ctx->state;
+    const cml_aos_soa_args a = aos_soa_args(s);
+    uint64_t cap = a.fields * a.pitch;
+    if (cap < g->cap)
+        cap = g->cap;
+    /* Each buffer is copied before the next is asked for: adding a slot may
+     * move the engine's table of buffers, and the pointer with it. */
+    cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, cap * sizeof(float), SEED_IN);
+    if (!p)
+        return CML_ECUDA;
+    const cml_dbuf in = *p;
+    if (!(p = cml_sweep_buffer(ctx, rec, 1, cap * sizeof(float), 0)))
+        return CML_ECUDA;
+    cml_dbuf out = *p;
+    g->cap = cap;
+    const unsigned block = (unsigned)s->block;
+    cml_aos_soa_launch_args args = {.in = in.ptr, .out = out.ptr, .n = a.n, .pitch = a.pitch,
+                                    .cap = cap, .fields = a.fields, .touched = a.touched,
+                                    .block = block, .soa = a.soa};
+    cml_status st = cml_exp_measure(ctx->plan, rec, &out, cml_aos_soa_launch, &args,
+                                    cml_aos_soa_kernel(a.soa), block, 0, aos_soa_check_cb, &args);
     if (st == CML_OK)
-        aos_soa_finding(rec, a);
+        aos_soa_finding(rec, &a);
     return st;
 }
 
-static cml_status aos_soa_sweep(const cml_plan *plan, const cml_param_values *pv,
-                                cml_results *out)
-{
-    const cml_param_list *lay = cml_param_get(pv, "layout");
-    const cml_param_list *fl = cml_param_get(pv, "fields");
-    const cml_param_list *tl = cml_param_get(pv, "touched");
-    const cml_param_list *bl = cml_param_get(pv, "block");
-    uint64_t n = aos_soa_n(plan, pv);
-    uint64_t maxf = 0;
-    for (size_t f = 0; f < fl->count; f++)
-        if ((uint64_t)fl->v[f] > maxf)
-            maxf = (uint64_t)fl->v[f];
-    const uint64_t cap = maxf * cml_aos_soa_pitch(n);
+static const cml_textbook_alias aos_soa_aliases[] = {
+    {"simpleMathAoS", "n=2^22 layout=aos fields=2 touched=2", {"block"},
+     "simpleMathAoS [blocksize]"},
+    {"simpleMathSoA", "n=2^22 layout=soa fields=2 touched=2", {"block"},
+     "simpleMathSoA [blocksize]"},
+};
 
-    aos_soa_gpu g = {0};
-    cml_status st = CML_OK;
-    for (size_t b = 0; b < bl->count && !st; b++)
-        for (size_t l = 0; l < lay->count && !st; l++)
-            for (size_t f = 0; f < fl->count && !st; f++)
-                for (size_t t = 0; t < tl->count && !st; t++) {
-                    unsigned fields = (unsigned)fl->v[f], touched = (unsigned)tl->v[t];
-                    if (touched > fields)
-                        continue; /* T > F has no meaning; the list is a cross product */
-                    cml_record *rec;
-                    int soa = (int)lay->v[l];
-                    unsigned block = (unsigned)bl->v[b];
-                    st = aos_soa_variant(plan, pv, soa, fields, touched, block, out, &rec);
-                    if (!st && plan->gpu) {
-                        cml_aos_soa_args a = {n, cml_aos_soa_pitch(n), fields, touched, soa};
-                        st = aos_soa_measure(plan, &g, rec, &a, block, cap);
-                        if (st == CML_EVERIFY)
-                            st = CML_OK; /* recorded as a failed variant; go on */
-                    }
-                }
-    if (plan->gpu)
-        aos_soa_gpu_free(plan, &g);
-    return st;
-}
+/* Bandwidth and efficiency, one bar colour per layout. */
+static const cml_chart_spec aos_soa_charts[] = {
+    {.shape = CML_PLOT_BARS, .title = "Measured bandwidth: AoS vs SoA",
+     .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .series_param = "layout",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .describe = 1},
+    {.shape = CML_PLOT_BARS, .title = "Predicted efficiency: AoS vs SoA",
+     .ylabel = "bytes used / bytes moved (%)", .yfmt = CML_FMT_PERCENT, .series_param = "layout",
+     .m = {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules"}},
+     .what = "the predicted efficiency", .unit = "%", .describe = 1},
+};
+
+static const char *const aos_soa_validate_settings[] = {"layout=aos,soa fields=2,4,8 touched=1,2",
+                                                        NULL};
+static const cml_validate_spec aos_soa_validate = {aos_soa_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_aos_soa = {
-    "aos-soa", 3, "Array of structures vs structure of arrays",
-    "Update T of F float fields per element, as an array of structs and as F separate arrays",
-    aos_soa_params, sizeof aos_soa_params / sizeof aos_soa_params[0],
-    aos_soa_sweep, aos_soa_sweep, "layout=aos,soa fields=2,8 touched=1,2",
+    .key = "aos-soa",
+    .number = 3,
+    .title = "Array of structures vs structure of arrays",
+    .summary = "Update T of F float fields per element, as an array of structs and as F "
+               "separate arrays",
+    .doc = "docs/experiments/aos-soa.md",
+    .options = aos_soa_params,
+    .noptions = CML_COUNT(aos_soa_params),
+    .settings_size = sizeof(aos_soa_settings),
+    .state_size = sizeof(aos_soa_state),
+    .tour = "layout=aos,soa fields=2,8 touched=1,2",
+    .variant = aos_soa_variant,
+    .measure = aos_soa_measure,
+    .aliases = aos_soa_aliases,
+    .naliases = CML_COUNT(aos_soa_aliases),
+    .charts = aos_soa_charts,
+    .ncharts = CML_COUNT(aos_soa_charts),
+    .validate = &aos_soa_validate,
 };

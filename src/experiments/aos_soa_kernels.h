@@ -7,6 +7,7 @@
 
 #include "core/random.h"
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,16 +47,16 @@ typedef struct cml_aos_soa_launch_args {
 
 /* Launch one kernel (asynchronously); the launch status is checked.
  * CML_EINVAL for fields/touched/block out of range. */
-cml_status cml_aos_soa_launch(void *args);
+CML_LAUNCHER cml_status cml_aos_soa_launch(void *args);
 /* The __global__ function, for the occupancy calculator. */
-const void *cml_aos_soa_kernel(int soa);
+CML_LAUNCHER const void *cml_aos_soa_kernel(int soa);
 /* Count wrong floats of out[0, cap) into d_counters[0] (zeroed by the
  * caller), the lowest wrong float index into d_counters[1] (all ones from
  * the caller): touched fields must hold in + addend, every other float the
  * poison 0xFFFFFFFF. `in` was filled with cml_random_f32(seed, q) at flat
  * float index q. */
-cml_status cml_aos_soa_check(const cml_aos_soa_launch_args *a, uint64_t seed,
-                             unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_aos_soa_check(const cml_aos_soa_launch_args *a, uint64_t seed,
+                                          unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

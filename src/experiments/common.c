@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "experiments/counters_pass.h"
 #include "gpu/gpu_internal.h"
 
@@ -210,8 +211,7 @@ double cml_exp_eff(const cml_record *rec, cml_rules r, cml_class c)
 
 /* ---- GPU side ---------------------------------------------------------- */
 
-/* Mark rec failed with the harness's last message. */
-static cml_status gpu_failed(const cml_plan *plan, cml_record *rec, cml_status st)
+cml_status cml_exp_fail(const cml_plan *plan, cml_record *rec, cml_status st)
 {
     rec->state = CML_REC_FAILED;
     /* A launcher called directly (a checker, a symbol copy) records its CUDA
@@ -231,11 +231,10 @@ cml_status cml_exp_time_copy(const cml_plan *plan, cml_record *rec, cml_launch_f
     unsigned reps = plan->reps ? plan->reps : CML_EXP_REPS;
     cml_status st = cml_gpu_time(plan->gpu, launch, ctx, warmup, reps, &rec->timing);
     if (st != CML_OK)
-        return gpu_failed(plan, rec, st);
+        return cml_exp_fail(plan, rec, st);
     rec->measured = 1;
-    double bytes = (double)(rec->bytes_read + rec->bytes_written);
-    if (rec->timing.median_ms > 0)
-        rec->bandwidth_gbs = bytes / (rec->timing.median_ms * 1e-3) / 1e9;
+    rec->bandwidth_gbs = cml_gbs((double)(rec->bytes_read + rec->bytes_written),
+                                 rec->timing.median_ms);
     rec->peak_fraction = plan->peak_gbs > 0 ? rec->bandwidth_gbs / plan->peak_gbs : -1.0;
     if (kernel) {
         double occ;
@@ -265,7 +264,7 @@ cml_status cml_exp_verify(const cml_plan *plan, cml_record *rec, cml_check_fn ch
         st = cml_gpu_download(plan->gpu, host, &counters, sizeof host);
     cml_gpu_free(plan->gpu, &counters);
     if (st != CML_OK)
-        return gpu_failed(plan, rec, st);
+        return cml_exp_fail(plan, rec, st);
     if (host[0] != 0) {
         rec->verify = CML_VERIFY_FAILED;
         rec->state = CML_REC_FAILED;
@@ -280,7 +279,7 @@ cml_status cml_exp_verify(const cml_plan *plan, cml_record *rec, cml_check_fn ch
 cml_status cml_exp_alloc(const cml_plan *plan, cml_record *rec, cml_dbuf *b, size_t bytes)
 {
     cml_status st = cml_gpu_alloc(plan->gpu, b, bytes);
-    return st == CML_OK ? st : gpu_failed(plan, rec, st);
+    return st == CML_OK ? st : cml_exp_fail(plan, rec, st);
 }
 
 cml_status cml_exp_alloc_random(const cml_plan *plan, cml_record *rec, cml_dbuf *b, size_t count,
@@ -290,7 +289,7 @@ cml_status cml_exp_alloc_random(const cml_plan *plan, cml_record *rec, cml_dbuf 
     if (st != CML_OK)
         return st;
     st = cml_gpu_fill_f32(plan->gpu, b, count, seed);
-    return st == CML_OK ? st : gpu_failed(plan, rec, st);
+    return st == CML_OK ? st : cml_exp_fail(plan, rec, st);
 }
 
 void cml_exp_explain(const cml_record *rec, cml_class c, char *buf, size_t len)
@@ -390,7 +389,7 @@ cml_status cml_exp_measure_copy(const cml_plan *plan, cml_record *rec, cml_dbuf 
 {
     cml_status st = cml_gpu_poison(plan->gpu, out);
     if (st)
-        return gpu_failed(plan, rec, st);
+        return cml_exp_fail(plan, rec, st);
     st = cml_exp_time_copy(plan, rec, launch, ctx, ctx_size, kernel, block, smem);
     if (st)
         return st;

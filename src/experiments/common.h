@@ -70,11 +70,24 @@ void cml_fmt_bytes(char *buf, size_t len, double bytes);
 double cml_exp_spr(const cml_record *rec, cml_class c);  /* sectors per request */
 double cml_exp_eff(const cml_record *rec, cml_rules r, cml_class c); /* efficiency 0..1 */
 
-#endif
-
 /* ---- GPU side (only with plan->gpu) ---------------------------------- */
 
 #include "gpu/gpu.h"
+
+/* The one place a failed GPU step is recorded: marks rec failed with the
+ * harness's message for `st` (the failing call, file, line and CUDA error)
+ * and returns st. */
+cml_status cml_exp_fail(const cml_plan *plan, cml_record *rec, cml_status st);
+
+/*
+ * A device buffer the engine owns for the run (freed when the experiment
+ * ends): slot `slot` of bytes `bytes`, filled with random floats of `seed`
+ * (0: left as allocated; poison it yourself). Kept across the points while
+ * the size and seed stay the same, re-allocated when they change. NULL on
+ * failure, with rec marked failed.
+ */
+cml_dbuf *cml_sweep_buffer(cml_sweep *ctx, cml_record *rec, unsigned slot, size_t bytes,
+                           uint64_t seed);
 
 /* Defaults when the plan leaves them 0. */
 #define CML_EXP_WARMUP 3u
@@ -144,3 +157,5 @@ cml_status cml_exp_measure_copy(const cml_plan *plan, cml_record *rec, cml_dbuf 
 
 /* rec->finding = text, plus " Measured X GB/s (Y% of peak)." when measured. */
 void cml_exp_finding_measured(cml_record *rec, const char *text);
+
+#endif

@@ -87,18 +87,33 @@ static const char *const coef_names[] = {"constant", "readonly", "global", NULL}
 static const char *const block_names[] = {"32", "64", "128", "256", "512", "1024", NULL};
 static const unsigned block_sizes[] = {32, 64, 128, 256, 512, 1024};
 
+/* One point of the sweep; the options' fields. */
+typedef struct constant_settings {
+    int64_t k, stride, coef, block, pattern, n;
+} constant_settings;
+
+/* Declared fastest-varying first, and k, stride and coef before the
+ * pattern they apply to: k within stride (one serialization curve per
+ * stride) or the coefficient memories, within block, within pattern, the
+ * order the records have always come in. The variant name keeps its own
+ * order (constant_name). */
 static const cml_param_def constant_params[] = {
-    {"pattern", "serial (k distinct __constant__ addresses per warp) or stencil (9-point, "
-                "shared tile + halo)", 0, 0, "serial,stencil", pattern_names, 0},
     {"k", "serial: distinct addresses per warp (lane l reads c_tab[(l%k)*stride])", 1, 32,
-     "1,2,4,8,16,32", NULL, 0},
+     "1,2,4,8,16,32", NULL, 0, CML_FIELD(constant_settings, k), "pattern=serial"},
     {"stride", "serial: floats between the k addresses (1: all in one 128 B line; 32: one line "
-               "each; 31*stride < 16320)", 1, 526, "1,32", NULL, 0},
+               "each; 31*stride < 16320)", 1, 526, "1,32", NULL, 0,
+     CML_FIELD(constant_settings, stride), "pattern=serial"},
     {"coef", "stencil: coefficients in __constant__, read-only global (__ldg) or plain global",
-     0, 0, "constant,readonly,global", coef_names, 0},
-    {"block", "threads per block", 0, 0, "256", block_names, 0},
+     0, 0, "constant,readonly,global", coef_names, 0, CML_FIELD(constant_settings, coef),
+     "pattern=stencil"},
+    {"block", "threads per block", 0, 0, "256", block_names, 0,
+     CML_FIELD(constant_settings, block), NULL},
+    {"pattern", "serial (k distinct __constant__ addresses per warp) or stencil (9-point, "
+                "shared tile + halo)", 0, 0, "serial,stencil", pattern_names, 0,
+     CML_FIELD(constant_settings, pattern), NULL},
     {"n", "elements (0: from the plan, see above; the stencil rounds up to a multiple of the "
-          "block)", 0, (int64_t)1 << 30, "0", NULL, 0},
+          "block)", 0, (int64_t)1 << 30, "0", NULL, CML_PARAM_NOVARIANT,
+     CML_FIELD(constant_settings, n), NULL},
 };
 
 void cml_const_serial_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -177,102 +192,24 @@ static unsigned serial_lines(unsigned k, unsigned stride)
     return lines;
 }
 
-/* ---- GPU side ------------------------------------------------------------ */
-
-enum { SEED_IN = 0xC0A57ull, SEED_TAB = 0x7AB1Eull, SEED_COEF = 0xC0EFull };
-/* in[] of the stencil starts this many floats into its allocation. */
-#define LEAD_FLOATS (CML_STENCIL_LEAD_BYTES / 4u)
-/* Floats past n in out[] that must stay poisoned. */
-#define OUT_MARGIN 32u
-
-/* Buffers kept across the variants: one input of n + 64 floats (the
- * serial kernel reads it from its start, the stencil from 32 floats in),
- * out, and the coefficients in global memory. */
-typedef struct constant_gpu {
-    cml_dbuf in, out, coef;
-    uint64_t n;
-    int uploaded;
-} constant_gpu;
-
-static void constant_gpu_free(const cml_plan *plan, constant_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->in);
-    cml_gpu_free(plan->gpu, &g->out);
-    cml_gpu_free(plan->gpu, &g->coef);
-    g->n = 0;
-    g->uploaded = 0; /* the device copy of the coefficients went with coef */
-}
-
-static cml_status constant_check_cb(void *ctx, unsigned long long *d_counters)
-{
-    return cml_constant_check(ctx, SEED_IN, SEED_TAB, SEED_COEF, d_counters);
-}
-
-/* Measure one variant: buffers for n (kept if the last variant had the
- * same n), poison out, time, check every float. */
-static cml_status constant_measure(const cml_plan *plan, constant_gpu *g, cml_record *rec,
-                                   cml_constant_launch_args *la)
-{
-    cml_status st = CML_OK;
-    if (g->n != la->n) {
-        constant_gpu_free(plan, g);
-        st = cml_exp_alloc_random(plan, rec, &g->in, la->n + 2 * LEAD_FLOATS, SEED_IN);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->out, (la->n + OUT_MARGIN) * sizeof(float));
-        if (!st && !g->coef.ptr)
-            st = cml_exp_alloc(plan, rec, &g->coef, TAPS * sizeof(float));
-        if (st)
-            return st;
-        g->n = la->n;
-    }
-    if (!g->uploaded) {
-        st = cml_constant_upload(SEED_TAB, SEED_COEF, (float *)g->coef.ptr);
-        if (st) {
-            rec->state = CML_REC_FAILED;
-            cml_record_note(rec, "uploading the constant table: %s", cml_gpu_error(plan->gpu));
-            return st;
-        }
-        g->uploaded = 1;
-    }
-    la->in_first = la->pattern == CML_CONST_STENCIL ? LEAD_FLOATS : 0;
-    la->in = (const float *)g->in.ptr + la->in_first;
-    la->out = (float *)g->out.ptr;
-    la->coef = (const float *)g->coef.ptr;
-    la->cap = la->n + OUT_MARGIN;
-    size_t smem = 0;
-    const void *kernel = cml_constant_kernel(la->pattern, la->coef_where, la->block, &smem);
-    st = cml_gpu_poison(plan->gpu, &g->out);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    st = cml_exp_time(plan, rec, cml_constant_launch, la, kernel, la->block, smem);
-    if (st)
-        return st;
-    return cml_exp_verify(plan, rec, constant_check_cb, la);
-}
-
-/* Append text to the finding (it must still fit). */
-static void finding_append(cml_record *rec, const char *text)
-{
-    size_t used = strlen(rec->finding);
-    if (used < sizeof rec->finding)
-        snprintf(rec->finding + used, sizeof rec->finding - used, "%s", text);
-}
-
-/* The GPU run of a variant when there is one; a wrong output is a failed
- * record and the sweep goes on, a CUDA error ends it. */
-static cml_status maybe_measure(const cml_plan *plan, constant_gpu *g, cml_record *rec,
-                                cml_constant_launch_args *la)
-{
-    if (!plan->gpu)
-        return CML_OK;
-    cml_status st = constant_measure(plan, g, rec, la);
-    return st == CML_EVERIFY ? CML_OK : st;
-}
-
 /* ---- the variants --------------------------------------------------------- */
+
+/* "pattern=serial k=2 stride=1 block=256", "pattern=stencil coef=constant
+ * block=256": the name the variant has always had, whatever order the
+ * options are swept in. */
+static void constant_name(cml_record *rec, const constant_settings *s)
+{
+    rec->variant[0] = '\0';
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "pattern",
+                          pattern_names[s->pattern]);
+    if (s->pattern == PATTERN_SERIAL) {
+        cml_variant_add(rec->variant, sizeof rec->variant, "k", (long long)s->k);
+        cml_variant_add(rec->variant, sizeof rec->variant, "stride", (long long)s->stride);
+    } else {
+        cml_variant_add_label(rec->variant, sizeof rec->variant, "coef", coef_names[s->coef]);
+    }
+    cml_variant_add(rec->variant, sizeof rec->variant, "block", block_sizes[s->block]);
+}
 
 /* Elements of the serial kernel: n, or L2-resident from the plan (see the
  * contract: the constant cache is the subject, DRAM would hide it). */
@@ -286,27 +223,12 @@ static uint64_t serial_elements(const cml_plan *plan, uint64_t n)
     return cml_plan_elements(&l2, 4, 2);
 }
 
-/* *k1_cycles: the measured cycles of the broadcast (k = 1) of the same
- * stride and block, when it ran before this variant (0: not known); set by
- * the k = 1 variant. */
-static cml_status serial_variant(const cml_plan *plan, constant_gpu *g, cml_results *out,
-                                 uint64_t n_param, unsigned k, unsigned stride,
-                                 int64_t block_choice, double *k1_cycles)
+static cml_status serial_variant(cml_sweep *ctx, constant_settings *s, cml_record *rec)
 {
-    const unsigned block = block_sizes[block_choice];
-    const uint64_t n = serial_elements(plan, n_param);
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "pattern", "serial");
-    cml_variant_add(variant, sizeof variant, "k", k);
-    cml_variant_add(variant, sizeof variant, "stride", stride);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "constant", variant);
-    cml_record_add_param(rec, "pattern", PATTERN_SERIAL, "serial");
-    cml_record_add_param(rec, "k", k, NULL);
-    cml_record_add_param(rec, "stride", stride, NULL);
-    cml_record_add_param(rec, "block", block_choice, block_names[block_choice]);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
+    const unsigned k = (unsigned)s->k, stride = (unsigned)s->stride;
+    const unsigned block = block_sizes[s->block];
+    s->n = (int64_t)serial_elements(ctx->plan, (uint64_t)s->n);
+    const uint64_t n = (uint64_t)s->n;
     /* in[] once, out[] once; the constant table is a few bytes of cache. */
     rec->bytes_read = 4 * n;
     rec->bytes_written = 4 * n;
@@ -343,60 +265,16 @@ static cml_status serial_variant(const cml_plan *plan, constant_gpu *g, cml_resu
                            "serialized accesses, 1/%.0f of the broadcast rate (if the hardware "
                            "replays per line instead, %u).",
                            k, k, stride, lines, lines == 1 ? "" : "s", ser, ser, lines);
-
-    cml_constant_launch_args la;
-    memset(&la, 0, sizeof la);
-    la.n = n;
-    la.k = (int)k;
-    la.stride = (int)stride;
-    la.block = block;
-    la.pattern = CML_CONST_SERIAL;
-    st = maybe_measure(plan, g, rec, &la);
-    if (!st && rec->measured && rec->state == CML_REC_OK) {
-        /* SM cycles per warp read: the whole GPU's time, in cycles of the
-         * SM clock the device reports (its maximum), times the SMs, over the
-         * warps; it includes the warp's global load and store. */
-        const double warps = (double)cml_div_up(n, CML_WARP_SIZE);
-        const double hz = plan->dev ? 1e3 * (double)plan->dev->sm_clock_khz : 0.0;
-        const double cyc = rec->timing.median_ms * 1e-3 * hz * cml_exp_sm_count(plan) / warps;
-        char buf[160];
-        cml_record_add_extra(rec, "sm_cycles_per_warp", cyc, "cycles");
-        if (k == 1) {
-            *k1_cycles = cyc;
-            snprintf(buf, sizeof buf, " Measured %.1f SM cycles per warp (load, LDC, store), "
-                     "%.0f GB/s.", cyc, rec->bandwidth_gbs);
-        } else if (*k1_cycles > 0) {
-            /* What serialization adds to the same kernel's broadcast. */
-            cml_record_add_extra(rec, "cycles_over_k1", cyc - *k1_cycles, "cycles");
-            snprintf(buf, sizeof buf, " Measured %.1f SM cycles per warp, %+.1f over k = 1; "
-                     "%.0f GB/s.", cyc, cyc - *k1_cycles, rec->bandwidth_gbs);
-        } else {
-            snprintf(buf, sizeof buf, " Measured %.1f SM cycles per warp, %.0f GB/s.", cyc,
-                     rec->bandwidth_gbs);
-        }
-        finding_append(rec, buf);
-    } else if (k == 1) {
-        *k1_cycles = 0;
-    }
-    return st;
+    return CML_OK;
 }
 
-static cml_status stencil_variant(const cml_plan *plan, constant_gpu *g, cml_results *out,
-                                  uint64_t n_param, int64_t coef, int64_t block_choice)
+static cml_status stencil_variant(cml_sweep *ctx, constant_settings *s, cml_record *rec)
 {
-    const unsigned block = block_sizes[block_choice];
-    const uint64_t n0 = n_param ? n_param : cml_plan_elements(plan, 4, 2);
+    const int64_t coef = s->coef;
+    const unsigned block = block_sizes[s->block];
+    const uint64_t n0 = s->n ? (uint64_t)s->n : cml_plan_elements(ctx->plan, 4, 2);
     const uint64_t n = cml_div_up(n0, block) * block;
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "pattern", "stencil");
-    cml_variant_add_label(variant, sizeof variant, "coef", coef_names[coef]);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "constant", variant);
-    cml_record_add_param(rec, "pattern", PATTERN_STENCIL, "stencil");
-    cml_record_add_param(rec, "coef", coef, coef_names[coef]);
-    cml_record_add_param(rec, "block", block_choice, block_names[block_choice]);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
+    s->n = (int64_t)n;
     /* Each input once (with the 2R halo elements at the ends), each output
      * once; the nine coefficients are negligible. */
     rec->bytes_read = 4 * (n + 2 * R);
@@ -428,42 +306,173 @@ static cml_status stencil_variant(const cml_plan *plan, constant_gpu *g, cml_res
                            "%.2f sectors per request, halo loads included.",
                            ser, TAPS, tile_wf, (unsigned long long)conflicts,
                            cml_exp_spr(rec, CML_CLASS_GLOBAL_LD));
-    } else {
-        /* The coefficient loads share the global-load class with in[]:
-         * trace them alone to give their own figures. */
-        cml_record *scratch = calloc(1, sizeof *scratch); /* a record is a few KB */
-        if (!scratch)
-            return CML_ENOMEM;
-        cml_stencil_args only = {n, (cml_coef_where)coef, 1};
-        st = cml_exp_trace_1d(scratch, nblocks, block, 0, 0, cml_stencil_mirror, &only);
-        const cml_traffic coef_tr = scratch->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD];
-        free(scratch);
+        return CML_OK;
+    }
+    /* The coefficient loads share the global-load class with in[]: trace
+     * them alone to give their own figures. */
+    cml_record *scratch = calloc(1, sizeof *scratch); /* a record is a few KB */
+    if (!scratch)
+        return CML_ENOMEM;
+    cml_stencil_args only = {n, (cml_coef_where)coef, 1};
+    st = cml_exp_trace_1d(scratch, nblocks, block, 0, 0, cml_stencil_mirror, &only);
+    const cml_traffic coef_tr = scratch->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD];
+    free(scratch);
+    if (st) {
+        rec->state = CML_REC_FAILED;
+        cml_record_note(rec, "model (coefficients alone): %s", cml_status_str(st));
+        return st;
+    }
+    const double coef_spr = cml_traffic_sectors_per_request(&coef_tr);
+    cml_record_add_extra(rec, "coef_sectors_per_read", coef_spr, "");
+    cml_record_finding(rec,
+                       "Coefficients in %s global memory: each of the %u loads per thread "
+                       "is warp-uniform, %.2f sector per request with %.1f%% of it used (4 "
+                       "of 32 B); __constant__ broadcasts them instead. Tile %.2f shared "
+                       "wavefronts per request, %llu conflicts; all global loads %.2f "
+                       "sectors per request.",
+                       coef == CML_COEF_READONLY ? "read-only (__ldg)" : "plain", TAPS, coef_spr,
+                       100.0 * cml_traffic_efficiency(&coef_tr), tile_wf,
+                       (unsigned long long)conflicts, cml_exp_spr(rec, CML_CLASS_GLOBAL_LD));
+    return CML_OK;
+}
+
+/* One variant's record with the model's prediction; n is recorded as the
+ * kernel runs it. */
+static cml_status constant_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    constant_settings *s = vs;
+    constant_name(rec, s);
+    return s->pattern == PATTERN_SERIAL ? serial_variant(ctx, s, rec)
+                                        : stencil_variant(ctx, s, rec);
+}
+
+/* ---- GPU side ------------------------------------------------------------ */
+
+enum { SEED_IN = 0xC0A57ull, SEED_TAB = 0x7AB1Eull, SEED_COEF = 0xC0EFull };
+/* in[] of the stencil starts this many floats into its allocation. */
+#define LEAD_FLOATS (CML_STENCIL_LEAD_BYTES / 4u)
+/* Floats past n in out[] that must stay poisoned. */
+#define OUT_MARGIN 32u
+
+/* The run's state. The engine keeps the buffers across the variants: one
+ * input of n + 64 floats (slot 0: the serial kernel reads it from its
+ * start, the stencil from 32 floats in), out (slot 1) and the coefficients
+ * in global memory (slot 2). */
+typedef struct constant_state {
+    const void *uploaded_to; /* the coefficient buffer the tables went with */
+    /* The measured cycles of the broadcast (k = 1) of the current sweep of
+     * k (one stride and block), when it ran before this variant (0: not
+     * known); constant_summary clears it after each sweep. */
+    double k1_cycles;
+} constant_state;
+
+static cml_status constant_check_cb(void *ctx, unsigned long long *d_counters)
+{
+    return cml_constant_check(ctx, SEED_IN, SEED_TAB, SEED_COEF, d_counters);
+}
+
+/* Run one variant: its buffers, poison out, time, check every float. */
+static cml_status constant_run(cml_sweep *ctx, cml_record *rec, cml_constant_launch_args *la)
+{
+    const cml_plan *plan = ctx->plan;
+    constant_state *g = ctx->state;
+    cml_dbuf *in = cml_sweep_buffer(ctx, rec, 0, (la->n + 2 * LEAD_FLOATS) * sizeof(float),
+                                    SEED_IN);
+    cml_dbuf *out =
+        in ? cml_sweep_buffer(ctx, rec, 1, (la->n + OUT_MARGIN) * sizeof(float), 0) : NULL;
+    cml_dbuf *coef = out ? cml_sweep_buffer(ctx, rec, 2, TAPS * sizeof(float), 0) : NULL;
+    if (!coef)
+        return CML_ECUDA;
+    if (g->uploaded_to != coef->ptr) {
+        cml_status st = cml_constant_upload(SEED_TAB, SEED_COEF, (float *)coef->ptr);
         if (st) {
             rec->state = CML_REC_FAILED;
-            cml_record_note(rec, "model (coefficients alone): %s", cml_status_str(st));
+            cml_record_note(rec, "uploading the constant table: %s", cml_gpu_error(plan->gpu));
             return st;
         }
-        const double coef_spr = cml_traffic_sectors_per_request(&coef_tr);
-        cml_record_add_extra(rec, "coef_sectors_per_read", coef_spr, "");
-        cml_record_finding(rec,
-                           "Coefficients in %s global memory: each of the %u loads per thread "
-                           "is warp-uniform, %.2f sector per request with %.1f%% of it used (4 "
-                           "of 32 B); __constant__ broadcasts them instead. Tile %.2f shared "
-                           "wavefronts per request, %llu conflicts; all global loads %.2f "
-                           "sectors per request.",
-                           coef == CML_COEF_READONLY ? "read-only (__ldg)" : "plain", TAPS,
-                           coef_spr, 100.0 * cml_traffic_efficiency(&coef_tr), tile_wf,
-                           (unsigned long long)conflicts, cml_exp_spr(rec, CML_CLASS_GLOBAL_LD));
+        g->uploaded_to = coef->ptr;
     }
+    la->in_first = la->pattern == CML_CONST_STENCIL ? LEAD_FLOATS : 0;
+    la->in = (const float *)in->ptr + la->in_first;
+    la->out = (float *)out->ptr;
+    la->coef = (const float *)coef->ptr;
+    la->cap = la->n + OUT_MARGIN;
+    size_t smem = 0;
+    const void *kernel = cml_constant_kernel(la->pattern, la->coef_where, la->block, &smem);
+    cml_status st = cml_gpu_poison(plan->gpu, out);
+    if (st)
+        return cml_exp_fail(plan, rec, st);
+    st = cml_exp_time(plan, rec, cml_constant_launch, la, kernel, la->block, smem);
+    if (st)
+        return st;
+    return cml_exp_verify(plan, rec, constant_check_cb, la);
+}
 
+/* Append text to the finding (it must still fit). */
+static void finding_append(cml_record *rec, const char *text)
+{
+    size_t used = strlen(rec->finding);
+    if (used < sizeof rec->finding)
+        snprintf(rec->finding + used, sizeof rec->finding - used, "%s", text);
+}
+
+/* The measured clause of a serial variant: SM cycles per warp read, and
+ * what serialization adds to the broadcast of the same stride and block. */
+static void serial_measured(cml_sweep *ctx, const constant_settings *s, cml_record *rec,
+                            cml_status st)
+{
+    const cml_plan *plan = ctx->plan;
+    constant_state *g = ctx->state;
+    if (st != CML_OK || !rec->measured || rec->state != CML_REC_OK) {
+        if (s->k == 1)
+            g->k1_cycles = 0;
+        return;
+    }
+    /* SM cycles per warp read: the whole GPU's time, in cycles of the SM
+     * clock the device reports (its maximum), times the SMs, over the
+     * warps; it includes the warp's global load and store. */
+    const double warps = (double)cml_div_up((uint64_t)s->n, CML_WARP_SIZE);
+    const double hz = plan->dev ? 1e3 * (double)plan->dev->sm_clock_khz : 0.0;
+    const double cyc = rec->timing.median_ms * 1e-3 * hz * cml_exp_sm_count(plan) / warps;
+    char buf[160];
+    cml_record_add_extra(rec, "sm_cycles_per_warp", cyc, "cycles");
+    if (s->k == 1) {
+        g->k1_cycles = cyc;
+        snprintf(buf, sizeof buf, " Measured %.1f SM cycles per warp (load, LDC, store), "
+                 "%.0f GB/s.", cyc, rec->bandwidth_gbs);
+    } else if (g->k1_cycles > 0) {
+        /* What serialization adds to the same kernel's broadcast. */
+        cml_record_add_extra(rec, "cycles_over_k1", cyc - g->k1_cycles, "cycles");
+        snprintf(buf, sizeof buf, " Measured %.1f SM cycles per warp, %+.1f over k = 1; "
+                 "%.0f GB/s.", cyc, cyc - g->k1_cycles, rec->bandwidth_gbs);
+    } else {
+        snprintf(buf, sizeof buf, " Measured %.1f SM cycles per warp, %.0f GB/s.", cyc,
+                 rec->bandwidth_gbs);
+    }
+    finding_append(rec, buf);
+}
+
+/* Measure one variant. A wrong output is a failed record and the sweep
+ * goes on; a CUDA error ends it. */
+static cml_status constant_measure(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    const constant_settings *s = vs;
     cml_constant_launch_args la;
     memset(&la, 0, sizeof la);
-    la.n = n;
-    la.block = block;
-    la.pattern = CML_CONST_STENCIL;
-    la.coef_where = (int)coef;
-    st = maybe_measure(plan, g, rec, &la);
-    if (!st && rec->measured && rec->state == CML_REC_OK) {
+    la.n = (uint64_t)s->n;
+    la.block = block_sizes[s->block];
+    if (s->pattern == PATTERN_SERIAL) {
+        la.k = (int)s->k;
+        la.stride = (int)s->stride;
+        la.pattern = CML_CONST_SERIAL;
+    } else {
+        la.pattern = CML_CONST_STENCIL;
+        la.coef_where = (int)s->coef;
+    }
+    cml_status st = constant_run(ctx, rec, &la);
+    if (s->pattern == PATTERN_SERIAL) {
+        serial_measured(ctx, s, rec, st);
+    } else if (st == CML_OK && rec->measured && rec->state == CML_REC_OK) {
         char buf[96];
         snprintf(buf, sizeof buf, " Measured %.1f GB/s (%.1f us).", rec->bandwidth_gbs,
                  1e3 * rec->timing.median_ms);
@@ -472,43 +481,63 @@ static cml_status stencil_variant(const cml_plan *plan, constant_gpu *g, cml_res
     return st;
 }
 
-static cml_status constant_sweep(const cml_plan *plan, const cml_param_values *pv,
-                                 cml_results *out)
+/* After each sweep of k: the next one compares with its own broadcast. */
+static void constant_summary(cml_sweep *ctx, size_t first, size_t last)
 {
-    const cml_param_list *patterns = cml_param_get(pv, "pattern");
-    const cml_param_list *ks = cml_param_get(pv, "k");
-    const cml_param_list *strides = cml_param_get(pv, "stride");
-    const cml_param_list *coefs = cml_param_get(pv, "coef");
-    const cml_param_list *blocks = cml_param_get(pv, "block");
-    const uint64_t n = (uint64_t)cml_param_first(pv, "n");
-    constant_gpu g;
-    memset(&g, 0, sizeof g);
-    cml_status st = CML_OK;
-
-    for (size_t pi = 0; pi < patterns->count && !st; pi++)
-        for (size_t bi = 0; bi < blocks->count && !st; bi++) {
-            if (patterns->v[pi] == PATTERN_SERIAL) {
-                for (size_t si = 0; si < strides->count && !st; si++) {
-                    double k1_cycles = 0;
-                    for (size_t ki = 0; ki < ks->count && !st; ki++)
-                        st = serial_variant(plan, &g, out, n, (unsigned)ks->v[ki],
-                                            (unsigned)strides->v[si], blocks->v[bi],
-                                            &k1_cycles);
-                }
-            } else {
-                for (size_t ci = 0; ci < coefs->count && !st; ci++)
-                    st = stencil_variant(plan, &g, out, n, coefs->v[ci], blocks->v[bi]);
-            }
-        }
-    if (plan->gpu)
-        constant_gpu_free(plan, &g);
-    return st;
+    (void)first;
+    (void)last;
+    ((constant_state *)ctx->state)->k1_cycles = 0;
 }
 
+static const cml_textbook_alias constant_aliases[] = {
+    {"constantStencil", "pattern=stencil coef=constant", {NULL}, "constantStencil"},
+    {"constantReadOnly", "pattern=stencil coef=constant,readonly", {NULL}, "constantReadOnly"},
+};
+
+/* The serialization (predicted) and the kernel time (measured) against k,
+ * and the stencil's bandwidth by coefficient memory. */
+static const cml_chart_spec constant_charts[] = {
+    {.shape = CML_PLOT_SWEEP,
+     .title = "Constant-memory serialization vs distinct addresses per warp", .xparam = "k",
+     .xname = "k =", .xlabel = "distinct addresses per warp (k)", .xscale = CML_SCALE_LOG2,
+     .xfmt = CML_FMT_NUMBER, .ylabel = "constant accesses per warp read",
+     .yfmt = CML_FMT_NUMBER, .only_param = "pattern", .only_label = "serial",
+     .m = {{"predicted", CML_METRIC_CONST_SERIALIZED, NULL, NULL}},
+     .what = "the predicted serialization", .unit = "x", .describe = 1},
+    {.shape = CML_PLOT_SWEEP, .title = "Measured kernel time vs distinct addresses per warp",
+     .xparam = "k", .xname = "k =", .xlabel = "distinct addresses per warp (k)",
+     .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_NUMBER, .ylabel = "median time (us)",
+     .yfmt = CML_FMT_NUMBER, .only_param = "pattern", .only_label = "serial",
+     .m = {{"measured", CML_METRIC_TIME_US, NULL, NULL}}, .what = "the kernel time",
+     .unit = "us", .describe = 1},
+    {.shape = CML_PLOT_BARS, .title = "Measured stencil bandwidth by coefficient memory",
+     .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .only_param = "pattern",
+     .only_label = "stencil", .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}},
+     .what = "stencil bandwidth", .unit = "GB/s", .describe = 1},
+};
+
+static const char *const constant_validate_settings[] = {"", NULL};
+static const cml_validate_spec constant_validate = {constant_validate_settings, NULL, 0};
+
 const cml_experiment cml_exp_constant = {
-    "constant", 10, "Constant memory",
-    "__constant__ reads at 1..32 distinct addresses per warp (serialization), and a 9-point "
-    "stencil with its coefficients in constant, read-only or plain global memory",
-    constant_params, sizeof constant_params / sizeof constant_params[0],
-    constant_sweep, constant_sweep, "pattern=serial,stencil k=1,2,8,32 stride=1,32",
+    .key = "constant",
+    .number = 10,
+    .title = "Constant memory",
+    .summary = "__constant__ reads at 1..32 distinct addresses per warp (serialization), and a "
+               "9-point stencil with its coefficients in constant, read-only or plain global "
+               "memory",
+    .doc = "docs/experiments/constant.md",
+    .options = constant_params,
+    .noptions = CML_COUNT(constant_params),
+    .settings_size = sizeof(constant_settings),
+    .state_size = sizeof(constant_state),
+    .tour = "pattern=serial,stencil k=1,2,8,32 stride=1,32",
+    .variant = constant_variant,
+    .measure = constant_measure,
+    .summarize = constant_summary,
+    .aliases = constant_aliases,
+    .naliases = CML_COUNT(constant_aliases),
+    .charts = constant_charts,
+    .ncharts = CML_COUNT(constant_charts),
+    .validate = &constant_validate,
 };

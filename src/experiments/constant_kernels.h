@@ -7,6 +7,7 @@
 
 #include "core/random.h"
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,18 +60,19 @@ typedef struct cml_constant_launch_args {
  * CML_CONST_TAB_FLOATS of it) and the coefficients (c_coef[j] and, when
  * d_coef is not NULL, d_coef[j] = cml_random_f32(seed_coef, j)) with
  * cudaMemcpyToSymbol / cudaMemcpy. Synchronous. */
-cml_status cml_constant_upload(uint64_t seed_tab, uint64_t seed_coef, float *d_coef);
+CML_LAUNCHER cml_status cml_constant_upload(uint64_t seed_tab, uint64_t seed_coef, float *d_coef);
 /* Launch one kernel (asynchronously); the launch status is checked. */
-cml_status cml_constant_launch(void *args);
+CML_LAUNCHER cml_status cml_constant_launch(void *args);
 /* The __global__ function (NULL: bad choice), for the occupancy
  * calculator; *smem gets its dynamic shared memory at `block` threads. */
-const void *cml_constant_kernel(int pattern, int coef_where, unsigned block, size_t *smem);
+CML_LAUNCHER const void *cml_constant_kernel(int pattern, int coef_where, unsigned block,
+                                             size_t *smem);
 /* Count wrong floats of out[0, cap) into d_counters[0] (zeroed by the
  * caller), the lowest wrong index into d_counters[1] (all ones from the
  * caller): outputs bit for bit, the poison past n. */
-cml_status cml_constant_check(const cml_constant_launch_args *a, uint64_t seed_in,
-                              uint64_t seed_tab, uint64_t seed_coef,
-                              unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_constant_check(const cml_constant_launch_args *a, uint64_t seed_in,
+                                           uint64_t seed_tab, uint64_t seed_coef,
+                                           unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,13 @@
  * A record holds at most 8 named numbers, so the facts come as four records
  * (compute, on-chip memory, device memory, host and software); the complete
  * struct also goes to results->device for the JSON writer.
+ *
+ * It has no options: the engine makes one point and one record. Without a
+ * GPU the variant function makes it the waived "device" record. With one,
+ * the measurement (the peak is measured) fills it as the first group and
+ * adds the other three at the same point with cml_sweep_add_record, so the
+ * engine knows all four as this run's records. `cumemlab device` writes the
+ * same four records outside a run (cml_device_facts_record).
  */
 #include "experiments/device_facts.h"
 
@@ -23,11 +30,9 @@
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static cml_status facts_records(const cml_device_facts *f, double peak_gbs, cml_results *out)
+static void fill_compute(cml_record *r, const cml_device_facts *f, double peak_gbs)
 {
-    cml_record *r;
-
-    CML_EXP_ADD(r, out, KEY, "compute");
+    (void)peak_gbs;
     cml_record_add_extra(r, "sm_count", f->sm_count, "SMs");
     cml_record_add_extra(r, "warp_size", f->warp_size, "threads");
     cml_record_add_extra(r, "max_threads_per_block", f->max_threads_per_block, "threads");
@@ -42,8 +47,11 @@ static cml_status facts_records(const cml_device_facts *f, double peak_gbs, cml_
                        f->name, f->cc_major, f->cc_minor, f->sm_count, f->max_threads_per_sm,
                        f->regs_per_sm,
                        f->max_threads_per_sm > 0 ? f->regs_per_sm / f->max_threads_per_sm : 0);
+}
 
-    CML_EXP_ADD(r, out, KEY, "on-chip memory");
+static void fill_on_chip(cml_record *r, const cml_device_facts *f, double peak_gbs)
+{
+    (void)peak_gbs;
     cml_record_add_extra(r, "shared_per_block", (double)f->shared_per_block / KIB, "KiB");
     cml_record_add_extra(r, "shared_per_block_optin", (double)f->shared_per_block_optin / KIB,
                          "KiB");
@@ -62,8 +70,11 @@ static cml_status facts_records(const cml_device_facts *f, double peak_gbs, cml_
                        (double)f->shared_per_block / KIB, (double)f->shared_per_block_optin / KIB,
                        (double)f->shared_per_sm / KIB, (double)f->const_bytes / KIB,
                        CML_LINE_BYTES, CML_SECTOR_BYTES);
+}
 
-    CML_EXP_ADD(r, out, KEY, "device memory");
+/* The measured peak (peak_gbs > 0) makes this record a measured one. */
+static void fill_device_memory(cml_record *r, const cml_device_facts *f, double peak_gbs)
+{
     cml_record_add_extra(r, "global", (double)f->global_bytes / GIB, "GiB");
     cml_record_add_extra(r, "bus_width", f->bus_width_bits, "bit");
     cml_record_add_extra(r, "memory_clock", f->mem_clock_khz / 1e3, "MHz");
@@ -93,8 +104,11 @@ static cml_status facts_records(const cml_device_facts *f, double peak_gbs, cml_
                            (double)f->global_bytes / GIB, f->bus_width_bits,
                            f->mem_clock_khz / 1e3, f->mem_clock_khz / 1e3, f->bus_width_bits,
                            f->theoretical_gbs, f->ecc_enabled ? "; ECC is on" : "");
+}
 
-    CML_EXP_ADD(r, out, KEY, "host and software");
+static void fill_host(cml_record *r, const cml_device_facts *f, double peak_gbs)
+{
+    (void)peak_gbs;
     cml_record_add_extra(r, "driver_version", f->driver_version, "");
     cml_record_add_extra(r, "runtime_version", f->runtime_version, "");
     cml_record_add_extra(r, "unified_addressing", f->unified_addressing, "bool");
@@ -112,72 +126,101 @@ static cml_status facts_records(const cml_device_facts *f, double peak_gbs, cml_
                        f->managed_memory ? "yes" : "no",
                        f->concurrent_managed ? "concurrent with the CPU" : "not concurrent",
                        f->global_l1_cache_supported ? "yes" : "no");
-
-    out->has_device = 1;
-    out->device = *f;
-    return CML_OK;
 }
+
+/* The four records, in order: each group's variant name and what fills it. */
+static const struct facts_group {
+    const char *variant;
+    void (*fill)(cml_record *r, const cml_device_facts *f, double peak_gbs);
+} groups[] = {
+    {"compute", fill_compute},
+    {"on-chip memory", fill_on_chip},
+    {"device memory", fill_device_memory},
+    {"host and software", fill_host},
+};
+
+/* The group whose record says why the peak is missing. */
+enum { GROUP_DEVICE_MEMORY = 2 };
 
 cml_status cml_device_facts_record(const cml_device_facts *f, cml_results *out)
 {
     if (!f || !out)
         return CML_EINVAL;
-    return facts_records(f, out->peak_gbs, out);
+    for (size_t g = 0; g < CML_COUNT(groups); g++) {
+        cml_record *r;
+        CML_EXP_ADD(r, out, KEY, groups[g].variant);
+        groups[g].fill(r, f, out->peak_gbs);
+    }
+    out->has_device = 1;
+    out->device = *f;
+    return CML_OK;
 }
 
-/* No GPU: nothing to read. One waived record, carrying the two sizes the
- * architecture fixes (which the model uses). */
-static cml_status facts_model(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+/* The one point: without a GPU there is nothing to read, so one waived
+ * record carries the two sizes the architecture fixes (which the model
+ * uses); with one, the measurement fills it. */
+static cml_status facts_variant(cml_sweep *ctx, void *settings, cml_record *rec)
 {
-    (void)plan;
-    (void)pv;
-    cml_record *r;
-    CML_EXP_ADD(r, out, KEY, "device");
-    r->state = CML_REC_WAIVED;
-    cml_record_note(r, "needs a GPU: the facts are read from the device");
-    cml_record_add_extra(r, "line_bytes", CML_LINE_BYTES, "B");
-    cml_record_add_extra(r, "sector_bytes", CML_SECTOR_BYTES, "B");
-    cml_record_add_extra(r, "warp_size", CML_WARP_SIZE, "threads");
-    cml_record_finding(r, "Without a GPU only the architecture's constants are known: %u-byte "
-                          "lines of %u-byte sectors, warps of %u threads.",
+    (void)settings;
+    if (ctx->plan->gpu) {
+        snprintf(rec->variant, sizeof rec->variant, "%s", groups[0].variant);
+        return CML_OK;
+    }
+    snprintf(rec->variant, sizeof rec->variant, "device");
+    cml_sweep_waive(ctx, rec, "needs a GPU: the facts are read from the device");
+    cml_record_add_extra(rec, "line_bytes", CML_LINE_BYTES, "B");
+    cml_record_add_extra(rec, "sector_bytes", CML_SECTOR_BYTES, "B");
+    cml_record_add_extra(rec, "warp_size", CML_WARP_SIZE, "threads");
+    cml_record_finding(rec, "Without a GPU only the architecture's constants are known: %u-byte "
+                            "lines of %u-byte sectors, warps of %u threads.",
                        CML_LINE_BYTES, CML_SECTOR_BYTES, CML_WARP_SIZE);
     return CML_OK;
 }
 
 /* With a GPU: the facts, and the measured peak (the plan's if the caller
- * measured it, else experiment 16's quick measurement now). */
-static cml_status facts_run(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+ * measured it, else experiment 16's quick measurement now). A peak that
+ * cannot be measured leaves the facts standing, with a note saying why. */
+static cml_status facts_measure(cml_sweep *ctx, void *settings, cml_record *rec)
 {
-    if (!plan || !plan->gpu)
-        return facts_model(plan, pv, out);
+    (void)settings;
+    const cml_plan *plan = ctx->plan;
+    cml_results *out = ctx->out;
     const cml_device_facts *f = cml_gpu_facts(plan->gpu);
     double peak = plan->peak_gbs > 0 ? plan->peak_gbs : out->peak_gbs;
     cml_status st = CML_OK;
     if (peak <= 0) {
         st = cml_peak_measure(plan, &peak);
         if (st != CML_OK)
-            peak = 0.0; /* the facts still stand; the note below says why */
+            peak = 0.0;
     }
     if (peak > out->peak_gbs)
         out->peak_gbs = peak;
-    size_t first = out->count;
-    cml_status rs = facts_records(f, peak, out);
-    if (rs != CML_OK)
-        return rs;
-    if (st != CML_OK && out->count > first + 2)
-        cml_record_note(&out->items[first + 2], "peak not measured: %s (%s)", cml_status_str(st),
-                        cml_gpu_error(plan->gpu));
+    /* Adding a record may move out->items: indices from here on. */
+    const size_t first = ctx->point;
+    groups[0].fill(rec, f, peak);
+    for (size_t g = 1; g < CML_COUNT(groups); g++) {
+        cml_record *r = cml_sweep_add_record(ctx, &out->items[first], groups[g].variant);
+        if (!r)
+            return CML_ENOMEM;
+        groups[g].fill(r, f, peak);
+    }
+    if (st != CML_OK)
+        cml_record_note(&out->items[first + GROUP_DEVICE_MEMORY], "peak not measured: %s (%s)",
+                        cml_status_str(st), cml_gpu_error(plan->gpu));
+    out->has_device = 1;
+    out->device = *f;
     return CML_OK;
 }
 
 const cml_experiment cml_exp_device_facts = {
-    KEY,
-    15,
-    "The memory model of this GPU",
-    "SMs, registers, shared and constant memory, L2, bus, clocks, theoretical and measured peak",
-    NULL,
-    0,
-    facts_model,
-    facts_run,
-    "",
+    .key = KEY,
+    .number = 15,
+    .title = "The memory model of this GPU",
+    .summary = "SMs, registers, shared and constant memory, L2, bus, clocks, theoretical and "
+               "measured peak",
+    .doc = "docs/device-facts.md",
+    .tour = "",
+    .variant = facts_variant,
+    .measure = facts_measure,
+    /* No charts and no validate settings: figures read from the device. */
 };

@@ -1,13 +1,30 @@
 /*
- * The experiment registry. Adding an experiment means adding one file pair
- * (NAME.c: parameters, model mirror, record building, GPU run; NAME.cu:
- * kernels and extern "C" launchers) and one row in registry.c.
+ * The experiment contract. An experiment is one file pair (NAME.c: options,
+ * model mirror, record building, measurement; NAME.cu: kernels and extern
+ * "C" launchers) and one row in registry.c; docs/adding-an-experiment.md
+ * walks through it.
+ *
+ * The row (cml_experiment) is the one place that names an experiment: key,
+ * number, title, summary, doc page, typed options, tour settings, textbook
+ * aliases, the charts the report draws and how `validate` treats it. The
+ * run engine (src/lab/sweep.c) walks the cross product of the options, hands
+ * each point to the experiment as its own settings struct (never a lookup by
+ * string), owns the GPU buffers of the run, and collects the records:
+ *
+ *     for each point of the options' cross product:
+ *         rec = new record, params and variant name filled from the point
+ *         variant(ctx, settings, rec)      -- the model: always
+ *         measure(ctx, settings, rec)      -- the GPU: when one is open
+ *     summarize(ctx, first, last)          -- after each innermost sweep
+ *     finish(ctx)                          -- after the whole sweep
+ *     release(ctx)                         -- the experiment's GPU state
  */
 #ifndef CML_EXPERIMENT_H
 #define CML_EXPERIMENT_H
 
 #include <stddef.h>
 
+#include "core/chart_spec.h"
 #include "core/param.h"
 #include "core/record.h"
 #include "cumemlab/model.h"
@@ -22,6 +39,7 @@ enum { CML_COUNTERS_OFF = 0, CML_COUNTERS_ON = 1, CML_COUNTERS_AUTO = 2 };
 /* Where the data of a streaming experiment should live. */
 typedef enum cml_where { CML_WHERE_DRAM = 0, CML_WHERE_L2, CML_WHERE_L1 } cml_where;
 
+/* What a run of an experiment may use: filled by the run engine (src/lab). */
 typedef struct cml_plan {
     struct cml_gpu *gpu;          /* NULL: model only */
     const cml_device_facts *dev;  /* NULL: model only */
@@ -36,44 +54,134 @@ typedef struct cml_plan {
                                      pass to every timed variant; NULL: none */
     struct cml_counters_pass *counters_pass; /* where cml_exp_time queues those
                                      passes (counters_pass.h); NULL: at once */
+    /* Index expressions the user gave (run --expr, --src), as typed: the
+     * expr experiment's options index them (src/experiments/expr.c).
+     * NULL: none; that experiment then runs its built-in set. */
+    const char *const *exprs;
+    size_t nexprs;
 } cml_plan;
 
-typedef cml_status (*cml_experiment_fn)(const cml_plan *plan, const cml_param_values *pv,
-                                        cml_results *out);
+/* One run of one experiment, as the engine hands it to the experiment's
+ * pieces. The engine owns it; experiments read `plan` and `state`. */
+typedef struct cml_sweep cml_sweep;
 
-typedef struct cml_experiment {
-    const char *key;           /* stable name: "read-offset" */
-    int spec_number;           /* number in SPEC.md */
-    const char *title;         /* "Misaligned reads" */
-    const char *summary;       /* one line for `cumemlab list` */
-    const cml_param_def *params;
-    size_t nparams;
-    cml_experiment_fn model;   /* predictions on the CPU (always present) */
-    cml_experiment_fn run;     /* measurement on the GPU (NULL: model only) */
-    const char *tour;          /* parameter settings for the tour, e.g. "offset=0,11,128" */
-} cml_experiment;
+struct cml_sweep {
+    const cml_plan *plan;       /* plan->gpu NULL: model only */
+    void *state;                /* the row's state_size bytes, zeroed at the start */
+    cml_results *out;           /* the results the records go into */
+    const struct cml_experiment *exp;
+    size_t first;               /* index in out of this run's first record */
+    size_t point;               /* index in out of the current point's record */
+    const cml_param_values *values; /* every option's whole list for this run */
+    /* the engine's own bookkeeping (sweep.c) */
+    unsigned char *settings;    /* one settings struct per record since `first` */
+    size_t settings_cap;
+    struct cml_sweep_buffer **buffers;
+    size_t nbuffers;
+};
+
+/* Record + model for one point. `settings` is the experiment's settings
+ * struct with every option's value at this point; the function may change
+ * it (resolve n = 0 to the size it chose, say): the record's parameters and
+ * the measurement see the changed values. Return CML_OK, an error (the
+ * record is marked failed with the message), or CML_SKIP_POINT to drop the
+ * record (a combination that does not exist). */
+typedef cml_status (*cml_variant_fn)(cml_sweep *ctx, void *settings, cml_record *rec);
+
+/* Returned by a variant function: no record for this point. */
+#define CML_SKIP_POINT ((cml_status)-1)
+
+/* After each sweep of the first option (records first..last, all of one
+ * value of every other option): a summary finding, say. */
+typedef void (*cml_summary_fn)(cml_sweep *ctx, size_t first, size_t last);
 
 /* A textbook program name mapped onto an experiment. */
 typedef struct cml_textbook_alias {
     const char *name;          /* "readSegment" */
-    const char *experiment;    /* "read-offset" */
     const char *fixed;         /* settings always applied: "n=2^20 path=ca" */
     const char *positional[4]; /* names of the program's positional arguments */
     const char *usage;         /* "readSegment [offset] [blocksize]" */
 } cml_textbook_alias;
+
+/*
+ * How `validate` treats an experiment: the settings it runs (each a
+ * "name=list ..." string like the tour's; "" = the default sweep), and the
+ * differences docs/model-evidence.md explains. A differing counter of a
+ * record is explained when the variant contains `variant_has` (NULL: any),
+ * the metric contains `metric_has`, and, with max_frac > 0, the difference
+ * is an excess of at most max_frac times the predicted wavefronts of the
+ * same shared-memory operation (for a bank-conflict counter) or of the
+ * counter itself.
+ */
+typedef struct cml_explained_diff {
+    const char *variant_has;
+    const char *metric_has;
+    double max_frac;
+    const char *section;       /* in docs/model-evidence.md */
+} cml_explained_diff;
+
+typedef struct cml_validate_spec {
+    const char *const *settings;            /* NULL-terminated */
+    const cml_explained_diff *explained;    /* may be NULL */
+    size_t nexplained;
+} cml_validate_spec;
+
+typedef struct cml_experiment {
+    const char *key;           /* stable name: "read-offset" */
+    int number;                /* the experiment's number in the lab */
+    const char *title;         /* "Misaligned reads" */
+    const char *summary;       /* one line for `cumemlab list` */
+    const char *doc;           /* its page: "docs/experiments/read-offset.md" */
+    const cml_param_def *options;
+    size_t noptions;
+    size_t settings_size;      /* sizeof the struct the options' fields live in */
+    size_t state_size;         /* the run's private state (0: none) */
+    const char *tour;          /* the tour's settings, e.g. "offset=0,11,128" */
+    cml_variant_fn variant;    /* record and model (always present) */
+    cml_variant_fn measure;    /* the GPU measurement (NULL: model only) */
+    cml_summary_fn summarize;  /* optional */
+    void (*finish)(cml_sweep *ctx);  /* optional: after the whole sweep (not after a fatal
+                                        error), e.g. findings across every record */
+    void (*release)(cml_sweep *ctx); /* optional: free what `state` holds */
+    const cml_textbook_alias *aliases;
+    size_t naliases;
+    const cml_chart_spec *charts; /* what the HTML report draws */
+    size_t ncharts;
+    const cml_validate_spec *validate; /* NULL: validate skips it, saying so */
+} cml_experiment;
+
+#define CML_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 size_t cml_experiment_count(void);
 const cml_experiment *cml_experiment_at(size_t i);
 /* Exact key, or unique prefix; NULL if none or ambiguous. */
 const cml_experiment *cml_experiment_find(const char *key);
 
-size_t cml_textbook_count(void);
-const cml_textbook_alias *cml_textbook_at(size_t i);
-const cml_textbook_alias *cml_textbook_find(const char *name);
+/* A textbook name, with the experiment it belongs to; NULL if none. */
+const cml_textbook_alias *cml_textbook_find(const char *name, const cml_experiment **exp);
 
 /* Default element count of a streaming experiment: `size_bytes` if given,
  * else by `where` from the L2 size (4x L2 for DRAM), or 2^24 elements when
  * no device facts are known. */
 uint64_t cml_plan_elements(const cml_plan *plan, uint64_t elem_bytes, uint64_t arrays);
+
+/* ---- what the engine offers the experiment's pieces (src/lab/sweep.c) -- */
+
+/* The settings struct the engine handed over with record `index` of out
+ * (index >= ctx->first); NULL for records of other runs. */
+const void *cml_sweep_settings_of(const cml_sweep *ctx, size_t index);
+
+/* Another record at the current point (same parameters as `like`), for an
+ * experiment that reports more than one figure per point. NULL when out of
+ * memory. Pointers into ctx->out move when records are added: use indices
+ * across calls. */
+cml_record *cml_sweep_add_record(cml_sweep *ctx, const cml_record *like, const char *variant);
+
+/* Mark `rec` waived: this variant cannot run here, and why. */
+void cml_sweep_waive(cml_sweep *ctx, cml_record *rec, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #endif

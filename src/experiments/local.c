@@ -82,17 +82,31 @@ static const char *const impl_names[] = {"local", "registers", NULL};
 static const char *const block_names[] = {"32", "64", "128", "256", "512", "1024", NULL};
 static const unsigned block_sizes[] = {32, 64, 128, 256, 512, 1024};
 
+/* One point of the sweep; the options' fields. */
+typedef struct local_settings {
+    int64_t impl, pattern, K, block, index, n;
+} local_settings;
+
+/* Declared fastest-varying first: the kernel and its register twin next
+ * to each other (local_summary compares them), within a pattern, within
+ * K, within block: the order the records have always come in. The variant
+ * name keeps its own order (local_name). */
 static const cml_param_def local_params[] = {
+    {"impl", "local (the kernel under study) and/or registers (its register-only twin)", 0, 0,
+     "local,registers", impl_names, 0, CML_FIELD(local_settings, impl), NULL},
     {"pattern",
      "same-index (all lanes arr[s]), lane-varying (lane l: arr[(l+s)%K]), struct (the same "
      "through a struct's fields), spill (48 live values under a 32-register cap; K unused)",
-     0, 0, "same-index,lane-varying,struct,spill", pattern_names, 0},
-    {"K", "per-thread array length (floats) / struct fields used", 8, CML_LOCAL_KMAX, "32", NULL, 0},
-    {"index", "run-time index s (used modulo K)", 0, CML_LOCAL_KMAX - 1, "1", NULL, 0},
-    {"block", "threads per block", 0, 0, "256", block_names, 0},
-    {"n", "threads, one element of in[] and out[] each", 32, (int64_t)1 << 30, "2^20", NULL, 0},
-    {"impl", "local (the kernel under study) and/or registers (its register-only twin)", 0, 0,
-     "local,registers", impl_names, 0},
+     0, 0, "same-index,lane-varying,struct,spill", pattern_names, 0,
+     CML_FIELD(local_settings, pattern), NULL},
+    {"K", "per-thread array length (floats) / struct fields used", 8, CML_LOCAL_KMAX, "32", NULL, 0,
+     CML_FIELD(local_settings, K), NULL},
+    {"block", "threads per block", 0, 0, "256", block_names, 0, CML_FIELD(local_settings, block),
+     NULL},
+    {"index", "run-time index s (used modulo K)", 0, CML_LOCAL_KMAX - 1, "1", NULL,
+     CML_PARAM_NOVARIANT, CML_FIELD(local_settings, index), NULL},
+    {"n", "threads, one element of in[] and out[] each", 32, (int64_t)1 << 30, "2^20", NULL,
+     CML_PARAM_NOVARIANT, CML_FIELD(local_settings, n), NULL},
 };
 
 const cml_ptxas_entry *cml_local_ptxas_find(const char *name)
@@ -262,64 +276,98 @@ static void local_finding(cml_record *rec, const cml_local_args *a, const cml_pt
     }
 }
 
+/* ---- the variants --------------------------------------------------------- */
+
+/* The run's state: the K of its first point. The spill kernel has no K, so
+ * it runs at that one K only: one set of spill records per block (a K
+ * listed twice, K=32,32, gives them twice). */
+typedef struct local_state {
+    int started;
+    int64_t first_K;
+} local_state;
+
+/* "pattern=same-index K=32 block=256 impl=local" (no K for spill): the
+ * name the variant has always had, whatever order the options are swept
+ * in. */
+static void local_name(cml_record *rec, const local_settings *s)
+{
+    rec->variant[0] = '\0';
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "pattern", pattern_names[s->pattern]);
+    if (s->pattern != CML_LOCAL_SPILL)
+        cml_variant_add(rec->variant, sizeof rec->variant, "K", (long long)s->K);
+    cml_variant_add(rec->variant, sizeof rec->variant, "block", block_sizes[s->block]);
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "impl", impl_names[s->impl]);
+}
+
+/* The ptxas row of a point's kernel, or NULL. */
+static const cml_ptxas_entry *point_ptxas(const local_settings *s)
+{
+    return cml_local_ptxas_find(cml_local_kernel_name((int)s->pattern, (int)s->impl));
+}
+
+/* One variant's record with the model's prediction. K and index are
+ * recorded as the kernel uses them: the spill kernel's 48 values, and the
+ * index modulo K. */
+static cml_status local_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    local_settings *s = vs;
+    local_state *g = ctx->state;
+    if (!g->started) {
+        g->started = 1;
+        g->first_K = s->K;
+    }
+    const int regs = (int)s->impl;
+    if (s->pattern == CML_LOCAL_SPILL) {
+        if (s->K != g->first_K)
+            return CML_SKIP_POINT;
+        s->K = CML_LOCAL_SPILL_VALUES;
+    }
+    s->index %= s->K;
+    local_name(rec, s);
+    const uint64_t n = (uint64_t)s->n;
+    const unsigned block = block_sizes[s->block];
+    const cml_ptxas_entry *p = point_ptxas(s);
+    cml_local_args args = {n, (unsigned)s->K, (unsigned)s->index, (cml_local_pattern)s->pattern,
+                           regs, 0, 0, 0, 0};
+    if (s->pattern == CML_LOCAL_SPILL && p) {
+        args.spill_store_bytes = p->spill_store_bytes;
+        args.spill_load_bytes = p->spill_load_bytes;
+    }
+    /* The algorithm's bytes: in[] read once, out[] written once; local
+     * traffic is the cost under study, not work. */
+    rec->bytes_read = 4 * n;
+    rec->bytes_written = 4 * n;
+
+    cml_status st = local_trace(rec, cml_div_up(n, block), block, &args);
+    if (st)
+        return st;
+    const cml_kernel_traffic *m = &rec->model[CML_RULES_MODERN];
+    cml_record_add_extra(rec, "local_bytes",
+                         (double)CML_SECTOR_BYTES * (double)(m->cls[CML_CLASS_LOCAL_LD].sectors +
+                                                             m->cls[CML_CLASS_LOCAL_ST].sectors),
+                         "B");
+    if (p) {
+        cml_record_add_extra(rec, "regs", p->regs, "");
+        cml_record_add_extra(rec, "stack_bytes", p->stack_bytes, "B");
+        cml_record_add_extra(rec, "spill_stores", p->spill_store_bytes, "B");
+        cml_record_add_extra(rec, "spill_loads", p->spill_load_bytes, "B");
+    }
+    local_finding(rec, &args, p);
+    if (s->pattern == CML_LOCAL_SPILL && !regs && !p) {
+        /* Without ptxas's figures the spill traffic is unknown, not zero:
+         * say so rather than predict 0. */
+        cml_record_note(rec, "no ptxas figures: spill traffic not modelled");
+    }
+    return CML_OK;
+}
+
 /* ---- GPU side ------------------------------------------------------------ */
 
 enum { SEED_IN = 0x10CA1ull, OUT_MARGIN = 32 };
 
-typedef struct local_gpu {
-    cml_dbuf in, out;
-    uint64_t n;
-} local_gpu;
-
-static void local_gpu_free(const cml_plan *plan, local_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->in);
-    cml_gpu_free(plan->gpu, &g->out);
-    g->n = 0;
-}
-
 static cml_status local_check_cb(void *ctx, unsigned long long *d_counters)
 {
     return cml_local_check(ctx, SEED_IN, d_counters);
-}
-
-/* Measure one variant: poison out, time, check every float, and read what
- * the runtime says about the kernel (registers, local bytes per thread). */
-static cml_status local_measure(const cml_plan *plan, local_gpu *g, cml_record *rec,
-                                const cml_local_args *a, unsigned block, int *rt_regs,
-                                size_t *rt_local, int *rt_arch)
-{
-    if (g->n != a->n) {
-        local_gpu_free(plan, g);
-        cml_status st = cml_exp_alloc_random(plan, rec, &g->in, a->n, SEED_IN);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->out, (a->n + OUT_MARGIN) * sizeof(float));
-        if (st)
-            return st;
-        g->n = a->n;
-    }
-    cml_local_launch_args la = {
-        g->in.ptr, g->out.ptr, a->n, a->n + OUT_MARGIN,
-        a->pattern == CML_LOCAL_SPILL ? (int)CML_LOCAL_SPILL_VALUES : (int)a->K, (int)a->s,
-        block, (int)a->pattern, a->regs,
-    };
-    const void *kernel = cml_local_kernel(la.pattern, la.regs);
-    cml_kernel_info ki;
-    cml_status st = cml_gpu_kernel_info(plan->gpu, kernel, &ki);
-    if (!st)
-        st = cml_gpu_poison(plan->gpu, &g->out);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    *rt_regs = ki.regs;
-    *rt_local = ki.local_bytes;
-    *rt_arch = ki.binary_version;
-    st = cml_exp_time(plan, rec, cml_local_launch, &la, kernel, block, 0);
-    if (st)
-        return st;
-    return cml_exp_verify(plan, rec, local_check_cb, &la);
 }
 
 /* Append the measured clause to the finding (it must still fit). */
@@ -330,132 +378,108 @@ static void finding_append(cml_record *rec, const char *text)
         snprintf(rec->finding + used, sizeof rec->finding - used, "%s", text);
 }
 
-/* ---- the sweep ------------------------------------------------------------ */
-
-static cml_status local_sweep(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+/* Measure one variant: poison out, time, check every float, and read what
+ * the runtime says about the kernel (registers, local bytes per thread).
+ * The engine keeps in (slot 0) and out (slot 1) across the variants. */
+static cml_status local_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    const cml_param_list *patterns = cml_param_get(pv, "pattern");
-    const cml_param_list *ks = cml_param_get(pv, "K");
-    const cml_param_list *blocks = cml_param_get(pv, "block");
-    const cml_param_list *impls = cml_param_get(pv, "impl");
-    const uint64_t n = (uint64_t)cml_param_first(pv, "n");
-    const unsigned s_param = (unsigned)cml_param_first(pv, "index");
-    local_gpu g = {{0}, {0}, 0};
-    cml_status st = CML_OK;
-
-    for (size_t bi = 0; bi < blocks->count && !st; bi++)
-        for (size_t ki = 0; ki < ks->count && !st; ki++)
-            for (size_t pi = 0; pi < patterns->count && !st; pi++) {
-                const int64_t pattern = patterns->v[pi];
-                /* The spill kernel has no K: one set of records per block. */
-                if (pattern == CML_LOCAL_SPILL && ki > 0)
-                    continue;
-                const unsigned K =
-                    pattern == CML_LOCAL_SPILL ? CML_LOCAL_SPILL_VALUES : (unsigned)ks->v[ki];
-                const unsigned block = block_sizes[blocks->v[bi]];
-                size_t local_rec = (size_t)-1, twin_rec = (size_t)-1;
-
-                for (size_t ii = 0; ii < impls->count && !st; ii++) {
-                    const int regs = (int)impls->v[ii];
-                    const cml_ptxas_entry *p =
-                        cml_local_ptxas_find(cml_local_kernel_name((int)pattern, regs));
-                    cml_local_args args = {n, K, s_param % K, (cml_local_pattern)pattern, regs,
-                                           0, 0, 0, 0};
-                    if (pattern == CML_LOCAL_SPILL && p) {
-                        args.spill_store_bytes = p->spill_store_bytes;
-                        args.spill_load_bytes = p->spill_load_bytes;
-                    }
-
-                    char variant[96] = "";
-                    cml_variant_add_label(variant, sizeof variant, "pattern",
-                                          pattern_names[pattern]);
-                    if (pattern != CML_LOCAL_SPILL)
-                        cml_variant_add(variant, sizeof variant, "K", K);
-                    cml_variant_add(variant, sizeof variant, "block", block);
-                    cml_variant_add_label(variant, sizeof variant, "impl", impl_names[regs]);
-                    cml_record *rec;
-                    CML_EXP_ADD(rec, out, "local", variant);
-                    cml_record_add_param(rec, "pattern", pattern, pattern_names[pattern]);
-                    cml_record_add_param(rec, "K", K, NULL);
-                    cml_record_add_param(rec, "index", args.s, NULL);
-                    cml_record_add_param(rec, "block", blocks->v[bi], block_names[blocks->v[bi]]);
-                    cml_record_add_param(rec, "n", (int64_t)n, NULL);
-                    cml_record_add_param(rec, "impl", regs, impl_names[regs]);
-                    /* The algorithm's bytes: in[] read once, out[] written
-                     * once; local traffic is the cost under study, not work. */
-                    rec->bytes_read = 4 * n;
-                    rec->bytes_written = 4 * n;
-
-                    st = local_trace(rec, cml_div_up(n, block), block, &args);
-                    if (st)
-                        break;
-                    const cml_kernel_traffic *m = &rec->model[CML_RULES_MODERN];
-                    cml_record_add_extra(rec, "local_bytes",
-                                         (double)CML_SECTOR_BYTES *
-                                             (double)(m->cls[CML_CLASS_LOCAL_LD].sectors +
-                                                      m->cls[CML_CLASS_LOCAL_ST].sectors),
-                                         "B");
-                    if (p) {
-                        cml_record_add_extra(rec, "regs", p->regs, "");
-                        cml_record_add_extra(rec, "stack_bytes", p->stack_bytes, "B");
-                        cml_record_add_extra(rec, "spill_stores", p->spill_store_bytes, "B");
-                        cml_record_add_extra(rec, "spill_loads", p->spill_load_bytes, "B");
-                    }
-                    local_finding(rec, &args, p);
-                    if (pattern == CML_LOCAL_SPILL && !regs && !p) {
-                        /* Without ptxas's figures the spill traffic is
-                         * unknown, not zero: say so rather than predict 0. */
-                        cml_record_note(rec, "no ptxas figures: spill traffic not modelled");
-                    }
-                    if (regs)
-                        twin_rec = out->count - 1;
-                    else
-                        local_rec = out->count - 1;
-
-                    if (plan->gpu) {
-                        int rt_regs = 0, rt_arch = 0;
-                        size_t rt_local = 0;
-                        cml_status gst =
-                            local_measure(plan, &g, rec, &args, block, &rt_regs, &rt_local, &rt_arch);
-                        if (gst != CML_OK && gst != CML_EVERIFY) {
-                            st = gst;
-                            break;
-                        }
-                        if (rt_arch) {
-                            cml_record_add_extra(rec, "rt_regs", rt_regs, "");
-                            cml_record_add_extra(rec, "rt_local_bytes", (double)rt_local, "B");
-                            char buf[128];
-                            snprintf(buf, sizeof buf, " Runtime (sm_%d): %d regs, %zu B local.",
-                                     rt_arch, rt_regs, rt_local);
-                            finding_append(rec, buf);
-                        }
-                    }
-                }
-                /* The cost of local memory: the local kernel's time over its
-                 * twin's, when both were measured and verified. */
-                if (!st && local_rec != (size_t)-1 && twin_rec != (size_t)-1) {
-                    cml_record *lr = &out->items[local_rec], *tr = &out->items[twin_rec];
-                    if (lr->measured && tr->measured && lr->state == CML_REC_OK &&
-                        tr->state == CML_REC_OK && tr->timing.median_ms > 0) {
-                        const double slow = lr->timing.median_ms / tr->timing.median_ms;
-                        char buf[128];
-                        cml_record_add_extra(lr, "slowdown", slow, "x");
-                        snprintf(buf, sizeof buf,
-                                 " Measured %.1f us, %.2fx the twin's %.1f us.",
-                                 1e3 * lr->timing.median_ms, slow, 1e3 * tr->timing.median_ms);
-                        finding_append(lr, buf);
-                    }
-                }
-            }
-    if (plan->gpu)
-        local_gpu_free(plan, &g);
+    const local_settings *s = vs;
+    const cml_plan *plan = ctx->plan;
+    const uint64_t n = (uint64_t)s->n;
+    const unsigned block = block_sizes[s->block];
+    cml_dbuf *in = cml_sweep_buffer(ctx, rec, 0, n * sizeof(float), SEED_IN);
+    cml_dbuf *out = in ? cml_sweep_buffer(ctx, rec, 1, (n + OUT_MARGIN) * sizeof(float), 0) : NULL;
+    if (!out)
+        return CML_ECUDA;
+    cml_local_launch_args la = {
+        in->ptr, out->ptr, n, n + OUT_MARGIN, (int)s->K, (int)s->index,
+        block, (int)s->pattern, (int)s->impl,
+    };
+    const void *kernel = cml_local_kernel(la.pattern, la.regs);
+    cml_kernel_info ki;
+    cml_status st = cml_gpu_kernel_info(plan->gpu, kernel, &ki);
+    if (!st)
+        st = cml_gpu_poison(plan->gpu, out);
+    if (st)
+        return cml_exp_fail(plan, rec, st);
+    st = cml_exp_time(plan, rec, cml_local_launch, &la, kernel, block, 0);
+    if (!st)
+        st = cml_exp_verify(plan, rec, local_check_cb, &la);
+    /* A wrong output still ran: what the runtime says about the kernel
+     * stands. */
+    if ((st == CML_OK || st == CML_EVERIFY) && ki.binary_version) {
+        cml_record_add_extra(rec, "rt_regs", ki.regs, "");
+        cml_record_add_extra(rec, "rt_local_bytes", (double)ki.local_bytes, "B");
+        char buf[128];
+        snprintf(buf, sizeof buf, " Runtime (sm_%d): %d regs, %zu B local.", ki.binary_version,
+                 ki.regs, ki.local_bytes);
+        finding_append(rec, buf);
+    }
     return st;
 }
 
+/*
+ * The cost of local memory: the local kernel's time over its twin's, when
+ * both were measured and verified. Records [first, last] are the impls of
+ * one pattern, K and block.
+ */
+static void local_summary(cml_sweep *ctx, size_t first, size_t last)
+{
+    size_t local_rec = (size_t)-1, twin_rec = (size_t)-1;
+    for (size_t i = first; i <= last; i++) {
+        const local_settings *s = cml_sweep_settings_of(ctx, i);
+        if (s && s->impl)
+            twin_rec = i;
+        else if (s)
+            local_rec = i;
+    }
+    if (local_rec == (size_t)-1 || twin_rec == (size_t)-1)
+        return;
+    cml_record *lr = &ctx->out->items[local_rec], *tr = &ctx->out->items[twin_rec];
+    if (lr->measured && tr->measured && lr->state == CML_REC_OK && tr->state == CML_REC_OK &&
+        tr->timing.median_ms > 0) {
+        const double slow = lr->timing.median_ms / tr->timing.median_ms;
+        char buf[128];
+        cml_record_add_extra(lr, "slowdown", slow, "x");
+        snprintf(buf, sizeof buf, " Measured %.1f us, %.2fx the twin's %.1f us.",
+                 1e3 * lr->timing.median_ms, slow, 1e3 * tr->timing.median_ms);
+        finding_append(lr, buf);
+    }
+}
+
+/* Bandwidth and the predicted local-load sectors per request, a bar per
+ * variant. */
+static const cml_chart_spec local_charts[] = {
+    {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by local-memory pattern",
+     .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER,
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .describe = 1},
+    {.shape = CML_PLOT_BARS, .title = "Predicted local-load sectors per request",
+     .ylabel = "32-byte sectors per request", .yfmt = CML_FMT_NUMBER,
+     .m = {{"modern", CML_METRIC_CLASS_SPR, "local_ld", NULL}},
+     .what = "local-load sectors per request", .unit = "", .describe = 1},
+};
+
+static const char *const local_validate_settings[] = {"", NULL};
+static const cml_validate_spec local_validate = {local_validate_settings, NULL, 0};
+
 const cml_experiment cml_exp_local = {
-    "local", 9, "Local memory",
-    "per-thread float arrays indexed at run time: same index in all lanes (coalesced) vs "
-    "lane-varying indices, large structs and register spills, each against a register twin",
-    local_params, sizeof local_params / sizeof local_params[0],
-    local_sweep, local_sweep, "pattern=same-index,lane-varying,spill K=32",
+    .key = "local",
+    .number = 9,
+    .title = "Local memory",
+    .summary = "per-thread float arrays indexed at run time: same index in all lanes (coalesced) "
+               "vs lane-varying indices, large structs and register spills, each against a "
+               "register twin",
+    .doc = "docs/experiments/local.md",
+    .options = local_params,
+    .noptions = CML_COUNT(local_params),
+    .settings_size = sizeof(local_settings),
+    .state_size = sizeof(local_state),
+    .tour = "pattern=same-index,lane-varying,spill K=32",
+    .variant = local_variant,
+    .measure = local_measure,
+    .summarize = local_summary,
+    .charts = local_charts,
+    .ncharts = CML_COUNT(local_charts),
+    .validate = &local_validate,
 };

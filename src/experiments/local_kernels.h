@@ -7,6 +7,7 @@
 
 #include "core/random.h"
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,10 +74,10 @@ CML_HD float cml_local_expected(int pattern, int K, uint64_t i, float v)
 }
 
 /* Launch one kernel (asynchronously); the launch status is checked. */
-cml_status cml_local_launch(void *args);
+CML_LAUNCHER cml_status cml_local_launch(void *args);
 /* The __global__ function (NULL: bad pattern), for the occupancy
  * calculator and cudaFuncGetAttributes. */
-const void *cml_local_kernel(int pattern, int regs);
+CML_LAUNCHER const void *cml_local_kernel(int pattern, int regs);
 /* Its name as written in local.cu (NULL: bad pattern), to find it in the
  * ptxas table. */
 const char *cml_local_kernel_name(int pattern, int regs);
@@ -84,8 +85,8 @@ const char *cml_local_kernel_name(int pattern, int regs);
  * caller), the lowest wrong index into d_counters[1] (all ones from the
  * caller): out[i] for i < n must be cml_local_expected bit for bit (in
  * filled with cml_random_f32(seed, i)), the rest the poison. */
-cml_status cml_local_check(const cml_local_launch_args *a, uint64_t seed,
-                           unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_local_check(const cml_local_launch_args *a, uint64_t seed,
+                                        unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

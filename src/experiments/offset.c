@@ -23,22 +23,31 @@ static const char *const store_paths[] = {"wb", "cg", "cs", NULL};
 static const cml_cache load_cache[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_NC};
 static const cml_cache store_cache[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_CS};
 
+/* One point of either sweep; the options' fields. */
+typedef struct offset_settings {
+    int64_t offset, path, block, n;
+} offset_settings;
+
 static const cml_param_def read_params[] = {
-    {"offset", "element offset of the reads, in floats", 0, 1 << 20, "0:64,128", NULL, 0},
+    {"offset", "element offset of the reads, in floats", 0, 1 << 20, "0:64,128", NULL, 0,
+     CML_FIELD(offset_settings, offset), NULL},
     {"path", "load path: ca = L1 and L2 (default), cg = L2 only, nc = read-only (__ldg)", 0, 0,
-     "ca,cg,nc", load_paths, 0},
-    {"block", "threads per block", 32, 1024, "512", NULL, 0},
+     "ca,cg,nc", load_paths, 0, CML_FIELD(offset_settings, path), NULL},
+    {"block", "threads per block", 32, 1024, "512", NULL, 0, CML_FIELD(offset_settings, block),
+     NULL},
     {"n", "elements per array (0: each array larger than L2, 4x L2 in all)", 0,
-     (int64_t)1 << 34, "0", NULL, 0},
+     (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(offset_settings, n), NULL},
 };
 
 static const cml_param_def write_params[] = {
-    {"offset", "element offset of the writes, in floats", 0, 1 << 20, "0:64,128", NULL, 0},
+    {"offset", "element offset of the writes, in floats", 0, 1 << 20, "0:64,128", NULL, 0,
+     CML_FIELD(offset_settings, offset), NULL},
     {"path", "store path: wb = write-back (default), cg = L2 only (__stcg), cs = streaming (__stcs)",
-     0, 0, "wb,cg,cs", store_paths, 0},
-    {"block", "threads per block", 32, 1024, "512", NULL, 0},
+     0, 0, "wb,cg,cs", store_paths, 0, CML_FIELD(offset_settings, path), NULL},
+    {"block", "threads per block", 32, 1024, "512", NULL, 0, CML_FIELD(offset_settings, block),
+     NULL},
     {"n", "elements per array (0: each array larger than L2, 4x L2 in all)", 0,
-     (int64_t)1 << 34, "0", NULL, 0},
+     (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(offset_settings, n), NULL},
 };
 
 void cml_offset_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -84,45 +93,46 @@ static void offset_finding(cml_record *rec, const cml_offset_args *a, const char
     }
 }
 
-/* One variant's record with the model's prediction; *out_rec for the GPU
- * run to add its measurement to. */
-static cml_status offset_variant(const cml_plan *plan, const cml_param_values *pv, int write,
-                                 int64_t offset, int64_t path, int64_t block, cml_results *out,
-                                 cml_record **out_rec)
+static int is_write(const cml_sweep *ctx)
 {
-    const char *key = write ? "write-offset" : "read-offset";
-    const cml_param_def *defs = write ? write_params : read_params;
-    const char *label = cml_param_choice(&defs[1], path);
-    uint64_t n = (uint64_t)cml_param_first(pv, "n");
-    if (n == 0)
-        n = cml_plan_elements(plan, 4, 3);
-    char variant[96] = "";
-    cml_variant_add(variant, sizeof variant, "offset", offset);
-    cml_variant_add_label(variant, sizeof variant, "path", label);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, key, variant);
-    cml_record_add_param(rec, "offset", offset, NULL);
-    cml_record_add_param(rec, "path", path, label);
-    cml_record_add_param(rec, "block", block, NULL);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
-    uint64_t active = (uint64_t)offset < n ? n - (uint64_t)offset : 0;
+    return ctx->exp == &cml_exp_write_offset;
+}
+
+/* One variant's record with the model's prediction. */
+static cml_status offset_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    offset_settings *s = vs;
+    const int write = is_write(ctx);
+    if (s->n == 0)
+        s->n = (int64_t)cml_plan_elements(ctx->plan, 4, 3);
+    const uint64_t n = (uint64_t)s->n, offset = (uint64_t)s->offset, block = (uint64_t)s->block;
+    if (offset >= n) {
+        /* Every thread fails the guard k < n: there is no access to model
+         * or to time, and "0.00 sectors per request" would read as a
+         * finding about alignment. */
+        cml_sweep_waive(ctx, rec,
+                        "offset %llu is at or past the %llu elements of each array: every "
+                        "thread is guarded off and nothing is %s",
+                        (unsigned long long)offset, (unsigned long long)n,
+                        write ? "written" : "read");
+        return CML_OK;
+    }
+    uint64_t active = n - offset;
     rec->bytes_read = 2 * 4 * active;
     rec->bytes_written = 4 * active;
 
-    cml_offset_args args = {n, (uint64_t)offset, write ? store_cache[path] : load_cache[path], write};
+    cml_offset_args args = {n, offset, write ? store_cache[s->path] : load_cache[s->path], write};
     /* Every block is its predecessor shifted by 4*block bytes in each array
      * (a multiple of 128 for block sizes that are multiples of 32); only the
      * blocks that reach the end of the arrays (guard k < n) differ. */
-    uint64_t nblocks = cml_div_up(n, (uint64_t)block);
-    uint64_t tail = cml_div_up((uint64_t)offset, (uint64_t)block) + 2;
-    uint64_t head = (uint64_t)block % 32 ? nblocks : 1;
-    cml_status st = cml_exp_trace_1d(rec, nblocks, (unsigned)block, head, tail,
-                                     cml_offset_mirror, &args);
+    uint64_t nblocks = cml_div_up(n, block);
+    uint64_t tail = cml_div_up(offset, block) + 2;
+    uint64_t head = block % 32 ? nblocks : 1;
+    cml_status st =
+        cml_exp_trace_1d(rec, nblocks, (unsigned)block, head, tail, cml_offset_mirror, &args);
     if (st)
         return st;
-    offset_finding(rec, &args, label);
-    *out_rec = rec;
+    offset_finding(rec, &args, cml_param_choice(&ctx->exp->options[1], s->path));
     return CML_OK;
 }
 
@@ -133,20 +143,22 @@ static cml_status offset_check_cb(void *ctx, unsigned long long *d_counters)
     return cml_offset_check(ctx, SEED_A, SEED_B, d_counters);
 }
 
-/* Measure one variant: poison C, time the kernel, check every element. */
-static cml_status offset_measure(const cml_plan *plan, cml_exp_abc *g, cml_record *rec, int write)
+/* Measure one variant: poison C, time the kernel, check every element. The
+ * engine keeps A, B and C across the variants of the sweep. */
+static cml_status offset_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    uint64_t n = (uint64_t)cml_record_find_param(rec, "n")->value;
-    cml_status st = cml_exp_abc_ensure(plan, rec, g, n, SEED_A, SEED_B);
-    if (st)
-        return st;
+    const offset_settings *s = vs;
+    const uint64_t n = (uint64_t)s->n;
+    cml_dbuf *A = cml_sweep_buffer(ctx, rec, 0, n * 4, SEED_A);
+    cml_dbuf *B = A ? cml_sweep_buffer(ctx, rec, 1, n * 4, SEED_B) : NULL;
+    cml_dbuf *C = B ? cml_sweep_buffer(ctx, rec, 2, n * 4, 0) : NULL;
+    if (!C)
+        return CML_ECUDA;
+    const int write = is_write(ctx);
     cml_offset_launch_args args = {
-        g->A.ptr, g->B.ptr, g->C.ptr, n,
-        (uint64_t)cml_record_find_param(rec, "offset")->value,
-        (unsigned)cml_record_find_param(rec, "block")->value, write,
-        (int)cml_record_find_param(rec, "path")->value,
+        A->ptr, B->ptr, C->ptr, n, (uint64_t)s->offset, (unsigned)s->block, write, (int)s->path,
     };
-    return cml_exp_measure(plan, rec, &g->C, cml_offset_launch, &args,
+    return cml_exp_measure(ctx->plan, rec, C, cml_offset_launch, &args,
                            cml_offset_kernel(write, args.path), args.block, 0, offset_check_cb,
                            &args);
 }
@@ -156,8 +168,13 @@ static cml_status offset_measure(const cml_plan *plan, cml_exp_abc *g, cml_recor
  * offsets stay sector-aligned, what the others cost, and (measured) the
  * bandwidth range. Records [first, last] are one path's sweep.
  */
-static void offset_summary(cml_results *out, size_t first, size_t last, int write)
+static void offset_summary(cml_sweep *ctx, size_t first, size_t last)
 {
+    /* Up to 5 offsets read well one sentence each; more get a summary. */
+    if (last - first + 1 <= 5)
+        return;
+    cml_results *out = ctx->out;
+    const int write = is_write(ctx);
     const cml_class c = write ? CML_CLASS_GLOBAL_ST : CML_CLASS_GLOBAL_LD;
     size_t aligned = 0, total = 0;
     double worst_spr = 0, worst_eff = 1, best_bw = -1, worst_bw = -1;
@@ -175,7 +192,7 @@ static void offset_summary(cml_results *out, size_t first, size_t last, int writ
             worst_spr = spr;
         if (eff < worst_eff)
             worst_eff = eff;
-        long long off = (long long)cml_record_find_param(rec, "offset")->value;
+        long long off = (long long)((const offset_settings *)cml_sweep_settings_of(ctx, i))->offset;
         if (rec->measured && (best_bw < 0 || rec->bandwidth_gbs > best_bw)) {
             best_bw = rec->bandwidth_gbs;
             best_off = off;
@@ -188,7 +205,8 @@ static void offset_summary(cml_results *out, size_t first, size_t last, int writ
     if (!total)
         return;
     cml_record *last_rec = &out->items[last];
-    const char *path = cml_record_find_param(last_rec, "path")->label;
+    const char *path = cml_param_choice(
+        &ctx->exp->options[1], ((const offset_settings *)cml_sweep_settings_of(ctx, last))->path);
     char measured[400] = "";
     if (best_bw >= 0) {
         double drop = best_bw > 0 ? 100.0 * (best_bw - worst_bw) / best_bw : 0.0;
@@ -215,56 +233,78 @@ static void offset_summary(cml_results *out, size_t first, size_t last, int writ
                        100.0 * worst_eff, measured);
 }
 
-static cml_status offset_sweep(const cml_plan *plan, const cml_param_values *pv, int write,
-                               cml_results *out)
-{
-    const cml_param_list *offs = cml_param_get(pv, "offset");
-    const cml_param_list *paths = cml_param_get(pv, "path");
-    const cml_param_list *blocks = cml_param_get(pv, "block");
-    cml_exp_abc g = {0};
-    cml_status st = CML_OK;
-    for (size_t b = 0; b < blocks->count && !st; b++)
-        for (size_t p = 0; p < paths->count && !st; p++) {
-            size_t first = out->count;
-            for (size_t o = 0; o < offs->count && !st; o++) {
-                cml_record *rec;
-                st = offset_variant(plan, pv, write, offs->v[o], paths->v[p], blocks->v[b], out,
-                                    &rec);
-                if (!st && plan->gpu) {
-                    st = offset_measure(plan, &g, rec, write);
-                    if (st == CML_EVERIFY)
-                        st = CML_OK; /* recorded as a failed variant; go on */
-                }
-            }
-            /* Up to 5 offsets read well one sentence each; more get a summary. */
-            if (!st && offs->count > 5)
-                offset_summary(out, first, out->count - 1, write);
-        }
-    if (plan->gpu)
-        cml_exp_abc_free(plan, &g);
-    return st;
-}
+static const cml_textbook_alias read_aliases[] = {
+    {"readSegment", "n=2^20 path=ca", {"offset", "block"}, "readSegment [offset] [blocksize]"},
+    {"readOffset", "n=2^20 path=ca", {"offset", "block"}, "readOffset [offset] [blocksize]"},
+};
 
-static cml_status read_model(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
-{
-    return offset_sweep(plan, pv, 0, out);
-}
+static const cml_textbook_alias write_aliases[] = {
+    {"writeSegment", "n=2^20 path=wb", {"offset", "block"}, "writeSegment [offset] [blocksize]"},
+    {"writeOffset", "n=2^20 path=wb", {"offset", "block"}, "writeOffset [offset] [blocksize]"},
+};
 
-static cml_status write_model(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
-{
-    return offset_sweep(plan, pv, 1, out);
-}
+/* Bandwidth, efficiency and sectors per request against the offset. */
+#define OFFSET_CHARTS(dir)                                                                        \
+    {CML_PLOT_SWEEP, "Measured bandwidth vs " dir " offset", "offset", "offset",                  \
+     dir " offset (floats)", CML_SCALE_LINEAR, CML_FMT_NUMBER, "bandwidth (GB/s)",                \
+     CML_FMT_NUMBER, NULL, NULL, NULL, NULL,                                                      \
+     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth", "GB/s", 1, NULL, NULL, NULL}, \
+    {CML_PLOT_SWEEP, "Predicted efficiency vs " dir " offset", "offset", "offset",                \
+     dir " offset (floats)", CML_SCALE_LINEAR, CML_FMT_NUMBER, "bytes used / bytes moved (%)",    \
+     CML_FMT_PERCENT, NULL, NULL, NULL, NULL,                                                     \
+     {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules"},                         \
+      {"Fermi/Kepler", CML_METRIC_EFF_FERMI, NULL, "under the Fermi/Kepler rules"}},             \
+     "the predicted efficiency", "%", 1, NULL, NULL, NULL},                                       \
+    {CML_PLOT_SWEEP, "Predicted sectors per request vs " dir " offset", "offset", "offset",      \
+     dir " offset (floats)", CML_SCALE_LINEAR, CML_FMT_NUMBER, "32-byte sectors per request",     \
+     CML_FMT_NUMBER, NULL, NULL, NULL, NULL, {{"modern", CML_METRIC_SPR_MODERN, NULL, NULL}},     \
+     "sectors per request", "", 0, NULL, NULL, NULL}
+
+static const cml_chart_spec read_charts[] = {OFFSET_CHARTS("read")};
+static const cml_chart_spec write_charts[] = {OFFSET_CHARTS("write")};
+
+static const char *const read_validate_settings[] = {"offset=0:32,128 path=ca,cg,nc", NULL};
+static const char *const write_validate_settings[] = {"offset=0:32,128 path=wb,cg,cs", NULL};
+static const cml_validate_spec read_validate = {read_validate_settings, NULL, 0};
+static const cml_validate_spec write_validate = {write_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_read_offset = {
-    "read-offset", 1, "Misaligned reads",
-    "C[i] = A[i+offset] + B[i+offset]: offset sweep through the ca, cg and nc load paths",
-    read_params, sizeof read_params / sizeof read_params[0],
-    read_model, read_model, "offset=0,1,11,32,128 path=ca,cg,nc",
+    .key = "read-offset",
+    .number = 1,
+    .title = "Misaligned reads",
+    .summary = "C[i] = A[i+offset] + B[i+offset]: offset sweep through the ca, cg and nc load "
+               "paths",
+    .doc = "docs/experiments/read-offset.md",
+    .options = read_params,
+    .noptions = CML_COUNT(read_params),
+    .settings_size = sizeof(offset_settings),
+    .tour = "offset=0,1,11,32,128 path=ca,cg,nc",
+    .variant = offset_variant,
+    .measure = offset_measure,
+    .summarize = offset_summary,
+    .aliases = read_aliases,
+    .naliases = CML_COUNT(read_aliases),
+    .charts = read_charts,
+    .ncharts = CML_COUNT(read_charts),
+    .validate = &read_validate,
 };
 
 const cml_experiment cml_exp_write_offset = {
-    "write-offset", 2, "Misaligned writes",
-    "C[i+offset] = A[i] + B[i]: offset sweep through the wb, cg and cs store paths",
-    write_params, sizeof write_params / sizeof write_params[0],
-    write_model, write_model, "offset=0,1,11,32,128 path=wb",
+    .key = "write-offset",
+    .number = 2,
+    .title = "Misaligned writes",
+    .summary = "C[i+offset] = A[i] + B[i]: offset sweep through the wb, cg and cs store paths",
+    .doc = "docs/experiments/write-offset.md",
+    .options = write_params,
+    .noptions = CML_COUNT(write_params),
+    .settings_size = sizeof(offset_settings),
+    .tour = "offset=0,1,11,32,128 path=wb",
+    .variant = offset_variant,
+    .measure = offset_measure,
+    .summarize = offset_summary,
+    .aliases = write_aliases,
+    .naliases = CML_COUNT(write_aliases),
+    .charts = write_charts,
+    .ncharts = CML_COUNT(write_charts),
+    .validate = &write_validate,
 };

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,13 +21,13 @@ typedef struct cml_offset_launch_args {
 } cml_offset_launch_args;
 
 /* Launch one kernel (asynchronously); the launch status is checked. */
-cml_status cml_offset_launch(void *args);
+CML_LAUNCHER cml_status cml_offset_launch(void *args);
 /* The __global__ function, for the occupancy calculator. */
-const void *cml_offset_kernel(int write, int path);
+CML_LAUNCHER const void *cml_offset_kernel(int write, int path);
 /* Count wrong elements of C into d_counters[0] (zeroed by the caller), the
  * lowest wrong index into d_counters[1] (set to all ones by the caller). */
-cml_status cml_offset_check(const cml_offset_launch_args *a, uint64_t seed_a, uint64_t seed_b,
-                            unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_offset_check(const cml_offset_launch_args *a, uint64_t seed_a,
+                                         uint64_t seed_b, unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -31,12 +31,24 @@
 
 static const char *const modes[] = {"one", "gridstride", NULL};
 
+/* One point of the sweep: the options' fields, then what the variant
+ * derives for the measurement. */
+typedef struct parallelism_settings {
+    int64_t block, mode, n;
+    uint64_t grid;   /* blocks launched */
+    unsigned per_sm; /* blocks resident per SM */
+} parallelism_settings;
+
+/* Declared fastest-varying first: block sizes within a mode, the order the
+ * records have always come in. The variant name keeps its own order
+ * (parallelism_name). */
 static const cml_param_def parallelism_params[] = {
+    {"block", "threads per block", 32, 1024, "32,64,128,256,512,1024", NULL, 0,
+     CML_FIELD(parallelism_settings, block), NULL},
     {"mode", "one = one element per thread; gridstride = a loop over SMs x resident blocks", 0,
-     0, "one,gridstride", modes, 0},
-    {"block", "threads per block", 32, 1024, "32,64,128,256,512,1024", NULL, 0},
+     0, "one,gridstride", modes, 0, CML_FIELD(parallelism_settings, mode), NULL},
     {"n", "elements per array (0: each array larger than L2, 4x L2 in all)", 0,
-     (int64_t)1 << 34, "0", NULL, 0},
+     (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(parallelism_settings, n), NULL},
 };
 
 void cml_parallelism_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -146,12 +158,6 @@ static void parallelism_finding(const cml_plan *plan, cml_record *rec, int grids
     cml_exp_finding_measured(rec, text);
 }
 
-static uint64_t parallelism_n(const cml_plan *plan, const cml_param_values *pv)
-{
-    uint64_t n = (uint64_t)cml_param_first(pv, "n");
-    return n ? n : cml_plan_elements(plan, 4, 3);
-}
-
 /* The model's occupancy: resident threads (whole warps) / threads per SM. */
 static double model_occupancy(const cml_plan *plan, unsigned block, unsigned per_sm)
 {
@@ -160,32 +166,35 @@ static double model_occupancy(const cml_plan *plan, unsigned block, unsigned per
     return occ > 1.0 ? 1.0 : occ;
 }
 
-/* One variant's record with the model's prediction; *grid_out and
- * *per_sm_out (blocks resident per SM) for the GPU run. */
-static cml_status parallelism_variant(const cml_plan *plan, const cml_param_values *pv,
-                                      int gridstride, unsigned block, cml_results *out,
-                                      cml_record **out_rec, uint64_t *grid_out,
-                                      unsigned *per_sm_out)
+/* "mode=one block=32": the name the variant has always had, whatever
+ * order the options are swept in. */
+static void parallelism_name(cml_record *rec, const parallelism_settings *s)
 {
-    uint64_t n = parallelism_n(plan, pv);
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "mode", modes[gridstride]);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "parallelism", variant);
-    cml_record_add_param(rec, "mode", gridstride, modes[gridstride]);
-    cml_record_add_param(rec, "block", block, NULL);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
+    rec->variant[0] = '\0';
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "mode", modes[s->mode]);
+    cml_variant_add(rec->variant, sizeof rec->variant, "block", (long long)s->block);
+}
+
+/* One variant's record with the model's prediction; the grid and the
+ * blocks resident per SM go into the settings for the measurement. n = 0:
+ * each array larger than L2. */
+static cml_status parallelism_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    parallelism_settings *s = vs;
+    const cml_plan *plan = ctx->plan;
+    if (s->n == 0)
+        s->n = (int64_t)cml_plan_elements(plan, 4, 3);
+    parallelism_name(rec, s);
+    const uint64_t n = (uint64_t)s->n;
+    const int gridstride = (int)s->mode;
+    const unsigned block = (unsigned)s->block;
     rec->bytes_read = 8 * n;
     rec->bytes_written = 4 * n;
 
     unsigned per_sm;
     cml_status st = blocks_per_sm(plan, gridstride, block, &per_sm);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "occupancy: %s", cml_gpu_error(plan->gpu));
-        return st;
-    }
+    if (st)
+        return cml_exp_fail(plan, rec, st); /* the occupancy query, on a GPU */
     uint64_t one_grid = cml_div_up(n, block);
     uint64_t grid = one_grid;
     if (gridstride) {
@@ -202,9 +211,8 @@ static cml_status parallelism_variant(const cml_plan *plan, const cml_param_valu
         return st;
     parallelism_finding(plan, rec, gridstride, n, block, per_sm,
                         model_occupancy(plan, block, per_sm));
-    *out_rec = rec;
-    *grid_out = grid;
-    *per_sm_out = per_sm;
+    s->grid = grid;
+    s->per_sm = per_sm;
     return CML_OK;
 }
 
@@ -217,56 +225,72 @@ static cml_status parallelism_check_cb(void *ctx, unsigned long long *d_counters
 }
 
 /* Measure one variant: poison C, time, check every element; the finding is
- * rebuilt with the measured occupancy and bandwidth. */
-static cml_status parallelism_measure(const cml_plan *plan, cml_exp_abc *g, cml_record *rec,
-                                      int gridstride, unsigned block, uint64_t grid,
-                                      unsigned per_sm, uint64_t n)
+ * rebuilt with the measured occupancy and bandwidth. The engine keeps A, B
+ * and C across the variants of the sweep. */
+static cml_status parallelism_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    cml_status st = cml_exp_abc_ensure(plan, rec, g, n, SEED_A, SEED_B);
-    if (st)
-        return st;
-    cml_parallelism_launch_args args = {.A = g->A.ptr, .B = g->B.ptr, .C = g->C.ptr, .n = n,
-                                        .cap = n, .grid = (unsigned)grid, .block = block,
+    const parallelism_settings *s = vs;
+    const cml_plan *plan = ctx->plan;
+    const uint64_t n = (uint64_t)s->n;
+    /* Each buffer is copied before the next is asked for: adding a slot may
+     * move the engine's table of buffers, and the pointer with it. */
+    cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, n * sizeof(float), SEED_A);
+    if (!p)
+        return CML_ECUDA;
+    const cml_dbuf A = *p;
+    if (!(p = cml_sweep_buffer(ctx, rec, 1, n * sizeof(float), SEED_B)))
+        return CML_ECUDA;
+    const cml_dbuf B = *p;
+    if (!(p = cml_sweep_buffer(ctx, rec, 2, n * sizeof(float), 0)))
+        return CML_ECUDA;
+    cml_dbuf C = *p;
+    const int gridstride = (int)s->mode;
+    const unsigned block = (unsigned)s->block;
+    cml_parallelism_launch_args args = {.A = A.ptr, .B = B.ptr, .C = C.ptr, .n = n,
+                                        .cap = n, .grid = (unsigned)s->grid, .block = block,
                                         .gridstride = gridstride};
-    st = cml_exp_measure(plan, rec, &g->C, cml_parallelism_launch, &args,
-                         cml_parallelism_kernel(gridstride), block, 0, parallelism_check_cb, &args);
+    cml_status st = cml_exp_measure(plan, rec, &C, cml_parallelism_launch, &args,
+                                    cml_parallelism_kernel(gridstride), block, 0,
+                                    parallelism_check_cb, &args);
     if (st == CML_OK) {
-        double occ = rec->occupancy >= 0 ? rec->occupancy : model_occupancy(plan, block, per_sm);
-        parallelism_finding(plan, rec, gridstride, n, block, per_sm, occ);
+        double occ = rec->occupancy >= 0 ? rec->occupancy
+                                         : model_occupancy(plan, block, s->per_sm);
+        parallelism_finding(plan, rec, gridstride, n, block, s->per_sm, occ);
     }
     return st;
 }
 
-static cml_status parallelism_sweep(const cml_plan *plan, const cml_param_values *pv,
-                                    cml_results *out)
-{
-    const cml_param_list *ml = cml_param_get(pv, "mode");
-    const cml_param_list *bl = cml_param_get(pv, "block");
-    const uint64_t n = parallelism_n(plan, pv);
-    cml_exp_abc g = {0};
-    cml_status st = CML_OK;
-    for (size_t m = 0; m < ml->count && !st; m++)
-        for (size_t b = 0; b < bl->count && !st; b++) {
-            cml_record *rec;
-            uint64_t grid;
-            unsigned per_sm;
-            int gridstride = (int)ml->v[m];
-            unsigned block = (unsigned)bl->v[b];
-            st = parallelism_variant(plan, pv, gridstride, block, out, &rec, &grid, &per_sm);
-            if (!st && plan->gpu) {
-                st = parallelism_measure(plan, &g, rec, gridstride, block, grid, per_sm, n);
-                if (st == CML_EVERIFY)
-                    st = CML_OK; /* recorded as a failed variant; go on */
-            }
-        }
-    if (plan->gpu)
-        cml_exp_abc_free(plan, &g);
-    return st;
-}
+/* Bandwidth and occupancy against the block size, a line per mode. */
+static const cml_chart_spec parallelism_charts[] = {
+    {.shape = CML_PLOT_SWEEP, .title = "Measured bandwidth vs block size", .xparam = "block",
+     .xname = "block size", .xlabel = "threads per block", .xscale = CML_SCALE_LOG2,
+     .xfmt = CML_FMT_NUMBER, .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER,
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .describe = 1},
+    {.shape = CML_PLOT_SWEEP, .title = "Occupancy vs block size", .xparam = "block",
+     .xname = "block size", .xlabel = "threads per block", .xscale = CML_SCALE_LOG2,
+     .xfmt = CML_FMT_NUMBER, .ylabel = "occupancy (%)", .yfmt = CML_FMT_PERCENT,
+     .m = {{"occupancy", CML_METRIC_OCCUPANCY, NULL, NULL}}, .what = "occupancy", .unit = "%",
+     .describe = 1},
+};
+
+static const char *const parallelism_validate_settings[] = {"", NULL};
+static const cml_validate_spec parallelism_validate = {parallelism_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_parallelism = {
-    "parallelism", 5, "Exposing parallelism",
-    "C[i] = A[i] + B[i] at block sizes 32..1024, one element per thread vs a grid-stride loop",
-    parallelism_params, sizeof parallelism_params / sizeof parallelism_params[0],
-    parallelism_sweep, parallelism_sweep, "mode=one,gridstride block=32,256,1024",
+    .key = "parallelism",
+    .number = 5,
+    .title = "Exposing parallelism",
+    .summary = "C[i] = A[i] + B[i] at block sizes 32..1024, one element per thread vs a "
+               "grid-stride loop",
+    .doc = "docs/experiments/parallelism.md",
+    .options = parallelism_params,
+    .noptions = CML_COUNT(parallelism_params),
+    .settings_size = sizeof(parallelism_settings),
+    .tour = "mode=one,gridstride block=32,256,1024",
+    .variant = parallelism_variant,
+    .measure = parallelism_measure,
+    .charts = parallelism_charts,
+    .ncharts = CML_COUNT(parallelism_charts),
+    .validate = &parallelism_validate,
 };

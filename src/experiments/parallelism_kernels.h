@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,15 +22,15 @@ typedef struct cml_parallelism_launch_args {
 } cml_parallelism_launch_args;
 
 /* Launch one kernel (asynchronously); the launch status is checked. */
-cml_status cml_parallelism_launch(void *args);
+CML_LAUNCHER cml_status cml_parallelism_launch(void *args);
 /* The __global__ function, for the occupancy calculator. */
-const void *cml_parallelism_kernel(int gridstride);
+CML_LAUNCHER const void *cml_parallelism_kernel(int gridstride);
 /* Count wrong floats of C[0, cap) into d_counters[0] (zeroed by the caller),
  * the lowest wrong index into d_counters[1] (all ones from the caller):
  * C[i] = A[i] + B[i] for i < n, the poison 0xFFFFFFFF beyond. A and B were
  * filled with cml_random_f32(seed_a / seed_b, i). */
-cml_status cml_parallelism_check(const cml_parallelism_launch_args *a, uint64_t seed_a,
-                                 uint64_t seed_b, unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_parallelism_check(const cml_parallelism_launch_args *a, uint64_t seed_a,
+                                              uint64_t seed_b, unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 #include "gpu/gpu.h"
 
 #ifdef __cplusplus
@@ -79,19 +80,19 @@ typedef struct cml_peak_args {
 
 /* Launch op (memcpy: cudaMemcpyAsync) on the default stream; the launch
  * status is checked. */
-cml_status cml_peak_launch(void *args);
+CML_LAUNCHER cml_status cml_peak_launch(void *args);
 /* The __global__ function of op/shape, for the
  * occupancy calculator; NULL for memcpy. */
-const void *cml_peak_kernel(cml_peak_op op, cml_peak_shape shape);
+CML_LAUNCHER const void *cml_peak_kernel(cml_peak_op op, cml_peak_shape shape);
 /* Count wrong elements of a->z (op copy..triad, memcpy) into d_counters[0]
  * (zeroed by the caller), the lowest wrong index into d_counters[1] (set to
  * all ones by the caller). Every element is compared bit for bit with the
  * value recomputed from the seeds, so poison (0xFF bytes) never passes. */
-cml_status cml_peak_check(const cml_peak_args *a, uint64_t seed_x, uint64_t seed_y,
-                          unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_peak_check(const cml_peak_args *a, uint64_t seed_x, uint64_t seed_y,
+                                       unsigned long long *d_counters);
 /* The exact double sum of cml_random_f32(seed, i), i < n, into *d_sum
  * (zeroed by the caller): the reference of the sum kernel. */
-cml_status cml_peak_reference_sum(uint64_t n, uint64_t seed, double *d_sum);
+CML_LAUNCHER cml_status cml_peak_reference_sum(uint64_t n, uint64_t seed, double *d_sum);
 
 /* ---- peak.c: host side --------------------------------------------- */
 

@@ -64,18 +64,32 @@ static const char *const block_names[] = {"32x8",  "16x16", "64x4", "128x2", "8x
 static const unsigned block_dims[][2] = {{32, 8},  {16, 16}, {64, 4}, {128, 2}, {8, 32},
                                          {32, 4},  {32, 16}, {32, 32}, {256, 1}, {16, 8}};
 
+/* One point of the sweep; the options' fields. */
+typedef struct pitch2d_settings {
+    int64_t block, layout, type, width, height, images;
+} pitch2d_settings;
+
+/* Declared fastest-varying first: block shapes within a layout within a
+ * type, the order the records have always come in, and the GPU run keeps
+ * one pair of buffers for all the shapes of a layout. The variant name
+ * keeps its own order (pitch2d_name). */
 static const cml_param_def pitch2d_params[] = {
-    {"width", "image width in elements", 1, 65536, "777", NULL, 0},
-    {"height", "image height in rows (grid.y must stay <= 65535)", 1, 65535, "555", NULL, 0},
-    {"type", "element type: u8 (1 byte), u16, f32 (4 bytes), f64", 0, 0, "u8,f32", type_names, 0},
+    {"block", "block shape WxH (threads in x and in y)", 0, 0, "32x8,16x16", block_names, 0,
+     CML_FIELD(pitch2d_settings, block), NULL},
     {"layout",
      "row layout: unpadded, pitch (cudaMallocPitch), pad32 / pad128 (rows rounded up by hand)",
-     0, 0, "unpadded,pitch,pad32,pad128", layout_names, 0},
-    {"block", "block shape WxH (threads in x and in y)", 0, 0, "32x8,16x16", block_names, 0},
+     0, 0, "unpadded,pitch,pad32,pad128", layout_names, 0, CML_FIELD(pitch2d_settings, layout),
+     NULL},
+    {"type", "element type: u8 (1 byte), u16, f32 (4 bytes), f64", 0, 0, "u8,f32", type_names, 0,
+     CML_FIELD(pitch2d_settings, type), NULL},
+    {"width", "image width in elements", 1, 65536, "777", NULL, 0,
+     CML_FIELD(pitch2d_settings, width), NULL},
+    {"height", "image height in rows (grid.y must stay <= 65535)", 1, 65535, "555", NULL, 0,
+     CML_FIELD(pitch2d_settings, height), NULL},
     {"images",
      "images in the batch, each starting on a 512-byte boundary (0: enough that each array is "
      "larger than L2, or as --where/--size say)",
-     0, 65535, "0", NULL, 0},
+     0, 65535, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(pitch2d_settings, images), NULL},
 };
 
 /* cudaMallocPitch's row alignment when no GPU can be asked: 512 bytes, what
@@ -160,110 +174,256 @@ static uint64_t batch_images(const cml_plan *plan, int64_t param, uint64_t image
     return want < 1 ? 1 : want > 65535 ? 65535 : want;
 }
 
+/* ---- the shape of a point -------------------------------------------------- */
+
+/* The run's state: the pitch the driver gave the last row length asked
+ * about, and the buffers of one (type, layout, image size), kept across
+ * the block shapes. */
+typedef struct pitch2d_state {
+    uint64_t asked_row_bytes, asked_pitch; /* asked_pitch 0: not asked yet */
+    cml_dbuf in, out;
+    cml_pitch2d_launch_args args;          /* the shape in and out were made for */
+    int64_t layout;
+    int ready;
+} pitch2d_state;
+
+/* Everything a point's layout implies, from its (resolved) settings. */
+typedef struct pitch2d_geometry {
+    unsigned elem, bx, by;
+    uint64_t width, height, images;
+    uint64_t row_bytes, pitch_bytes, stride_bytes, batch_bytes;
+    double overhead;       /* % of memory over unpadded rows */
+    const char *pitch_src; /* where the pitch came from, for the finding */
+} pitch2d_geometry;
+
+/* The pitch of a layout: by hand, or cudaMallocPitch's (asked of the
+ * device when there is one, once per row length; else the assumed
+ * alignment). */
+static cml_status pitch_of(cml_sweep *ctx, int layout, uint64_t row_bytes, uint64_t *pitch_bytes,
+                           const char **src, char *err, size_t errlen)
+{
+    const cml_plan *plan = ctx->plan;
+    pitch2d_state *g = ctx->state;
+    *src = "";
+    if (layout != LAYOUT_PITCH || !plan->gpu) {
+        *pitch_bytes = cml_pitch2d_pitch_bytes(layout, row_bytes, ASSUMED_PITCH_ALIGN);
+        if (layout == LAYOUT_PITCH)
+            *src = " (cudaMallocPitch: 512 B alignment assumed)";
+        return CML_OK;
+    }
+    if (!g->asked_pitch || g->asked_row_bytes != row_bytes) {
+        size_t p = 0;
+        cml_status st = cml_gpu_pitch_for(plan->gpu, row_bytes, &p);
+        if (st) {
+            snprintf(err, errlen, "%s", cml_gpu_error(plan->gpu));
+            return st;
+        }
+        g->asked_row_bytes = row_bytes;
+        g->asked_pitch = p;
+    }
+    *pitch_bytes = g->asked_pitch;
+    *src = " (cudaMallocPitch's pitch on this GPU)";
+    return CML_OK;
+}
+
+/* The geometry of a point whose `images` is resolved. */
+static cml_status geometry_of(cml_sweep *ctx, const pitch2d_settings *s, pitch2d_geometry *geo,
+                              char *err, size_t errlen)
+{
+    geo->elem = type_bytes[s->type];
+    geo->bx = block_dims[s->block][0];
+    geo->by = block_dims[s->block][1];
+    geo->width = (uint64_t)s->width;
+    geo->height = (uint64_t)s->height;
+    geo->images = (uint64_t)s->images;
+    geo->row_bytes = geo->width * geo->elem;
+    cml_status st = pitch_of(ctx, (int)s->layout, geo->row_bytes, &geo->pitch_bytes,
+                             &geo->pitch_src, err, errlen);
+    if (st)
+        return st;
+    geo->stride_bytes = cml_pitch2d_image_stride_bytes(geo->pitch_bytes, geo->height);
+    geo->batch_bytes = geo->stride_bytes * geo->images;
+    geo->overhead =
+        100.0 * (double)(geo->pitch_bytes - geo->row_bytes) / (double)geo->row_bytes;
+    return CML_OK;
+}
+
 /* The sentence: where rows start, what one warp covers, what the model
  * predicts for it, what the layout costs in memory and, measured, the
  * bandwidth. */
-static void pitch2d_finding(cml_record *rec, const char *layout, const char *pitch_src,
-                            uint64_t pitch_bytes, uint64_t height, unsigned elem, unsigned bx,
-                            unsigned by, double overhead, uint64_t images,
-                            uint64_t batch_bytes)
+static void pitch2d_finding(cml_record *rec, const pitch2d_settings *s,
+                            const pitch2d_geometry *geo)
 {
-    uint64_t aligned = sector_aligned_rows(pitch_bytes, height);
+    const unsigned bx = geo->bx, by = geo->by;
+    uint64_t aligned = sector_aligned_rows(geo->pitch_bytes, geo->height);
     unsigned segs = bx >= CML_WARP_SIZE ? 1u : CML_WARP_SIZE / bx;
-    unsigned seg_bytes = (bx >= CML_WARP_SIZE ? CML_WARP_SIZE : bx) * elem;
+    unsigned seg_bytes = (bx >= CML_WARP_SIZE ? CML_WARP_SIZE : bx) * geo->elem;
     unsigned ideal = segs * (unsigned)cml_div_up(seg_bytes, CML_SECTOR_BYTES);
     double spr = cml_exp_spr(rec, CML_CLASS_GLOBAL_LD);
     double eff = 100.0 * cml_exp_eff(rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD);
     double feff = 100.0 * cml_exp_eff(rec, CML_RULES_FERMI, CML_CLASS_GLOBAL_LD);
     char mem[32], batch[32], measured[128] = "";
-    cml_fmt_bytes(mem, sizeof mem, (double)(pitch_bytes * height));
-    cml_fmt_bytes(batch, sizeof batch, (double)batch_bytes);
+    cml_fmt_bytes(mem, sizeof mem, (double)(geo->pitch_bytes * geo->height));
+    cml_fmt_bytes(batch, sizeof batch, (double)geo->batch_bytes);
     if (rec->measured)
         snprintf(measured, sizeof measured,
                  " Measured %.0f GB/s over a batch of %llu images (%s per array).",
-                 rec->bandwidth_gbs, (unsigned long long)images, batch);
+                 rec->bandwidth_gbs, (unsigned long long)geo->images, batch);
     cml_record_finding(rec,
                        "%s%s: rows %llu B apart start on a 32 B sector in %llu of %llu rows; a "
                        "%ux%u warp reads %u row segment%s of %u B (at best %u sector%s): %.2f "
                        "sectors per load request, %.1f%% used (Fermi 128 B lines %.1f%%); "
                        "%s per image, +%.1f%% vs unpadded.%s",
-                       layout, pitch_src, (unsigned long long)pitch_bytes,
-                       (unsigned long long)aligned, (unsigned long long)height, bx, by, segs,
-                       segs == 1 ? "" : "s", seg_bytes, ideal, ideal == 1 ? "" : "s", spr, eff,
-                       feff, mem, overhead, measured);
+                       layout_names[s->layout], geo->pitch_src,
+                       (unsigned long long)geo->pitch_bytes, (unsigned long long)aligned,
+                       (unsigned long long)geo->height, bx, by, segs, segs == 1 ? "" : "s",
+                       seg_bytes, ideal, ideal == 1 ? "" : "s", spr, eff, feff, mem,
+                       geo->overhead, measured);
+}
+
+/* "width=777 height=555 type=u8 layout=unpadded block=32x8": the name the
+ * variant has always had, whatever order the options are swept in. */
+static void pitch2d_name(cml_record *rec, const pitch2d_settings *s)
+{
+    rec->variant[0] = '\0';
+    cml_variant_add(rec->variant, sizeof rec->variant, "width", (long long)s->width);
+    cml_variant_add(rec->variant, sizeof rec->variant, "height", (long long)s->height);
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "type", type_names[s->type]);
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "layout", layout_names[s->layout]);
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "block", block_names[s->block]);
+}
+
+/* One variant's record with the model's prediction. */
+static cml_status pitch2d_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    pitch2d_settings *s = vs;
+    s->images = (int64_t)batch_images(ctx->plan, s->images,
+                                      (uint64_t)s->width * type_bytes[s->type] *
+                                          (uint64_t)s->height);
+    pitch2d_name(rec, s);
+    pitch2d_geometry geo;
+    char err[256] = "";
+    if (geometry_of(ctx, s, &geo, err, sizeof err) != CML_OK) {
+        /* The device would not say its pitch: this variant fails, the
+         * others go on. */
+        rec->state = CML_REC_FAILED;
+        cml_record_note(rec, "asking cudaMallocPitch for the pitch: %s", err);
+        return CML_OK;
+    }
+    /* The algorithm reads and writes each pixel once; padding bytes are
+     * never touched, so they are not counted. */
+    rec->bytes_read = geo.width * geo.height * geo.elem * geo.images;
+    rec->bytes_written = geo.width * geo.height * geo.elem * geo.images;
+    cml_record_add_extra(rec, "pitch_bytes", (double)geo.pitch_bytes, "B");
+    cml_record_add_extra(rec, "alloc_bytes", (double)(geo.pitch_bytes * geo.height), "B");
+    cml_record_add_extra(rec, "overhead", geo.overhead, "%");
+    cml_record_add_extra(rec, "rows_sector_aligned",
+                         (double)sector_aligned_rows(geo.pitch_bytes, geo.height), "rows");
+    cml_record_add_extra(rec, "batch_bytes", (double)geo.batch_bytes, "B");
+
+    /* One image, then times the batch (every image starts on a 512-byte
+     * boundary: the same traffic, see the contract). */
+    cml_pitch2d_args args = {geo.width, geo.height, geo.pitch_bytes / geo.elem, geo.elem};
+    cml_status st = cml_exp_trace(
+        rec, cml_dim2(cml_div_up(geo.width, geo.bx), cml_div_up(geo.height, geo.by)),
+        cml_dim2(geo.bx, geo.by), cml_pitch2d_mirror, &args);
+    if (st)
+        return st;
+    for (int r = 0; r < CML_RULES_COUNT; r++)
+        for (int c = 0; c < CML_CLASS_COUNT; c++)
+            traffic_scale(&rec->model[r].cls[c], geo.images);
+    rec->grid *= geo.images;
+    pitch2d_finding(rec, s, &geo);
+    return CML_OK;
 }
 
 /* ---- GPU side ------------------------------------------------------------ */
 
 enum { SEED_IN = 0x2D17C4ull };
 
-/* Buffers of one (type, layout), kept across the block shapes. */
-typedef struct pitch2d_gpu {
-    cml_dbuf in, out;
-    cml_pitch2d_launch_args args;
-    int ready;
-} pitch2d_gpu;
-
-static void pitch2d_gpu_free(const cml_plan *plan, pitch2d_gpu *g)
+static void pitch2d_release(cml_sweep *ctx)
 {
-    cml_gpu_free(plan->gpu, &g->in);
-    cml_gpu_free(plan->gpu, &g->out);
+    pitch2d_state *g = ctx->state;
+    if (ctx->plan->gpu) {
+        cml_gpu_free(ctx->plan->gpu, &g->in);
+        cml_gpu_free(ctx->plan->gpu, &g->out);
+    }
     g->ready = 0;
-}
-
-/* Mark rec failed with the harness's message. */
-static cml_status gpu_fail(const cml_plan *plan, cml_record *rec, cml_status st)
-{
-    rec->state = CML_REC_FAILED;
-    cml_record_note(rec, "%s: %s", cml_status_str(st), cml_gpu_error(plan->gpu));
-    return st;
 }
 
 /* One buffer of the layout: pitched (rows of pitch_bytes, enough rows for
  * the batch; the driver must give the pitch it gave the probe) or plain. */
 static cml_status alloc_layout(const cml_plan *plan, cml_record *rec, cml_dbuf *b, int layout,
-                               uint64_t row_bytes, uint64_t pitch_bytes, uint64_t batch_bytes)
+                               const pitch2d_geometry *geo)
 {
     cml_status st;
     if (layout == LAYOUT_PITCH) {
         size_t got = 0;
-        st = cml_gpu_alloc_pitch(plan->gpu, b, row_bytes, cml_div_up(batch_bytes, pitch_bytes),
-                                 &got);
+        st = cml_gpu_alloc_pitch(plan->gpu, b, geo->row_bytes,
+                                 cml_div_up(geo->batch_bytes, geo->pitch_bytes), &got);
         if (st)
-            return gpu_fail(plan, rec, st);
-        if (got != pitch_bytes) {
+            return cml_exp_fail(plan, rec, st);
+        if (got != geo->pitch_bytes) {
             rec->state = CML_REC_FAILED;
             cml_record_note(rec, "cudaMallocPitch gave a pitch of %zu B, the probe %llu B", got,
-                            (unsigned long long)pitch_bytes);
+                            (unsigned long long)geo->pitch_bytes);
             return CML_ECUDA;
         }
         return CML_OK;
     }
-    st = cml_gpu_alloc(plan->gpu, b, batch_bytes);
-    return st ? gpu_fail(plan, rec, st) : CML_OK;
+    st = cml_gpu_alloc(plan->gpu, b, geo->batch_bytes);
+    return st ? cml_exp_fail(plan, rec, st) : CML_OK;
+}
+
+/* The launch shape of a point (without the buffers and the block). */
+static cml_pitch2d_launch_args launch_shape(const pitch2d_settings *s,
+                                            const pitch2d_geometry *geo)
+{
+    cml_pitch2d_launch_args shape;
+    memset(&shape, 0, sizeof shape);
+    shape.width = (unsigned)geo->width;
+    shape.height = (unsigned)geo->height;
+    shape.images = (unsigned)geo->images;
+    shape.pitch = geo->pitch_bytes / geo->elem;
+    shape.image_stride = geo->stride_bytes / geo->elem;
+    shape.type = (int)s->type;
+    return shape;
+}
+
+/* Whether the buffers in the state were made for this layout and shape. */
+static int prepared_for(const pitch2d_state *g, int64_t layout,
+                        const cml_pitch2d_launch_args *shape)
+{
+    return g->ready && g->layout == layout && g->args.width == shape->width &&
+           g->args.height == shape->height && g->args.images == shape->images &&
+           g->args.pitch == shape->pitch && g->args.image_stride == shape->image_stride &&
+           g->args.type == shape->type;
 }
 
 /* Allocate in and out for this (type, layout), poison both (padding stays
  * poisoned in both) and fill the image elements of in. */
-static cml_status pitch2d_prepare(const cml_plan *plan, pitch2d_gpu *g, cml_record *rec,
-                                  const cml_pitch2d_launch_args *shape, int layout,
-                                  uint64_t row_bytes, uint64_t pitch_bytes, uint64_t batch_bytes)
+static cml_status pitch2d_prepare(cml_sweep *ctx, cml_record *rec,
+                                  const cml_pitch2d_launch_args *shape, int64_t layout,
+                                  const pitch2d_geometry *geo)
 {
-    pitch2d_gpu_free(plan, g);
-    cml_status st = alloc_layout(plan, rec, &g->in, layout, row_bytes, pitch_bytes, batch_bytes);
+    const cml_plan *plan = ctx->plan;
+    pitch2d_state *g = ctx->state;
+    pitch2d_release(ctx);
+    cml_status st = alloc_layout(plan, rec, &g->in, (int)layout, geo);
     if (!st)
-        st = alloc_layout(plan, rec, &g->out, layout, row_bytes, pitch_bytes, batch_bytes);
+        st = alloc_layout(plan, rec, &g->out, (int)layout, geo);
     if (st)
         return st;
     g->args = *shape;
     g->args.in = g->in.ptr;
     g->args.out = g->out.ptr;
     g->args.alloc_bytes = g->out.bytes;
+    g->layout = layout;
     st = cml_gpu_poison(plan->gpu, &g->in);
     if (!st)
         st = cml_pitch2d_fill(&g->args, SEED_IN);
     if (st)
-        return gpu_fail(plan, rec, st);
+        return cml_exp_fail(plan, rec, st);
     g->ready = 1;
     return CML_OK;
 }
@@ -273,163 +433,68 @@ static cml_status pitch2d_check_cb(void *ctx, unsigned long long *d_counters)
     return cml_pitch2d_check(ctx, SEED_IN, d_counters);
 }
 
-/* Poison out, time the kernel, check every byte of out. */
-static cml_status pitch2d_measure(const cml_plan *plan, pitch2d_gpu *g, cml_record *rec,
-                                  unsigned bx, unsigned by)
+/* Measure one variant: the buffers of its (type, layout) (made at the
+ * first block shape), poison out, time the kernel, check every byte of
+ * out. A wrong output is a failed record and the sweep goes on; a CUDA
+ * error ends it. */
+static cml_status pitch2d_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    g->args.bx = bx;
-    g->args.by = by;
-    cml_status st = cml_gpu_poison(plan->gpu, &g->out);
+    const pitch2d_settings *s = vs;
+    const cml_plan *plan = ctx->plan;
+    pitch2d_state *g = ctx->state;
+    pitch2d_geometry geo;
+    char err[256] = "";
+    cml_status st = geometry_of(ctx, s, &geo, err, sizeof err); /* the variant asked already */
     if (st)
-        return gpu_fail(plan, rec, st);
+        return st;
+    const cml_pitch2d_launch_args shape = launch_shape(s, &geo);
+    if (!prepared_for(g, s->layout, &shape) &&
+        (st = pitch2d_prepare(ctx, rec, &shape, s->layout, &geo)) != CML_OK)
+        return st;
+    g->args.bx = geo.bx;
+    g->args.by = geo.by;
+    st = cml_gpu_poison(plan->gpu, &g->out);
+    if (st)
+        return cml_exp_fail(plan, rec, st);
     st = cml_exp_time(plan, rec, cml_pitch2d_launch, &g->args, cml_pitch2d_kernel(g->args.type),
-                      bx * by, 0);
-    if (st)
-        return st;
-    return cml_exp_verify(plan, rec, pitch2d_check_cb, &g->args);
-}
-
-/* The pitch of a layout: by hand, or cudaMallocPitch's (asked of the
- * device when there is one, else the assumed alignment). */
-static cml_status pitch_of(const cml_plan *plan, int layout, uint64_t row_bytes,
-                           uint64_t *pitch_bytes, const char **src, char *err, size_t errlen)
-{
-    *src = "";
-    if (layout != LAYOUT_PITCH || !plan->gpu) {
-        *pitch_bytes = cml_pitch2d_pitch_bytes(layout, row_bytes, ASSUMED_PITCH_ALIGN);
-        if (layout == LAYOUT_PITCH)
-            *src = " (cudaMallocPitch: 512 B alignment assumed)";
-        return CML_OK;
-    }
-    size_t p = 0;
-    cml_status st = cml_gpu_pitch_for(plan->gpu, row_bytes, &p);
-    if (st) {
-        snprintf(err, errlen, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    *pitch_bytes = p;
-    *src = " (cudaMallocPitch's pitch on this GPU)";
-    return CML_OK;
-}
-
-/* ---- the sweep ------------------------------------------------------------ */
-
-static cml_status pitch2d_sweep(const cml_plan *plan, const cml_param_values *pv,
-                                cml_results *out)
-{
-    const cml_param_list *types = cml_param_get(pv, "type");
-    const cml_param_list *layouts = cml_param_get(pv, "layout");
-    const cml_param_list *blocks = cml_param_get(pv, "block");
-    const uint64_t width = (uint64_t)cml_param_first(pv, "width");
-    const uint64_t height = (uint64_t)cml_param_first(pv, "height");
-    const int64_t images_param = cml_param_first(pv, "images");
-    pitch2d_gpu g;
-    memset(&g, 0, sizeof g);
-    cml_status st = CML_OK;
-
-    /* Type and layout outside, block shape inside: the GPU run keeps one
-     * pair of buffers for all the shapes of a layout. */
-    for (size_t ti = 0; ti < types->count && !st; ti++)
-        for (size_t li = 0; li < layouts->count && !st; li++) {
-            const int64_t type = types->v[ti], layout = layouts->v[li];
-            const unsigned elem = type_bytes[type];
-            const uint64_t row_bytes = width * elem;
-            const uint64_t images = batch_images(plan, images_param, row_bytes * height);
-            uint64_t pitch_bytes = 0;
-            const char *pitch_src = "";
-            char err[256] = "";
-            cml_status pst = pitch_of(plan, (int)layout, row_bytes, &pitch_bytes, &pitch_src,
-                                      err, sizeof err);
-            const uint64_t stride_bytes = cml_pitch2d_image_stride_bytes(pitch_bytes, height);
-            const uint64_t batch_bytes = stride_bytes * images;
-            const double overhead =
-                100.0 * (double)(pitch_bytes - row_bytes) / (double)row_bytes;
-            int prepared = 0;
-
-            for (size_t bi = 0; bi < blocks->count && !st; bi++) {
-                const int64_t block = blocks->v[bi];
-                const unsigned bx = block_dims[block][0], by = block_dims[block][1];
-                char variant[96] = "";
-                cml_variant_add(variant, sizeof variant, "width", (long long)width);
-                cml_variant_add(variant, sizeof variant, "height", (long long)height);
-                cml_variant_add_label(variant, sizeof variant, "type", type_names[type]);
-                cml_variant_add_label(variant, sizeof variant, "layout", layout_names[layout]);
-                cml_variant_add_label(variant, sizeof variant, "block", block_names[block]);
-                cml_record *rec;
-                CML_EXP_ADD(rec, out, "pitch2d", variant);
-                cml_record_add_param(rec, "width", (int64_t)width, NULL);
-                cml_record_add_param(rec, "height", (int64_t)height, NULL);
-                cml_record_add_param(rec, "type", type, type_names[type]);
-                cml_record_add_param(rec, "layout", layout, layout_names[layout]);
-                cml_record_add_param(rec, "block", block, block_names[block]);
-                cml_record_add_param(rec, "images", (int64_t)images, NULL);
-                if (pst) {
-                    /* The device would not say its pitch: this variant fails,
-                     * the others go on. */
-                    rec->state = CML_REC_FAILED;
-                    cml_record_note(rec, "asking cudaMallocPitch for the pitch: %s", err);
-                    continue;
-                }
-                /* The algorithm reads and writes each pixel once; padding
-                 * bytes are never touched, so they are not counted. */
-                rec->bytes_read = width * height * elem * images;
-                rec->bytes_written = width * height * elem * images;
-                cml_record_add_extra(rec, "pitch_bytes", (double)pitch_bytes, "B");
-                cml_record_add_extra(rec, "alloc_bytes", (double)(pitch_bytes * height), "B");
-                cml_record_add_extra(rec, "overhead", overhead, "%");
-                cml_record_add_extra(rec, "rows_sector_aligned",
-                                     (double)sector_aligned_rows(pitch_bytes, height), "rows");
-                cml_record_add_extra(rec, "batch_bytes", (double)batch_bytes, "B");
-
-                /* One image, then times the batch (every image starts on a
-                 * 512-byte boundary: the same traffic, see the contract). */
-                cml_pitch2d_args args = {width, height, pitch_bytes / elem, elem};
-                st = cml_exp_trace(rec, cml_dim2(cml_div_up(width, bx), cml_div_up(height, by)),
-                                   cml_dim2(bx, by), cml_pitch2d_mirror, &args);
-                if (st)
-                    break;
-                for (int r = 0; r < CML_RULES_COUNT; r++)
-                    for (int c = 0; c < CML_CLASS_COUNT; c++)
-                        traffic_scale(&rec->model[r].cls[c], images);
-                rec->grid *= images;
-
-                if (plan->gpu) {
-                    cml_status gst = CML_OK;
-                    if (!prepared) {
-                        cml_pitch2d_launch_args shape;
-                        memset(&shape, 0, sizeof shape);
-                        shape.width = (unsigned)width;
-                        shape.height = (unsigned)height;
-                        shape.images = (unsigned)images;
-                        shape.pitch = pitch_bytes / elem;
-                        shape.image_stride = stride_bytes / elem;
-                        shape.type = (int)type;
-                        gst = pitch2d_prepare(plan, &g, rec, &shape, (int)layout, row_bytes,
-                                              pitch_bytes, batch_bytes);
-                        prepared = 1;
-                    }
-                    if (!gst && g.ready)
-                        gst = pitch2d_measure(plan, &g, rec, bx, by);
-                    /* A wrong output is a failed record and the sweep goes
-                     * on; a CUDA error ends it (as in every experiment). */
-                    if (gst != CML_EVERIFY)
-                        st = gst;
-                }
-                pitch2d_finding(rec, layout_names[layout], pitch_src, pitch_bytes, height, elem,
-                                bx, by, overhead, images, batch_bytes);
-            }
-            if (plan->gpu)
-                pitch2d_gpu_free(plan, &g);
-        }
-    if (plan->gpu)
-        pitch2d_gpu_free(plan, &g);
+                      geo.bx * geo.by, 0);
+    if (!st)
+        st = cml_exp_verify(plan, rec, pitch2d_check_cb, &g->args);
+    pitch2d_finding(rec, s, &geo);
     return st;
 }
 
+/* Bandwidth and the predicted efficiency, one bar per row layout. */
+static const cml_chart_spec pitch2d_charts[] = {
+    {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by row layout",
+     .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .series_param = "layout",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .describe = 1},
+    {.shape = CML_PLOT_BARS, .title = "Predicted efficiency by row layout",
+     .ylabel = "bytes used / bytes moved (%)", .yfmt = CML_FMT_PERCENT, .series_param = "layout",
+     .m = {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules"}},
+     .what = "the predicted efficiency", .unit = "%", .describe = 1},
+};
+
+static const char *const pitch2d_validate_settings[] = {"", NULL};
+static const cml_validate_spec pitch2d_validate = {pitch2d_validate_settings, NULL, 0};
+
 const cml_experiment cml_exp_pitch2d = {
-    "pitch2d", 8, "2D arrays and pitch",
-    "out[y*pitch+x] = in[y*pitch+x] + 1 over 777x555 images: unpadded rows vs "
-    "cudaMallocPitch vs rows padded to 32 / 128 bytes",
-    pitch2d_params, sizeof pitch2d_params / sizeof pitch2d_params[0],
-    pitch2d_sweep, pitch2d_sweep, "type=u8 layout=unpadded,pitch,pad128 block=32x8,16x16",
+    .key = "pitch2d",
+    .number = 8,
+    .title = "2D arrays and pitch",
+    .summary = "out[y*pitch+x] = in[y*pitch+x] + 1 over 777x555 images: unpadded rows vs "
+               "cudaMallocPitch vs rows padded to 32 / 128 bytes",
+    .doc = "docs/experiments/pitch2d.md",
+    .options = pitch2d_params,
+    .noptions = CML_COUNT(pitch2d_params),
+    .settings_size = sizeof(pitch2d_settings),
+    .state_size = sizeof(pitch2d_state),
+    .tour = "type=u8 layout=unpadded,pitch,pad128 block=32x8,16x16",
+    .variant = pitch2d_variant,
+    .measure = pitch2d_measure,
+    .release = pitch2d_release,
+    .charts = pitch2d_charts,
+    .ncharts = CML_COUNT(pitch2d_charts),
+    .validate = &pitch2d_validate,
 };

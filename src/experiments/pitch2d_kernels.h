@@ -7,6 +7,7 @@
 
 #include "core/random.h"
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,12 +90,12 @@ CML_HD unsigned cml_p2d_elem(int type)
 
 /* Launch pitch2d_<type> over grid (ceil(width/bx), ceil(height/by), images)
  * (asynchronously); the launch status is checked. */
-cml_status cml_pitch2d_launch(void *args);
+CML_LAUNCHER cml_status cml_pitch2d_launch(void *args);
 /* The __global__ function, for the occupancy calculator (NULL: bad type). */
-const void *cml_pitch2d_kernel(int type);
+CML_LAUNCHER const void *cml_pitch2d_kernel(int type);
 /* Write input element q at its place in a->in (padding is left alone) with
  * the value cml_p2d_in_<type>(seed, q); waits for the kernel. */
-cml_status cml_pitch2d_fill(const cml_pitch2d_launch_args *a, uint64_t seed);
+CML_LAUNCHER cml_status cml_pitch2d_fill(const cml_pitch2d_launch_args *a, uint64_t seed);
 /*
  * Check every element-sized slot of a->out[0, alloc_bytes): image elements
  * must hold cml_p2d_out_bits, every other slot (row padding, the gap after
@@ -102,8 +103,8 @@ cml_status cml_pitch2d_fill(const cml_pitch2d_launch_args *a, uint64_t seed);
  * wrong slots into d_counters[0] (zeroed by the caller) and the lowest wrong
  * BYTE offset into d_counters[1] (all ones from the caller).
  */
-cml_status cml_pitch2d_check(const cml_pitch2d_launch_args *a, uint64_t seed,
-                             unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_pitch2d_check(const cml_pitch2d_launch_args *a, uint64_t seed,
+                                          unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

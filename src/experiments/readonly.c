@@ -34,16 +34,27 @@ static const char *const ro_patterns[] = {"copy", "stencil", "hot-gather", NULL}
 static const char *const ro_paths[] = {"ca", "cg", "nc", NULL};
 static const cml_cache ro_cache[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_NC};
 
+/* One point of the sweep; the options' fields. */
+typedef struct readonly_settings {
+    int64_t path, table, pattern, block, n;
+} readonly_settings;
+
+/* Declared fastest-varying first, and table before the pattern it applies
+ * to: paths within a table within a pattern within block, the order the
+ * records have always come in. The variant name keeps its own order
+ * (readonly_name). */
 static const cml_param_def readonly_params[] = {
-    {"pattern", "copy: C[i] = A[i]; stencil: 9-point 1-D stencil; hot-gather: C[i] = T[hash(i)]",
-     0, 0, "copy,stencil,hot-gather", ro_patterns, 0},
     {"path", "load path: ca = L1 and L2 (plain), cg = L2 only (__ldcg), nc = read-only (__ldg)",
-     0, 0, "ca,cg,nc", ro_paths, 0},
+     0, 0, "ca,cg,nc", ro_paths, 0, CML_FIELD(readonly_settings, path), NULL},
     {"table", "hot-gather: table size in bytes, a power of two (16k..4M spans L1 to L2)", 128,
-     (int64_t)1 << 30, "16k,256k,4M", NULL, CML_PARAM_POW2},
-    {"block", "threads per block", 32, 1024, "256", NULL, 0},
+     (int64_t)1 << 30, "16k,256k,4M", NULL, CML_PARAM_POW2, CML_FIELD(readonly_settings, table),
+     "pattern=hot-gather"},
+    {"pattern", "copy: C[i] = A[i]; stencil: 9-point 1-D stencil; hot-gather: C[i] = T[hash(i)]",
+     0, 0, "copy,stencil,hot-gather", ro_patterns, 0, CML_FIELD(readonly_settings, pattern), NULL},
+    {"block", "threads per block", 32, 1024, "256", NULL, 0, CML_FIELD(readonly_settings, block),
+     NULL},
     {"n", "elements per array (0: each array larger than L2, 4x L2 in all)", 0,
-     (int64_t)1 << 34, "0", NULL, 0},
+     (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(readonly_settings, n), NULL},
 };
 
 void cml_readonly_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -152,80 +163,69 @@ static void readonly_finding(const cml_plan *plan, cml_record *rec, const cml_re
     cml_exp_finding_measured(rec, text);
 }
 
-static uint64_t readonly_n(const cml_plan *plan, const cml_param_values *pv)
+/* "pattern=hot-gather path=ca table=16384 block=256": the name the
+ * variant has always had, whatever order the options are swept in. */
+static void readonly_name(cml_record *rec, const readonly_settings *s)
 {
-    uint64_t n = (uint64_t)cml_param_first(pv, "n");
-    return n ? n : cml_plan_elements(plan, 4, 2);
+    rec->variant[0] = '\0';
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "pattern", ro_patterns[s->pattern]);
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "path", ro_paths[s->path]);
+    if (s->pattern == CML_RO_HOT_GATHER)
+        cml_variant_add(rec->variant, sizeof rec->variant, "table", (long long)s->table);
+    cml_variant_add(rec->variant, sizeof rec->variant, "block", (long long)s->block);
 }
 
-/* One variant's record with the model's prediction; *out_rec is NULL when
- * the variant cannot run (the record says why). */
-static cml_status readonly_variant(const cml_plan *plan, const cml_param_values *pv, int pattern,
-                                   int path, int64_t table, unsigned block, cml_results *out,
-                                   cml_record **out_rec, cml_readonly_args *args)
+static cml_readonly_args readonly_args(const readonly_settings *s)
 {
-    uint64_t n = readonly_n(plan, pv);
-    int hot = pattern == CML_RO_HOT_GATHER;
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "pattern", ro_patterns[pattern]);
-    cml_variant_add_label(variant, sizeof variant, "path", ro_paths[path]);
-    if (hot)
-        cml_variant_add(variant, sizeof variant, "table", (long long)table);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "read-only", variant);
-    cml_record_add_param(rec, "pattern", pattern, ro_patterns[pattern]);
-    cml_record_add_param(rec, "path", path, ro_paths[path]);
-    if (hot)
-        cml_record_add_param(rec, "table", table, NULL);
-    cml_record_add_param(rec, "block", block, NULL);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
-    *out_rec = NULL;
-    uint64_t m = hot ? (uint64_t)table / 4 : 0;
-    if (hot && (table % 4 != 0 || m < 32 || (m & (m - 1)) != 0)) {
+    const int hot = s->pattern == CML_RO_HOT_GATHER;
+    cml_readonly_args a = {(int)s->pattern, ro_cache[s->path], (uint64_t)s->n,
+                           hot ? (uint64_t)s->table / 4 : 0};
+    return a;
+}
+
+/* One variant's record with the model's prediction. n = 0: each array
+ * larger than L2. A variant that cannot run is marked (failed or waived,
+ * with the reason) and not measured. */
+static cml_status readonly_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    readonly_settings *s = vs;
+    if (s->n == 0)
+        s->n = (int64_t)cml_plan_elements(ctx->plan, 4, 2);
+    readonly_name(rec, s);
+    const int pattern = (int)s->pattern, hot = pattern == CML_RO_HOT_GATHER;
+    const cml_readonly_args a = readonly_args(s);
+    if (hot && (s->table % 4 != 0 || a.m < 32 || (a.m & (a.m - 1)) != 0)) {
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "table=%lld bytes: the table must be a power of two of at least "
-                        "128 bytes", (long long)table);
+                        "128 bytes", (long long)s->table);
         return CML_OK;
     }
-    cml_readonly_args a = {pattern, ro_cache[path], n, m};
-    uint64_t outs = cml_readonly_threads(pattern, n);
+    uint64_t outs = cml_readonly_threads(pattern, a.n);
     if (outs == 0) {
-        rec->state = CML_REC_WAIVED;
-        cml_record_note(rec, "n=%llu leaves no output (the stencil needs more than 8 inputs)",
-                        (unsigned long long)n);
+        cml_sweep_waive(ctx, rec, "n=%llu leaves no output (the stencil needs more than 8 inputs)",
+                        (unsigned long long)a.n);
         return CML_OK;
     }
-    rec->bytes_read = 4 * (pattern == CML_RO_STENCIL ? n : outs);
+    rec->bytes_read = 4 * (pattern == CML_RO_STENCIL ? a.n : outs);
     rec->bytes_written = 4 * outs;
     if (hot)
-        cml_record_add_extra(rec, "table_bytes", (double)table, "B");
-    cml_status st = cml_readonly_trace(rec, &a, block);
+        cml_record_add_extra(rec, "table_bytes", (double)s->table, "B");
+    cml_status st = cml_readonly_trace(rec, &a, (unsigned)s->block);
     if (st)
         return st;
-    readonly_finding(plan, rec, &a, path);
-    *out_rec = rec;
-    *args = a;
+    readonly_finding(ctx->plan, rec, &a, (int)s->path);
     return CML_OK;
 }
 
-/* Device buffers kept across a sweep: A and C of n floats, the table T
- * sized for the largest table of the sweep (a variant uses its prefix). */
-typedef struct readonly_gpu {
-    cml_dbuf A, T, C;
-    uint64_t n, capT;
-} readonly_gpu;
+/* The engine's buffers: A (slot 0) and C (slot 2) of n floats, and the
+ * table T (slot 1), which only grows: sized for the largest table met so
+ * far, a variant uses its prefix. */
+typedef struct readonly_state {
+    uint64_t capT; /* floats */
+} readonly_state;
 
 #define SEED_A 0x2E4D000000000001ull
 #define SEED_T 0x2E4D000000000002ull
-
-static void readonly_gpu_free(const cml_plan *plan, readonly_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->A);
-    cml_gpu_free(plan->gpu, &g->T);
-    cml_gpu_free(plan->gpu, &g->C);
-    g->n = g->capT = 0;
-}
 
 static cml_status readonly_check_cb(void *ctx, unsigned long long *d_counters)
 {
@@ -233,83 +233,72 @@ static cml_status readonly_check_cb(void *ctx, unsigned long long *d_counters)
 }
 
 /* Measure one variant: poison C, time, check every float of C. */
-static cml_status readonly_measure(const cml_plan *plan, readonly_gpu *g, cml_record *rec,
-                                   const cml_readonly_args *a, int path, unsigned block)
+static cml_status readonly_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    cml_status st;
-    if (g->n != a->n) {
-        cml_gpu_free(plan->gpu, &g->A);
-        cml_gpu_free(plan->gpu, &g->C);
-        g->n = 0;
-        st = cml_exp_alloc_random(plan, rec, &g->A, a->n, SEED_A);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->C, a->n * sizeof(float));
-        if (st)
-            return st;
-        g->n = a->n;
+    const readonly_settings *s = vs;
+    readonly_state *g = ctx->state;
+    const cml_readonly_args a = readonly_args(s);
+    /* Each buffer is copied before the next is asked for: adding a slot may
+     * move the engine's table of buffers, and the pointer with it. */
+    cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, a.n * sizeof(float), SEED_A);
+    if (!p)
+        return CML_ECUDA;
+    const cml_dbuf A = *p;
+    if (!(p = cml_sweep_buffer(ctx, rec, 2, a.n * sizeof(float), 0)))
+        return CML_ECUDA;
+    cml_dbuf C = *p;
+    const float *T = NULL;
+    if (a.pattern == CML_RO_HOT_GATHER) {
+        uint64_t capT = a.m > g->capT ? a.m : g->capT;
+        if (!(p = cml_sweep_buffer(ctx, rec, 1, capT * sizeof(float), SEED_T)))
+            return CML_ECUDA;
+        g->capT = capT;
+        T = p->ptr;
     }
-    if (a->pattern == CML_RO_HOT_GATHER && g->capT < a->m) {
-        cml_gpu_free(plan->gpu, &g->T);
-        g->capT = 0;
-        if ((st = cml_exp_alloc_random(plan, rec, &g->T, a->m, SEED_T)) != CML_OK)
-            return st;
-        g->capT = a->m;
-    }
-    cml_readonly_launch_args args = {.A = g->A.ptr, .T = g->T.ptr, .C = g->C.ptr, .n = a->n,
-                                     .m = a->m, .cap = g->n, .block = block,
-                                     .pattern = a->pattern, .path = path};
-    st = cml_gpu_poison(plan->gpu, &g->C);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    st = cml_exp_time(plan, rec, cml_readonly_launch, &args, cml_readonly_kernel(a->pattern, path),
-                      block, 0);
-    if (st)
-        return st;
-    st = cml_exp_verify(plan, rec, readonly_check_cb, &args);
+    const int path = (int)s->path;
+    const unsigned block = (unsigned)s->block;
+    cml_readonly_launch_args args = {.A = A.ptr, .T = T, .C = C.ptr, .n = a.n, .m = a.m,
+                                     .cap = a.n, .block = block, .pattern = a.pattern,
+                                     .path = path};
+    cml_status st = cml_exp_measure(ctx->plan, rec, &C, cml_readonly_launch, &args,
+                                    cml_readonly_kernel(a.pattern, path), block, 0,
+                                    readonly_check_cb, &args);
     if (st == CML_OK)
-        readonly_finding(plan, rec, a, path);
+        readonly_finding(ctx->plan, rec, &a, path);
     return st;
 }
 
-static cml_status readonly_sweep(const cml_plan *plan, const cml_param_values *pv,
-                                 cml_results *out)
-{
-    const cml_param_list *pl = cml_param_get(pv, "pattern");
-    const cml_param_list *hl = cml_param_get(pv, "path");
-    const cml_param_list *tl = cml_param_get(pv, "table");
-    const cml_param_list *bl = cml_param_get(pv, "block");
-    readonly_gpu g = {0};
-    cml_status st = CML_OK;
-    for (size_t b = 0; b < bl->count && !st; b++)
-        for (size_t p = 0; p < pl->count && !st; p++) {
-            int pattern = (int)pl->v[p];
-            size_t tables = pattern == CML_RO_HOT_GATHER ? tl->count : 1;
-            for (size_t t = 0; t < tables && !st; t++)
-                for (size_t h = 0; h < hl->count && !st; h++) {
-                    int path = (int)hl->v[h];
-                    unsigned block = (unsigned)bl->v[b];
-                    cml_record *rec;
-                    cml_readonly_args a;
-                    st = readonly_variant(plan, pv, pattern, path, tl->v[t], block, out, &rec,
-                                          &a);
-                    if (!st && rec && plan->gpu) {
-                        st = readonly_measure(plan, &g, rec, &a, path, block);
-                        if (st == CML_EVERIFY)
-                            st = CML_OK; /* recorded as a failed variant; go on */
-                    }
-                }
-        }
-    if (plan->gpu)
-        readonly_gpu_free(plan, &g);
-    return st;
-}
+/* Bandwidth and load sectors per request, one bar colour per load path. */
+static const cml_chart_spec readonly_charts[] = {
+    {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by load path",
+     .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .series_param = "path",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .describe = 1},
+    {.shape = CML_PLOT_BARS, .title = "Predicted load sectors per request",
+     .ylabel = "32-byte sectors per request", .yfmt = CML_FMT_NUMBER, .series_param = "path",
+     .m = {{"modern", CML_METRIC_CLASS_SPR, "global_ld", NULL}},
+     .what = "sectors per load request", .unit = "", .describe = 1},
+};
+
+static const char *const readonly_validate_settings[] = {
+    "pattern=copy,stencil,hot-gather path=ca,cg,nc", NULL};
+static const cml_validate_spec readonly_validate = {readonly_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_readonly = {
-    "read-only", 7, "Read-only cache",
-    "Copy, 9-point stencil and hot-table gather through plain (ca), L2-only (cg) and __ldg (nc) loads",
-    readonly_params, sizeof readonly_params / sizeof readonly_params[0],
-    readonly_sweep, readonly_sweep, "pattern=copy,stencil,hot-gather path=ca,nc table=16k,4M",
+    .key = "read-only",
+    .number = 7,
+    .title = "Read-only cache",
+    .summary = "Copy, 9-point stencil and hot-table gather through plain (ca), L2-only (cg) and "
+               "__ldg (nc) loads",
+    .doc = "docs/experiments/read-only.md",
+    .options = readonly_params,
+    .noptions = CML_COUNT(readonly_params),
+    .settings_size = sizeof(readonly_settings),
+    .state_size = sizeof(readonly_state),
+    .tour = "pattern=copy,stencil,hot-gather path=ca,nc table=16k,4M",
+    .variant = readonly_variant,
+    .measure = readonly_measure,
+    .charts = readonly_charts,
+    .ncharts = CML_COUNT(readonly_charts),
+    .validate = &readonly_validate,
 };

@@ -7,6 +7,7 @@
 
 #include "core/random.h"
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,15 +102,15 @@ static inline uint64_t cml_readonly_threads(int pattern, uint64_t n)
 }
 
 /* Launch one kernel (asynchronously); the launch status is checked. */
-cml_status cml_readonly_launch(void *args);
+CML_LAUNCHER cml_status cml_readonly_launch(void *args);
 /* The __global__ function, for the occupancy calculator (NULL: none). */
-const void *cml_readonly_kernel(int pattern, int path);
+CML_LAUNCHER const void *cml_readonly_kernel(int pattern, int path);
 /* Count wrong floats of C[0, cap) into d_counters[0] (zeroed by the caller),
  * the lowest wrong index into d_counters[1] (all ones from the caller):
  * outputs must match bit for bit (A filled with cml_random_f32(seed_a, i),
  * T with cml_random_f32(seed_t, i)), every other float must be the poison. */
-cml_status cml_readonly_check(const cml_readonly_launch_args *a, uint64_t seed_a,
-                              uint64_t seed_t, unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_readonly_check(const cml_readonly_launch_args *a, uint64_t seed_a,
+                                           uint64_t seed_t, unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 /*
- * The experiment registry: one row per experiment (in SPEC.md order), and
- * the textbook program names mapped onto experiments with their original
- * positional arguments.
+ * The experiment registry: the rows in the lab's order. Each row (in its
+ * experiment's NAME.c) holds everything about the experiment, its textbook
+ * program names included; this file only lists them.
  */
 #include <string.h>
 
@@ -10,6 +10,7 @@
 #include "experiments/constant.h"
 #include "experiments/device_facts.h"
 #include "experiments/device_vars.h"
+#include "experiments/expr.h"
 #include "experiments/local.h"
 #include "experiments/offset.h"
 #include "experiments/parallelism.h"
@@ -28,46 +29,7 @@ static const cml_experiment *const experiments[] = {
     &cml_exp_parallelism,  &cml_exp_stride,       &cml_exp_readonly,     &cml_exp_pitch2d,
     &cml_exp_local,        &cml_exp_constant,
     &cml_exp_shuffle,      &cml_exp_shared_banks, &cml_exp_transfers,    &cml_exp_device_vars,
-    &cml_exp_device_facts, &cml_exp_peak,         &cml_exp_transpose,
-};
-
-static const cml_textbook_alias aliases[] = {
-    {"readSegment", "read-offset", "n=2^20 path=ca", {"offset", "block"},
-     "readSegment [offset] [blocksize]"},
-    {"readOffset", "read-offset", "n=2^20 path=ca", {"offset", "block"},
-     "readOffset [offset] [blocksize]"},
-    {"writeSegment", "write-offset", "n=2^20 path=wb", {"offset", "block"},
-     "writeSegment [offset] [blocksize]"},
-    {"writeOffset", "write-offset", "n=2^20 path=wb", {"offset", "block"},
-     "writeOffset [offset] [blocksize]"},
-    {"readSegmentUnroll", "unroll", "n=2^20 unroll=1,2,4 width=4", {"offset", "block"},
-     "readSegmentUnroll [offset] [blocksize]"},
-    {"simpleMathAoS", "aos-soa", "n=2^22 layout=aos fields=2 touched=2", {"block"},
-     "simpleMathAoS [blocksize]"},
-    {"simpleMathSoA", "aos-soa", "n=2^22 layout=soa fields=2 touched=2", {"block"},
-     "simpleMathSoA [blocksize]"},
-    {"checkSmemSquare", "shared-banks", "pattern=tile tile=32x32", {NULL},
-     "checkSmemSquare"},
-    {"checkSmemRectangle", "shared-banks", "pattern=tile tile=32x16", {NULL},
-     "checkSmemRectangle"},
-    {"constantStencil", "constant", "pattern=stencil coef=constant", {NULL}, "constantStencil"},
-    {"constantReadOnly", "constant", "pattern=stencil coef=constant,readonly", {NULL},
-     "constantReadOnly"},
-    {"simpleShfl", "shuffle", "op=broadcast,up,down,xor", {NULL}, "simpleShfl"},
-    {"reduceIntegerShfl", "shuffle", "op=reduce-smem,reduce-shfl,warp-reduce-smem,warp-reduce-shfl",
-     {NULL}, "reduceIntegerShfl"},
-    {"transpose", "transpose", "kernel=copy,naive-row,naive-col,unroll4-row,unroll4-col,smem,smem-pad",
-     {NULL}, "transpose"},
-    {"globalVariable", "device-vars", "var=device", {NULL}, "globalVariable"},
-    {"memTransfer", "transfers", "mode=copy memory=pageable direction=h2d,d2h size=16M", {NULL},
-     "memTransfer"},
-    {"pinMemTransfer", "transfers", "mode=copy memory=pinned direction=h2d,d2h size=16M", {NULL},
-     "pinMemTransfer"},
-    {"sumArrayZerocpy", "transfers", "mode=zero-copy memory=device,mapped,mapped-uva access=coalesced",
-     {NULL}, "sumArrayZerocpy"},
-    {"sumMatrixGPUManaged", "transfers", "mode=managed um=64M", {NULL}, "sumMatrixGPUManaged"},
-    {"sumMatrixGPUManual", "transfers", "mode=managed um=64M", {NULL}, "sumMatrixGPUManual"},
-    {"Unified_Memory", "transfers", "mode=managed um=64M", {NULL}, "Unified_Memory"},
+    &cml_exp_device_facts, &cml_exp_peak,         &cml_exp_transpose,    &cml_exp_expr,
 };
 
 size_t cml_experiment_count(void)
@@ -98,20 +60,14 @@ const cml_experiment *cml_experiment_find(const char *key)
     return found;
 }
 
-size_t cml_textbook_count(void)
+const cml_textbook_alias *cml_textbook_find(const char *name, const cml_experiment **exp)
 {
-    return sizeof aliases / sizeof aliases[0];
-}
-
-const cml_textbook_alias *cml_textbook_at(size_t i)
-{
-    return i < cml_textbook_count() ? &aliases[i] : NULL;
-}
-
-const cml_textbook_alias *cml_textbook_find(const char *name)
-{
-    for (size_t i = 0; i < cml_textbook_count(); i++)
-        if (strcmp(aliases[i].name, name) == 0)
-            return &aliases[i];
+    for (size_t i = 0; i < cml_experiment_count(); i++)
+        for (size_t k = 0; k < experiments[i]->naliases; k++)
+            if (strcmp(experiments[i]->aliases[k].name, name) == 0) {
+                if (exp)
+                    *exp = experiments[i];
+                return &experiments[i]->aliases[k];
+            }
     return NULL;
 }

@@ -72,11 +72,10 @@
  * banks, g = gcd(S, p): a g-way conflict.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "experiments/common.h"
-#include "gpu/gpu_internal.h" /* messages of direct calls into the .cu file */
 #include "experiments/shared_banks.h"
 #include "experiments/shared_banks_kernels.h"
 
@@ -88,21 +87,37 @@ static const char *const alloc_names[] = {"static", "dynamic", NULL};
 static const char *const elem_names[] = {"4", "8", "16", NULL};
 static const unsigned elem_bytes[] = {4, 8, 16};
 
+/* One point of the sweep; the options' fields. */
+typedef struct banks_settings {
+    int64_t alloc, pad, access, tile, stride, wstride, elem, blocks, iters, pattern;
+} banks_settings;
+
+/* Declared innermost first (the engine's first option varies fastest), so
+ * the records come as they always have: pattern by pattern; a tile by
+ * shape, access, pad, then allocation; strides by element size, then
+ * stride. 4-byte words sweep `stride`, wider elements `wstride`. */
 static const cml_param_def banks_params[] = {
-    {"pattern", "tile (rows/columns of a word tile) or stride (s[t*stride] per thread)", 0, 0,
-     "tile,stride", pattern_names, 0},
-    {"tile", "tile: columns x rows (= block shape)", 0, 0, "32x32,32x16,16x32", tile_names, 0},
-    {"access", "tile: written by rows or columns, then read by rows or columns", 0, 0,
-     "row-row,row-col,col-row,col-col", access_names, 0},
-    {"pad", "tile: words of padding per row (static tiles: 0-2)", 0, 32, "0,1,2", NULL, 0},
     {"alloc", "tile: static or dynamic shared memory (same addresses for the model)", 0, 0,
-     "static", alloc_names, 0},
-    {"stride", "stride: distance between lanes, in 4-byte elements", 1, 64, "1:32,33", NULL, 0},
-    {"elem", "stride: element bytes (unsigned, uint2, uint4)", 0, 0, "4,8,16", elem_names, 0},
+     "static", alloc_names, 0, CML_FIELD(banks_settings, alloc), "pattern=tile"},
+    {"pad", "tile: words of padding per row (static tiles: 0-2)", 0, 32, "0,1,2", NULL, 0,
+     CML_FIELD(banks_settings, pad), "pattern=tile"},
+    {"access", "tile: written by rows or columns, then read by rows or columns", 0, 0,
+     "row-row,row-col,col-row,col-col", access_names, 0, CML_FIELD(banks_settings, access),
+     "pattern=tile"},
+    {"tile", "tile: columns x rows (= block shape)", 0, 0, "32x32,32x16,16x32", tile_names, 0,
+     CML_FIELD(banks_settings, tile), "pattern=tile"},
+    {"stride", "stride: distance between lanes, in 4-byte elements", 1, 64, "1:32,33", NULL, 0,
+     CML_FIELD(banks_settings, stride), "elem=4"},
     {"wstride", "stride: distance between lanes for 8- and 16-byte elements, in elements", 1, 32,
-     "1,2,4", NULL, 0},
-    {"blocks", "blocks in the grid", 1, 1 << 20, "1024", NULL, 0},
-    {"iters", "rounds of shared store + load inside the kernel", 1, 1 << 16, "256", NULL, 0},
+     "1,2,4", NULL, 0, CML_FIELD(banks_settings, wstride), "elem=8,16"},
+    {"elem", "stride: element bytes (unsigned, uint2, uint4)", 0, 0, "4,8,16", elem_names, 0,
+     CML_FIELD(banks_settings, elem), "pattern=stride"},
+    {"blocks", "blocks in the grid", 1, 1 << 20, "1024", NULL, CML_PARAM_NOVARIANT,
+     CML_FIELD(banks_settings, blocks), NULL},
+    {"iters", "rounds of shared store + load inside the kernel", 1, 1 << 16, "256", NULL,
+     CML_PARAM_NOVARIANT, CML_FIELD(banks_settings, iters), NULL},
+    {"pattern", "tile (rows/columns of a word tile) or stride (s[t*stride] per thread)", 0, 0,
+     "tile,stride", pattern_names, 0, CML_FIELD(banks_settings, pattern), NULL},
 };
 
 void cml_banks_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -195,25 +210,37 @@ static void add_fig_extras(cml_record *rec, const bank_figs *f)
     cml_record_add_extra(rec, "predicted_slowdown", predicted_slowdown(f), "x");
 }
 
-static cml_status tile_variant(cml_results *out, int64_t tile, int64_t access, unsigned pad,
-                               int64_t alloc, uint64_t blocks, unsigned iters, cml_record **res)
+
+/* The variant name the records have always had (pattern first). */
+static void banks_variant_name(cml_record *rec, const banks_settings *s, unsigned stride)
 {
+    char v[sizeof rec->variant] = "";
+    cml_variant_add_label(v, sizeof v, "pattern", pattern_names[s->pattern]);
+    if (s->pattern == CML_BANKS_TILE) {
+        cml_variant_add_label(v, sizeof v, "tile", tile_names[s->tile]);
+        cml_variant_add_label(v, sizeof v, "access", access_names[s->access]);
+        cml_variant_add(v, sizeof v, "pad", s->pad);
+        cml_variant_add_label(v, sizeof v, "alloc", alloc_names[s->alloc]);
+    } else {
+        cml_variant_add(v, sizeof v, "elem", elem_bytes[s->elem]);
+        cml_variant_add(v, sizeof v, "stride", stride);
+    }
+    snprintf(rec->variant, sizeof rec->variant, "%s", v);
+}
+
+/* The stride of a stride point: `stride` for 4-byte words, `wstride` for
+ * wider elements. */
+static unsigned stride_of(const banks_settings *s)
+{
+    return (unsigned)(elem_bytes[s->elem] == 4 ? s->stride : s->wstride);
+}
+
+static cml_status tile_variant(cml_record *rec, const banks_settings *s)
+{
+    const int64_t tile = s->tile, access = s->access, alloc = s->alloc;
+    const unsigned pad = (unsigned)s->pad, iters = (unsigned)s->iters;
+    const uint64_t blocks = (uint64_t)s->blocks;
     const unsigned W = tile_dims[tile][0], H = tile_dims[tile][1], P = W + pad;
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "pattern", "tile");
-    cml_variant_add_label(variant, sizeof variant, "tile", tile_names[tile]);
-    cml_variant_add_label(variant, sizeof variant, "access", access_names[access]);
-    cml_variant_add(variant, sizeof variant, "pad", pad);
-    cml_variant_add_label(variant, sizeof variant, "alloc", alloc_names[alloc]);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "shared-banks", variant);
-    cml_record_add_param(rec, "pattern", CML_BANKS_TILE, "tile");
-    cml_record_add_param(rec, "tile", tile, tile_names[tile]);
-    cml_record_add_param(rec, "access", access, access_names[access]);
-    cml_record_add_param(rec, "pad", pad, NULL);
-    cml_record_add_param(rec, "alloc", alloc, alloc_names[alloc]);
-    cml_record_add_param(rec, "blocks", (int64_t)blocks, NULL);
-    cml_record_add_param(rec, "iters", iters, NULL);
     rec->bytes_read = 0;                      /* nothing is read from global memory */
     rec->bytes_written = 4ull * W * H * blocks; /* out[], one word per thread */
 
@@ -248,26 +275,15 @@ static cml_status tile_variant(cml_results *out, int64_t tile, int64_t access, u
                        args.read_col ? "columns" : "rows", how, f.st_wf, f.st_conf, f.ld_wf,
                        f.ld_conf,
                        alloc == 1 ? "; dynamic shared memory: same offsets, same banks" : "");
-    *res = rec;
     return CML_OK;
 }
 
-static cml_status stride_variant(cml_results *out, int64_t elem_choice, unsigned stride,
-                                 uint64_t blocks, unsigned iters, cml_record **res)
+static cml_status stride_variant(cml_record *rec, const banks_settings *s)
 {
-    const unsigned elem = elem_bytes[elem_choice];
+    const unsigned elem = elem_bytes[s->elem], stride = stride_of(s);
+    const unsigned iters = (unsigned)s->iters;
+    const uint64_t blocks = (uint64_t)s->blocks;
     const unsigned block = cml_banks_stride_block(elem, stride);
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "pattern", "stride");
-    cml_variant_add(variant, sizeof variant, "elem", elem);
-    cml_variant_add(variant, sizeof variant, "stride", stride);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "shared-banks", variant);
-    cml_record_add_param(rec, "pattern", CML_BANKS_STRIDE, "stride");
-    cml_record_add_param(rec, "elem", elem_choice, elem_names[elem_choice]);
-    cml_record_add_param(rec, "stride", stride, NULL);
-    cml_record_add_param(rec, "blocks", (int64_t)blocks, NULL);
-    cml_record_add_param(rec, "iters", iters, NULL);
     rec->bytes_read = 0;
     rec->bytes_written = (uint64_t)elem * block * blocks;
 
@@ -311,8 +327,16 @@ static cml_status stride_variant(cml_results *out, int64_t elem_choice, unsigned
                        "Stride %u (%u-byte elements): %s: %.2f wavefronts per request (%.0f at "
                        "best), %.2f bank conflicts per request.",
                        stride, elem, how, f.ld_wf, f.ideal, f.ld_conf);
-    *res = rec;
     return CML_OK;
+}
+
+/* One point: the record and the model's prediction. */
+static cml_status banks_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    (void)ctx;
+    const banks_settings *s = vs;
+    banks_variant_name(rec, s, s->pattern == CML_BANKS_STRIDE ? stride_of(s) : 0);
+    return s->pattern == CML_BANKS_TILE ? tile_variant(rec, s) : stride_variant(rec, s);
 }
 
 /* ---- GPU run ----------------------------------------------------------- */
@@ -325,6 +349,8 @@ typedef struct baseline {
     double median_ms;
 } baseline;
 
+/* The run's state: out[] (grown as needed, never shrunk) and the
+ * references timed so far. */
 typedef struct banks_gpu {
     cml_dbuf out;
     uint64_t cap; /* words */
@@ -336,18 +362,6 @@ static cml_status banks_check_cb(void *ctx, unsigned long long *d_counters)
 {
     const cml_banks_launch_args *a = ctx;
     return cml_banks_check(a, cml_banks_out_words(a), d_counters);
-}
-
-/* Mark rec failed. A direct call into the .cu file (not through the
- * harness) leaves its message in the thread's last error: keep it on the
- * device handle first, so the note names the failing CUDA call. */
-static cml_status gpu_fail(const cml_plan *plan, cml_record *rec, cml_status st)
-{
-    if (cml_gpu_last_error()[0])
-        cml_gpu_keep_error(plan->gpu);
-    rec->state = CML_REC_FAILED;
-    cml_record_note(rec, "%s: %s", cml_status_str(st), cml_gpu_error(plan->gpu));
-    return st;
 }
 
 static int same_reference(const cml_banks_launch_args *x, const cml_banks_launch_args *y)
@@ -398,65 +412,6 @@ static double reference_ms(const cml_plan *plan, banks_gpu *g, const cml_banks_l
     return t.median_ms;
 }
 
-/* Measure one variant: poison out[], time, check every word, and set the
- * per-access figures and the slowdown against the conflict-free reference. */
-static cml_status banks_measure(const cml_plan *plan, banks_gpu *g, cml_record *rec,
-                                cml_banks_launch_args *a)
-{
-    const uint64_t words = cml_banks_out_words(a);
-    cml_status st;
-    if (!a->stride_kind && !a->dynamic && !cml_banks_has_static(a->W, a->H, a->P)) {
-        rec->state = CML_REC_WAIVED;
-        cml_record_note(rec, "static shared memory is compiled for pads 0, 1 and 2 only; "
-                             "alloc=dynamic takes any pad");
-        return CML_OK;
-    }
-    if (g->cap < words) {
-        cml_gpu_free(plan->gpu, &g->out);
-        g->cap = 0;
-        if ((st = cml_exp_alloc(plan, rec, &g->out, words * 4)) != CML_OK)
-            return st;
-        g->cap = words;
-    }
-    a->out = g->out.ptr;
-    st = cml_gpu_poison(plan->gpu, &g->out);
-    if (st)
-        return gpu_fail(plan, rec, st);
-    const unsigned threads = a->stride_kind ? a->block : a->W * a->H;
-    st = cml_exp_time(plan, rec, cml_banks_launch, a, cml_banks_kernel(a), threads,
-                      cml_banks_smem(a));
-    if (st)
-        return st;
-    st = cml_exp_verify(plan, rec, banks_check_cb, a);
-    if (st)
-        return st;
-    const double accesses = (double)a->blocks * (threads / CML_WARP_SIZE) * a->iters * 2.0;
-    const double elem = a->stride_kind ? a->elem : 4.0;
-    const double ms = rec->timing.median_ms;
-    cml_record_add_extra(rec, "ns_per_warp_access", ms * 1e6 / accesses, "ns");
-    cml_record_add_extra(rec, "smem_gbs", accesses * 32.0 * elem / (ms * 1e-3) / 1e9, "GB/s");
-    const double ref = is_reference(a) ? ms : reference_ms(plan, g, a);
-    if (ref > 0)
-        cml_record_add_extra(rec, "measured_slowdown", ms / ref, "x");
-    /* The same time in SM clock cycles per warp access, on every SM at once
-     * and at the device's maximum clock (H100s run near it under load): the
-     * unit the model's wavefronts are counted in, one per cycle per SM. */
-    const double ghz = plan->dev ? plan->dev->sm_clock_khz / 1e6 : 0.0;
-    const double sms = plan->dev ? plan->dev->sm_count : 0.0;
-    if (ghz > 0 && sms > 0) {
-        const bank_figs f = figs_of(rec);
-        const double cyc = ms * 1e6 / accesses * sms * ghz;
-        cml_record_add_extra(rec, "sm_cycles_per_warp_access", cyc, "cycles");
-        /* What each wavefront beyond the reference's costs. */
-        const double wf = (f.ld_wf + f.st_wf) / 2.0, ref_wf = (f.ideal + f.st_ideal) / 2.0;
-        if (ref > 0 && wf > ref_wf)
-            cml_record_add_extra(rec, "cycles_per_extra_wavefront",
-                                 (cyc - ref * 1e6 / accesses * sms * ghz) / (wf - ref_wf),
-                                 "cycles");
-    }
-    return CML_OK;
-}
-
 static double extra_value(const cml_record *rec, const char *name)
 {
     for (unsigned i = 0; i < rec->nextra; i++)
@@ -498,95 +453,181 @@ static void measured_finding(cml_record *rec, const cml_banks_launch_args *a)
                        "Measured %s%s.", what, wf, timing, slow);
 }
 
-static cml_status banks_sweep(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
+/* Measure one variant: poison out[], time, check every word, and set the
+ * per-access figures and the slowdown against the conflict-free reference;
+ * then the measured sentence. */
+static cml_status banks_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    const cml_param_list *patterns = cml_param_get(pv, "pattern");
-    const cml_param_list *tiles = cml_param_get(pv, "tile");
-    const cml_param_list *accesses = cml_param_get(pv, "access");
-    const cml_param_list *pads = cml_param_get(pv, "pad");
-    const cml_param_list *allocs = cml_param_get(pv, "alloc");
-    const cml_param_list *strides = cml_param_get(pv, "stride");
-    const cml_param_list *elems = cml_param_get(pv, "elem");
-    const cml_param_list *wstrides = cml_param_get(pv, "wstride");
-    const uint64_t blocks = (uint64_t)cml_param_first(pv, "blocks");
-    const unsigned iters = (unsigned)cml_param_first(pv, "iters");
-    banks_gpu *g = NULL;
-    if (plan->gpu) {
-        g = calloc(1, sizeof *g);
-        if (!g)
-            return CML_ENOMEM;
+    const banks_settings *s = vs;
+    const cml_plan *plan = ctx->plan;
+    banks_gpu *g = ctx->state;
+    cml_banks_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.blocks = (uint64_t)s->blocks;
+    a.iters = (unsigned)s->iters;
+    if (s->pattern == CML_BANKS_TILE) {
+        a.W = tile_dims[s->tile][0];
+        a.H = tile_dims[s->tile][1];
+        a.P = a.W + (unsigned)s->pad;
+        a.write_col = s->access >= 2;
+        a.read_col = s->access % 2 == 1;
+        a.dynamic = s->alloc == 1;
+    } else {
+        a.stride_kind = 1;
+        a.elem = elem_bytes[s->elem];
+        a.stride = stride_of(s);
+        a.block = cml_banks_stride_block(a.elem, a.stride);
     }
-
-    cml_status st = CML_OK;
-    for (size_t pi = 0; pi < patterns->count && !st; pi++) {
-        if (patterns->v[pi] == CML_BANKS_TILE) {
-            for (size_t ti = 0; ti < tiles->count && !st; ti++)
-                for (size_t ai = 0; ai < accesses->count && !st; ai++)
-                    for (size_t di = 0; di < pads->count && !st; di++)
-                        for (size_t li = 0; li < allocs->count && !st; li++) {
-                            cml_record *rec;
-                            const int64_t tile = tiles->v[ti], access = accesses->v[ai];
-                            st = tile_variant(out, tile, access, (unsigned)pads->v[di],
-                                              allocs->v[li], blocks, iters, &rec);
-                            if (st || !g)
-                                continue;
-                            cml_banks_launch_args a;
-                            memset(&a, 0, sizeof a);
-                            a.blocks = blocks;
-                            a.iters = iters;
-                            a.W = tile_dims[tile][0];
-                            a.H = tile_dims[tile][1];
-                            a.P = a.W + (unsigned)pads->v[di];
-                            a.write_col = access >= 2;
-                            a.read_col = access % 2 == 1;
-                            a.dynamic = allocs->v[li] == 1;
-                            st = banks_measure(plan, g, rec, &a);
-                            if (!st && rec->state == CML_REC_OK)
-                                measured_finding(rec, &a);
-                            if (st == CML_EVERIFY)
-                                st = CML_OK; /* recorded as a failed variant; go on */
-                        }
-        } else {
-            for (size_t ei = 0; ei < elems->count && !st; ei++) {
-                /* 4-byte words sweep `stride`; wider elements `wstride`. */
-                const unsigned elem = elem_bytes[elems->v[ei]];
-                const cml_param_list *sl = elem == 4 ? strides : wstrides;
-                for (size_t si = 0; si < sl->count && !st; si++) {
-                    cml_record *rec;
-                    st = stride_variant(out, elems->v[ei], (unsigned)sl->v[si], blocks, iters,
-                                        &rec);
-                    if (st || !g)
-                        continue;
-                    cml_banks_launch_args a;
-                    memset(&a, 0, sizeof a);
-                    a.blocks = blocks;
-                    a.iters = iters;
-                    a.stride_kind = 1;
-                    a.elem = elem;
-                    a.stride = (unsigned)sl->v[si];
-                    a.block = cml_banks_stride_block(elem, a.stride);
-                    st = banks_measure(plan, g, rec, &a);
-                    if (!st && rec->state == CML_REC_OK)
-                        measured_finding(rec, &a);
-                    if (st == CML_EVERIFY)
-                        st = CML_OK;
-                }
-            }
-        }
+    const uint64_t words = cml_banks_out_words(&a);
+    cml_status st;
+    if (!a.stride_kind && !a.dynamic && !cml_banks_has_static(a.W, a.H, a.P)) {
+        cml_sweep_waive(ctx, rec, "static shared memory is compiled for pads 0, 1 and 2 only; "
+                                  "alloc=dynamic takes any pad");
+        return CML_OK;
     }
-    if (g) {
+    if (g->cap < words) {
         cml_gpu_free(plan->gpu, &g->out);
-        free(g);
+        g->cap = 0;
+        if ((st = cml_exp_alloc(plan, rec, &g->out, words * 4)) != CML_OK)
+            return st;
+        g->cap = words;
     }
-    return st;
+    a.out = g->out.ptr;
+    st = cml_gpu_poison(plan->gpu, &g->out);
+    if (st)
+        return cml_exp_fail(plan, rec, st);
+    const unsigned threads = a.stride_kind ? a.block : a.W * a.H;
+    st = cml_exp_time(plan, rec, cml_banks_launch, &a, cml_banks_kernel(&a), threads,
+                      cml_banks_smem(&a));
+    if (st)
+        return st;
+    st = cml_exp_verify(plan, rec, banks_check_cb, &a);
+    if (st)
+        return st;
+    const double accesses = (double)a.blocks * (threads / CML_WARP_SIZE) * a.iters * 2.0;
+    const double elem = a.stride_kind ? a.elem : 4.0;
+    const double ms = rec->timing.median_ms;
+    cml_record_add_extra(rec, "ns_per_warp_access", ms * 1e6 / accesses, "ns");
+    cml_record_add_extra(rec, "smem_gbs", cml_gbs(accesses * 32.0 * elem, ms), "GB/s");
+    const double ref = is_reference(&a) ? ms : reference_ms(plan, g, &a);
+    if (ref > 0)
+        cml_record_add_extra(rec, "measured_slowdown", ms / ref, "x");
+    /* The same time in SM clock cycles per warp access, on every SM at once
+     * and at the device's maximum clock (H100s run near it under load): the
+     * unit the model's wavefronts are counted in, one per cycle per SM. */
+    const double ghz = plan->dev ? plan->dev->sm_clock_khz / 1e6 : 0.0;
+    const double sms = plan->dev ? plan->dev->sm_count : 0.0;
+    if (ghz > 0 && sms > 0) {
+        const bank_figs f = figs_of(rec);
+        const double cyc = ms * 1e6 / accesses * sms * ghz;
+        cml_record_add_extra(rec, "sm_cycles_per_warp_access", cyc, "cycles");
+        /* What each wavefront beyond the reference's costs. */
+        const double wf = (f.ld_wf + f.st_wf) / 2.0, ref_wf = (f.ideal + f.st_ideal) / 2.0;
+        if (ref > 0 && wf > ref_wf)
+            cml_record_add_extra(rec, "cycles_per_extra_wavefront",
+                                 (cyc - ref * 1e6 / accesses * sms * ghz) / (wf - ref_wf),
+                                 "cycles");
+    }
+    measured_finding(rec, &a);
+    return CML_OK;
 }
 
+/*
+ * The records of wider elements carry their stride as `stride`, like the
+ * 4-byte words: one parameter for the charts and tables to plot, though
+ * the option is `wstride` (its own range and default). The engine names a
+ * record's parameters after the options, so the name is set here.
+ */
+static void banks_summary(cml_sweep *ctx, size_t first, size_t last)
+{
+    for (size_t i = first; i <= last; i++) {
+        cml_record *rec = &ctx->out->items[i];
+        for (unsigned k = 0; k < rec->nparams; k++)
+            if (strcmp(rec->params[k].name, "wstride") == 0)
+                snprintf(rec->params[k].name, sizeof rec->params[k].name, "stride");
+    }
+}
+
+static void banks_release(cml_sweep *ctx)
+{
+    banks_gpu *g = ctx->state;
+    if (ctx->plan->gpu)
+        cml_gpu_free(ctx->plan->gpu, &g->out);
+}
+
+static const cml_textbook_alias banks_aliases[] = {
+    {"checkSmemSquare", "pattern=tile tile=32x32", {NULL, NULL, NULL, NULL}, "checkSmemSquare"},
+    {"checkSmemRectangle", "pattern=tile tile=32x16", {NULL, NULL, NULL, NULL},
+     "checkSmemRectangle"},
+};
+
+static const cml_chart_spec banks_charts[] = {
+    {.shape = CML_PLOT_SWEEP,
+     .title = "Predicted bank conflicts vs stride",
+     .xparam = "stride",
+     .xname = "stride",
+     .xlabel = "stride between lanes (elements)",
+     .xscale = CML_SCALE_LOG2,
+     .xfmt = CML_FMT_NUMBER,
+     .ylabel = "bank conflicts per request",
+     .yfmt = CML_FMT_NUMBER,
+     .only_param = "pattern",
+     .only_label = "stride",
+     .m = {{"predicted", CML_METRIC_SHARED_CONFLICTS, NULL, NULL}},
+     .what = "bank conflicts per request",
+     .unit = "",
+     .describe = 1},
+    {.shape = CML_PLOT_SWEEP,
+     .title = "Measured kernel time vs stride",
+     .xparam = "stride",
+     .xname = "stride",
+     .xlabel = "stride between lanes (elements)",
+     .xscale = CML_SCALE_LOG2,
+     .xfmt = CML_FMT_NUMBER,
+     .ylabel = "median time (us)",
+     .yfmt = CML_FMT_NUMBER,
+     .only_param = "pattern",
+     .only_label = "stride",
+     .m = {{"measured", CML_METRIC_TIME_US, NULL, NULL}},
+     .what = "the kernel time",
+     .unit = "us",
+     .describe = 1},
+    {.shape = CML_PLOT_BARS,
+     .title = "Predicted wavefronts per shared load: tiles and padding",
+     .ylabel = "wavefronts per request",
+     .yfmt = CML_FMT_NUMBER,
+     .only_param = "pattern",
+     .only_label = "tile",
+     .series_param = "pad",
+     .m = {{"predicted", CML_METRIC_SHARED_WAVEFRONTS, NULL, NULL}},
+     .what = "wavefronts per request",
+     .unit = "",
+     .describe = 1},
+};
+
+static const char *const banks_validate_settings[] = {"", NULL};
+static const cml_validate_spec banks_validate = {banks_validate_settings, NULL, 0};
+
 const cml_experiment cml_exp_shared_banks = {
-    "shared-banks", 12, "Shared memory banks",
-    "a 32x32 / 32x16 / 16x32 word tile written and read by rows or columns, with and without "
-    "padding, and strides 1..33 of 4-, 8- and 16-byte elements: wavefronts, conflicts, time "
-    "per warp access",
-    banks_params, sizeof banks_params / sizeof banks_params[0],
-    banks_sweep, banks_sweep,
-    "tile=32x32,32x16 access=row-col pad=0,1,2 stride=1,2,4,32,33 elem=4,8,16",
+    .key = "shared-banks",
+    .number = 12,
+    .title = "Shared memory banks",
+    .summary = "a 32x32 / 32x16 / 16x32 word tile written and read by rows or columns, with and "
+               "without padding, and strides 1..33 of 4-, 8- and 16-byte elements: wavefronts, "
+               "conflicts, time per warp access",
+    .doc = "docs/experiments/shared-banks.md",
+    .options = banks_params,
+    .noptions = CML_COUNT(banks_params),
+    .settings_size = sizeof(banks_settings),
+    .state_size = sizeof(banks_gpu),
+    .tour = "tile=32x32,32x16 access=row-col pad=0,1,2 stride=1,2,4,32,33 elem=4,8,16",
+    .variant = banks_variant,
+    .measure = banks_measure,
+    .summarize = banks_summary,
+    .release = banks_release,
+    .aliases = banks_aliases,
+    .naliases = CML_COUNT(banks_aliases),
+    .charts = banks_charts,
+    .ncharts = CML_COUNT(banks_charts),
+    .validate = &banks_validate,
 };

@@ -8,6 +8,7 @@
 
 #include "core/random.h" /* CML_HD */
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,21 +79,21 @@ static inline uint64_t cml_banks_out_words(const cml_banks_launch_args *a)
 }
 
 /* 1 if a static kernel exists for this tile (else use dynamic). */
-int cml_banks_has_static(unsigned W, unsigned H, unsigned P);
+CML_LAUNCHER int cml_banks_has_static(unsigned W, unsigned H, unsigned P);
 /* Launch one kernel (asynchronously); the launch status is checked.
  * CML_EINVAL for a shape, pad, element size or stride out of range, or a
  * static tile that was not compiled. */
-cml_status cml_banks_launch(void *args);
+CML_LAUNCHER cml_status cml_banks_launch(void *args);
 /* The __global__ function, for the occupancy calculator (NULL: none). */
-const void *cml_banks_kernel(const cml_banks_launch_args *a);
+CML_LAUNCHER const void *cml_banks_kernel(const cml_banks_launch_args *a);
 /* Dynamic shared memory of a launch (bytes). */
-size_t cml_banks_smem(const cml_banks_launch_args *a);
+CML_LAUNCHER size_t cml_banks_smem(const cml_banks_launch_args *a);
 /* Count wrong words of out[0, cap) into d_counters[0] (zeroed by the
  * caller), the lowest wrong index into d_counters[1] (all ones): tile word
  * g must be cml_banks_tile_value of its block and thread, stride word w
  * must be w + iters, every word past cml_banks_out_words the poison. */
-cml_status cml_banks_check(const cml_banks_launch_args *a, uint64_t cap,
-                           unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_banks_check(const cml_banks_launch_args *a, uint64_t cap,
+                                        unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -101,7 +101,7 @@
 #include <string.h>
 
 #include "experiments/common.h"
-#include "gpu/gpu_internal.h" /* messages of direct calls into the .cu file */
+#include "gpu/gpu_internal.h" /* cml_gpu_clear_last_error: direct calls into the .cu file */
 #include "experiments/shuffle.h"
 #include "experiments/shuffle_kernels.h"
 
@@ -118,17 +118,29 @@ static const unsigned width_values[] = {2, 4, 8, 16, 32};
 static const char *const block_names[] = {"32", "64", "128", "256", "512", "1024", NULL};
 static const unsigned block_sizes[] = {32, 64, 128, 256, 512, 1024};
 
+/* One point of the sweep; the options' fields. */
+typedef struct shuffle_settings {
+    int64_t arg, width, op, block, n;
+} shuffle_settings;
+
+/* Declared innermost first (the engine's first option varies fastest): the
+ * records come block by block, op by op, then width and arg, as they always
+ * have. width and arg only mean something to the permutations. */
+#define PERMUTATIONS "op=broadcast,up,down,xor"
 static const cml_param_def shuffle_params[] = {
+    {"arg", "source lane (broadcast), delta (up, down) or lane mask (xor)", 0, 31, "1", NULL, 0,
+     CML_FIELD(shuffle_settings, arg), PERMUTATIONS},
+    {"width", "shuffle width (lanes per group)", 0, 0, "8,32", width_names, 0,
+     CML_FIELD(shuffle_settings, width), PERMUTATIONS},
     {"op", "reduce-smem / reduce-shfl (block sum by a shared-memory tree or by shuffles), "
            "warp-reduce-smem / warp-reduce-shfl (the same per warp), or a shuffle: broadcast, "
            "up, down, xor", 0, 0,
      "reduce-smem,reduce-shfl,warp-reduce-smem,warp-reduce-shfl,broadcast,up,down,xor",
-     op_names, 0},
-    {"width", "shuffle width (lanes per group)", 0, 0, "8,32", width_names, 0},
-    {"arg", "source lane (broadcast), delta (up, down) or lane mask (xor)", 0, 31, "1", NULL, 0},
-    {"block", "threads per block", 0, 0, "256", block_names, 0},
+     op_names, 0, CML_FIELD(shuffle_settings, op), NULL},
+    {"block", "threads per block", 0, 0, "256", block_names, 0,
+     CML_FIELD(shuffle_settings, block), NULL},
     {"n", "32-bit words (0: in[] and out[] together 4x L2, so the data come from DRAM)", 0,
-     (int64_t)1 << 34, "0", NULL, 0},
+     (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(shuffle_settings, n), NULL},
 };
 
 unsigned cml_shfl_source(cml_shfl_op op, unsigned lane, unsigned arg, unsigned width)
@@ -268,28 +280,28 @@ static cml_shfl_op partner_of(cml_shfl_op op)
     }
 }
 
-/* Elements of the sweep: the parameter, or 4x L2 over in[] and out[]. */
-static uint64_t shuffle_n(const cml_plan *plan, const cml_param_values *pv)
+
+/* The variant name the records have always had: op first, the width and
+ * arg of a permutation, then the block. */
+static void shuffle_variant_name(cml_record *rec, const shuffle_settings *s)
 {
-    uint64_t n = (uint64_t)cml_param_first(pv, "n");
-    return n ? n : cml_plan_elements(plan, 4, 2);
+    char v[sizeof rec->variant] = "";
+    cml_variant_add_label(v, sizeof v, "op", op_names[s->op]);
+    if (!cml_shfl_is_reduction((cml_shfl_op)s->op)) {
+        cml_variant_add(v, sizeof v, "width", width_values[s->width]);
+        cml_variant_add(v, sizeof v, "arg", s->arg);
+    }
+    cml_variant_add(v, sizeof v, "block", block_sizes[s->block]);
+    snprintf(rec->variant, sizeof rec->variant, "%s", v);
 }
 
-static cml_status reduce_variant(cml_results *out, uint64_t n, cml_shfl_op op,
-                                 int64_t block_choice, cml_record **out_rec)
+static cml_status reduce_variant(cml_record *rec, uint64_t n, cml_shfl_op op,
+                                 int64_t block_choice)
 {
     const unsigned block = block_sizes[block_choice];
     const uint64_t nblocks = cml_div_up(n, block);
     const int warp_sum = cml_shfl_is_warp_reduction(op);
     const uint64_t units = warp_sum ? cml_div_up(n, CML_WARP_SIZE) : nblocks;
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "op", op_names[op]);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "shuffle", variant);
-    cml_record_add_param(rec, "op", op, op_names[op]);
-    cml_record_add_param(rec, "block", block_choice, block_names[block_choice]);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
     rec->bytes_read = 4 * n;
     rec->bytes_written = 4 * units; /* one partial sum per block or warp */
 
@@ -358,7 +370,6 @@ static cml_status reduce_variant(cml_results *out, uint64_t n, cml_shfl_op op,
                            "(the tree in shared memory needs %.1f, %.1f wavefronts); the only "
                            "memory traffic is in[] and one word per warp.",
                            mine.instructions, unit, theirs.instructions, theirs.wavefronts);
-    *out_rec = rec;
     return CML_OK;
 }
 
@@ -380,22 +391,9 @@ static void sources_text(char *buf, size_t len, cml_shfl_op op, unsigned arg, un
     }
 }
 
-static cml_status perm_variant(cml_results *out, uint64_t n, cml_shfl_op op, int64_t width_choice,
-                               unsigned arg, int64_t block_choice, cml_record **out_rec)
+static cml_status perm_variant(cml_record *rec, uint64_t n, cml_shfl_op op, unsigned width,
+                               unsigned arg, unsigned block)
 {
-    const unsigned block = block_sizes[block_choice], width = width_values[width_choice];
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "op", op_names[op]);
-    cml_variant_add(variant, sizeof variant, "width", width);
-    cml_variant_add(variant, sizeof variant, "arg", arg);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "shuffle", variant);
-    cml_record_add_param(rec, "op", op, op_names[op]);
-    cml_record_add_param(rec, "width", width_choice, width_names[width_choice]);
-    cml_record_add_param(rec, "arg", arg, NULL);
-    cml_record_add_param(rec, "block", block_choice, block_names[block_choice]);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
     rec->bytes_read = 4 * n;
     rec->bytes_written = 4 * n;
 
@@ -433,69 +431,71 @@ static cml_status perm_variant(cml_results *out, uint64_t n, cml_shfl_op op, int
                        "is in[] and out[], %.2f and %.2f sectors per request.",
                        what, width, srcs, own, cml_exp_spr(rec, CML_CLASS_GLOBAL_LD),
                        cml_exp_spr(rec, CML_CLASS_GLOBAL_ST));
-    *out_rec = rec;
     return CML_OK;
+}
+
+/* One point: n resolved (0: in[] and out[] together 4x L2), the record and
+ * the model's prediction. */
+static cml_status shuffle_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    shuffle_settings *s = vs;
+    if (s->n == 0)
+        s->n = (int64_t)cml_plan_elements(ctx->plan, 4, 2);
+    shuffle_variant_name(rec, s);
+    const cml_shfl_op op = (cml_shfl_op)s->op;
+    if (cml_shfl_is_reduction(op))
+        return reduce_variant(rec, (uint64_t)s->n, op, s->block);
+    return perm_variant(rec, (uint64_t)s->n, op, width_values[s->width], (unsigned)s->arg,
+                        block_sizes[s->block]);
 }
 
 /* ---- GPU run ----------------------------------------------------------- */
 
 enum { SEED_IN = 0x5AF1 };
 
-/* Device buffers kept across the variants of one sweep (same n): in[] of
- * random words, out[] of n words (the most any op writes). */
-typedef struct shuffle_gpu {
-    cml_dbuf in, out;
-    uint64_t n;
-} shuffle_gpu;
-
-static void shuffle_gpu_free(const cml_plan *plan, shuffle_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->in);
-    cml_gpu_free(plan->gpu, &g->out);
-    g->n = 0;
-}
+/* The run's state: the engine keeps in[] (slot 0) and out[] (slot 1, n
+ * words: the most any op writes) across the points; in[] holds random
+ * words once filled for this n. */
+typedef struct shuffle_state {
+    uint64_t filled_n;
+} shuffle_state;
 
 static cml_status shuffle_check_cb(void *ctx, unsigned long long *d_counters)
 {
     return cml_shuffle_check(ctx, SEED_IN, d_counters);
 }
 
-/* Mark rec failed. A direct call into the .cu file (not through the
- * harness) leaves its message in the thread's last error: keep it on the
- * device handle first, so the note names the failing CUDA call. */
-static cml_status gpu_fail(const cml_plan *plan, cml_record *rec, cml_status st)
-{
-    if (cml_gpu_last_error()[0])
-        cml_gpu_keep_error(plan->gpu);
-    rec->state = CML_REC_FAILED;
-    cml_record_note(rec, "%s: %s", cml_status_str(st), cml_gpu_error(plan->gpu));
-    return st;
-}
-
 /* Measure one variant: poison out[], time the kernel, check every word of
  * out[] (outputs exact, the rest still poison). */
-static cml_status shuffle_measure(const cml_plan *plan, shuffle_gpu *g, cml_record *rec,
-                                  cml_shfl_op op, unsigned block, unsigned width, unsigned arg)
+static cml_status shuffle_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    const uint64_t n = (uint64_t)cml_record_find_param(rec, "n")->value;
+    const shuffle_settings *s = vs;
+    const cml_plan *plan = ctx->plan;
+    shuffle_state *g = ctx->state;
+    const uint64_t n = (uint64_t)s->n;
+    const cml_shfl_op op = (cml_shfl_op)s->op;
+    const int reduction = cml_shfl_is_reduction(op);
+    const unsigned block = block_sizes[s->block];
+    const unsigned width = reduction ? 32u : width_values[s->width];
+    const unsigned arg = reduction ? 0u : (unsigned)s->arg;
+    cml_dbuf *in = cml_sweep_buffer(ctx, rec, 0, n * 4, 0);
+    cml_dbuf *out = in ? cml_sweep_buffer(ctx, rec, 1, n * 4, 0) : NULL;
+    if (!out)
+        return CML_ECUDA;
     cml_status st;
-    if (g->n != n) {
-        shuffle_gpu_free(plan, g);
-        st = cml_exp_alloc(plan, rec, &g->in, n * 4);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->out, n * 4);
-        if (st)
-            return st;
+    if (g->filled_n != n) {
+        /* A direct call into the .cu file: its message is the thread's last
+         * error, which cml_exp_fail reads. */
         cml_gpu_clear_last_error();
-        st = cml_shuffle_fill_u32(g->in.ptr, n, SEED_IN);
+        st = cml_shuffle_fill_u32(in->ptr, n, SEED_IN);
         if (st)
-            return gpu_fail(plan, rec, st);
-        g->n = n;
+            return cml_exp_fail(plan, rec, st);
+        g->filled_n = n;
     }
     cml_shuffle_launch_args a;
     memset(&a, 0, sizeof a);
-    a.in = g->in.ptr;
-    a.out = g->out.ptr;
+    a.in = in->ptr;
+    a.out = out->ptr;
     a.n = n;
     a.cap = n;
     a.block = block;
@@ -503,11 +503,10 @@ static cml_status shuffle_measure(const cml_plan *plan, shuffle_gpu *g, cml_reco
     a.arg = (int)arg;
     a.width = (int)width;
     for (unsigned l = 0; l < CML_WARP_SIZE; l++)
-        a.src[l] = (unsigned char)(cml_shfl_is_reduction(op) ? l
-                                                              : cml_shfl_source(op, l, arg, width));
-    st = cml_gpu_poison(plan->gpu, &g->out);
+        a.src[l] = (unsigned char)(reduction ? l : cml_shfl_source(op, l, arg, width));
+    st = cml_gpu_poison(plan->gpu, out);
     if (st)
-        return gpu_fail(plan, rec, st);
+        return cml_exp_fail(plan, rec, st);
     st = cml_exp_time(plan, rec, cml_shuffle_launch, &a, cml_shuffle_kernel(a.op), block,
                       cml_shuffle_smem(a.op, block));
     if (st)
@@ -517,9 +516,8 @@ static cml_status shuffle_measure(const cml_plan *plan, shuffle_gpu *g, cml_reco
 }
 
 /* " Measured 0.012 ns per word, 2950.3 GB/s (93% of peak)". */
-static void measured_text(const cml_record *rec, char *buf, size_t len)
+static void measured_text(const cml_record *rec, uint64_t n, char *buf, size_t len)
 {
-    const uint64_t n = (uint64_t)cml_record_find_param(rec, "n")->value;
     char peak[32] = "";
     if (rec->peak_fraction >= 0)
         snprintf(peak, sizeof peak, " (%.0f%% of peak)", 100.0 * rec->peak_fraction);
@@ -535,117 +533,134 @@ static double extra_value(const cml_record *rec, const char *name)
     return 0.0;
 }
 
-static const cml_record *find_partner(const cml_results *out, const cml_record *rec)
+/* The first measured record of this run that computes record i's sum the
+ * other way (same block and n); NULL if none yet. */
+static const cml_record *find_partner(const cml_sweep *ctx, size_t i)
 {
-    const cml_shfl_op op = (cml_shfl_op)cml_record_find_param(rec, "op")->value;
-    const int64_t block = cml_record_find_param(rec, "block")->value;
-    const int64_t n = cml_record_find_param(rec, "n")->value;
-    for (size_t i = 0; i < out->count; i++) {
-        const cml_record *o = &out->items[i];
-        const cml_record_param *oop = cml_record_find_param(o, "op");
-        if (o != rec && o->measured && o->state == CML_REC_OK && oop &&
-            oop->value == (int64_t)partner_of(op) &&
-            cml_record_find_param(o, "block")->value == block &&
-            cml_record_find_param(o, "n")->value == n)
+    const shuffle_settings *s = cml_sweep_settings_of(ctx, i);
+    for (size_t j = ctx->first; j < ctx->out->count; j++) {
+        const cml_record *o = &ctx->out->items[j];
+        const shuffle_settings *os = cml_sweep_settings_of(ctx, j);
+        if (j != i && os && o->measured && o->state == CML_REC_OK &&
+            os->op == (int64_t)partner_of((cml_shfl_op)s->op) && os->block == s->block &&
+            os->n == s->n)
             return o;
     }
     return NULL;
 }
 
-/* The sentence of a measured variant: the model's point in short, the
- * measurement, and for a reduction the time of the other method. Runs after
- * the sweep so that both methods of a pair are measured. */
-static void measured_findings(cml_results *out, size_t first)
+/* The sentence of measured record i: the model's point in short, the
+ * measurement, and for a reduction the time of the other method. */
+static void measured_finding(cml_sweep *ctx, size_t i)
 {
-    for (size_t i = first; i < out->count; i++) {
-        cml_record *rec = &out->items[i];
-        if (!rec->measured || rec->state != CML_REC_OK)
-            continue;
-        const cml_shfl_op op = (cml_shfl_op)cml_record_find_param(rec, "op")->value;
-        const unsigned block = block_sizes[cml_record_find_param(rec, "block")->value];
-        char m[96];
-        measured_text(rec, m, sizeof m);
-        if (!cml_shfl_is_reduction(op)) {
-            char srcs[64];
-            unsigned own = 0;
-            const unsigned width = width_values[cml_record_find_param(rec, "width")->value];
-            const unsigned arg = (unsigned)cml_record_find_param(rec, "arg")->value;
-            sources_text(srcs, sizeof srcs, op, arg, width, &own);
-            cml_record_finding(rec,
-                               "%s width %u arg %u: lanes 0-7 got lanes %s (all 32 lanes as PTX "
-                               "shfl.sync defines, checked). %s: a shuffle moves registers, so "
-                               "the kernel costs what its in[] and out[] streams cost.",
-                               op_names[op], width, arg, srcs, m);
-            continue;
-        }
-        const int warp_sum = cml_shfl_is_warp_reduction(op);
-        const int tree = op == CML_SHFL_REDUCE_SMEM || op == CML_SHFL_WREDUCE_SMEM;
-        const double instr =
-            extra_value(rec, warp_sum ? "smem_instr_per_warp" : "smem_instr_per_block");
-        char cmp[128] = "";
-        const cml_record *p = find_partner(out, rec);
-        if (p && p->timing.median_ms > 0)
-            snprintf(cmp, sizeof cmp, "; the %s takes %.2fx this time",
-                     tree ? "shuffle version" : "shared-memory tree",
-                     p->timing.median_ms / rec->timing.median_ms);
+    cml_record *rec = &ctx->out->items[i];
+    const shuffle_settings *s = cml_sweep_settings_of(ctx, i);
+    if (!s || !rec->measured || rec->state != CML_REC_OK)
+        return;
+    const cml_shfl_op op = (cml_shfl_op)s->op;
+    const unsigned block = block_sizes[s->block];
+    char m[96];
+    measured_text(rec, (uint64_t)s->n, m, sizeof m);
+    if (!cml_shfl_is_reduction(op)) {
+        char srcs[64];
+        unsigned own = 0;
+        const unsigned width = width_values[s->width];
+        const unsigned arg = (unsigned)s->arg;
+        sources_text(srcs, sizeof srcs, op, arg, width, &own);
         cml_record_finding(rec,
-                           "%s sum by %s (block %u): %.1f shared instructions per %s, sums "
-                           "exact modulo 2^32. %s%s.",
-                           warp_sum ? "Warp" : "Block",
-                           tree ? "a shared-memory tree" : "__shfl_down_sync", block, instr,
-                           warp_sum ? "warp" : "block", m, cmp);
+                           "%s width %u arg %u: lanes 0-7 got lanes %s (all 32 lanes as PTX "
+                           "shfl.sync defines, checked). %s: a shuffle moves registers, so "
+                           "the kernel costs what its in[] and out[] streams cost.",
+                           op_names[op], width, arg, srcs, m);
+        return;
     }
+    const int warp_sum = cml_shfl_is_warp_reduction(op);
+    const int tree = op == CML_SHFL_REDUCE_SMEM || op == CML_SHFL_WREDUCE_SMEM;
+    const double instr =
+        extra_value(rec, warp_sum ? "smem_instr_per_warp" : "smem_instr_per_block");
+    char cmp[128] = "";
+    const cml_record *p = find_partner(ctx, i);
+    if (p && p->timing.median_ms > 0)
+        snprintf(cmp, sizeof cmp, "; the %s takes %.2fx this time",
+                 tree ? "shuffle version" : "shared-memory tree",
+                 p->timing.median_ms / rec->timing.median_ms);
+    cml_record_finding(rec,
+                       "%s sum by %s (block %u): %.1f shared instructions per %s, sums "
+                       "exact modulo 2^32. %s%s.",
+                       warp_sum ? "Warp" : "Block",
+                       tree ? "a shared-memory tree" : "__shfl_down_sync", block, instr,
+                       warp_sum ? "warp" : "block", m, cmp);
 }
 
-static cml_status shuffle_sweep(const cml_plan *plan, const cml_param_values *pv,
-                                cml_results *out)
+/*
+ * The measured sentences. A reduction's sentence names the time of the
+ * other method, which the sweep may measure later (the ops are swept
+ * block by block, tree before shuffle): a record measured now rewrites the
+ * sentence of an earlier partner as well, so when the run ends every
+ * sentence has seen both methods of its pair.
+ */
+static void shuffle_summary(cml_sweep *ctx, size_t first, size_t last)
 {
-    const cml_param_list *ops = cml_param_get(pv, "op");
-    const cml_param_list *widths = cml_param_get(pv, "width");
-    const cml_param_list *args = cml_param_get(pv, "arg");
-    const cml_param_list *blocks = cml_param_get(pv, "block");
-    const uint64_t n = shuffle_n(plan, pv);
-    const size_t first = out->count;
-    shuffle_gpu g = {0};
-    cml_status st = CML_OK;
-
-    for (size_t bi = 0; bi < blocks->count && !st; bi++)
-        for (size_t oi = 0; oi < ops->count && !st; oi++) {
-            const cml_shfl_op op = (cml_shfl_op)ops->v[oi];
-            const unsigned block = block_sizes[blocks->v[bi]];
-            cml_record *rec = NULL;
-            if (cml_shfl_is_reduction(op)) {
-                st = reduce_variant(out, n, op, blocks->v[bi], &rec);
-                if (!st && plan->gpu)
-                    st = shuffle_measure(plan, &g, rec, op, block, 32, 0);
-                if (st == CML_EVERIFY)
-                    st = CML_OK; /* recorded as a failed variant; go on */
-                continue;
-            }
-            for (size_t wi = 0; wi < widths->count && !st; wi++)
-                for (size_t ai = 0; ai < args->count && !st; ai++) {
-                    st = perm_variant(out, n, op, widths->v[wi], (unsigned)args->v[ai],
-                                      blocks->v[bi], &rec);
-                    if (!st && plan->gpu)
-                        st = shuffle_measure(plan, &g, rec, op, block,
-                                             width_values[widths->v[wi]], (unsigned)args->v[ai]);
-                    if (st == CML_EVERIFY)
-                        st = CML_OK;
-                }
+    if (!ctx->plan->gpu)
+        return;
+    for (size_t i = first; i <= last; i++) {
+        measured_finding(ctx, i);
+        const shuffle_settings *s = cml_sweep_settings_of(ctx, i);
+        if (!s || !cml_shfl_is_reduction((cml_shfl_op)s->op))
+            continue;
+        for (size_t j = ctx->first; j < first; j++) {
+            const shuffle_settings *o = cml_sweep_settings_of(ctx, j);
+            if (o && o->op == (int64_t)partner_of((cml_shfl_op)s->op) && o->block == s->block &&
+                o->n == s->n)
+                measured_finding(ctx, j);
         }
-    if (plan->gpu) {
-        shuffle_gpu_free(plan, &g);
-        if (!st)
-            measured_findings(out, first);
     }
-    return st;
 }
+
+static const cml_textbook_alias shuffle_aliases[] = {
+    {"simpleShfl", "op=broadcast,up,down,xor", {NULL, NULL, NULL, NULL}, "simpleShfl"},
+    {"reduceIntegerShfl", "op=reduce-smem,reduce-shfl,warp-reduce-smem,warp-reduce-shfl",
+     {NULL, NULL, NULL, NULL}, "reduceIntegerShfl"},
+};
+
+static const cml_chart_spec shuffle_charts[] = {
+    {.shape = CML_PLOT_BARS,
+     .title = "Measured bandwidth by shuffle operation",
+     .ylabel = "bandwidth (GB/s)",
+     .yfmt = CML_FMT_NUMBER,
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}},
+     .what = "bandwidth",
+     .unit = "GB/s",
+     .describe = 1},
+    {.shape = CML_PLOT_BARS,
+     .title = "Predicted shared-memory wavefronts per block",
+     .ylabel = "wavefronts per block",
+     .yfmt = CML_FMT_NUMBER,
+     .m = {{"shared wavefronts", CML_METRIC_EXTRA, "smem_wavefronts_per_block", NULL}},
+     .what = "shared-memory wavefronts per block",
+     .unit = "",
+     .describe = 1},
+};
 
 const cml_experiment cml_exp_shuffle = {
-    "shuffle", 11, "Warp shuffle",
-    "block and warp sums of unsigned words by a shared-memory tree vs by __shfl_down_sync, and "
-    "the broadcast, up, down and xor shuffles (width < 32 too), checked lane by lane",
-    shuffle_params, sizeof shuffle_params / sizeof shuffle_params[0],
-    shuffle_sweep, shuffle_sweep, "op=reduce-smem,reduce-shfl,warp-reduce-smem,warp-reduce-shfl,"
-    "xor,up width=8,32",
+    .key = "shuffle",
+    .number = 11,
+    .title = "Warp shuffle",
+    .summary = "block and warp sums of unsigned words by a shared-memory tree vs by "
+               "__shfl_down_sync, and the broadcast, up, down and xor shuffles (width < 32 too), "
+               "checked lane by lane",
+    .doc = "docs/experiments/shuffle.md",
+    .options = shuffle_params,
+    .noptions = CML_COUNT(shuffle_params),
+    .settings_size = sizeof(shuffle_settings),
+    .state_size = sizeof(shuffle_state),
+    .tour = "op=reduce-smem,reduce-shfl,warp-reduce-smem,warp-reduce-shfl,xor,up width=8,32",
+    .variant = shuffle_variant,
+    .measure = shuffle_measure,
+    .summarize = shuffle_summary,
+    .aliases = shuffle_aliases,
+    .naliases = CML_COUNT(shuffle_aliases),
+    .charts = shuffle_charts,
+    .ncharts = CML_COUNT(shuffle_charts),
+    .validate = NULL, /* no counters row: validate lists it as skipped */
 };

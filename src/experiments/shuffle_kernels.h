@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,20 +63,20 @@ static inline uint64_t cml_shuffle_outputs(int op, uint64_t n, unsigned block)
 }
 
 /* Fill p[0, n) with cml_random_u32(seed, i). */
-cml_status cml_shuffle_fill_u32(unsigned *p, uint64_t n, uint64_t seed);
+CML_LAUNCHER cml_status cml_shuffle_fill_u32(unsigned *p, uint64_t n, uint64_t seed);
 /* Launch one kernel (asynchronously); the launch status is checked.
  * CML_EINVAL for a bad op, block, width or an argument out of 0..31. */
-cml_status cml_shuffle_launch(void *args);
+CML_LAUNCHER cml_status cml_shuffle_launch(void *args);
 /* The __global__ function, for the occupancy calculator (NULL: bad op). */
-const void *cml_shuffle_kernel(int op);
+CML_LAUNCHER const void *cml_shuffle_kernel(int op);
 /* Dynamic shared memory a launch uses (bytes). */
-size_t cml_shuffle_smem(int op, unsigned block);
+CML_LAUNCHER size_t cml_shuffle_smem(int op, unsigned block);
 /* Count wrong words of out[0, cap) into d_counters[0] (zeroed by the
  * caller), the lowest wrong index into d_counters[1] (all ones): each
  * output the op writes must be exact (sums modulo 2^32, permuted words bit
  * for bit, lanes past n reading 0), every other word the poison 0xFFFFFFFF. */
-cml_status cml_shuffle_check(const cml_shuffle_launch_args *a, uint64_t seed,
-                             unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_shuffle_check(const cml_shuffle_launch_args *a, uint64_t seed,
+                                          unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -35,20 +35,33 @@
 static const char *const patterns[] = {"stride", "stride-write", "broadcast", "gather",
                                        "scatter", NULL};
 
+/* One point of the sweep; the options' fields. */
+typedef struct stride_settings {
+    int64_t stride, window, pattern, block, n;
+} stride_settings;
+
+/* Declared fastest-varying first, and stride and window before the
+ * pattern they apply to: strides (or windows) within a pattern within
+ * block, the order the records have always come in. The variant name keeps
+ * its own order (stride_name). */
 static const cml_param_def stride_params[] = {
-    {"pattern",
-     "stride: C[i] = A[i*s]; stride-write: C[i*s] = A[i]; broadcast: C[i] = A[i/32]; gather: "
-     "C[i] = A[perm(i)]; scatter: C[perm(i)] = A[i]",
-     0, 0, "stride,stride-write,broadcast,gather,scatter", patterns, 0},
-    {"stride", "element stride s of the stride patterns", 1, 1024, "1,2,4,8,16,32,64,128", NULL, 0},
+    {"stride", "element stride s of the stride patterns", 1, 1024, "1,2,4,8,16,32,64,128", NULL, 0,
+     CML_FIELD(stride_settings, stride), "pattern=stride,stride-write"},
     {"window",
      "gather/scatter: elements W permuted among themselves, a power of two (0: the whole "
      "array, n rounded down to a power of two)",
-     0, (int64_t)1 << 34, "32,1024,0", NULL, CML_PARAM_POW2},
-    {"block", "threads per block", 32, 1024, "256", NULL, 0},
+     0, (int64_t)1 << 34, "32,1024,0", NULL, CML_PARAM_POW2, CML_FIELD(stride_settings, window),
+     "pattern=gather,scatter"},
+    {"pattern",
+     "stride: C[i] = A[i*s]; stride-write: C[i*s] = A[i]; broadcast: C[i] = A[i/32]; gather: "
+     "C[i] = A[perm(i)]; scatter: C[perm(i)] = A[i]",
+     0, 0, "stride,stride-write,broadcast,gather,scatter", patterns, 0,
+     CML_FIELD(stride_settings, pattern), NULL},
+    {"block", "threads per block", 32, 1024, "256", NULL, 0, CML_FIELD(stride_settings, block),
+     NULL},
     {"n", "elements of the larger array (0: larger than L2, 4x L2 for both arrays; strided "
           "arrays grow with the stride)",
-     0, (int64_t)1 << 34, "0", NULL, 0},
+     0, (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(stride_settings, n), NULL},
 };
 
 void cml_stride_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -163,91 +176,98 @@ static void stride_finding(cml_record *rec, const cml_stride_args *a, int64_t wi
     cml_exp_finding_measured(rec, text);
 }
 
-/* Elements of the variant's larger array (see the file comment). */
-static uint64_t stride_n(const cml_plan *plan, const cml_param_values *pv, int pattern,
-                         uint64_t s, int64_t window)
+static int is_strided(int pattern)
 {
-    uint64_t n = (uint64_t)cml_param_first(pv, "n");
+    return pattern == CML_STRIDE_READ || pattern == CML_STRIDE_WRITE;
+}
+
+static int is_windowed(int pattern)
+{
+    return pattern == CML_STRIDE_GATHER || pattern == CML_STRIDE_SCATTER;
+}
+
+/* Elements of the variant's larger array (see the file comment). */
+static uint64_t stride_n(const cml_plan *plan, const stride_settings *s)
+{
+    const int pattern = (int)s->pattern;
+    const uint64_t stride = (uint64_t)s->stride;
+    uint64_t n = (uint64_t)s->n;
     if (n == 0) {
         n = cml_plan_elements(plan, 4, 2);
-        if ((pattern == CML_STRIDE_READ || pattern == CML_STRIDE_WRITE) && s > 8) {
+        if (is_strided(pattern) && stride > 8) {
             uint64_t most = (plan && plan->dev && plan->dev->global_bytes)
                                 ? plan->dev->global_bytes / 16
                                 : UINT64_MAX / 1024;
-            n = n > most / (s / 8) ? most : n * (s / 8);
+            n = n > most / (stride / 8) ? most : n * (stride / 8);
         }
     }
-    if ((pattern == CML_STRIDE_GATHER || pattern == CML_STRIDE_SCATTER) && window == 0)
+    if (is_windowed(pattern) && s->window == 0)
         n = pow2_floor(n);
     return n;
 }
 
-/* One variant's record with the model's prediction; *out_rec is NULL when
- * the variant cannot run (the record says why). */
-static cml_status stride_variant(const cml_plan *plan, const cml_param_values *pv, int pattern,
-                                 uint64_t s, int64_t window, unsigned block, cml_results *out,
-                                 cml_record **out_rec, cml_stride_args *args)
+/* "pattern=stride stride=2 block=256", "pattern=gather window=32 block=256":
+ * the name the variant has always had, whatever order the options are swept
+ * in. */
+static void stride_name(cml_record *rec, const stride_settings *s)
 {
-    uint64_t n = stride_n(plan, pv, pattern, s, window);
-    int strided = pattern == CML_STRIDE_READ || pattern == CML_STRIDE_WRITE;
-    int windowed = pattern == CML_STRIDE_GATHER || pattern == CML_STRIDE_SCATTER;
-    char variant[96] = "";
-    cml_variant_add_label(variant, sizeof variant, "pattern", patterns[pattern]);
-    if (strided)
-        cml_variant_add(variant, sizeof variant, "stride", (long long)s);
-    if (windowed)
-        cml_variant_add(variant, sizeof variant, "window", (long long)window);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "stride", variant);
-    cml_record_add_param(rec, "pattern", pattern, patterns[pattern]);
-    if (strided)
-        cml_record_add_param(rec, "stride", (int64_t)s, NULL);
-    if (windowed)
-        cml_record_add_param(rec, "window", window, NULL);
-    cml_record_add_param(rec, "block", block, NULL);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
-    *out_rec = NULL;
-    uint64_t w = window == 0 ? n : (uint64_t)window;
-    if (windowed && (w & (w - 1)) != 0) {
+    rec->variant[0] = '\0';
+    cml_variant_add_label(rec->variant, sizeof rec->variant, "pattern", patterns[s->pattern]);
+    if (is_strided((int)s->pattern))
+        cml_variant_add(rec->variant, sizeof rec->variant, "stride", (long long)s->stride);
+    if (is_windowed((int)s->pattern))
+        cml_variant_add(rec->variant, sizeof rec->variant, "window", (long long)s->window);
+    cml_variant_add(rec->variant, sizeof rec->variant, "block", (long long)s->block);
+}
+
+/* The mirror's arguments at a point whose n is resolved; window 0 stands
+ * for n (a power of two by then). */
+static cml_stride_args stride_args(const stride_settings *s)
+{
+    const int pattern = (int)s->pattern;
+    const uint64_t n = (uint64_t)s->n;
+    cml_stride_args a = {pattern, n, is_strided(pattern) ? (uint64_t)s->stride : 0,
+                         is_windowed(pattern) ? (s->window == 0 ? n : (uint64_t)s->window) : 0};
+    return a;
+}
+
+/* One variant's record with the model's prediction. A variant that cannot
+ * run is marked (failed or waived, with the reason) and not measured. */
+static cml_status stride_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    stride_settings *s = vs;
+    s->n = (int64_t)stride_n(ctx->plan, s);
+    stride_name(rec, s);
+    const int pattern = (int)s->pattern;
+    const cml_stride_args a = stride_args(s);
+    if (is_windowed(pattern) && (a.window & (a.window - 1)) != 0) {
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "window=%lld is not a power of two: the permutation needs one",
-                        (long long)window);
+                        (long long)s->window);
         return CML_OK;
     }
-    cml_stride_args a = {pattern, n, strided ? s : 0, windowed ? w : 0};
-    uint64_t threads = cml_stride_threads(pattern, n, a.stride);
+    uint64_t threads = cml_stride_threads(pattern, a.n, a.stride);
     if (threads == 0) {
-        rec->state = CML_REC_WAIVED;
-        cml_record_note(rec, "no element to process: n=%llu, stride %llu",
-                        (unsigned long long)n, (unsigned long long)s);
+        cml_sweep_waive(ctx, rec, "no element to process: n=%llu, stride %llu",
+                        (unsigned long long)a.n, (unsigned long long)s->stride);
         return CML_OK;
     }
-    rec->bytes_read = 4 * (pattern == CML_STRIDE_BROADCAST ? cml_div_up(n, 32) : threads);
+    rec->bytes_read = 4 * (pattern == CML_STRIDE_BROADCAST ? cml_div_up(a.n, 32) : threads);
     rec->bytes_written = 4 * threads;
-    cml_status st = cml_stride_trace(rec, &a, block);
+    cml_status st = cml_stride_trace(rec, &a, (unsigned)s->block);
     if (st)
         return st;
-    stride_finding(rec, &a, window);
-    *out_rec = rec;
-    *args = a;
+    stride_finding(rec, &a, s->window);
     return CML_OK;
 }
 
-/* Device buffers kept across a sweep, grown as variants need more. */
-typedef struct stride_gpu {
-    cml_dbuf A, C;
+/* A (the engine's slot 0) and C (slot 1) only grow across a sweep: a
+ * variant uses a prefix of them, and the checker all of C. */
+typedef struct stride_state {
     uint64_t capA, capC; /* floats */
-} stride_gpu;
+} stride_state;
 
 #define SEED_A 0x57A1DE0000000001ull
-
-static void stride_gpu_free(const cml_plan *plan, stride_gpu *g)
-{
-    cml_gpu_free(plan->gpu, &g->A);
-    cml_gpu_free(plan->gpu, &g->C);
-    g->capA = g->capC = 0;
-}
 
 static cml_status stride_check_cb(void *ctx, unsigned long long *d_counters)
 {
@@ -255,85 +275,88 @@ static cml_status stride_check_cb(void *ctx, unsigned long long *d_counters)
 }
 
 /* Measure one variant: poison C, time, check every float of C. */
-static cml_status stride_measure(const cml_plan *plan, stride_gpu *g, cml_record *rec,
-                                 const cml_stride_args *a, unsigned block)
+static cml_status stride_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    uint64_t threads = cml_stride_threads(a->pattern, a->n, a->stride);
-    uint64_t needA = a->pattern == CML_STRIDE_WRITE ? threads
-                     : a->pattern == CML_STRIDE_BROADCAST ? cml_div_up(a->n, 32)
-                                                          : a->n;
-    uint64_t needC = a->pattern == CML_STRIDE_READ ? threads : a->n;
-    cml_status st;
-    if (g->capA < needA) {
-        cml_gpu_free(plan->gpu, &g->A);
-        g->capA = 0;
-        if ((st = cml_exp_alloc_random(plan, rec, &g->A, needA, SEED_A)) != CML_OK)
-            return st;
-        g->capA = needA;
-    }
-    if (g->capC < needC) {
-        cml_gpu_free(plan->gpu, &g->C);
-        g->capC = 0;
-        if ((st = cml_exp_alloc(plan, rec, &g->C, needC * sizeof(float))) != CML_OK)
-            return st;
-        g->capC = needC;
-    }
-    cml_stride_launch_args args = {.A = g->A.ptr, .C = g->C.ptr, .n = a->n, .stride = a->stride,
-                                   .window = a->window, .cap = g->capC, .block = block,
-                                   .pattern = a->pattern};
-    st = cml_gpu_poison(plan->gpu, &g->C);
-    if (st) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "%s", cml_gpu_error(plan->gpu));
-        return st;
-    }
-    st = cml_exp_time(plan, rec, cml_stride_launch, &args, cml_stride_kernel(a->pattern), block, 0);
-    if (st)
-        return st;
-    return cml_exp_verify(plan, rec, stride_check_cb, &args);
-}
-
-static cml_status stride_sweep(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
-{
-    const cml_param_list *pl = cml_param_get(pv, "pattern");
-    const cml_param_list *sl = cml_param_get(pv, "stride");
-    const cml_param_list *wl = cml_param_get(pv, "window");
-    const cml_param_list *bl = cml_param_get(pv, "block");
-    stride_gpu g = {0};
-    cml_status st = CML_OK;
-    for (size_t b = 0; b < bl->count && !st; b++)
-        for (size_t p = 0; p < pl->count && !st; p++) {
-            int pattern = (int)pl->v[p];
-            /* the list this pattern sweeps: strides, windows, or nothing */
-            const cml_param_list *vl = pattern == CML_STRIDE_READ || pattern == CML_STRIDE_WRITE
-                                           ? sl
-                                       : pattern == CML_STRIDE_BROADCAST ? NULL
-                                                                         : wl;
-            size_t count = vl ? vl->count : 1;
-            for (size_t v = 0; v < count && !st; v++) {
-                uint64_t s = vl == sl ? (uint64_t)sl->v[v] : 0;
-                int64_t window = vl == wl ? wl->v[v] : 0;
-                unsigned block = (unsigned)bl->v[b];
-                cml_record *rec;
-                cml_stride_args a;
-                st = stride_variant(plan, pv, pattern, s, window, block, out, &rec, &a);
-                if (!st && rec && plan->gpu) {
-                    st = stride_measure(plan, &g, rec, &a, block);
-                    if (st == CML_OK)
-                        stride_finding(rec, &a, window);
-                    else if (st == CML_EVERIFY)
-                        st = CML_OK; /* recorded as a failed variant; go on */
-                }
-            }
-        }
-    if (plan->gpu)
-        stride_gpu_free(plan, &g);
+    const stride_settings *s = vs;
+    stride_state *g = ctx->state;
+    const cml_stride_args a = stride_args(s);
+    uint64_t threads = cml_stride_threads(a.pattern, a.n, a.stride);
+    uint64_t needA = a.pattern == CML_STRIDE_WRITE       ? threads
+                     : a.pattern == CML_STRIDE_BROADCAST ? cml_div_up(a.n, 32)
+                                                         : a.n;
+    uint64_t needC = a.pattern == CML_STRIDE_READ ? threads : a.n;
+    uint64_t capA = needA > g->capA ? needA : g->capA;
+    uint64_t capC = needC > g->capC ? needC : g->capC;
+    /* Each buffer is copied before the next is asked for: adding a slot may
+     * move the engine's table of buffers, and the pointer with it. */
+    cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, capA * sizeof(float), SEED_A);
+    if (!p)
+        return CML_ECUDA;
+    const cml_dbuf A = *p;
+    if (!(p = cml_sweep_buffer(ctx, rec, 1, capC * sizeof(float), 0)))
+        return CML_ECUDA;
+    cml_dbuf C = *p;
+    g->capA = capA;
+    g->capC = capC;
+    const unsigned block = (unsigned)s->block;
+    cml_stride_launch_args args = {.A = A.ptr, .C = C.ptr, .n = a.n, .stride = a.stride,
+                                   .window = a.window, .cap = capC, .block = block,
+                                   .pattern = a.pattern};
+    cml_status st = cml_exp_measure(ctx->plan, rec, &C, cml_stride_launch, &args,
+                                    cml_stride_kernel(a.pattern), block, 0, stride_check_cb,
+                                    &args);
+    if (st == CML_OK)
+        stride_finding(rec, &a, s->window);
     return st;
 }
 
+/* The strided patterns against the stride; the others (records without a
+ * stride) as bars. */
+static const cml_chart_spec stride_charts[] = {
+    {.shape = CML_PLOT_SWEEP, .title = "Measured bandwidth vs stride", .xparam = "stride",
+     .xname = "stride", .xlabel = "stride (elements)", .xscale = CML_SCALE_LOG2,
+     .xfmt = CML_FMT_NUMBER, .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER,
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .describe = 1},
+    {.shape = CML_PLOT_SWEEP, .title = "Predicted efficiency vs stride", .xparam = "stride",
+     .xname = "stride", .xlabel = "stride (elements)", .xscale = CML_SCALE_LOG2,
+     .xfmt = CML_FMT_NUMBER, .ylabel = "bytes used / bytes moved (%)", .yfmt = CML_FMT_PERCENT,
+     .m = {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules"},
+           {"Fermi/Kepler", CML_METRIC_EFF_FERMI, NULL, "under the Fermi/Kepler rules"}},
+     .what = "the predicted efficiency", .unit = "%", .describe = 1},
+    {.shape = CML_PLOT_BARS, .title = "Measured bandwidth: broadcast, gather and scatter",
+     .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .without_param = "stride",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .describe = 0},
+    {.shape = CML_PLOT_BARS, .title = "Predicted efficiency: broadcast, gather and scatter",
+     .ylabel = "bytes used / bytes moved (%)", .yfmt = CML_FMT_PERCENT, .without_param = "stride",
+     .m = {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules"}},
+     .what = "the predicted efficiency without a stride", .unit = "%", .describe = 1},
+};
+
+static const char *const stride_validate_settings[] = {
+    "pattern=stride,stride-write stride=1:32",
+    "pattern=broadcast",
+    "pattern=gather,scatter window=32,1024,0",
+    NULL,
+};
+static const cml_validate_spec stride_validate = {stride_validate_settings, NULL, 0};
+
 const cml_experiment cml_exp_stride = {
-    "stride", 6, "Strided and scattered access",
-    "Strided reads and writes, warp broadcast, and gather/scatter within windows of W elements",
-    stride_params, sizeof stride_params / sizeof stride_params[0],
-    stride_sweep, stride_sweep, "pattern=stride,broadcast,gather stride=1,2,8,32 window=32,1024,0",
+    .key = "stride",
+    .number = 6,
+    .title = "Strided and scattered access",
+    .summary = "Strided reads and writes, warp broadcast, and gather/scatter within windows of W "
+               "elements",
+    .doc = "docs/experiments/stride.md",
+    .options = stride_params,
+    .noptions = CML_COUNT(stride_params),
+    .settings_size = sizeof(stride_settings),
+    .state_size = sizeof(stride_state),
+    .tour = "pattern=stride,broadcast,gather stride=1,2,8,32 window=32,1024,0",
+    .variant = stride_variant,
+    .measure = stride_measure,
+    .charts = stride_charts,
+    .ncharts = CML_COUNT(stride_charts),
+    .validate = &stride_validate,
 };

@@ -7,6 +7,7 @@
 
 #include "core/random.h"
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,15 +74,15 @@ static inline uint64_t cml_stride_threads(int pattern, uint64_t n, uint64_t stri
 /* Launch one kernel (asynchronously); the launch status is checked.
  * CML_EINVAL for a bad pattern, stride 0 or a window that is not a power
  * of two. */
-cml_status cml_stride_launch(void *args);
+CML_LAUNCHER cml_status cml_stride_launch(void *args);
 /* The __global__ function, for the occupancy calculator (NULL: none). */
-const void *cml_stride_kernel(int pattern);
+CML_LAUNCHER const void *cml_stride_kernel(int pattern);
 /* Count wrong floats of C[0, cap) into d_counters[0] (zeroed by the caller),
  * the lowest wrong index into d_counters[1] (all ones from the caller):
  * every element the pattern writes must hold its A element (A filled with
  * cml_random_f32(seed, index)), every other float the poison 0xFFFFFFFF. */
-cml_status cml_stride_check(const cml_stride_launch_args *a, uint64_t seed,
-                            unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_stride_check(const cml_stride_launch_args *a, uint64_t seed,
+                                         unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

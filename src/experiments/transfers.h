@@ -1,31 +1,15 @@
-/* Experiment 13 (host <-> device transfers): link arithmetic, the mirrors of
- * the zero-copy and managed-memory kernels (transfers.cu), and the analysis
- * of a copy-size sweep, shared by the model and the GPU run. */
+/* Experiment 13 (host <-> device transfers): the mirrors of the zero-copy and
+ * managed-memory kernels (transfers.cu) and the analysis of a copy-size
+ * sweep, shared by the model and the GPU run. The link arithmetic is the
+ * model's (include/cumemlab/pcie.h); the modules are listed in
+ * transfers_internal.h. */
 #ifndef CML_EXP_TRANSFERS_H
 #define CML_EXP_TRANSFERS_H
 
 #include <stddef.h>
 
+#include "cumemlab/pcie.h"
 #include "experiments/experiment.h"
-
-/* Typical shares of the raw link rate (MODEL.md section 8.3, INFER): pinned
- * cudaMemcpy ~80%; pageable copies 40-80% of pinned, host-dependent. */
-#define CML_PCIE_PINNED_SHARE 0.80
-#define CML_PCIE_PAGEABLE_LO 0.40
-#define CML_PCIE_PAGEABLE_HI 0.80
-/* PCIe packet overhead around each 32-byte read completion (TLP header,
- * framing, DLLP share): ~20-30 bytes (MODEL.md section 8.2, INFER). */
-#define CML_PCIE_OVERHEAD_LO 20u
-#define CML_PCIE_OVERHEAD_HI 30u
-
-/* Unified memory migration granules (MODEL.md section 8.1): host pages of
- * 4 KiB at least, whole 2 MiB VA blocks at most. */
-#define CML_UM_PAGE_BYTES 4096u
-#define CML_UM_BLOCK_BYTES (2u * 1024u * 1024u)
-
-/* Raw bandwidth of one direction of a PCIe link in GB/s (1e9 B/s):
- * GT/s * lanes * 128/130 (Gen3+ line code) / 8 bits. */
-double cml_pcie_raw_gbs(double gts, unsigned lanes);
 
 /* The zero-copy kernel: out[i] = in[i*stride + offset], i < n. */
 typedef struct cml_zerocopy_args {
@@ -42,11 +26,6 @@ typedef struct cml_um_args {
 } cml_um_args;
 
 void cml_um_mirror(const cml_thread *t, const void *args, cml_emitter *e);
-
-/* Bytes a first touch of `bytes` contiguous bytes starting at a 2 MiB
- * boundary migrates: at least every 4 KiB page, at most every 2 MiB block
- * (MODEL.md section 8.1). */
-void cml_um_migration_bounds(uint64_t bytes, uint64_t *low, uint64_t *high);
 
 /*
  * Latency and bandwidth of a copy-size sweep: sizes bytes[0..n) ascending,

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,13 +24,13 @@ typedef struct cml_zerocopy_launch_args {
     unsigned block;
 } cml_zerocopy_launch_args;
 
-cml_status cml_zerocopy_launch(void *args);
-const void *cml_zerocopy_kernel(void);
+CML_LAUNCHER cml_status cml_zerocopy_launch(void *args);
+CML_LAUNCHER const void *cml_zerocopy_kernel(void);
 /* Count elements of out that are not cml_random_f32(seed, i*stride+offset)
  * into d_counters[0] (zeroed by the caller), the lowest wrong index into
  * d_counters[1] (all ones from the caller). */
-cml_status cml_zerocopy_check(const cml_zerocopy_launch_args *a, uint64_t seed,
-                              unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_zerocopy_check(const cml_zerocopy_launch_args *a, uint64_t seed,
+                                           unsigned long long *d_counters);
 
 /* Managed-memory kernel (the textbook's sumMatrixGPUManaged reduced to one
  * input): out[i] = 2 * in[i] for i < n, exact in floating point. */
@@ -40,12 +41,12 @@ typedef struct cml_um_launch_args {
     unsigned block;
 } cml_um_launch_args;
 
-cml_status cml_um_launch(void *args);
-const void *cml_um_kernel(void);
+CML_LAUNCHER cml_status cml_um_launch(void *args);
+CML_LAUNCHER const void *cml_um_kernel(void);
 /* Count elements of out that are not 2 * cml_random_f32(seed, i), as
  * cml_zerocopy_check. Reads only out[]: managed pages stay where they are. */
-cml_status cml_um_check(const cml_um_launch_args *a, uint64_t seed,
-                        unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_um_check(const cml_um_launch_args *a, uint64_t seed,
+                                     unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -41,11 +41,9 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/common.h"
-#include "gpu/gpu_internal.h" /* messages of direct calls into the .cu file */
 #include "experiments/transpose.h"
 
 static const char *const kernel_names[] = {"copy",        "naive-row", "naive-col", "unroll4-row",
@@ -53,16 +51,23 @@ static const char *const kernel_names[] = {"copy",        "naive-row", "naive-co
 static const char *const block_names[] = {"32x8", "32x16", "32x32", "16x16", NULL};
 static const unsigned block_dims[][2] = {{32, 8}, {32, 16}, {32, 32}, {16, 16}};
 
+/* One point of the sweep; the options' fields. */
+typedef struct transpose_settings {
+    int64_t kernel, block, nx, ny;
+} transpose_settings;
+
 static const cml_param_def transpose_params[] = {
     {"kernel", "copy (the reference), naive-row (read rows, write columns), naive-col, "
                "unroll4-row, unroll4-col (4 elements per thread), smem, smem-pad (32x32 tile, "
                "rows of 32 or 33 floats)", 0, 0,
-     "copy,naive-row,naive-col,unroll4-row,unroll4-col,smem,smem-pad", kernel_names, 0},
+     "copy,naive-row,naive-col,unroll4-row,unroll4-col,smem,smem-pad", kernel_names, 0,
+     CML_FIELD(transpose_settings, kernel), NULL},
     {"block", "threads per block for copy, naive and unroll4 (the tile kernels use 32x32)", 0, 0,
-     "32x8", block_names, 0},
+     "32x8", block_names, 0, CML_FIELD(transpose_settings, block), NULL},
     {"nx", "columns of in[] (0: square, both matrices together at least 4x L2; 8192 on an H100)",
-     0, 1 << 17, "0", NULL, 0},
-    {"ny", "rows of in[] (0: equal to nx)", 0, 1 << 17, "0", NULL, 0},
+     0, 1 << 17, "0", NULL, 0, CML_FIELD(transpose_settings, nx), NULL},
+    {"ny", "rows of in[] (0: equal to nx)", 0, 1 << 17, "0", NULL, 0,
+     CML_FIELD(transpose_settings, ny), NULL},
 };
 
 void cml_transpose_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -312,27 +317,61 @@ static void transpose_finding(cml_record *rec, cml_tr_kernel k)
     }
 }
 
-static cml_status transpose_variant(const cml_plan *plan, cml_results *out, uint64_t nx,
-                                    uint64_t ny, cml_tr_kernel k, int64_t block_choice,
-                                    cml_record **res)
+/* The block choice of the tile kernels, which always use 32x32 threads. */
+enum { BLOCK_32X32 = 2 };
+
+/*
+ * The run's state. The tile kernels ignore the block option, so they get
+ * one record per matrix size, at the first block swept: `block_sweeps`
+ * counts the sweeps of `kernel` since nx or ny (as given) last changed.
+ * On a GPU: n of the engine's buffers (in[] slot 0, out[] slot 1) and the
+ * copy's time per block shape at that n.
+ */
+typedef struct transpose_state {
+    int64_t given_nx, given_ny;
+    int seen;
+    unsigned block_sweeps;
+    uint64_t n;          /* floats in each matrix the copy times are for */
+    double copy_ms[4];   /* by block choice; 0: not yet timed */
+} transpose_state;
+
+static int is_tile(cml_tr_kernel k)
 {
-    (void)plan;
-    const int tile = k == CML_TR_SMEM || k == CML_TR_SMEM_PAD;
-    const unsigned bx = tile ? CML_TR_TILE : block_dims[block_choice][0];
-    const unsigned by = tile ? CML_TR_TILE : block_dims[block_choice][1];
-    char variant[96] = "", shape[16];
-    snprintf(shape, sizeof shape, "%ux%u", bx, by);
+    return k == CML_TR_SMEM || k == CML_TR_SMEM_PAD;
+}
+
+/* One point: the matrix size resolved (0: the default side, or the other
+ * side), the record and the model's prediction. */
+static cml_status transpose_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    transpose_settings *s = vs;
+    transpose_state *g = ctx->state;
+    if (!g->seen || s->nx != g->given_nx || s->ny != g->given_ny) {
+        g->seen = 1;
+        g->given_nx = s->nx;
+        g->given_ny = s->ny;
+        g->block_sweeps = 0;
+    }
+    const cml_tr_kernel k = (cml_tr_kernel)s->kernel;
+    const int tile = is_tile(k);
+    if (tile && g->block_sweeps > 0)
+        return CML_SKIP_POINT; /* the tile kernels ignore the block: once is enough */
+    if (s->nx == 0 && s->ny == 0)
+        s->nx = s->ny = (int64_t)default_side(ctx->plan);
+    else if (s->nx == 0)
+        s->nx = s->ny;
+    else if (s->ny == 0)
+        s->ny = s->nx;
+    if (tile)
+        s->block = BLOCK_32X32;
+    const uint64_t nx = (uint64_t)s->nx, ny = (uint64_t)s->ny;
+    const unsigned bx = block_dims[s->block][0], by = block_dims[s->block][1];
+    char variant[sizeof rec->variant] = "";
     cml_variant_add_label(variant, sizeof variant, "kernel", kernel_names[k]);
-    cml_variant_add_label(variant, sizeof variant, "block", shape);
+    cml_variant_add_label(variant, sizeof variant, "block", block_names[s->block]);
     cml_variant_add(variant, sizeof variant, "nx", (long long)nx);
     cml_variant_add(variant, sizeof variant, "ny", (long long)ny);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "transpose", variant);
-    cml_record_add_param(rec, "kernel", k, kernel_names[k]);
-    cml_record_add_param(rec, "block", tile ? 2 : block_choice, tile ? "32x32"
-                                                                     : block_names[block_choice]);
-    cml_record_add_param(rec, "nx", (int64_t)nx, NULL);
-    cml_record_add_param(rec, "ny", (int64_t)ny, NULL);
+    snprintf(rec->variant, sizeof rec->variant, "%s", variant);
     rec->bytes_read = 4 * nx * ny;
     rec->bytes_written = 4 * nx * ny;
 
@@ -354,41 +393,31 @@ static cml_status transpose_variant(const cml_plan *plan, cml_results *out, uint
                              traffic_per(sl->bank_conflicts, sl->instructions), "");
     }
     transpose_finding(rec, k);
-    *res = rec;
     return CML_OK;
+}
+
+/* After each sweep of `kernel`: the next block's sweep leaves out the tile
+ * kernels. */
+static void transpose_summary(cml_sweep *ctx, size_t first, size_t last)
+{
+    (void)first;
+    (void)last;
+    transpose_state *g = ctx->state;
+    g->block_sweeps++;
 }
 
 /* ---- GPU run ----------------------------------------------------------- */
 
 enum { SEED_IN = 0x7A5 };
 
-/* Buffers kept across the sweep, and the copy's time per block shape. */
-typedef struct transpose_gpu {
-    cml_dbuf in, out;
-    uint64_t n;                 /* floats in each */
-    double copy_ms[4];          /* by block choice; 0: not yet timed */
-} transpose_gpu;
-
 static cml_status transpose_check_cb(void *ctx, unsigned long long *d_counters)
 {
     return cml_transpose_check(ctx, SEED_IN, d_counters);
 }
 
-/* Mark rec failed. A direct call into the .cu file (not through the
- * harness) leaves its message in the thread's last error: keep it on the
- * device handle first, so the note names the failing CUDA call. */
-static cml_status gpu_fail(const cml_plan *plan, cml_record *rec, cml_status st)
-{
-    if (cml_gpu_last_error()[0])
-        cml_gpu_keep_error(plan->gpu);
-    rec->state = CML_REC_FAILED;
-    cml_record_note(rec, "%s: %s", cml_status_str(st), cml_gpu_error(plan->gpu));
-    return st;
-}
-
 /* The copy's median time for block choice b (timed now if not yet). */
-static double copy_ms(const cml_plan *plan, transpose_gpu *g, const cml_transpose_launch_args *a,
-                      int64_t b)
+static double copy_ms(const cml_plan *plan, transpose_state *g,
+                      const cml_transpose_launch_args *a, int64_t b)
 {
     if (g->copy_ms[b] > 0)
         return g->copy_ms[b];
@@ -405,29 +434,29 @@ static double copy_ms(const cml_plan *plan, transpose_gpu *g, const cml_transpos
     return t.median_ms;
 }
 
-static cml_status transpose_measure(const cml_plan *plan, transpose_gpu *g, cml_record *rec,
-                                    uint64_t nx, uint64_t ny, cml_tr_kernel k)
+/* Measure one variant: poison out[], time, check every element, then the
+ * rate against the copy's in the same launch shape, and the sentence. */
+static cml_status transpose_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    const uint64_t n = nx * ny;
-    cml_status st;
+    const transpose_settings *s = vs;
+    const cml_plan *plan = ctx->plan;
+    transpose_state *g = ctx->state;
+    const cml_tr_kernel k = (cml_tr_kernel)s->kernel;
+    const uint64_t nx = (uint64_t)s->nx, ny = (uint64_t)s->ny, n = nx * ny;
+    cml_dbuf *in = cml_sweep_buffer(ctx, rec, 0, n * sizeof(float), SEED_IN);
+    cml_dbuf *outb = in ? cml_sweep_buffer(ctx, rec, 1, n * sizeof(float), 0) : NULL;
+    if (!outb)
+        return CML_ECUDA;
     if (g->n != n) {
-        cml_gpu_free(plan->gpu, &g->in);
-        cml_gpu_free(plan->gpu, &g->out);
-        g->n = 0;
-        memset(g->copy_ms, 0, sizeof g->copy_ms);
-        st = cml_exp_alloc_random(plan, rec, &g->in, n, SEED_IN);
-        if (!st)
-            st = cml_exp_alloc(plan, rec, &g->out, n * sizeof(float));
-        if (st)
-            return st;
         g->n = n;
+        memset(g->copy_ms, 0, sizeof g->copy_ms);
     }
-    const int64_t b = cml_record_find_param(rec, "block")->value;
-    cml_transpose_launch_args a = {g->in.ptr, g->out.ptr, nx, ny, n,
+    const int64_t b = s->block;
+    cml_transpose_launch_args a = {in->ptr, outb->ptr, nx, ny, n,
                                    block_dims[b][0], block_dims[b][1], (int)k};
-    st = cml_gpu_poison(plan->gpu, &g->out);
+    cml_status st = cml_gpu_poison(plan->gpu, outb);
     if (st)
-        return gpu_fail(plan, rec, st);
+        return cml_exp_fail(plan, rec, st);
     cml_dim3 grid, block;
     cml_tr_shape((int)k, nx, ny, a.bx, a.by, &grid, &block);
     st = cml_exp_time(plan, rec, cml_transpose_launch, &a, cml_transpose_kernel((int)k),
@@ -443,8 +472,6 @@ static cml_status transpose_measure(const cml_plan *plan, transpose_gpu *g, cml_
     if (ref > 0)
         cml_record_add_extra(rec, "of_copy_pct", 100.0 * ref / rec->timing.median_ms, "%");
     /* The sentence: the model's point, then the measurement. */
-    char fb[sizeof rec->finding];
-    snprintf(fb, sizeof fb, "%s", rec->finding);
     char peak[32] = "";
     if (rec->peak_fraction >= 0)
         snprintf(peak, sizeof peak, ", %.0f%% of peak", 100.0 * rec->peak_fraction);
@@ -476,46 +503,52 @@ static cml_status transpose_measure(const cml_plan *plan, transpose_gpu *g, cml_
     return CML_OK;
 }
 
-static cml_status transpose_sweep(const cml_plan *plan, const cml_param_values *pv,
-                                  cml_results *out)
-{
-    const cml_param_list *kernels = cml_param_get(pv, "kernel");
-    const cml_param_list *blocks = cml_param_get(pv, "block");
-    uint64_t nx = (uint64_t)cml_param_first(pv, "nx"), ny = (uint64_t)cml_param_first(pv, "ny");
-    if (nx == 0 && ny == 0)
-        nx = ny = default_side(plan);
-    else if (nx == 0)
-        nx = ny;
-    else if (ny == 0)
-        ny = nx;
-    transpose_gpu g;
-    memset(&g, 0, sizeof g);
-    cml_status st = CML_OK;
-    for (size_t bi = 0; bi < blocks->count && !st; bi++)
-        for (size_t ki = 0; ki < kernels->count && !st; ki++) {
-            const cml_tr_kernel k = (cml_tr_kernel)kernels->v[ki];
-            /* The tile kernels ignore the block: once is enough. */
-            if ((k == CML_TR_SMEM || k == CML_TR_SMEM_PAD) && bi > 0)
-                continue;
-            cml_record *rec;
-            st = transpose_variant(plan, out, nx, ny, k, blocks->v[bi], &rec);
-            if (!st && plan->gpu) {
-                st = transpose_measure(plan, &g, rec, nx, ny, k);
-                if (st == CML_EVERIFY)
-                    st = CML_OK; /* recorded as a failed variant; go on */
-            }
-        }
-    if (plan->gpu) {
-        cml_gpu_free(plan->gpu, &g.in);
-        cml_gpu_free(plan->gpu, &g.out);
-    }
-    return st;
-}
+static const cml_textbook_alias transpose_aliases[] = {
+    {"transpose", "kernel=copy,naive-row,naive-col,unroll4-row,unroll4-col,smem,smem-pad",
+     {NULL, NULL, NULL, NULL}, "transpose"},
+};
+
+/* The report's chart for any experiment without charts of its own. */
+static const cml_chart_spec transpose_charts[] = {
+    {.shape = CML_PLOT_BARS,
+     .title = "Measured bandwidth by variant",
+     .ylabel = "bandwidth (GB/s)",
+     .yfmt = CML_FMT_NUMBER,
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}},
+     .what = "bandwidth",
+     .unit = "GB/s",
+     .describe = 1},
+};
+
+static const char *const transpose_validate_settings[] = {"", NULL};
+/* The tile kernels: the excess of shared wavefronts every mixed kernel
+ * shows, larger here (up to 27% on the padded tile's loads); with one block
+ * per SM the counts equal the pattern (bench/gpu/shared_contention.c). */
+static const cml_explained_diff transpose_explained[] = {
+    {"smem", "_mem_shared_op_", 0.30, "§4.3 transpose tile kernels"},
+};
+static const cml_validate_spec transpose_validate = {
+    transpose_validate_settings, transpose_explained, CML_COUNT(transpose_explained)};
 
 const cml_experiment cml_exp_transpose = {
-    "transpose", 17, "Matrix transpose",
-    "naive transposes (read rows / write columns and the reverse, 1 or 4 elements per thread) "
-    "and a 32x32 shared tile with and without padding, against a copy of the same shape",
-    transpose_params, sizeof transpose_params / sizeof transpose_params[0],
-    transpose_sweep, transpose_sweep, "kernel=copy,naive-row,naive-col,smem,smem-pad",
+    .key = "transpose",
+    .number = 17,
+    .title = "Matrix transpose",
+    .summary = "naive transposes (read rows / write columns and the reverse, 1 or 4 elements per "
+               "thread) and a 32x32 shared tile with and without padding, against a copy of the "
+               "same shape",
+    .doc = "docs/experiments/transpose.md",
+    .options = transpose_params,
+    .noptions = CML_COUNT(transpose_params),
+    .settings_size = sizeof(transpose_settings),
+    .state_size = sizeof(transpose_state),
+    .tour = "kernel=copy,naive-row,naive-col,smem,smem-pad",
+    .variant = transpose_variant,
+    .measure = transpose_measure,
+    .summarize = transpose_summary,
+    .aliases = transpose_aliases,
+    .naliases = CML_COUNT(transpose_aliases),
+    .charts = transpose_charts,
+    .ncharts = CML_COUNT(transpose_charts),
+    .validate = &transpose_validate,
 };

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,16 +65,16 @@ typedef struct cml_transpose_launch_args {
 /* Launch one kernel (asynchronously); the launch status is checked.
  * CML_EINVAL for a bad kernel, an empty matrix, a block of more than 1024
  * threads or a grid beyond the device's limits. */
-cml_status cml_transpose_launch(void *args);
+CML_LAUNCHER cml_status cml_transpose_launch(void *args);
 /* The __global__ function, for the occupancy calculator (NULL: none). */
-const void *cml_transpose_kernel(int kernel);
+CML_LAUNCHER const void *cml_transpose_kernel(int kernel);
 /* Count wrong floats of out[0, cap) into d_counters[0] (zeroed by the
  * caller), the lowest wrong index into d_counters[1] (all ones): out[j] for
  * j < nx*ny must be in's element it stands for (copy: in[j]; transposes:
  * row r = j / ny, column c = j % ny holds in[c*nx + r]) bit for bit, every
  * float past nx*ny the poison 0xFFFFFFFF. */
-cml_status cml_transpose_check(const cml_transpose_launch_args *a, uint64_t seed,
-                               unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_transpose_check(const cml_transpose_launch_args *a, uint64_t seed,
+                                            unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -26,17 +26,26 @@
 #include "experiments/unroll.h"
 #include "experiments/unroll_kernels.h"
 
+/* One point of the sweep; the options' fields. */
+typedef struct unroll_settings {
+    int64_t offset, unroll, width, block, n;
+} unroll_settings;
+
+/* Declared fastest-varying first: offset within unroll within width within
+ * block, the order the records have always come in. The variant name keeps
+ * its own order (unroll_name). */
 static const cml_param_def unroll_params[] = {
-    {"unroll", "independent accesses per thread, U: 1, 2 or 4", 1, 4, "1,2,4", NULL,
-     CML_PARAM_POW2},
-    {"width", "bytes per access: 4 (float), 8 (float2) or 16 (float4)", 4, 16, "4,8,16", NULL,
-     CML_PARAM_POW2},
     {"offset", "read offset, in elements of the access width (keeps loads aligned)", 0, 1 << 20,
-     "0,11", NULL, 0},
-    {"block", "threads per block", 32, 1024, "512", NULL, 0},
+     "0,11", NULL, 0, CML_FIELD(unroll_settings, offset), NULL},
+    {"unroll", "independent accesses per thread, U: 1, 2 or 4", 1, 4, "1,2,4", NULL,
+     CML_PARAM_POW2, CML_FIELD(unroll_settings, unroll), NULL},
+    {"width", "bytes per access: 4 (float), 8 (float2) or 16 (float4)", 4, 16, "4,8,16", NULL,
+     CML_PARAM_POW2, CML_FIELD(unroll_settings, width), NULL},
+    {"block", "threads per block", 32, 1024, "512", NULL, 0, CML_FIELD(unroll_settings, block),
+     NULL},
     {"n", "floats per array, the same bytes for every width (0: each array larger than L2, "
           "4x L2 in all)",
-     0, (int64_t)1 << 34, "0", NULL, 0},
+     0, (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(unroll_settings, n), NULL},
 };
 
 void cml_unroll_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -98,58 +107,57 @@ static void unroll_finding(const cml_plan *plan, cml_record *rec, const cml_unro
     cml_exp_finding_measured(rec, text);
 }
 
-/* Floats per array: the n parameter, else each array larger than L2. */
-static uint64_t unroll_n(const cml_plan *plan, const cml_param_values *pv)
-{
-    uint64_t n = (uint64_t)cml_param_first(pv, "n");
-    return n ? n : cml_plan_elements(plan, 4, 3);
-}
-
 static int valid_unroll(int64_t u) { return u == 1 || u == 2 || u == 4; }
 static int valid_width(int64_t w) { return w == 4 || w == 8 || w == 16; }
 
-/* One variant's record with the model's prediction; *out_rec is NULL when
- * the variant cannot run (recorded as failed, with the reason). */
-static cml_status unroll_variant(const cml_plan *plan, const cml_param_values *pv,
-                                 unsigned unroll, unsigned width, uint64_t offset,
-                                 unsigned block, cml_results *out, cml_record **out_rec)
+/* "unroll=1 width=4 offset=0 block=512": the name the variant has always
+ * had, whatever order the options are swept in. */
+static void unroll_name(cml_record *rec, const unroll_settings *s)
 {
-    uint64_t n = unroll_n(plan, pv);
-    char variant[96] = "";
-    cml_variant_add(variant, sizeof variant, "unroll", unroll);
-    cml_variant_add(variant, sizeof variant, "width", width);
-    cml_variant_add(variant, sizeof variant, "offset", (long long)offset);
-    cml_variant_add(variant, sizeof variant, "block", block);
-    cml_record *rec;
-    CML_EXP_ADD(rec, out, "unroll", variant);
-    cml_record_add_param(rec, "unroll", unroll, NULL);
-    cml_record_add_param(rec, "width", width, NULL);
-    cml_record_add_param(rec, "offset", (int64_t)offset, NULL);
-    cml_record_add_param(rec, "block", block, NULL);
-    cml_record_add_param(rec, "n", (int64_t)n, NULL);
-    *out_rec = NULL;
+    rec->variant[0] = '\0';
+    cml_variant_add(rec->variant, sizeof rec->variant, "unroll", (long long)s->unroll);
+    cml_variant_add(rec->variant, sizeof rec->variant, "width", (long long)s->width);
+    cml_variant_add(rec->variant, sizeof rec->variant, "offset", (long long)s->offset);
+    cml_variant_add(rec->variant, sizeof rec->variant, "block", (long long)s->block);
+}
+
+static cml_unroll_args unroll_args(const unroll_settings *s)
+{
+    cml_unroll_args a = {(uint64_t)s->n / ((uint64_t)s->width / 4), (uint64_t)s->offset,
+                         (unsigned)s->unroll, (unsigned)s->width};
+    return a;
+}
+
+/* One variant's record with the model's prediction. n = 0: each array
+ * larger than L2. A variant that cannot run is marked (failed or waived,
+ * with the reason) and not measured. */
+static cml_status unroll_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    unroll_settings *s = vs;
+    if (s->n == 0)
+        s->n = (int64_t)cml_plan_elements(ctx->plan, 4, 3);
+    unroll_name(rec, s);
+    const unsigned unroll = (unsigned)s->unroll, width = (unsigned)s->width;
     if (!valid_unroll(unroll) || !valid_width(width)) {
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "no kernel for unroll=%u width=%u: unroll is 1, 2 or 4 and width "
                         "4, 8 or 16 bytes", unroll, width);
         return CML_OK;
     }
-    cml_unroll_args args = {n / (width / 4), offset, unroll, width};
+    const cml_unroll_args args = unroll_args(s);
     if (args.nv == 0) {
-        rec->state = CML_REC_WAIVED;
-        cml_record_note(rec, "n=%llu floats is less than one %u-byte element",
-                        (unsigned long long)n, width);
+        cml_sweep_waive(ctx, rec, "n=%llu floats is less than one %u-byte element",
+                        (unsigned long long)s->n, width);
         return CML_OK;
     }
-    uint64_t active = offset < args.nv ? args.nv - offset : 0;
+    uint64_t active = args.offset < args.nv ? args.nv - args.offset : 0;
     rec->bytes_read = 2ull * width * active;
     rec->bytes_written = (uint64_t)width * active;
     cml_record_add_extra(rec, "bytes_in_flight_per_thread", 2.0 * unroll * width, "B");
-    cml_status st = cml_unroll_trace(rec, &args, block);
+    cml_status st = cml_unroll_trace(rec, &args, (unsigned)s->block);
     if (st)
         return st;
-    unroll_finding(plan, rec, &args);
-    *out_rec = rec;
+    unroll_finding(ctx->plan, rec, &args);
     return CML_OK;
 }
 
@@ -161,56 +169,75 @@ static cml_status unroll_check_cb(void *ctx, unsigned long long *d_counters)
     return cml_unroll_check(ctx, SEED_A, SEED_B, d_counters);
 }
 
-/* Measure one variant: poison C, time the kernel, check every float. */
-static cml_status unroll_measure(const cml_plan *plan, cml_exp_abc *g, cml_record *rec,
-                                 const cml_unroll_args *a, unsigned block, uint64_t n)
+/* Measure one variant: poison C, time the kernel, check every float. The
+ * engine keeps A, B and C (n floats each, whatever the width) across the
+ * variants of the sweep. */
+static cml_status unroll_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    cml_status st = cml_exp_abc_ensure(plan, rec, g, n, SEED_A, SEED_B);
-    if (st)
-        return st;
-    cml_unroll_launch_args args = {.A = g->A.ptr, .B = g->B.ptr, .C = g->C.ptr, .nv = a->nv,
-                                   .offset = a->offset, .cap = n, .unroll = a->unroll,
-                                   .width = a->width, .block = block};
-    st = cml_exp_measure(plan, rec, &g->C, cml_unroll_launch, &args,
-                         cml_unroll_kernel(a->unroll, a->width), block, 0, unroll_check_cb, &args);
+    const unroll_settings *s = vs;
+    const uint64_t n = (uint64_t)s->n;
+    /* Each buffer is copied before the next is asked for: adding a slot may
+     * move the engine's table of buffers, and the pointer with it. */
+    cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, n * sizeof(float), SEED_A);
+    if (!p)
+        return CML_ECUDA;
+    const cml_dbuf A = *p;
+    if (!(p = cml_sweep_buffer(ctx, rec, 1, n * sizeof(float), SEED_B)))
+        return CML_ECUDA;
+    const cml_dbuf B = *p;
+    if (!(p = cml_sweep_buffer(ctx, rec, 2, n * sizeof(float), 0)))
+        return CML_ECUDA;
+    cml_dbuf C = *p;
+    const cml_unroll_args a = unroll_args(s);
+    const unsigned block = (unsigned)s->block;
+    cml_unroll_launch_args args = {.A = A.ptr, .B = B.ptr, .C = C.ptr, .nv = a.nv,
+                                   .offset = a.offset, .cap = n, .unroll = a.unroll,
+                                   .width = a.width, .block = block};
+    cml_status st = cml_exp_measure(ctx->plan, rec, &C, cml_unroll_launch, &args,
+                                    cml_unroll_kernel(a.unroll, a.width), block, 0,
+                                    unroll_check_cb, &args);
     if (st == CML_OK)
-        unroll_finding(plan, rec, a);
+        unroll_finding(ctx->plan, rec, &a);
     return st;
 }
 
-static cml_status unroll_sweep(const cml_plan *plan, const cml_param_values *pv, cml_results *out)
-{
-    const cml_param_list *ul = cml_param_get(pv, "unroll");
-    const cml_param_list *wl = cml_param_get(pv, "width");
-    const cml_param_list *ol = cml_param_get(pv, "offset");
-    const cml_param_list *bl = cml_param_get(pv, "block");
-    const uint64_t n = unroll_n(plan, pv);
-    cml_exp_abc g = {0};
-    cml_status st = CML_OK;
-    for (size_t b = 0; b < bl->count && !st; b++)
-        for (size_t w = 0; w < wl->count && !st; w++)
-            for (size_t u = 0; u < ul->count && !st; u++)
-                for (size_t o = 0; o < ol->count && !st; o++) {
-                    cml_record *rec;
-                    unsigned unroll = (unsigned)ul->v[u], width = (unsigned)wl->v[w];
-                    unsigned block = (unsigned)bl->v[b];
-                    st = unroll_variant(plan, pv, unroll, width, (uint64_t)ol->v[o], block, out,
-                                        &rec);
-                    if (!st && rec && plan->gpu) {
-                        cml_unroll_args a = {n / (width / 4), (uint64_t)ol->v[o], unroll, width};
-                        st = unroll_measure(plan, &g, rec, &a, block, n);
-                        if (st == CML_EVERIFY)
-                            st = CML_OK; /* recorded as a failed variant; go on */
-                    }
-                }
-    if (plan->gpu)
-        cml_exp_abc_free(plan, &g);
-    return st;
-}
+static const cml_textbook_alias unroll_aliases[] = {
+    {"readSegmentUnroll", "n=2^20 unroll=1,2,4 width=4", {"offset", "block"},
+     "readSegmentUnroll [offset] [blocksize]"},
+};
+
+/* Bandwidth and bytes in flight, one bar colour per unrolling factor. */
+static const cml_chart_spec unroll_charts[] = {
+    {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by unrolling and access width",
+     .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .series_param = "unroll",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .describe = 1},
+    {.shape = CML_PLOT_BARS, .title = "Bytes in flight per thread", .ylabel = "bytes per thread",
+     .yfmt = CML_FMT_NUMBER, .series_param = "unroll",
+     .m = {{"bytes in flight", CML_METRIC_EXTRA, "bytes_in_flight_per_thread", NULL}},
+     .what = "bytes in flight per thread", .unit = "B", .describe = 0},
+};
+
+static const char *const unroll_validate_settings[] = {"unroll=1,2,4 width=4,8,16 offset=0,11",
+                                                       NULL};
+static const cml_validate_spec unroll_validate = {unroll_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_unroll = {
-    "unroll", 4, "Unrolling and bytes in flight",
-    "C[i] = A[i+offset] + B[i+offset] with 1, 2, 4 accesses per thread of 4, 8, 16 bytes",
-    unroll_params, sizeof unroll_params / sizeof unroll_params[0],
-    unroll_sweep, unroll_sweep, "unroll=1,4 width=4,16 offset=0",
+    .key = "unroll",
+    .number = 4,
+    .title = "Unrolling and bytes in flight",
+    .summary = "C[i] = A[i+offset] + B[i+offset] with 1, 2, 4 accesses per thread of 4, 8, 16 "
+               "bytes",
+    .doc = "docs/experiments/unroll.md",
+    .options = unroll_params,
+    .noptions = CML_COUNT(unroll_params),
+    .settings_size = sizeof(unroll_settings),
+    .tour = "unroll=1,4 width=4,16 offset=0",
+    .variant = unroll_variant,
+    .measure = unroll_measure,
+    .aliases = unroll_aliases,
+    .naliases = CML_COUNT(unroll_aliases),
+    .charts = unroll_charts,
+    .ncharts = CML_COUNT(unroll_charts),
+    .validate = &unroll_validate,
 };

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,16 +31,16 @@ static inline uint64_t cml_unroll_grid(uint64_t nv, unsigned block, unsigned unr
 
 /* Launch one kernel (asynchronously); the launch status is checked.
  * CML_EINVAL for an unroll or width without a kernel. */
-cml_status cml_unroll_launch(void *args);
+CML_LAUNCHER cml_status cml_unroll_launch(void *args);
 /* The __global__ function, for the occupancy calculator (NULL: none). */
-const void *cml_unroll_kernel(unsigned unroll, unsigned width);
+CML_LAUNCHER const void *cml_unroll_kernel(unsigned unroll, unsigned width);
 /* Count wrong floats of C[0, cap) into d_counters[0] (zeroed by the caller),
  * the lowest wrong float index into d_counters[1] (all ones from the
  * caller): C's vector e must be A[e+offset] + B[e+offset] where e + offset <
  * nv, every other float the poison 0xFFFFFFFF. A and B were filled with
  * cml_random_f32(seed, float index). */
-cml_status cml_unroll_check(const cml_unroll_launch_args *a, uint64_t seed_a, uint64_t seed_b,
-                            unsigned long long *d_counters);
+CML_LAUNCHER cml_status cml_unroll_check(const cml_unroll_launch_args *a, uint64_t seed_a,
+                                         uint64_t seed_b, unsigned long long *d_counters);
 
 #ifdef __cplusplus
 }

@@ -598,19 +598,12 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
         if (st != CML_OK || taken >= cap || s.cv <= g->noise_target)
             break;
     }
+    if (st == CML_OK)
+        st = cml_timing_from_samples(samples, taken, warmup, out);
     free(samples);
-    if (st != CML_OK) {
+    if (st != CML_OK)
         set_err(g, "timing statistics: %s", cml_status_str(st));
-        return st;
-    }
-    out->warmup = warmup;
-    out->reps = taken;
-    out->median_ms = s.median;
-    out->min_ms = s.min;
-    out->max_ms = s.max;
-    out->mean_ms = s.mean;
-    out->cv = s.cv;
-    return CML_OK;
+    return st;
 }
 
 cml_status cml_gpu_occupancy(cml_gpu *g, const void *kernel, unsigned block, size_t smem,

@@ -3,6 +3,7 @@
 #define CML_GPU_INTERNAL_H
 
 #include "gpu/gpu.h"
+#include "gpu/launcher.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,14 +46,14 @@ void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event);
 
 /* Fill kernel of the harness (src/gpu/fill.cu): p[i] = cml_random_f32(seed, i)
  * for i < n, grid-stride; returns the launch status. */
-cml_status cml_gpu_launch_fill_f32(float *p, size_t n, uint64_t seed, unsigned grid,
-                                   unsigned block);
+CML_LAUNCHER cml_status cml_gpu_launch_fill_f32(float *p, size_t n, uint64_t seed, unsigned grid,
+                                                unsigned block);
 
 /* Stream hold (src/gpu/hold.cu): a one-thread kernel that returns once
  * *release (mapped host memory) is nonzero, or after timeout_ns with
  * *timed_out set. */
-cml_status cml_gpu_launch_hold(const int *release, int *timed_out,
-                               unsigned long long timeout_ns);
+CML_LAUNCHER cml_status cml_gpu_launch_hold(const int *release, int *timed_out,
+                                            unsigned long long timeout_ns);
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,8 @@
  *
  * One warp-level memory instruction in, the traffic it generates added to an
  * accumulator. The rules, their formulas and the evidence behind each one are
- * in docs/model.md (which follows ../shared/MODEL.md sections 1-6); the
- * comments here say how the code implements them and why it is shaped so.
+ * in docs/model.md (sections 1-7); the comments here say how the code
+ * implements them and why it is shaped so.
  *
  * Shape: every instruction is reduced to a SORTED list of "chunk" addresses
  * (a lane's w-byte access for global/constant/shared, or a lane's physical
@@ -42,7 +42,7 @@ typedef struct chunk_stats {
     uint32_t lines;    /* distinct 128 B lines     */
 } chunk_stats;
 
-/* Fermi store transactions of one request (MODEL.md section 3.2). */
+/* Fermi store transactions of one request (docs/model.md section 4.2). */
 typedef struct store_stats {
     uint64_t transactions; /* one per touched 128 B region           */
     uint64_t bytes;        /* 32, 64 or 128 per transaction          */
@@ -665,7 +665,7 @@ static int shared_pairs_merge(const cml_access *a)
 }
 
 /*
- * Shared memory, model S1 of MODEL.md section 4.2 (both rule sets): phases of
+ * Shared memory, model S1 of docs/model.md section 5 (both rule sets): phases of
  * 32, 16 or 8 lanes for w <= 4, 8, 16; wavefronts per phase = max over banks
  * of distinct words; efficiency denominator 128 B per wavefront (ncu's
  * smsp__sass_average_data_bytes_per_wavefront_mem_shared).
@@ -693,7 +693,7 @@ static cml_status shared_access(const cml_access *a, cml_traffic *acc)
          * LOADS in which every active lane pair (l, l^1) reads one address
          * are served in phases twice as wide (LDS.64 uniform: 1 wavefront,
          * LDS.128 pairs or uniform: 2), as NVIDIA describes for CC 7.x
-         * (MODEL.md 4.3, model S2's pair rule). Stores keep S1. */
+         * (docs/model.md 5.1, model S2's pair rule). Stores keep S1. */
         const unsigned g = group_lanes(w) * (shared_pairs_merge(a) ? 2u : 1u);
         const unsigned words = w / 4u;
         for (unsigned lo = 0; lo < CML_WARP_SIZE; lo += g) {

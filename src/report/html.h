@@ -6,12 +6,13 @@
  * read back from JSON (json_read.h) the same way.
  *
  * Layout: a header (tool version, command line, the device facts and the
- * measured peak bandwidth, or the model-only banner), a list of the
- * experiments, then for each experiment: a paragraph computed from the
- * numbers plus the records' findings, its charts (the sweeps drawn from the
- * parameters the records carry: bandwidth when measured, the model's
- * predictions always), every record in an HTML <table>, and the hardware
- * counters beside the model's predictions when there are any.
+ * measured peak bandwidth, or the model-only banner), the run's diagnostics
+ * when it has any, a list of the experiments, then for each experiment
+ * (titled by its registry row): a paragraph computed from the numbers plus
+ * the records' findings, its charts (those its registry row declares, drawn
+ * from what the records carry: chart_plan.h), every record in an HTML
+ * <table> and the hardware counters beside the model's predictions when
+ * there are any (html_tables.h).
  */
 #ifndef CML_REPORT_HTML_H
 #define CML_REPORT_HTML_H

@@ -214,6 +214,20 @@ cml_status cml_report_json(FILE *out, const cml_results *r)
     else
         cml_json_kv_null(&j, "peak_gbs");
     cml_json_kv_bool(&j, "peak_given", r->peak_gbs > 0 && r->peak_given);
+    cml_json_key(&j, "diagnostics");
+    cml_json_begin_array(&j);
+    for (size_t i = 0; i < r->ndiags; i++) {
+        const cml_diagnostic *d = &r->diags[i];
+        cml_json_begin_object(&j);
+        cml_json_kv_string(&j, "level", cml_diag_level_name(d->level));
+        if (d->experiment[0])
+            cml_json_kv_string(&j, "experiment", d->experiment);
+        else
+            cml_json_kv_null(&j, "experiment");
+        cml_json_kv_string(&j, "message", d->message);
+        cml_json_end_object(&j);
+    }
+    cml_json_end_array(&j);
     cml_json_key(&j, "records");
     cml_json_begin_array(&j);
     for (size_t i = 0; i < r->count; i++)

@@ -4,6 +4,8 @@
  * schema read back into cml_results. Errors are one line with the line,
  * column and byte offset of the offending character or value.
  */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat: the size cap of cml_results_read_file */
+
 #include "report/json_read.h"
 
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------------ */
 /* Arena                                                              */
@@ -108,6 +111,12 @@ static void vlocate(const char *text, size_t len, size_t offset, char *err, size
     if (w < 0 || (size_t)w >= errlen)
         return;
     vsnprintf(err + w, errlen - (size_t)w, fmt, ap);
+    /* The message quotes keys and values from the file: keep it one line of
+     * text, so that a hostile file can neither break it nor send control
+     * sequences to the terminal. */
+    for (char *q = err; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            *q = '?';
 }
 
 /* ------------------------------------------------------------------ */
@@ -1220,6 +1229,37 @@ static int read_record(rd *c, const cml_jval *o, size_t index, cml_results *r)
     return 1;
 }
 
+/* The run's diagnostics: an array of {level, experiment (a key or null),
+ * message}. 1 ok, 0 malformed (message in c), -1 out of memory. */
+static int read_diagnostics(rd *c, const cml_jval *v, cml_results *r)
+{
+    if (!need_type(c, v, "top level", "diagnostics", CML_J_ARRAY))
+        return 0;
+    for (size_t i = 0; i < v->count; i++) {
+        const cml_jval *d = &v->items[i];
+        char where[48], level[16], message[sizeof r->diags[0].message];
+        char experiment[sizeof r->diags[0].experiment] = "";
+        snprintf(where, sizeof where, "diagnostics[%zu]", i);
+        if (!need_type(c, d, where, NULL, CML_J_OBJECT) ||
+            !get_str(c, d, where, "level", level, sizeof level) ||
+            !get_str(c, d, where, "message", message, sizeof message))
+            return 0;
+        int lv = cml_diag_level_parse(level);
+        if (lv < 0)
+            return rfail(c, cml_jobject_get(d, "level")->offset,
+                         "%s.level: \"%s\" is not info, warning or error", where, level);
+        const cml_jval *e = need(c, d, where, "experiment");
+        if (!e)
+            return 0;
+        if (e->type != CML_J_NULL &&
+            !get_str(c, d, where, "experiment", experiment, sizeof experiment))
+            return 0;
+        if (cml_results_diag(r, (cml_diag_level)lv, experiment, "%s", message) != CML_OK)
+            return -1;
+    }
+    return 1;
+}
+
 static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
 {
     const char *w = "top level";
@@ -1254,8 +1294,18 @@ static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
     /* peak_given: absent in files written before --peak existed (measured). */
     if (cml_jobject_get(root, "peak_given") && !get_bool(c, root, w, "peak_given", &r->peak_given))
         return CML_EINVAL;
-    if (!get_num(c, root, w, "peak_gbs", &r->peak_gbs, 0.0) ||
-        !(v = need(c, root, w, "records")) || !need_type(c, v, w, "records", CML_J_ARRAY))
+    if (!get_num(c, root, w, "peak_gbs", &r->peak_gbs, 0.0))
+        return CML_EINVAL;
+    /* diagnostics: absent in files written before the run engine had them. */
+    v = cml_jobject_get(root, "diagnostics");
+    if (v) {
+        int ok = read_diagnostics(c, v, r);
+        if (ok < 0)
+            return CML_ENOMEM;
+        if (!ok)
+            return CML_EINVAL;
+    }
+    if (!(v = need(c, root, w, "records")) || !need_type(c, v, w, "records", CML_J_ARRAY))
         return CML_EINVAL;
     for (size_t i = 0; i < v->count; i++) {
         int ok = read_record(c, &v->items[i], i, r);
@@ -1285,6 +1335,14 @@ cml_status cml_results_from_json(const char *text, size_t len, cml_results *r, c
     return st;
 }
 
+/*
+ * The most cml_results_read_file reads: 1 GiB. A results file of 100,000
+ * records is about 300 MB; without a cap `cumemlab report /dev/zero` (or a
+ * runaway pipe) reads until memory runs out. docs/json-schema.md names it.
+ */
+#define CML_JREAD_MAX_INPUT ((size_t)1 << 30)
+#define CML_JREAD_MAX_INPUT_TEXT "1 GiB"
+
 cml_status cml_results_read_file(const char *path, cml_results *r, char *err, size_t errlen)
 {
     cml_results_init(r);
@@ -1295,12 +1353,19 @@ cml_status cml_results_read_file(const char *path, cml_results *r, char *err, si
             snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return CML_EIO;
     }
+    /* A regular file over the cap is refused before reading any of it;
+     * anything else (a pipe, a device) is read up to one byte past it. */
+    struct stat sb;
+    int too_big = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+                  (uintmax_t)sb.st_size > (uintmax_t)CML_JREAD_MAX_INPUT;
     char *buf = NULL;
     size_t len = 0, cap = 0;
     cml_status st = CML_OK;
-    for (;;) {
-        if (cap - len < 65536) {
+    while (!too_big) {
+        if (cap - len < 65536 && cap <= CML_JREAD_MAX_INPUT) {
             size_t ncap = cap ? cap * 2 : 1 << 20;
+            if (ncap > CML_JREAD_MAX_INPUT + 1)
+                ncap = CML_JREAD_MAX_INPUT + 1;
             char *nb = realloc(buf, ncap);
             if (!nb) {
                 st = CML_ENOMEM;
@@ -1311,6 +1376,8 @@ cml_status cml_results_read_file(const char *path, cml_results *r, char *err, si
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
+        if (len > CML_JREAD_MAX_INPUT)
+            too_big = 1;
         if (got == 0)
             break;
     }
@@ -1318,6 +1385,15 @@ cml_status cml_results_read_file(const char *path, cml_results *r, char *err, si
     int saved = errno;
     if (!is_stdin)
         fclose(f);
+    if (too_big) {
+        if (err && errlen)
+            snprintf(err, errlen,
+                     "%s: larger than %s, the most a results file may hold "
+                     "(docs/json-schema.md); not read",
+                     path, CML_JREAD_MAX_INPUT_TEXT);
+        free(buf);
+        return CML_EINVAL;
+    }
     if (st == CML_OK && read_failed) {
         if (err && errlen)
             snprintf(err, errlen, "%s: read failed: %s", path, strerror(saved));

@@ -17,6 +17,8 @@
 
 #include "core/record.h"
 
+#include "core/chart_spec.h"
+
 #define CML_CHART_MAX_SERIES 12
 #define CML_CHART_MAX_TICKS 16
 
@@ -26,17 +28,7 @@ typedef enum cml_chart_kind {
     CML_CHART_BAR         /* x is a category index; one bar per series in each category */
 } cml_chart_kind;
 
-typedef enum cml_scale {
-    CML_SCALE_LINEAR = 0,
-    CML_SCALE_LOG2,       /* ticks at powers of two (sizes, strides, block sizes) */
-    CML_SCALE_LOG10       /* ticks at powers of ten */
-} cml_scale;
-
-typedef enum cml_tick_format {
-    CML_FMT_NUMBER = 0,   /* 0.5, 12, 1500, 25k, 3M */
-    CML_FMT_BYTES,        /* 512 B, 4 KiB, 1 MiB, 1 GiB */
-    CML_FMT_PERCENT       /* values already in percent: 12.5% */
-} cml_tick_format;
+/* cml_scale and cml_tick_format: core/chart_spec.h (the registry rows name them). */
 
 typedef struct cml_chart_axis {
     char label[96];

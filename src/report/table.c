@@ -71,8 +71,79 @@ static unsigned nparams(const cml_record *rec)
     return rec->nparams < CML_RECORD_MAX_PARAMS ? rec->nparams : CML_RECORD_MAX_PARAMS;
 }
 
+/* ------------------------------------------------------------------ */
+/* Grouping equal records in linear time                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Record-to-record comparisons made so far: the tests render tables of n
+ * and 4n records and check that this grows linearly (tests/test_report.c).
+ * Comparing every pair (rows named by their parameters, each finding
+ * printed once) made a 24,000-record table take 3.8 s and 100,000 minutes;
+ * a hash table of record indices groups equal ones in one pass instead.
+ */
+size_t cml_report_table_work(void);
+static size_t table_work;
+
+size_t cml_report_table_work(void) { return table_work; }
+
+#define NO_INDEX ((size_t)-1)
+
+/* FNV-1a, continued from h over n bytes. */
+#define FNV_START 0xcbf29ce484222325ull
+static uint64_t fnv(uint64_t h, const void *bytes, size_t n)
+{
+    const unsigned char *b = bytes;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+typedef uint64_t (*item_hash_fn)(const void *items, size_t i);
+typedef int (*item_eq_fn)(const void *items, size_t i, size_t j);
+
+/*
+ * first[i] := the smallest index j with item j equal to item i (i itself
+ * when it is the first of its kind), for the items i < n with use(i) true
+ * (all when use is NULL); NO_INDEX for the others. Linear in n expected
+ * (open addressing, at most half full). -1 when out of memory.
+ */
+static int group_first(const void *items, size_t n, item_hash_fn hash, item_eq_fn eq,
+                       int (*use)(const void *items, size_t i), size_t *first)
+{
+    size_t cap = 16;
+    while (cap < 2 * n) {
+        if (cap > SIZE_MAX / 4 / sizeof(size_t))
+            return -1;
+        cap *= 2;
+    }
+    size_t *slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        return -1;
+    for (size_t k = 0; k < cap; k++)
+        slot[k] = NO_INDEX;
+    for (size_t i = 0; i < n; i++) {
+        first[i] = NO_INDEX;
+        if (use && !use(items, i))
+            continue;
+        size_t h = (size_t)hash(items, i) & (cap - 1);
+        while (slot[h] != NO_INDEX) {
+            table_work++;
+            if (eq(items, slot[h], i))
+                break;
+            h = (h + 1) & (cap - 1);
+        }
+        if (slot[h] == NO_INDEX)
+            slot[h] = i;
+        first[i] = slot[h];
+    }
+    free(slot);
+    return 0;
+}
+
 static int params_equal(const cml_record *a, const cml_record *b)
 {
+    table_work++;
     for (unsigned i = 0; i < nparams(a); i++)
         if (a->params[i].value != b->params[i].value ||
             strcmp(a->params[i].label, b->params[i].label) != 0)
@@ -80,12 +151,30 @@ static int params_equal(const cml_record *a, const cml_record *b)
     return 1;
 }
 
-/* Does parameter k have the same value in every record? */
-static int param_constant(const cml_record *recs, size_t n, unsigned k)
+/* The parameters' values and labels (names are checked equal apart). */
+static uint64_t params_hash(const void *items, size_t i)
 {
-    for (size_t i = 1; i < n; i++)
-        if (recs[i].params[k].value != recs[0].params[k].value ||
-            strcmp(recs[i].params[k].label, recs[0].params[k].label) != 0)
+    const cml_record *rec = ((const cml_record *const *)items)[i];
+    uint64_t h = FNV_START;
+    for (unsigned k = 0; k < nparams(rec); k++) {
+        h = fnv(h, &rec->params[k].value, sizeof rec->params[k].value);
+        h = fnv(h, rec->params[k].label, strlen(rec->params[k].label) + 1);
+    }
+    return h;
+}
+
+static int params_item_eq(const void *items, size_t i, size_t j)
+{
+    const cml_record *const *recs = items;
+    return params_equal(recs[i], recs[j]);
+}
+
+/* Does parameter k have the same value in every record? */
+static int param_constant(const cml_record *const *recs, size_t n, unsigned k)
+{
+    for (size_t i = 1; i < n && ++table_work; i++)
+        if (recs[i]->params[k].value != recs[0]->params[k].value ||
+            strcmp(recs[i]->params[k].label, recs[0]->params[k].label) != 0)
             return 0;
     return 1;
 }
@@ -95,34 +184,38 @@ static int param_constant(const cml_record *recs, size_t n, unsigned k)
  * parameters, in the same order, and they tell the records apart at least
  * as well as the variant names do.
  */
-static int params_identify(const cml_record *recs, size_t n)
+static int params_identify(const cml_record *const *recs, size_t n)
 {
-    unsigned np = nparams(&recs[0]);
+    unsigned np = nparams(recs[0]);
     if (np == 0)
         return 0;
     for (size_t i = 1; i < n; i++) {
-        if (nparams(&recs[i]) != np)
+        if (nparams(recs[i]) != np)
             return 0;
         for (unsigned k = 0; k < np; k++)
-            if (strcmp(recs[i].params[k].name, recs[0].params[k].name) != 0)
+            if (strcmp(recs[i]->params[k].name, recs[0]->params[k].name) != 0)
                 return 0;
     }
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = a + 1; b < n; b++)
-            if (params_equal(&recs[a], &recs[b]) &&
-                strcmp(recs[a].variant, recs[b].variant) != 0)
-                return 0;
-    return 1;
+    /* Records with equal parameters must have equal variants: each equal
+     * to the first of its group. Out of memory: name rows by variant. */
+    size_t *first = malloc(n * sizeof *first);
+    int ok = first && group_first(recs, n, params_hash, params_item_eq, NULL, first) == 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        table_work++;
+        ok = strcmp(recs[i]->variant, recs[first[i]]->variant) == 0;
+    }
+    free(first);
+    return ok;
 }
 
 /* Do the two rule sets predict the same for class c in every record? */
-static int rules_agree(const cml_record *recs, size_t n, int c)
+static int rules_agree(const cml_record *const *recs, size_t n, int c)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!recs[i].has_model)
+        if (!recs[i]->has_model)
             continue;
-        const cml_traffic *m = &recs[i].model[CML_RULES_MODERN].cls[c];
-        const cml_traffic *f = &recs[i].model[CML_RULES_FERMI].cls[c];
+        const cml_traffic *m = &recs[i]->model[CML_RULES_MODERN].cls[c];
+        const cml_traffic *f = &recs[i]->model[CML_RULES_FERMI].cls[c];
         if (cml_rep_requests(m) != cml_rep_requests(f) || m->wavefronts != f->wavefronts ||
             m->bank_conflicts != f->bank_conflicts || m->serialized != f->serialized)
             return 0;
@@ -133,7 +226,7 @@ static int rules_agree(const cml_record *recs, size_t n, int c)
 static int is_ok(const cml_record *rec) { return rec->state == CML_REC_OK; }
 
 /* Model columns for class c: what matters for its memory space. */
-static void add_class_cols(layout *L, const cml_record *recs, size_t n, int c)
+static void add_class_cols(layout *L, const cml_record *const *recs, size_t n, int c)
 {
     const char *g0 = cml_rep_class_name(c);
     switch (c) {
@@ -179,7 +272,7 @@ static void add_class_cols(layout *L, const cml_record *recs, size_t n, int c)
 }
 
 /* Choose the columns for records recs[0..n) from what they carry. */
-static void build_layout(layout *L, const cml_record *recs, size_t n)
+static void build_layout(layout *L, const cml_record *const *recs, size_t n)
 {
     memset(L->spec, 0, sizeof L->spec);
     cml_tt_init(&L->tt, 0);
@@ -191,7 +284,7 @@ static void build_layout(layout *L, const cml_record *recs, size_t n)
      * every record are said once above the table instead (unless nothing
      * varies: then they are the row's name). */
     if (params_identify(recs, n)) {
-        unsigned np = nparams(&recs[0]);
+        unsigned np = nparams(recs[0]);
         for (unsigned k = 0; k < np && n > 1; k++)
             if (param_constant(recs, n, k))
                 L->fixed[L->nfixed++] = k;
@@ -205,8 +298,8 @@ static void build_layout(layout *L, const cml_record *recs, size_t n)
                 continue;
             int labelled = 0;
             for (size_t i = 0; i < n; i++)
-                labelled |= recs[i].params[k].label[0] != '\0';
-            add_col(L, spec(K_PARAM, (int)k, 0), NULL, NULL, recs[0].params[k].name,
+                labelled |= recs[i]->params[k].label[0] != '\0';
+            add_col(L, spec(K_PARAM, (int)k, 0), NULL, NULL, recs[0]->params[k].name,
                     labelled ? CML_TT_LEFT : CML_TT_RIGHT, CML_TT_KEEP);
         }
     } else {
@@ -218,12 +311,12 @@ static void build_layout(layout *L, const cml_record *recs, size_t n)
     int measured = 0, peak = 0;
     double max_median = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!is_ok(&recs[i]) || !recs[i].measured)
+        if (!is_ok(recs[i]) || !recs[i]->measured)
             continue;
         measured = 1;
-        peak |= recs[i].peak_fraction >= 0;
-        if (isfinite(recs[i].timing.median_ms) && recs[i].timing.median_ms > max_median)
-            max_median = recs[i].timing.median_ms;
+        peak |= recs[i]->peak_fraction >= 0;
+        if (isfinite(recs[i]->timing.median_ms) && recs[i]->timing.median_ms > max_median)
+            max_median = recs[i]->timing.median_ms;
     }
     if (measured) {
         L->time_us = max_median < 1.0;
@@ -240,20 +333,20 @@ static void build_layout(layout *L, const cml_record *recs, size_t n)
     for (int c = 0; c < (int)CML_CLASS_COUNT; c++) {
         int traffic = 0;
         for (size_t i = 0; i < n && !traffic; i++)
-            traffic = is_ok(&recs[i]) && cml_rep_class_has_traffic(&recs[i], c);
+            traffic = is_ok(recs[i]) && cml_rep_class_has_traffic(recs[i], c);
         if (traffic)
             add_class_cols(L, recs, n, c);
     }
 
     /* Extra numbers, one column per distinct name. */
     for (size_t i = 0; i < n; i++) {
-        unsigned ne = recs[i].nextra;
-        if (ne > sizeof recs[i].extra / sizeof recs[i].extra[0])
-            ne = sizeof recs[i].extra / sizeof recs[i].extra[0];
-        if (!is_ok(&recs[i]))
+        unsigned ne = recs[i]->nextra;
+        if (ne > sizeof recs[i]->extra / sizeof recs[i]->extra[0])
+            ne = sizeof recs[i]->extra / sizeof recs[i]->extra[0];
+        if (!is_ok(recs[i]))
             continue;
         for (unsigned e = 0; e < ne; e++) {
-            const char *name = recs[i].extra[e].name;
+            const char *name = recs[i]->extra[e].name;
             size_t k = 0;
             while (k < L->nextra && strcmp(L->extra_name[k], name) != 0)
                 k++;
@@ -262,7 +355,7 @@ static void build_layout(layout *L, const cml_record *recs, size_t n)
             snprintf(L->extra_name[k], sizeof L->extra_name[k], "%s", name);
             L->nextra++;
             char head[CML_TT_LABEL + 16]; /* cml_tt_add truncates to CML_TT_LABEL */
-            const char *unit = recs[i].extra[e].unit;
+            const char *unit = recs[i]->extra[e].unit;
             snprintf(head, sizeof head, "%s%s%s", name, unit[0] ? " " : "", unit);
             add_col(L, spec(K_EXTRA, (int)k, 0), NULL, NULL, head, CML_TT_RIGHT, 55);
         }
@@ -463,15 +556,15 @@ static void print_fixed(FILE *out, const layout *L, const cml_record *rec)
 }
 
 /* The main table of one experiment, in as many panels as its width needs. */
-static void print_main_table(FILE *out, const cml_record *recs, size_t n)
+static void print_main_table(FILE *out, const cml_record *const *recs, size_t n)
 {
     layout L;
     cml_tt_row row;
     char span[320];
     build_layout(&L, recs, n);
-    print_fixed(out, &L, &recs[0]);
+    print_fixed(out, &L, recs[0]);
     for (size_t i = 0; i < n; i++) {
-        size_t from = fill_row(&L, &recs[i], row, span, sizeof span);
+        size_t from = fill_row(&L, recs[i], row, span, sizeof span);
         cml_tt_measure(&L.tt, row, from);
     }
     size_t panels = cml_tt_fit(&L.tt, TABLE_MAX_WIDTH);
@@ -480,11 +573,11 @@ static void print_main_table(FILE *out, const cml_record *recs, size_t n)
             fputc('\n', out);
         cml_tt_print_header(&L.tt, out, p);
         for (size_t i = 0; i < n; i++) {
-            size_t from = fill_row(&L, &recs[i], row, span, sizeof span);
+            size_t from = fill_row(&L, recs[i], row, span, sizeof span);
             /* The note in full once; later panels just name the state. */
             if (p && from != CML_TT_NO_SPAN)
                 snprintf(span, sizeof span, "%s",
-                         recs[i].state == CML_REC_WAIVED ? "(waived)" : "(FAILED)");
+                         recs[i]->state == CML_REC_WAIVED ? "(waived)" : "(FAILED)");
             cml_tt_print_row(&L.tt, out, row, from, span, TABLE_MAX_WIDTH, p);
         }
     }
@@ -494,13 +587,13 @@ static void print_main_table(FILE *out, const cml_record *recs, size_t n)
 
 /* Hardware counters beside the model's prediction: one entry per record,
  * its counters on one wrapped line (cml_rep_counters_line). */
-static void print_counter_table(FILE *out, const cml_record *recs, size_t n)
+static void print_counter_table(FILE *out, const cml_record *const *recs, size_t n)
 {
     layout L;
     cml_tt_row row;
     size_t any = 0;
     for (size_t i = 0; i < n; i++)
-        any += is_ok(&recs[i]) ? recs[i].ncounters : 0;
+        any += is_ok(recs[i]) ? recs[i]->ncounters : 0;
     if (!any)
         return;
 
@@ -509,10 +602,10 @@ static void print_counter_table(FILE *out, const cml_record *recs, size_t n)
     L.tt.ncol = L.nid;
     size_t c_text = (size_t)cml_tt_add(&L.tt, NULL, NULL, "counters", CML_TT_LEFT, CML_TT_KEEP);
     for (size_t i = 0; i < n; i++) {
-        if (!is_ok(&recs[i]) || !recs[i].ncounters)
+        if (!is_ok(recs[i]) || !recs[i]->ncounters)
             continue;
         cml_tt_clear(row, L.tt.ncol);
-        fill_row(&L, &recs[i], row, NULL, 0);
+        fill_row(&L, recs[i], row, NULL, 0);
         cml_tt_measure(&L.tt, row, c_text);
     }
     cml_tt_fit(&L.tt, TABLE_MAX_WIDTH);
@@ -526,7 +619,7 @@ static void print_counter_table(FILE *out, const cml_record *recs, size_t n)
     cml_tt_print_header(&L.tt, out, 0);
     char text[2048];
     for (size_t i = 0; i < n; i++) {
-        const cml_record *rec = &recs[i];
+        const cml_record *rec = recs[i];
         if (!is_ok(rec) || !rec->ncounters)
             continue;
         cml_tt_clear(row, L.tt.ncol);
@@ -536,46 +629,54 @@ static void print_counter_table(FILE *out, const cml_record *recs, size_t n)
     }
 }
 
-/* The findings: each distinct sentence once, in order of first appearance. */
+static int has_finding(const void *items, size_t i)
+{
+    return ((const cml_record *)items)[i].finding[0] != '\0';
+}
+
+static uint64_t finding_hash(const void *items, size_t i)
+{
+    const char *f = ((const cml_record *)items)[i].finding;
+    return fnv(FNV_START, f, strlen(f));
+}
+
+static int finding_eq(const void *items, size_t i, size_t j)
+{
+    const cml_record *recs = items;
+    return strcmp(recs[i].finding, recs[j].finding) == 0;
+}
+
+/* The findings: each distinct sentence once, in order of first appearance,
+ * named by the variant when only one record has it (none when out of memory). */
 static void print_findings(FILE *out, const cml_record *recs, size_t n)
 {
+    size_t *first = malloc(n * sizeof *first), *shared = calloc(n, sizeof *shared);
     size_t distinct = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!recs[i].finding[0])
-            continue;
-        size_t j = 0;
-        while (j < i && strcmp(recs[j].finding, recs[i].finding) != 0)
-            j++;
-        distinct += j == i;
-    }
-    if (distinct == 0)
-        return;
-    fputc('\n', out);
-    if (distinct == 1) {
-        for (size_t i = 0; i < n; i++)
-            if (recs[i].finding[0]) {
-                cml_tt_wrap(out, "Finding: ", recs[i].finding, TEXT_WIDTH, 2);
-                return;
+    if (first && shared && group_first(recs, n, finding_hash, finding_eq, has_finding, first) == 0)
+        for (size_t i = 0; i < n && ++table_work; i++)
+            if (first[i] != NO_INDEX) {
+                shared[first[i]]++;
+                distinct += first[i] == i;
             }
+    if (distinct > 0) {
+        fputc('\n', out);
+        if (distinct > 1)
+            fputs("Findings:\n", out);
+        for (size_t i = 0; i < n; i++) {
+            if (first[i] != i)
+                continue; /* none, or printed already */
+            char prefix[128];
+            if (distinct == 1)
+                snprintf(prefix, sizeof prefix, "Finding: ");
+            else if (shared[i] == 1 && recs[i].variant[0])
+                snprintf(prefix, sizeof prefix, "  - %s: ", recs[i].variant);
+            else
+                snprintf(prefix, sizeof prefix, "  - ");
+            cml_tt_wrap(out, prefix, recs[i].finding, TEXT_WIDTH, distinct == 1 ? 2 : 4);
+        }
     }
-    fputs("Findings:\n", out);
-    for (size_t i = 0; i < n; i++) {
-        if (!recs[i].finding[0])
-            continue;
-        size_t j = 0, shared = 0;
-        while (j < i && strcmp(recs[j].finding, recs[i].finding) != 0)
-            j++;
-        if (j < i)
-            continue; /* printed already */
-        for (size_t k = 0; k < n; k++)
-            shared += strcmp(recs[k].finding, recs[i].finding) == 0;
-        char prefix[128];
-        if (shared == 1 && recs[i].variant[0])
-            snprintf(prefix, sizeof prefix, "  - %s: ", recs[i].variant);
-        else
-            snprintf(prefix, sizeof prefix, "  - ");
-        cml_tt_wrap(out, prefix, recs[i].finding, TEXT_WIDTH, 4);
-    }
+    free(first);
+    free(shared);
 }
 
 /* Records that carry only named numbers (device facts, link arithmetic)
@@ -605,23 +706,25 @@ static void print_experiment(FILE *out, const cml_record *recs, size_t n)
     for (size_t i = cml_tt_display_len(title); i > 0; i--)
         fputc('=', out);
     fputc('\n', out);
-    /* Fact records as lists, the others in the table. */
-    cml_record *rows = malloc(n * sizeof *rows);
+    /* Fact records as lists, the others in the table: pointers to them,
+     * not copies (a record is ~7 KB; 100,000 of them would be 700 MB). */
+    const cml_record **rows = malloc((n ? n : 1) * sizeof *rows);
+    if (!rows) {
+        fputs("(out of memory: table not shown)\n", out);
+        return;
+    }
     size_t nrows = 0;
     for (size_t i = 0; i < n; i++) {
         if (is_fact(&recs[i]))
             print_fact(out, &recs[i]);
-        else if (rows)
-            rows[nrows++] = recs[i];
+        else
+            rows[nrows++] = &recs[i];
     }
     if (nrows) {
         if (nrows < n)
             fputc('\n', out);
         print_main_table(out, rows, nrows);
         print_counter_table(out, rows, nrows);
-    } else if (!rows) {
-        print_main_table(out, recs, n); /* out of memory: everything in the table */
-        print_counter_table(out, recs, n);
     }
     free(rows);
     print_findings(out, recs, n);
@@ -687,7 +790,8 @@ cml_status cml_report_table(FILE *out, const cml_results *r)
     size_t i = 0;
     while (i < r->count) {
         size_t j = i + 1;
-        while (j < r->count && strcmp(r->items[j].experiment, r->items[i].experiment) == 0)
+        while (j < r->count && strcmp(r->items[j].experiment, r->items[i].experiment) == 0 &&
+               ++table_work)
             j++;
         print_experiment(out, &r->items[i], j - i);
         i = j;

@@ -62,7 +62,7 @@ run "$bin" model read-offset --offset 99999999
 check "range shown" has "allowed: 0..1048576" err
 for bad in "--reps 0" "--reps x" "--warmup -1" "--device 99999" "--where l3" "--size 1" \
     "--peak 0" "--peak 2000000" "--peak fast"; do
-    run "$bin" model read-offset $bad
+    run "$bin" run read-offset $bad
     check "$bad exits 2" test $rc -eq 2
     check "$bad: one line" test "$(lines)" -eq 1
 done
@@ -84,7 +84,7 @@ check "unknown command exits 2" test $rc -eq 2
 run "$bin" model no-such-experiment
 check "unknown experiment exits 2" test $rc -eq 2
 run "$bin" model read-offset --json /nonexistent/dir/x.json
-check "unwritable --json exits 1" test $rc -eq 1
+check "unwritable --json exits 2 before running" test $rc -eq 2
 check "unwritable --json says why" has "--json" err
 
 # Without a GPU: GPU commands say so in one line and exit 1; the tour falls
@@ -102,7 +102,7 @@ else
     check "device without GPU exits 1" test $rc -eq 1
     run "$bin" --json "$tmp/tour.json"
     check "tour without GPU exits 0" test $rc -eq 0
-    check "tour says it is model-only" has "model-only tour" err
+    check "tour says it is model-only" has "the model alone runs" err
     check "tour table says predictions" has "prediction"
     check "tour JSON says model_only" grep -q '"model_only": *true' "$tmp/tour.json"
 fi

@@ -52,11 +52,31 @@ check "measured header" grep -q "Measured peak bandwidth: <strong>3011.2 GB/s</s
 check "transfer-size chart from the copy records" \
     grep -q "<figcaption>Measured transfer bandwidth vs transfer size</figcaption>" "$tmp/measured.html"
 check "counters chart" grep -q "Hardware counters: measured vs the model" "$tmp/measured.html"
+# The run's diagnostics: a short section near the top (before the list of
+# experiments), escaped, an experiment's linked to its section; none when
+# the run had nothing to say.
+check "model: no diagnostics section without diagnostics" \
+    sh -c "! grep -q 'id=\"diagnostics\"' '$tmp/model.html'"
+sed 's|^  "diagnostics": \[\],$|\
+  "diagnostics": [{"level": "warning", "experiment": null, "message": "counters unavailable: <libcupti> \& more"},\
+                  {"level": "error", "experiment": "stride", "message": "stride=2 failed"}],|' \
+    "$data/results-model.json" >"$tmp/diag.json"
+run "$bin" report "$tmp/diag.json" --quiet --html "$tmp/diag.html"
+check "diagnostics: report exits 0" test $rc -eq 0
+check "diagnostics: the run's, escaped" grep -qF \
+    '<tr><td class="waived">warning</td><td>run</td><td>counters unavailable: &lt;libcupti&gt; &amp; more</td></tr>' \
+    "$tmp/diag.html"
+check "diagnostics: an experiment's, linked to its section" grep -qF \
+    '<tr><td class="failed">error</td><td><a href="#exp-6-stride">stride</a></td><td>stride=2 failed</td></tr>' \
+    "$tmp/diag.html"
+check "diagnostics: the section is there" grep -q 'id="exp-6-stride"' "$tmp/diag.html"
+check "diagnostics: before the list of experiments" sh -c \
+    "test \$(grep -n 'id=\"diagnostics-h\"' '$tmp/diag.html' | cut -d: -f1) -lt \$(grep -n '^<nav ' '$tmp/diag.html' | cut -d: -f1)"
 check "--html on a run (model read-offset)" \
     "$bin" model read-offset --offset 0:32 --path ca,cg --quiet --html "$tmp/run.html"
 check "--html on a run: charts drawn" grep -q "<figcaption>Predicted efficiency vs read offset" "$tmp/run.html"
 # A live run and `report` of its JSON write the same table, CSV and HTML.
-"$bin" model shared-banks --quick --json "$tmp/live.json" --csv "$tmp/live.csv" \
+"$bin" model shared-banks --json "$tmp/live.json" --csv "$tmp/live.csv" \
     --html "$tmp/live.html" >"$tmp/live.txt" 2>/dev/null
 "$bin" report "$tmp/live.json" --csv "$tmp/re.csv" --html "$tmp/re.html" >"$tmp/re.txt" 2>/dev/null
 check "live run vs report: same table" cmp -s "$tmp/live.txt" "$tmp/re.txt"

@@ -9,6 +9,8 @@
 #ifndef CML_GPU_TEST_UTIL_H
 #define CML_GPU_TEST_UTIL_H
 
+#include "lab/lab.h"
+#include "lab/sweep.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,27 +83,21 @@ static inline void gpu_test_plan(cml_plan *plan, cml_gpu *g)
  * the defaults, then per "name=list" its '=' and its value. */
 static inline void tour_params(const cml_experiment *x, cml_param_values *pv)
 {
-    char err[256] = "", buf[256];
-    CHECK(cml_param_defaults(x->params, x->nparams, pv, err, sizeof err) == CML_OK);
-    snprintf(buf, sizeof buf, "%s", x->tour);
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        char *eq = strchr(tok, '=');
-        CHECK(eq != NULL);
-        if (!eq)
-            continue;
-        *eq = '\0';
-        CHECK(cml_param_set(pv, tok, eq + 1, err, sizeof err) == CML_OK);
-    }
+    char err[512] = "";
+    cml_status st = cml_lab_options(x, x->tour, "its tour", pv, err, sizeof err);
+    if (st)
+        fprintf(stderr, "%s: %s\n", x->key, err);
+    CHECK(st == CML_OK);
 }
 
-/* Runs x on plan into *r (initialised here, freed by the caller): CML_OK
- * and at least one record are CHECKed; a failure prints the status and
- * the harness's last error. */
+/* Runs x on plan through the sweep engine into *r (initialised here, freed
+ * by the caller): CML_OK and at least one record are CHECKed; a failure
+ * prints the status and the harness's last error. */
 static inline cml_status tour_run(const cml_experiment *x, const cml_plan *plan,
                                   const cml_param_values *pv, cml_results *r)
 {
     cml_results_init(r);
-    cml_status st = x->run(plan, pv, r);
+    cml_status st = cml_sweep_run(x, plan, pv, r);
     if (st)
         fprintf(stderr, "%s tour: %s: %s\n", x->key, cml_status_str(st),
                 cml_gpu_error(plan->gpu));

@@ -80,19 +80,16 @@ static void expect(const cml_record *rec, const char *name, double expected)
 static int run(const cml_plan *plan, const char *key, const char *offsets, cml_results *r)
 {
     const cml_experiment *exp = cml_experiment_find(key);
-    CHECK(exp && exp->run);
-    if (!exp || !exp->run)
+    CHECK(exp && exp->measure);
+    if (!exp || !exp->measure)
         return 0;
     cml_param_values pv;
-    char err[256], n[32];
-    snprintf(n, sizeof n, "%llu", (unsigned long long)N);
-    CHECK(cml_param_defaults(exp->params, exp->nparams, &pv, err, sizeof err) == CML_OK);
-    CHECK(cml_param_set(&pv, "offset", offsets, err, sizeof err) == CML_OK);
-    CHECK(cml_param_set(&pv, "path", !strcmp(key, "read-offset") ? "ca,nc" : "wb", err,
-                        sizeof err) == CML_OK);
-    CHECK(cml_param_set(&pv, "n", n, err, sizeof err) == CML_OK);
+    char err[256], settings[128];
+    snprintf(settings, sizeof settings, "offset=%s path=%s n=%llu", offsets,
+             !strcmp(key, "read-offset") ? "ca,nc" : "wb", (unsigned long long)N);
+    CHECK(cml_lab_options(exp, settings, NULL, &pv, err, sizeof err) == CML_OK);
     size_t before = r->count;
-    cml_status st = exp->run(plan, &pv, r);
+    cml_status st = cml_sweep_run(exp, plan, &pv, r);
     CHECK(st == CML_OK);
     if (st)
         fprintf(stderr, "%s: %s: %s\n", key, cml_status_str(st), cml_gpu_error(plan->gpu));

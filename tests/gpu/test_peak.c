@@ -14,6 +14,7 @@
 #include "experiments/experiment.h"
 #include "experiments/peak.h"
 #include "gpu/gpu.h"
+#include "lab/sweep.h"
 #include "../test_util.h"
 
 /* Run op/shape once on the bench and compare the whole output on the host. */
@@ -148,7 +149,7 @@ static void test_experiment(cml_gpu *g)
     const cml_experiment *e = &cml_exp_peak;
     cml_param_values pv;
     char err[256];
-    CHECK(cml_param_defaults(e->params, e->nparams, &pv, err, sizeof err) == CML_OK);
+    CHECK(cml_param_defaults(e->options, e->noptions, &pv, err, sizeof err) == CML_OK);
     cml_plan plan;
     memset(&plan, 0, sizeof plan);
     if (getenv("CML_QUICK_TEST")) {
@@ -161,7 +162,7 @@ static void test_experiment(cml_gpu *g)
     plan.where = CML_WHERE_DRAM;
     cml_results out;
     cml_results_init(&out);
-    cml_status st = e->run(&plan, &pv, &out);
+    cml_status st = cml_sweep_run(e, &plan, &pv, &out);
     CHECK(st == CML_OK);
     if (st != CML_OK)
         fprintf(stderr, "peak-bandwidth: %s (%s)\n", cml_status_str(st), cml_gpu_error(g));
@@ -214,13 +215,13 @@ static void test_model(void)
     const cml_experiment *e = &cml_exp_peak;
     cml_param_values pv;
     char err[256];
-    CHECK(cml_param_defaults(e->params, e->nparams, &pv, err, sizeof err) == CML_OK);
+    CHECK(cml_param_defaults(e->options, e->noptions, &pv, err, sizeof err) == CML_OK);
     CHECK(cml_param_set(&pv, "n", "1048579", err, sizeof err) == CML_OK); /* 2^20 + 3 */
     cml_plan plan;
     memset(&plan, 0, sizeof plan);
     cml_results out;
     cml_results_init(&out);
-    CHECK(e->model(&plan, &pv, &out) == CML_OK);
+    CHECK(cml_sweep_run(e, &plan, &pv, &out) == CML_OK); /* plan.gpu NULL: the model */
     CHECK_EQ_U64(out.count, 11);
     const uint64_t n = 1048579, n4 = n / 4;
     for (size_t i = 0; i < out.count; i++) {

@@ -1,0 +1,118 @@
+/* Host passes over copy buffers on up to 8 threads (host_fill.h). */
+#define _POSIX_C_SOURCE 200809L /* pthreads and sysconf in strict C11 */
+
+#include "gpu/host_fill.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/random.h"
+
+enum { HP_FILL = 0, HP_POISON, HP_COMPARE };
+
+typedef struct hp_job {
+    int op;
+    unsigned char *a;       /* fill / poison target, or the first compared buffer */
+    const unsigned char *b; /* the second compared buffer */
+    size_t lo, hi;          /* byte range [lo, hi), lo a multiple of 4 */
+    size_t total;           /* bytes of the whole buffer (fill: the partial last float) */
+    uint64_t seed;
+    size_t first_bad;       /* compare: first differing byte, or SIZE_MAX */
+} hp_job;
+
+static void hp_fill(hp_job *j)
+{
+    float *f = (float *)(void *)j->a;
+    const size_t whole = j->total / 4;
+    for (size_t i = j->lo / 4; i < j->hi / 4 && i < whole; i++)
+        f[i] = cml_random_f32(j->seed, i);
+    if (j->hi == j->total && j->total % 4) {
+        float last = cml_random_f32(j->seed, whole);
+        memcpy(j->a + 4 * whole, &last, j->total % 4);
+    }
+}
+
+static void *hp_run(void *arg)
+{
+    hp_job *j = arg;
+    switch (j->op) {
+    case HP_FILL: hp_fill(j); break;
+    case HP_POISON: memset(j->a + j->lo, 0xFF, j->hi - j->lo); break;
+    default:
+        j->first_bad = SIZE_MAX;
+        if (memcmp(j->a + j->lo, j->b + j->lo, j->hi - j->lo) != 0) {
+            size_t i = j->lo;
+            while (i < j->hi && j->a[i] == j->b[i])
+                i++;
+            j->first_bad = i;
+        }
+        break;
+    }
+    return NULL;
+}
+
+/* One pass over `bytes` on up to 8 threads (one below 32 MiB, or if a
+ * thread cannot be started: that part then runs here). Returns the first
+ * differing byte of a compare, SIZE_MAX if none. */
+static size_t host_pass(int op, void *a, const void *b, size_t bytes, uint64_t seed)
+{
+    enum { MAX_T = 8 };
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = bytes >> 25; /* one thread per 32 MiB */
+    if (nt > MAX_T)
+        nt = MAX_T;
+    if (cpus > 0 && nt > (size_t)cpus)
+        nt = (size_t)cpus;
+    if (nt == 0)
+        nt = 1;
+    hp_job jobs[MAX_T];
+    pthread_t th[MAX_T];
+    int started[MAX_T] = {0};
+    const size_t chunk = (bytes / nt + 3) / 4 * 4;
+    for (size_t k = 0; k < nt; k++) {
+        hp_job *j = &jobs[k];
+        j->op = op;
+        j->a = a;
+        j->b = b;
+        j->lo = k * chunk < bytes ? k * chunk : bytes;
+        j->hi = (k + 1 == nt || (k + 1) * chunk > bytes) ? bytes : (k + 1) * chunk;
+        j->total = bytes;
+        j->seed = seed;
+        j->first_bad = SIZE_MAX;
+        if (k > 0)
+            started[k] = pthread_create(&th[k], NULL, hp_run, j) == 0;
+    }
+    hp_run(&jobs[0]);
+    size_t bad = SIZE_MAX;
+    for (size_t k = 0; k < nt; k++) {
+        if (k > 0) {
+            if (started[k])
+                pthread_join(th[k], NULL);
+            else
+                hp_run(&jobs[k]);
+        }
+        if (jobs[k].first_bad < bad)
+            bad = jobs[k].first_bad;
+    }
+    return bad;
+}
+
+void cml_host_fill_random(void *p, size_t bytes, uint64_t seed)
+{
+    (void)host_pass(HP_FILL, p, NULL, bytes, seed);
+}
+
+void cml_host_poison(void *p, size_t bytes)
+{
+    (void)host_pass(HP_POISON, p, NULL, bytes, 0);
+}
+
+int cml_host_same(const void *a, const void *b, size_t bytes, size_t *first_bad)
+{
+    size_t bad = host_pass(HP_COMPARE, (void *)a, b, bytes, 0);
+    if (bad == SIZE_MAX)
+        return 1;
+    *first_bad = bad;
+    return 0;
+}

@@ -1,0 +1,23 @@
+/*
+ * What the .cu files define that host code calls WITHOUT a GPU, for a build
+ * without CUDA (the exceptions to gpu/launcher.h's rule: every other .cu
+ * function is a weak reference there, reached only through an open device).
+ * Each answers as the .cu file would when no kernel was compiled.
+ */
+#include <stddef.h>
+
+#include "experiments/local_kernels.h"
+
+#if !defined(CML_NO_CUDA)
+#error "kernels_none.c belongs to a build without CUDA (CML_NO_CUDA)"
+#endif
+
+/* local.c looks its kernels up in ptxas's table on the model-only path;
+ * without nvcc there is neither a kernel nor a table (the local experiment
+ * then says "no ptxas figures"). */
+const char *cml_local_kernel_name(int pattern, int regs)
+{
+    (void)pattern;
+    (void)regs;
+    return NULL;
+}

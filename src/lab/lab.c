@@ -1,0 +1,230 @@
+/*
+ * The run engine (lab.h): the device, its peak and its counters opened once
+ * per command; each experiment run through the sweep engine with the
+ * counters pass around it; diagnostics for whatever the run could not do.
+ */
+#include "lab/lab.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters/counters.h"
+#include "experiments/counters_pass.h"
+#include "experiments/peak.h"
+#include "gpu/gpu.h"
+#include "lab/sweep.h"
+
+/* Give up the device and say why (the lab then has no GPU). */
+static cml_lab_state open_failed(cml_lab *lab, cml_results *r)
+{
+    cml_counters_close(lab->plan.profiler);
+    lab->plan.profiler = NULL;
+    if (lab->gpu)
+        cml_gpu_close(lab->gpu);
+    lab->gpu = NULL;
+    lab->plan.gpu = NULL;
+    lab->plan.dev = NULL;
+    cml_results_diag(r, CML_DIAG_ERROR, NULL, "%s", lab->why);
+    return CML_LAB_FAILED;
+}
+
+/* The profiler, after the peak (which needs none). With --counters auto a
+ * profiler that cannot run here is a warning, and the run goes on. */
+static cml_lab_state open_counters(cml_lab *lab, const cml_lab_settings *s, cml_results *r)
+{
+    char why[512] = "";
+    cml_status st = cml_counters_open(s->device, &lab->plan.profiler, why, sizeof why);
+    if (st != CML_OK) {
+        lab->plan.profiler = NULL;
+        if (s->counters == CML_COUNTERS_ON) {
+            snprintf(lab->why, sizeof lab->why,
+                     "--counters on: hardware counters unavailable: %s", why);
+            return open_failed(lab, r);
+        }
+        cml_results_diag(r, CML_DIAG_WARNING, NULL,
+                         "hardware counters unavailable (%s); measured without them", why);
+        return CML_LAB_GPU;
+    }
+    /* The experiments' counters passes go through a queue profiled in
+     * batches, flushed before any buffer they read is freed. */
+    lab->plan.counters_pass = cml_counters_pass_open(lab->plan.profiler, lab->gpu);
+    if (lab->plan.counters_pass)
+        cml_gpu_set_buffer_hook(lab->gpu, cml_counters_pass_on_buffer, lab->plan.counters_pass);
+    return CML_LAB_GPU;
+}
+
+cml_lab_state cml_lab_open(cml_lab *lab, const cml_lab_settings *s, cml_results *r)
+{
+    memset(lab, 0, sizeof *lab);
+    lab->plan.where = s->where;
+    lab->plan.size_bytes = s->size_bytes;
+    lab->plan.reps = s->reps;
+    lab->plan.warmup = s->warmup;
+    lab->plan.quick = s->quick;
+    lab->plan.textbook = s->textbook;
+    lab->plan.counters = s->counters;
+    lab->plan.exprs = s->exprs;
+    lab->plan.nexprs = s->nexprs;
+    r->model_only = 1;
+    if (s->model_only) {
+        /* Asked for: the results' model_only says it; no fallback to report. */
+        snprintf(lab->why, sizeof lab->why, "--model given");
+        return CML_LAB_MODEL;
+    }
+    int count = cml_gpu_count(lab->why, sizeof lab->why);
+    if (count <= 0) {
+        cml_results_diag(r, CML_DIAG_INFO, NULL,
+                         "no GPU used (%s): the model alone runs, and every figure is a "
+                         "prediction",
+                         lab->why);
+        return CML_LAB_MODEL;
+    }
+    if (s->device >= count) {
+        snprintf(lab->why, sizeof lab->why, "--device %d: this machine has %d GPU%s (allowed 0..%d)",
+                 s->device, count, count == 1 ? "" : "s", count - 1);
+        return open_failed(lab, r);
+    }
+    if (cml_gpu_open(s->device, &lab->gpu, lab->why, sizeof lab->why) != CML_OK)
+        return open_failed(lab, r);
+    lab->plan.gpu = lab->gpu;
+    lab->plan.dev = cml_gpu_facts(lab->gpu);
+    /* --reps N: exactly N samples, never more for a noisy kernel. */
+    if (s->reps)
+        cml_gpu_set_noise_limit(lab->gpu, 0.0, 1);
+    int peak_given = 0;
+    if (s->measure_peak && s->peak_gbs > 0) {
+        lab->plan.peak_gbs = s->peak_gbs; /* --peak: the user's reference */
+        peak_given = 1;
+    } else if (s->measure_peak) {
+        /* The reference is DRAM's peak whatever --where/--size ask of the
+         * experiments: at L2 sizes it would measure the cache instead. */
+        cml_plan dram = lab->plan;
+        dram.where = CML_WHERE_DRAM;
+        dram.size_bytes = 0;
+        if (cml_peak_measure(&dram, &lab->plan.peak_gbs) != CML_OK) {
+            snprintf(lab->why, sizeof lab->why, "measuring the peak bandwidth failed: %s",
+                     cml_gpu_error(lab->gpu));
+            return open_failed(lab, r);
+        }
+    }
+    r->model_only = 0;
+    r->has_device = 1;
+    r->device = *lab->plan.dev;
+    r->peak_gbs = lab->plan.peak_gbs;
+    r->peak_given = peak_given;
+    if (s->counters == CML_COUNTERS_OFF)
+        return CML_LAB_GPU;
+    return open_counters(lab, s, r);
+}
+
+cml_status cml_lab_set_option(const cml_experiment *exp, cml_param_values *pv, const char *name,
+                              const char *value, const char *origin, char *err, size_t errlen)
+{
+    if (cml_param_index(pv, name) < 0) {
+        char known[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < exp->noptions && used + 1 < sizeof known; i++) {
+            int w = snprintf(known + used, sizeof known - used, "%s--%s", i ? ", " : "",
+                             exp->options[i].name);
+            if (w < 0)
+                break;
+            used += (size_t)w;
+        }
+        snprintf(err, errlen, "--%s: not an option of %s%s%s (its options: %s)", name, exp->key,
+                 origin ? " in " : "", origin ? origin : "", exp->noptions ? known : "none");
+        return CML_EINVAL;
+    }
+    return cml_param_set(pv, name, value, err, errlen);
+}
+
+cml_status cml_lab_options(const cml_experiment *exp, const char *text, const char *origin,
+                           cml_param_values *pv, char *err, size_t errlen)
+{
+    cml_status st = cml_param_defaults(exp->options, exp->noptions, pv, err, errlen);
+    if (st)
+        return st;
+    const char *p = text ? text : "";
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " ");
+        const char *eq = memchr(p, '=', len);
+        char name[64], value[512];
+        size_t nlen = eq ? (size_t)(eq - p) : 0, vlen = eq ? len - nlen - 1 : 0;
+        if (!eq || nlen == 0 || nlen >= sizeof name || vlen >= sizeof value) {
+            snprintf(err, errlen, "malformed setting '%.*s'%s%s (expected name=value)", (int)len,
+                     p, origin ? " in " : "", origin ? origin : "");
+            return CML_EINVAL;
+        }
+        memcpy(name, p, nlen);
+        name[nlen] = '\0';
+        memcpy(value, eq + 1, vlen);
+        value[vlen] = '\0';
+        st = cml_lab_set_option(exp, pv, name, value, origin, err, errlen);
+        if (st)
+            return st;
+        p += len;
+    }
+    return CML_OK;
+}
+
+cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_values *pv,
+                       cml_results *r)
+{
+    char err[512];
+    if (cml_sweep_check_row(exp, err, sizeof err) != CML_OK) {
+        cml_results_diag(r, CML_DIAG_ERROR, exp->key, "not run: %s", err);
+        return CML_EINVAL;
+    }
+    const size_t before = r->count;
+    cml_counters_pass_begin(lab->plan.counters_pass, r);
+    cml_status st = cml_sweep_run(exp, &lab->plan, pv, r);
+    /* Every queued counters pass is read before the records are. */
+    cml_counters_pass_flush(lab->plan.counters_pass);
+    cml_counters_pass_begin(lab->plan.counters_pass, NULL);
+    size_t failed = 0;
+    for (size_t i = before; i < r->count; i++) {
+        const cml_record *rec = &r->items[i];
+        if (rec->state == CML_REC_WAIVED)
+            cml_results_diag(r, CML_DIAG_WARNING, exp->key, "%s waived: %s", rec->variant,
+                             rec->note);
+        if (rec->state == CML_REC_FAILED) {
+            failed++;
+            cml_results_diag(r, CML_DIAG_ERROR, exp->key, "%s failed: %s", rec->variant,
+                             rec->note);
+        }
+    }
+    if (st != CML_OK) {
+        const char *msg = lab->gpu ? cml_gpu_error(lab->gpu) : "";
+        cml_results_diag(r, CML_DIAG_ERROR, exp->key, "stopped after %zu record%s: %s%s%s",
+                         r->count - before, r->count - before == 1 ? "" : "s",
+                         cml_status_str(st), *msg ? ": " : "", msg);
+        return st;
+    }
+    return failed ? CML_EVERIFY : CML_OK;
+}
+
+void cml_lab_close(cml_lab *lab)
+{
+    /* CML_COUNTERS_TIMING=1: where the counters' time went, on stderr (a
+     * developer's switch, not a result). */
+    const char *t = getenv("CML_COUNTERS_TIMING");
+    if (lab->plan.profiler && t && *t && *t != '0') {
+        char line[512];
+        cml_counters_timing(lab->plan.profiler, line, sizeof line);
+        fprintf(stderr, "cumemlab: counters: %s\n", line);
+    }
+    if (lab->gpu)
+        cml_gpu_set_buffer_hook(lab->gpu, NULL, NULL);
+    cml_counters_pass_free(lab->plan.counters_pass); /* empty: each run flushed it */
+    lab->plan.counters_pass = NULL;
+    cml_counters_close(lab->plan.profiler);
+    lab->plan.profiler = NULL;
+    if (lab->gpu)
+        cml_gpu_close(lab->gpu);
+    lab->gpu = NULL;
+    lab->plan.gpu = NULL;
+}

@@ -1,0 +1,60 @@
+/*
+ * Chart planning: an experiment's records -> the charts the HTML report
+ * draws of them and the sentences those charts give. No HTML here: the
+ * charts are cml_chart values (svg_chart.h) and the sentences plain text,
+ * so a test can check what is planned without parsing a page.
+ *
+ * What an experiment draws is declared in its registry row
+ * (cml_experiment.charts, core/chart_spec.h); the planner draws each spec
+ * from what the records carry: a sweep over a parameter the records have as
+ * a number, series from the other parameters that vary, a point left out
+ * where a record lacks the metric (no measurement, no model class, no
+ * counter), and a chart with nothing to draw not planned at all. So records
+ * of an older or newer cumemlab, model-only runs and measured runs all
+ * render, each with the charts its numbers allow.
+ */
+#ifndef CML_REPORT_CHART_PLAN_H
+#define CML_REPORT_CHART_PLAN_H
+
+#include <stddef.h>
+
+#include "core/chart_spec.h"
+#include "core/record.h"
+#include "experiments/experiment.h"
+#include "report/svg_chart.h"
+
+#define CML_PLAN_MAX_CHARTS 10
+#define CML_PLAN_MAX_SENTENCES 16
+#define CML_PLAN_SENTENCE_LEN 480
+
+/* The charts of one experiment and the sentences they give. Large: allocate
+ * it (calloc), fill it with cml_chart_plan_build or _experiment, release
+ * the charts with cml_chart_plan_free. */
+typedef struct cml_chart_plan {
+    cml_chart charts[CML_PLAN_MAX_CHARTS];
+    size_t ncharts;
+    char sentences[CML_PLAN_MAX_SENTENCES][CML_PLAN_SENTENCE_LEN];
+    size_t nsentences;
+    int oom;                   /* a chart, point or category could not be stored */
+} cml_chart_plan;
+
+/* The registry row of an experiment key: exact keys only (a record's key
+ * that merely starts another experiment's key is not that experiment);
+ * NULL when the registry does not know the key. */
+const cml_experiment *cml_chart_plan_row(const char *key);
+
+/* Plan `specs` over records recs[0..n) (all of one experiment), then the
+ * hardware counters against the model's predictions when any record has
+ * both. Whatever *plan held is overwritten (free it first). */
+void cml_chart_plan_build(cml_chart_plan *plan, const cml_chart_spec *specs, size_t nspecs,
+                          const cml_record *const *recs, size_t n);
+
+/* The charts of experiment `key`: its registry row's specs, or, for a key
+ * the registry does not know, the measured bandwidth of each variant. */
+void cml_chart_plan_experiment(cml_chart_plan *plan, const char *key,
+                               const cml_record *const *recs, size_t n);
+
+/* Release the charts (the plan may be built again afterwards). */
+void cml_chart_plan_free(cml_chart_plan *plan);
+
+#endif

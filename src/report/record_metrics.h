@@ -1,0 +1,22 @@
+/*
+ * The figures the report's charts take from each record, by the metric a
+ * registry row names (core/chart_spec.h: CML_METRIC_*). A record that does
+ * not have the figure (not measured, no model class, no such extra, not ok)
+ * gives NAN, and the chart leaves its point out: so model-only runs, runs
+ * with measurements and records of other versions all draw what they have.
+ */
+#ifndef CML_REPORT_RECORD_METRICS_H
+#define CML_REPORT_RECORD_METRICS_H
+
+#include "core/chart_spec.h"
+#include "core/record.h"
+
+/* The extras the HTML report reads of each record (charts and tables). */
+#define CML_REP_HTML_EXTRAS 8
+
+/* The record's figure for metric `id` (`arg`: the class name of
+ * CML_METRIC_CLASS_SPR, the extra's name of CML_METRIC_EXTRA); NAN when the
+ * record does not have it. */
+double cml_rep_metric(const cml_record *rec, cml_metric_id id, const char *arg);
+
+#endif
