@@ -407,7 +407,7 @@ static void test_shuffle(void)
 }
 
 /* Wavefronts and conflicts per request of one record's shared loads and
- * stores (MODEL.md 4.5). */
+ * stores (docs/model.md §5, worked examples). */
 static void check_banks(const cml_results *r, const char *variant, double ld_wf, double ld_conf,
                         double st_wf)
 {
@@ -709,7 +709,8 @@ static void test_invalid_params(void)
     static const struct { const cml_experiment *x; const char *name, *value, *option; } bad[] = {
         {&cml_exp_pitch2d, "block", "33x3", "--block"},
         {&cml_exp_pitch2d, "width", "0", "--width"},
-        {&cml_exp_pitch2d, "height", "65536", "--height"},
+        {&cml_exp_pitch2d, "height", "16385", "--height"},
+        {&cml_exp_pitch2d, "width", "65536", "--width"},
         {&cml_exp_pitch2d, "type", "f16", "--type"},
         {&cml_exp_local, "K", "300", "--K"},
         {&cml_exp_local, "K", "4", "--K"},

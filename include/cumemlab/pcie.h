@@ -1,6 +1,6 @@
 /*
  * cumemlab: the arithmetic of the PCIe link between host and device
- * (docs/model.md section 8): what a copy of a given size should take, how
+ * (docs/model.md section 15): what a copy of a given size should take, how
  * much of the link a zero-copy kernel's 32-byte reads can use, and how many
  * bytes unified memory migrates on first touch. Pure C11, no CUDA, no
  * device: predictions to set beside the measurements of experiment 13
@@ -17,17 +17,17 @@
 extern "C" {
 #endif
 
-/* Typical shares of the raw link rate (MODEL.md section 8.3, INFER): pinned
+/* Typical shares of the raw link rate (docs/model.md section 15.3, INFER): pinned
  * cudaMemcpy ~80%; pageable copies 40-80% of pinned, host-dependent. */
 #define CML_PCIE_PINNED_SHARE 0.80
 #define CML_PCIE_PAGEABLE_LO 0.40
 #define CML_PCIE_PAGEABLE_HI 0.80
 /* PCIe packet overhead around each 32-byte read completion (TLP header,
- * framing, DLLP share): ~20-30 bytes (MODEL.md section 8.2, INFER). */
+ * framing, DLLP share): ~20-30 bytes (docs/model.md section 15.2, INFER). */
 #define CML_PCIE_OVERHEAD_LO 20u
 #define CML_PCIE_OVERHEAD_HI 30u
 
-/* Unified memory migration granules (MODEL.md section 8.1): host pages of
+/* Unified memory migration granules (docs/model.md section 15.1): host pages of
  * 4 KiB at least, whole 2 MiB VA blocks at most. */
 #define CML_UM_PAGE_BYTES 4096u
 #define CML_UM_BLOCK_BYTES (2u * 1024u * 1024u)
@@ -65,7 +65,7 @@ void cml_pcie_zerocopy_efficiency(uint64_t sectors, uint64_t used_bytes, double 
 
 /* Bytes a first touch of `bytes` contiguous bytes starting at a 2 MiB
  * boundary migrates: at least every 4 KiB page, at most every 2 MiB block
- * (MODEL.md section 8.1). */
+ * (docs/model.md section 15.1). */
 void cml_um_migration_bounds(uint64_t bytes, uint64_t *low, uint64_t *high);
 
 #ifdef __cplusplus

@@ -47,6 +47,29 @@ void cml_print_help(const char *topic)
     fputs(usage_tail, stdout);
 }
 
+/* help NAME for a NAME that is no experiment or program: ambiguous (the
+ * experiments it begins) or unknown. */
+static void print_no_topic(const char *name)
+{
+    char matches[512] = "";
+    size_t used = 0, n = 0, len = strlen(name);
+    for (size_t i = 0; i < cml_experiment_count(); i++) {
+        const char *key = cml_experiment_at(i)->key;
+        if (strncmp(key, name, len) != 0)
+            continue;
+        int w = snprintf(matches + used, sizeof matches - used, "%s%s", n ? ", " : "", key);
+        if (w > 0 && (size_t)w < sizeof matches - used)
+            used += (size_t)w;
+        n++;
+    }
+    if (n > 1)
+        fprintf(stderr, "cumemlab: help: '%s' is ambiguous: %s\n", name, matches);
+    else
+        fprintf(stderr, "cumemlab: help: unknown topic '%s' (cumemlab list shows the experiments "
+                        "and programs)\n",
+                name);
+}
+
 /*
  * Every output path, before anything runs: a bad one (no such folder, not
  * writable, a directory) or two outputs naming one file is a usage error,
@@ -114,7 +137,7 @@ int main(int argc, char **argv)
                 cli.help = 1;
                 return cml_cmd_textbook(&cli, ae, a);
             }
-            fprintf(stderr, "cumemlab: help: unknown topic '%s' (cumemlab list)\n", cli.pos[0]);
+            print_no_topic(cli.pos[0]);
             return CML_EXIT_USAGE;
         }
         cml_print_help(NULL);

@@ -69,13 +69,21 @@ static cml_status fail(char *err, size_t errlen, const cml_param_def *def, const
 
 /*
  * One integer: decimal or 0x hex, optional k/K/M/G/T suffix (x1024^n), or
- * 2^k. Rejects anything else, including overflow.
+ * 2^k. 1 when it is one; -1 when it is well formed but does not fit in 64
+ * bits (2^70, 99999999999999999999: "out of range", not "not an
+ * integer"); 0 for anything else.
  */
 static int parse_int(const char *s, size_t len, int64_t *out)
 {
     char buf[64];
-    if (len == 0 || len >= sizeof buf)
+    if (len == 0)
         return 0;
+    if (len >= sizeof buf) {
+        size_t d = 0;
+        while (d < len && isdigit((unsigned char)s[d]))
+            d++;
+        return d == len ? -1 : 0;
+    }
     memcpy(buf, s, len);
     buf[len] = '\0';
     const char *caret = strchr(buf, '^');
@@ -85,8 +93,10 @@ static int parse_int(const char *s, size_t len, int64_t *out)
         char *end;
         errno = 0;
         long k = strtol(caret + 1, &end, 10);
-        if (errno || *end || end == caret + 1 || k < 0 || k > 62 || !isdigit((unsigned char)caret[1]))
+        if (*end || end == caret + 1 || k < 0 || !isdigit((unsigned char)caret[1]))
             return 0;
+        if (errno || k > 62)
+            return -1;
         *out = (int64_t)1 << k;
         return 1;
     }
@@ -100,7 +110,7 @@ static int parse_int(const char *s, size_t len, int64_t *out)
         base = 16;
     long long v = strtoll(buf, &end, base);
     if (errno == ERANGE)
-        return 0;
+        return -1;
     int64_t mult = 1;
     if (*end) {
         if (end[1])
@@ -114,7 +124,7 @@ static int parse_int(const char *s, size_t len, int64_t *out)
         }
     }
     if (v > INT64_MAX / mult || v < INT64_MIN / mult)
-        return 0;
+        return -1;
     *out = (int64_t)v * mult;
     return 1;
 }
@@ -173,15 +183,21 @@ cml_status cml_param_parse(const cml_param_def *def, const char *text, cml_param
             const char *c1 = memchr(p, ':', len);
             int64_t a, b, step = 1;
             if (!c1) {
-                if (!parse_int(p, len, &a))
+                int r = parse_int(p, len, &a);
+                if (r < 0)
+                    return fail(err, errlen, def, "out of range:", p, len);
+                if (!r)
                     return fail(err, errlen, def, "not an integer:", p, len);
                 b = a;
             } else {
                 const char *c2 = memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - p));
                 size_t blen = (size_t)((c2 ? c2 : p + len) - (c1 + 1));
-                if (!parse_int(p, (size_t)(c1 - p), &a) || !parse_int(c1 + 1, blen, &b))
+                int ra = parse_int(p, (size_t)(c1 - p), &a), rb = parse_int(c1 + 1, blen, &b);
+                if (ra < 0 || rb < 0)
+                    return fail(err, errlen, def, "out of range:", p, len);
+                if (!ra || !rb)
                     return fail(err, errlen, def, "bad range", p, len);
-                if (c2 && !parse_int(c2 + 1, (size_t)(p + len - (c2 + 1)), &step))
+                if (c2 && parse_int(c2 + 1, (size_t)(p + len - (c2 + 1)), &step) != 1)
                     return fail(err, errlen, def, "bad range step", p, len);
                 if (step <= 0 || b < a)
                     return fail(err, errlen, def, "empty or reversed range", p, len);

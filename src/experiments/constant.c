@@ -178,7 +178,7 @@ static double per_instr(uint64_t v, uint64_t instructions)
 }
 
 /* Distinct 128-byte lines of c_tab among the k addresses of one warp read
- * (the hardware may replay per line rather than per address: MODEL.md §5). */
+ * (the hardware may replay per line rather than per address: docs/model.md §6.1). */
 static unsigned serial_lines(unsigned k, unsigned stride)
 {
     unsigned lines = 0;

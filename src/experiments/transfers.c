@@ -4,7 +4,7 @@
  * Unified_Memory). One row, five modes (`mode`), each in a module of its
  * own (transfers_internal.h lists them):
  *
- *   link       arithmetic of the PCIe link (MODEL.md section 8.3): what a
+ *   link       arithmetic of the PCIe link (docs/model.md section 15.3): what a
  *              copy of each size should take; never a measurement. It is
  *              the prediction beside the measured copies.
  *   copy       cudaMemcpy host-to-device and device-to-host from pageable

@@ -1,6 +1,6 @@
 /*
- * transfers, mode=link: the arithmetic of the PCIe link (MODEL.md section
- * 8.3, include/cumemlab/pcie.h) for each link, lane count and copy size.
+ * transfers, mode=link: the arithmetic of the PCIe link (docs/model.md
+ * section 15.3, include/cumemlab/pcie.h) for each link, lane count and copy size.
  * Never a measurement: the prediction set beside the measured copies.
  */
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * out: device memory. The model counts the sectors of the loads like any
  * global load; each sector the L1 misses becomes a 32 B PCIe read whose
  * completion carries ~20-30 B of packet overhead, and system memory is
- * assumed not cached in L2 (MODEL.md section 8.2; the GPU run checks it).
+ * assumed not cached in L2 (docs/model.md section 15.2; the GPU run checks it).
  */
 #include <stdio.h>
 #include <string.h>

@@ -15,8 +15,9 @@
  *   - the pure host helpers (names of memory kinds, the monotonic clock)
  *     work as in host_memory.c.
  *
- * The kernels' launchers (.cu files) are not here: they are weak references
- * in this build (gpu/launcher.h), reached only through an open device.
+ * The kernels' launchers (.cu files) and the run-time modules (module.c)
+ * are not here: they are weak references in this build (gpu/launcher.h),
+ * reached only through an open device.
  * The counters (src/counters/counters.c) build as their own stub, which
  * answers "unavailable" to every request.
  */

@@ -14,6 +14,7 @@
 #ifndef CML_JSON_READ_H
 #define CML_JSON_READ_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,12 @@ const cml_jval *cml_jobject_get(const cml_jval *v, const char *key);
 int cml_jval_u64(const cml_jval *v, uint64_t *out);
 int cml_jval_i64(const cml_jval *v, int64_t *out);
 int cml_jval_double(const cml_jval *v, double *out);
+
+/* "line L, column C (byte B): " and the message, into err: one line of
+ * text (control bytes quoted from the input are shown as '?'). Shared by
+ * the parser and the schema reader. */
+void cml_jtext_vlocate(const char *text, size_t len, size_t offset, char *err, size_t errlen,
+                       const char *fmt, va_list ap);
 
 /* Line and column (both from 1) of byte `offset` in text. */
 void cml_jtext_position(const char *text, size_t len, size_t offset, size_t *line, size_t *col);

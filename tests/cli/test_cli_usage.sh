@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Usage errors as a new user (or an attacker) meets them: an option's value
+# is never the next option, nothing is silently ignored, the same case gets
+# the same exit code and wording everywhere, and every message says what
+# happened. Each case: exit 2, one line on stderr, no output file.
+set -u
+bin=$1
+. "$(dirname "$0")/cli_test_util.sh" # $tmp, check, run
+has() { grep -qF -- "$1" "$tmp/${2:-err}"; }
+lines() { wc -l <"$tmp/err"; }
+cd "$tmp" || exit 1
+
+# usage CASE EXPECTED-TEXT ARGS...: exit 2, one line naming EXPECTED-TEXT.
+usage() {
+    local what=$1 text=$2
+    shift 2
+    run "$bin" "$@"
+    check "$what: exit 2" test "$rc" -eq 2
+    check "$what: one line" test "$(lines)" -eq 1
+    check "$what: says '$text'" has "$text"
+    [ "$rc" -eq 2 ] || cat "$tmp/err" >&2
+}
+
+# 5. A value is never the next option: no file named --quiet.
+usage "--json --quiet" "--json needs a value" model read-offset --json --quiet
+check "--json --quiet: no file named --quiet" test ! -e "$tmp/--quiet"
+run "$bin" model read-offset --offset 1 --quiet --json=./-x.json
+check "--json=./-x.json is a file name" test "$rc" -eq 0 -a -s "$tmp/-x.json"
+
+# 6. Nothing silently ignored: an option or argument that does not apply.
+usage "tour --expr" "--expr does not apply to tour" --expr i
+usage "suite --expr" "--expr does not apply to suite" suite --expr i
+usage "list --offset" "--offset does not apply to list" list --offset 3
+usage "help extra argument" "help takes one topic" help read-offset extra
+usage "--version --frob" "--version does not apply" model read-offset --version --frob
+for opt in "--reps 5" "--warmup 3" "--peak 1000" "--device 1" "--counters on"; do
+    # shellcheck disable=SC2086 # the option and its value are two words
+    usage "model $opt" "does not apply to model" model read-offset $opt
+done
+usage "device takes no experiment option" "--offset does not apply to device" device --offset 3
+
+# 7. One code, one wording for --model on the GPU-only commands.
+for cmd in run suite device validate; do
+    if [ "$cmd" = run ]; then set -- run read-offset; else set -- "$cmd"; fi
+    usage "$cmd --model" "--model does not apply to $cmd" "$@" --model
+done
+
+# 8. Messages say what happened.
+usage "-x" "unknown option '-x'" -x
+usage "model -x" "unknown option '-x'" model -x
+usage "-qh" "unknown option '-qh'" -qh
+usage "model --version" "--version does not apply to model" model --version
+usage "help read" "'read' is ambiguous: read-offset, read-only" help read
+usage "--json ." "is a directory" model read-offset --json .
+usage "--n 2^70" "--n: out of range: '2^70' (allowed: 0..17179869184)" model read-offset --n 2^70
+usage "--offset 99999999999999999999" "out of range" model read-offset --offset 99999999999999999999
+usage "readSegment abc" "--offset: not an integer: 'abc'" readSegment abc
+check "readSegment abc: no model-only notice first" sh -c "! grep -q 'no GPU used' '$tmp/err'"
+
+# 9. Every thread inactive: waived with the reason, not "0.00 sectors per request".
+run "$bin" model read-offset --offset 1048576 --n 2^20 --path ca --json "$tmp/w.json"
+check "offset past n: exit 0" test "$rc" -eq 0
+check "offset past n: waived" grep -q '"state": "waived"' "$tmp/w.json"
+check "offset past n: says nothing is read" grep -q 'every thread is guarded off and nothing is read' "$tmp/w.json"
+check "offset past n: no sectors finding" sh -c "! grep -q '0.00 sectors per request' '$tmp/w.json'"
+check "offset past n: a warning diagnostic" grep -q '"level": "warning"' "$tmp/w.json"
+
+# An experiment's own option wins over the global one of the same name, and
+# takes lists; sizes take T.
+run "$bin" model transfers --mode link --size 64M,512M --link gen4 --lanes 16 --json "$tmp/t.json"
+check "transfers --size list: exit 0" test "$rc" -eq 0
+check "transfers --size list: two link records" test "$(grep -c '"mode": "link"' "$tmp/t.json")" -eq 2
+run "$bin" run read-offset --size 1T --model
+check "--size 1T parses (the run then refuses --model)" has "--model does not apply to run"
+
+# No output file was left by any refused command.
+check "no stray files" test -z "$(ls -A "$tmp" | grep -v -e '^out$' -e '^err$' -e '^-x.json$' \
+    -e '^w.json$' -e '^t.json$')"
+
+echo "$checks checks, $fails failed"
+[ "$fails" -eq 0 ]
