@@ -33,7 +33,8 @@ remaining() { echo $((BUDGET - ($(date +%s) - START_S))); }
 
 # The 8 files that come back.
 LOG_BUILD=$OUT/build.log
-LOG_ENV=$OUT/device.log
+LOG_ENV=$OUT/build.log       # the device's facts follow the build's log
+JSON_EXPR=$OUT/expr.json
 LOG_CTEST=$OUT/ctest.log
 LOG_MEMCHECK=$OUT/sanitizers.log
 LOG_RACECHECK=$OUT/sanitizers.log
@@ -93,8 +94,9 @@ banner "device"
         [ -x "$BUILD/tests/gpu_test_harness" ] &&
             CML_SKIP_PLANTED_ERRORS=1 "$BUILD/tests/gpu_test_harness" | grep -E "^device|SKIP"
     fi
-} >"$LOG_ENV" 2>&1
-cat "$LOG_ENV"
+} >"$OUT/device.tmp" 2>&1
+cat "$OUT/device.tmp" | tee -a "$LOG_ENV"
+rm -f "$OUT/device.tmp"
 
 # ---------------------------------------------------------------------------
 banner "ctest (all labels)"
@@ -193,6 +195,33 @@ if [ -x "$BUILD/cumemlab" ]; then
     t1=$(date +%s.%N)
     tail -5 "$LOG_RUN"
     record "cumemlab (the tour)" $rc "$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s"
+fi
+# Index expressions compiled at run time (NVRTC) and run beside the model
+# and the counters: the classic patterns written as expressions.
+banner "run --expr (expressions compiled at run time)"
+EXPR_NOTE="?"
+if [ -x "$BUILD/cumemlab" ]; then
+    "$BUILD/cumemlab" run --expr i --expr 'i + 11' --expr 'i*2' --expr 'i*4' --expr 'i*8' \
+        --expr 'i*16' --expr 'i*32' --expr '(i%32)*33' --expr 0 --expr 'i/32' \
+        --expr 'n - 1 - i' --expr '(i*5) % 1048576' --expr 'i ^ 1' --expr 'lane*32 + (i >> 5)' \
+        --json "$JSON_EXPR" >>"$LOG_RUN" 2>&1
+    rc=$?
+    if [ -s "$JSON_EXPR" ]; then
+        EXPR_NOTE=$(python3 - "$JSON_EXPR" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+recs = [r for r in d["records"] if r["experiment"] == "expr"]
+ok = [r for r in recs if r["state"] == "ok" and r["verify"] == "passed"]
+def extra(name):
+    return [r["extra"][name]["value"] for r in recs if name in r["extra"] and r["extra"][name]["value"] is not None]
+comp, cached = extra("compile_ms"), extra("cached_compile_ms")
+print(f"{len(recs)} expressions, {len(ok)} verified; compile max {max(comp, default=0):.1f} ms, "
+      f"cached max {1000*max(cached, default=0):.1f} us")
+PY
+)
+    fi
+    echo "$EXPR_NOTE"
+    record "cumemlab run --expr" $rc "$EXPR_NOTE"
 fi
 # The model against the hardware counters.
 banner "validate"
@@ -295,6 +324,7 @@ THEO=$(grep -Eo "theoretical [0-9.]+ GB/s" "$LOG_CTEST" | head -1 | grep -Eo "[0
     printf '%-44s %s\n' "suite wall time" "${SUITE_S} s with counters, ${SUITE_OFF_S} s with --counters off ($(awk "BEGIN{if (\"$SUITE_OFF_S\" + 0 > 0) printf \"%.2fx\", \"$SUITE_S\" / \"$SUITE_OFF_S\"; else print \"?\"}"))"
     printf '%-44s %s\n' "counters" "$(grep -hE "^cumemlab: counters:" "$LOG_RUN" | head -1 | cut -c21-)"
     printf '%-44s %s\n' "validate" "$VALIDATE"
+    printf '%-44s %s\n' "run --expr" "$EXPR_NOTE"
     printf '%-44s %s\n' "suite measurements" "$CV_NOTE"
     printf '%-44s %s\n' "... with --counters off" "$CV_OFF_NOTE"
     printf '%-44s %s\n' "script wall time" "$(($(date +%s) - START_S)) s"

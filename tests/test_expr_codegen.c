@@ -44,6 +44,9 @@ static void test_c_text(void)
     check_text("(i % 32) * 33", "((i % 32LL) * 33LL)");
     check_text("i / 4", "(i / 4LL)");
     check_text("i / 3", "(i / 3LL)");
+    check_text("i % 7", "(i % 7LL)");
+    check_text("i % (n - 1)", "cml_mod(i, (n - 1LL))"); /* INT64_MIN % -1 is 0, as modelled */
+    check_text("i % (0 - 1)", "cml_mod(i, (-1LL))");
     check_text("i >> 2", "cml_shr(i, 2LL)");
     check_text("i << tx", "(i << tx)");
     check_text("min(i, n - 1)", "cml_min(i, (n - 1LL))");

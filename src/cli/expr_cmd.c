@@ -156,6 +156,9 @@ static int apply_settings(const cml_cli *cli, const cml_experiment *exp, cml_par
         } else {
             snprintf(name, sizeof name, "%s", s->name);
         }
+        /* the experiment calls --op access (shuffle's --op is another) */
+        if (exp == &cml_exp_expr && !strcmp(name, "op"))
+            snprintf(name, sizeof name, "access");
         int rc = CML_EXIT_OK;
         if (!strcmp(name, "block")) {
             rc = apply_block(value, pv);

@@ -20,6 +20,7 @@ static const char *const usage_text =
     "  cumemlab model --expr EXPR   the model's view of any index expression, e.g. 'i*2',\n"
     "                               '(i%32)*33', 'min(i, n-1)', 'tx + ty*bdx'\n"
     "  cumemlab run NAME [opts]     run an experiment on the GPU beside the model\n"
+    "  cumemlab run --expr EXPR     your own pattern: compiled at run time, run, verified\n"
     "  cumemlab suite               every experiment, full sweeps, on the GPU\n"
     "  cumemlab tour                the tour (same as no arguments)\n"
     "  cumemlab device              the memory facts of this GPU\n"
@@ -34,8 +35,11 @@ static const char *const usage_text =
 /* After the options: what model --expr takes, and the exit codes. */
 static const char *const usage_tail =
     "\n"
-    "model --expr options: --elem 1|2|4|8|16, --n N, --threads N, --block X or XxY,\n"
-    "  --op load|store, --space global|shared|constant|local, --base BYTES\n"
+    "--expr options (model --expr, run --expr; --expr may be given up to 16 times):\n"
+    "  --op load|store|copy, --src EXPR (copy: the element read), --space\n"
+    "  global|shared|constant (model: also local), --path ca|cg|nc|cs (stores wb|cg|cs),\n"
+    "  --elem 1|2|4|8|16, --n N, --threads N, --block X or XxY, --base BYTES,\n"
+    "  --show-kernel (model: print the generated CUDA C)\n"
     "\n"
     "Exit status: 0 ok, 1 a run failed (no GPU, CUDA error, wrong output), 2 bad usage.\n";
 

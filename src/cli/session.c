@@ -26,6 +26,7 @@ int cml_cli_emit(const cml_cli *cli, const cml_results *r)
 {
     char err[512];
     int rc = CML_EXIT_OK;
+    cml_progress(0, 0, NULL); /* the progress line, if any, goes before the table */
     if (!cli->quiet && cml_report_table(stdout, r) != CML_OK) {
         fprintf(stderr, "cumemlab: cannot write the table to standard output\n");
         rc = CML_EXIT_FAIL;
@@ -57,6 +58,8 @@ int cml_cli_emit(const cml_cli *cli, const cml_results *r)
     return rc;
 }
 
+static void progress_point(void *user, const char *experiment, size_t point, size_t points);
+
 cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
 {
     cml_lab_settings s;
@@ -71,47 +74,73 @@ cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
     s.reps = cli->reps;
     s.warmup = cli->warmup;
     s.quick = cli->quick;
+    s.progress = progress_point;
     return s;
 }
 
 /*
- * A progress line on stderr: "[3/16] stride ... 4.2 s elapsed", rewritten in
- * place as each experiment starts. Only when stderr is a terminal (never in
- * a pipe or a log, and never in the JSON/CSV/HTML, which are files), and only
- * once the run has taken a second: short runs stay silent. name == NULL ends
- * the run: the line is cleared, and the next call starts a new clock.
- * C11's timespec_get, not a POSIX clock: the elapsed time is for a person.
+ * A progress line on stderr: "[3/16] stride ... 4.2 s elapsed" as each
+ * experiment of a suite starts, and "[3/16] pitch2d 5/16 ... 12.3 s" (or
+ * "pitch2d 5/16 ..." outside a suite) as each point of a sweep starts,
+ * rewritten in place. Only when stderr is a terminal (never in a pipe or a
+ * log, and never in the JSON/CSV/HTML, which are files), and only once the
+ * run has taken a second: short runs stay silent. C11's timespec_get, not a
+ * POSIX clock: the elapsed time is for a person.
  */
-void cml_progress(size_t i, size_t n, const char *name)
+static struct {
+    int tty, running, shown;
+    struct timespec start;
+    size_t exp_i, exp_n; /* the suite's experiment, 0 of 0 outside a suite */
+} progress = {-1, 0, 0, {0, 0}, 0, 0};
+
+static void progress_draw(const char *name, size_t point, size_t points)
 {
-    static int tty = -1;
-    static int running, shown;
-    static struct timespec start;
-    if (tty < 0)
-        tty = isatty(STDERR_FILENO);
-    if (!tty)
+    if (progress.tty < 0)
+        progress.tty = isatty(STDERR_FILENO);
+    if (!progress.tty)
         return;
-    if (!name) {
-        if (shown)
-            fputs("\r\033[K", stderr);
-        fflush(stderr);
-        running = shown = 0;
-        return;
-    }
     struct timespec now;
     if (!timespec_get(&now, TIME_UTC))
         return;
-    if (!running) {
-        start = now;
-        running = 1;
+    if (!progress.running) {
+        progress.start = now;
+        progress.running = 1;
     }
-    double elapsed =
-        (double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec);
+    double elapsed = (double)(now.tv_sec - progress.start.tv_sec) +
+                     1e-9 * (double)(now.tv_nsec - progress.start.tv_nsec);
     if (elapsed < 1.0)
         return;
-    fprintf(stderr, "\r\033[K[%zu/%zu] %s ... %.1f s elapsed", i + 1, n, name, elapsed);
+    fputs("\r\033[K", stderr);
+    if (progress.exp_n)
+        fprintf(stderr, "[%zu/%zu] ", progress.exp_i + 1, progress.exp_n);
+    fprintf(stderr, "%s", name);
+    if (points > 1)
+        fprintf(stderr, " %zu/%zu", point + 1, points);
+    fprintf(stderr, " ... %.1f s elapsed", elapsed);
     fflush(stderr);
-    shown = 1;
+    progress.shown = 1;
+}
+
+void cml_progress(size_t i, size_t n, const char *name)
+{
+    if (!name) {
+        if (progress.shown)
+            fputs("\r\033[K", stderr);
+        fflush(stderr);
+        progress.running = progress.shown = 0;
+        progress.exp_i = progress.exp_n = 0;
+        return;
+    }
+    progress.exp_i = i;
+    progress.exp_n = n;
+    progress_draw(name, 0, 0);
+}
+
+/* The lab's progress callback (cml_plan.progress). */
+static void progress_point(void *user, const char *experiment, size_t point, size_t points)
+{
+    (void)user;
+    progress_draw(experiment, point, points);
 }
 
 int cml_cli_run_experiment(const cml_cli *cli, cml_lab *lab, const cml_experiment *exp,

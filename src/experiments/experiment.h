@@ -59,6 +59,10 @@ typedef struct cml_plan {
      * NULL: none; that experiment then runs its built-in set. */
     const char *const *exprs;
     size_t nexprs;
+    /* Told before each point of a sweep (point counts from 0 of points),
+     * so that a long run can show how far it got; NULL: nobody asked. */
+    void (*progress)(void *user, const char *experiment, size_t point, size_t points);
+    void *progress_user;
 } cml_plan;
 
 /* One run of one experiment, as the engine hands it to the experiment's

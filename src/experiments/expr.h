@@ -5,8 +5,9 @@
  * device's own architecture, loaded (gpu/module.h), timed, verified and
  * read by the counters beside the model's mirror of that same kernel.
  *
- * expr.c: the options, the built-in set, resolving a point (the bounds
- * rule: docs/experiments/expr.md), the mirror and the record.
+ * expr.c: the options, the built-in set, the mirror and the record.
+ * expr_bounds.c: resolving a point (the bounds rule:
+ * docs/experiments/expr.md) and the command line's check of a sweep.
  * expr_gpu.c: compiling, loading, launching and verifying.
  */
 #ifndef CML_EXP_EXPR_H
@@ -27,12 +28,31 @@ typedef struct cml_expr_settings {
     int64_t expr, src, path, op, space, elem, bdx, bdy, threads, n, base;
 } cml_expr_settings;
 
-/* Values of the path option: auto is ca for loads, wb for stores. */
+/* Values of the path option (names: cml_expr_path_choices): auto is ca for
+ * loads, wb for stores. */
 enum { CML_EXPR_PATH_AUTO = 0, CML_EXPR_PATH_CA, CML_EXPR_PATH_CG, CML_EXPR_PATH_NC,
        CML_EXPR_PATH_CS, CML_EXPR_PATH_WB };
+extern const char *const cml_expr_path_choices[];
 
-/* Number of expressions in the built-in set (the validate set). */
+/* Values of the space option, and the model's space of each. */
+enum { CML_EXPR_SP_GLOBAL = 0, CML_EXPR_SP_SHARED, CML_EXPR_SP_CONSTANT };
+static inline cml_space cml_expr_space(int64_t v)
+{
+    return v == CML_EXPR_SP_SHARED     ? CML_SPACE_SHARED
+           : v == CML_EXPR_SP_CONSTANT ? CML_SPACE_CONSTANT
+                                       : CML_SPACE_GLOBAL;
+}
+
+/* The built-in set (the validate set): each pattern with its own
+ * operation, space (CML_EXPR_SP_*) and block. */
+typedef struct cml_expr_builtin {
+    const char *name, *text;
+    cml_expr_op op;
+    int space;
+    unsigned bdx, bdy;
+} cml_expr_builtin;
 size_t cml_expr_builtin_count(void);
+const cml_expr_builtin *cml_expr_builtin_at(size_t k); /* NULL past the end */
 
 /*
  * One point of the sweep, resolved: the expressions parsed, the launch, the
@@ -69,7 +89,8 @@ typedef struct cml_expr_point {
  * in `why` when the point is refused (bad combination, an index below 0 or
  * at n or beyond, an evaluation error, more memory than `mem_limit` bytes or
  * more shared memory than `smem_limit`); *too_big set when the refusal is
- * only the size (the device cannot hold it: a waiver, not an error).
+ * only the size (the device cannot hold it). On any return but CML_OK the
+ * point holds nothing (text and name stay set for a message).
  */
 cml_status cml_expr_point_resolve(const cml_plan *plan, uint64_t mem_limit, uint64_t smem_limit,
                                   cml_expr_settings *s, cml_expr_point *p, int *too_big,

@@ -66,6 +66,8 @@ cml_lab_state cml_lab_open(cml_lab *lab, const cml_lab_settings *s, cml_results 
     lab->plan.counters = s->counters;
     lab->plan.exprs = s->exprs;
     lab->plan.nexprs = s->nexprs;
+    lab->plan.progress = s->progress;
+    lab->plan.progress_user = s->progress_user;
     r->model_only = 1;
     if (s->model_only) {
         /* Asked for: the results' model_only says it; no fallback to report. */

@@ -27,6 +27,8 @@ struct cml_sweep_buffer {
 typedef struct walk {
     cml_sweep *ctx;
     const cml_param_values *pv;
+    size_t points, done;         /* for plan->progress: the sweep's size, points begun */
+    int counting;                /* a dry walk that only counts the points */
     unsigned char *point;        /* the settings struct being filled */
     int applies[CML_MAX_PARAMS]; /* at the current point */
     cml_status fatal;            /* stops the walk: out of memory, a CUDA error */
@@ -211,6 +213,13 @@ static void point(walk *w)
 {
     cml_sweep *ctx = w->ctx;
     const cml_experiment *exp = ctx->exp;
+    if (w->counting) {
+        w->points++;
+        return;
+    }
+    if (ctx->plan->progress)
+        ctx->plan->progress(ctx->plan->progress_user, exp->key, w->done, w->points);
+    w->done++;
     char variant[sizeof ctx->out->items[0].variant];
     default_variant(w, variant, sizeof variant);
     const size_t index = ctx->out->count;
@@ -272,7 +281,7 @@ static void sweep(walk *w, size_t level)
         *field_of(d, w->point) = w->applies[level] ? l->v[k] : 0;
         sweep(w, level - 1);
     }
-    if (level == 0 && exp->summarize && !w->fatal && ctx->out->count > group)
+    if (level == 0 && exp->summarize && !w->fatal && !w->counting && ctx->out->count > group)
         exp->summarize(ctx, group, ctx->out->count - 1);
 }
 
@@ -297,6 +306,15 @@ cml_status cml_sweep_run(const cml_experiment *exp, const cml_plan *plan,
         free(w.point);
         free(ctx.state);
         return CML_ENOMEM;
+    }
+    /* The number of points first (a walk that calls nothing), when someone
+     * shows progress: the cross product less what `applies` leaves out. */
+    if (plan->progress && exp->noptions) {
+        w.counting = 1;
+        sweep(&w, exp->noptions - 1);
+        w.counting = 0;
+    } else {
+        w.points = 1;
     }
     if (exp->noptions == 0)
         point(&w);

@@ -102,16 +102,26 @@ static void add_const(sbuf *b, int64_t k)
         sb_add(b, "%" PRId64 "LL", k);
 }
 
-/* Append operator op (OP_ADD..OP_MAX) applied to the texts a and b. */
-static void add_binary(sbuf *b, unsigned op, const char *a, const char *bt)
+/* Append operator op (OP_ADD..OP_MAX) applied to the texts a and b; k_rhs:
+ * b is the constant k (the K forms), else any expression. */
+static void add_binary(sbuf *b, unsigned op, const char *a, const char *bt, int k_rhs, int64_t k)
 {
     static const char *const infix[] = {"+", "-", "*", "/", "%", "<<", NULL, "&", "|", "^"};
     switch (op) {
+    case OP_MOD:
+        /* C leaves INT64_MIN % -1 undefined; the model (and cml_mod) gives 0. A
+         * constant divisor other than -1 cannot meet it. */
+        if (!k_rhs || k == -1) {
+            sb_add(b, "cml_mod(%s, %s)", a, bt);
+            return;
+        }
+        break;
     case OP_SHR: sb_add(b, "cml_shr(%s, %s)", a, bt); return;
     case OP_MIN: sb_add(b, "cml_min(%s, %s)", a, bt); return;
     case OP_MAX: sb_add(b, "cml_max(%s, %s)", a, bt); return;
-    default: sb_add(b, "(%s %s %s)", a, infix[op - OP_ADD], bt); return;
+    default: break;
     }
+    sb_add(b, "(%s %s %s)", a, infix[op - OP_ADD], bt);
 }
 
 cml_status cml_expr_c_text(const cml_expr *e, char **out)
@@ -149,11 +159,11 @@ cml_status cml_expr_c_text(const cml_expr *e, char **out)
         }
         default:
             if (p->op >= OP_ADD && p->op <= OP_MAX) {
-                add_binary(&b, p->op, st[sp - 2], st[sp - 1]);
+                add_binary(&b, p->op, st[sp - 2], st[sp - 1], 0, 0);
             } else if (p->op >= OP_ADDK && p->op <= OP_MAXK) {
                 sbuf kb = {kbuf, 0, sizeof kbuf, 0};
                 add_const(&kb, p->k);
-                add_binary(&b, (unsigned)(p->op - OP_K_DELTA), st[sp - 1], kbuf);
+                add_binary(&b, (unsigned)(p->op - OP_K_DELTA), st[sp - 1], kbuf, 1, p->k);
             } else {
                 status = CML_EINVAL;
             }
@@ -237,6 +247,8 @@ static const char *const preamble =
     "typedef long long cml_i64;\n"
     "__device__ __forceinline__ cml_i64 cml_min(cml_i64 a, cml_i64 b) { return a < b ? a : b; }\n"
     "__device__ __forceinline__ cml_i64 cml_max(cml_i64 a, cml_i64 b) { return a > b ? a : b; }\n"
+    "/* a % b as the model computes it: INT64_MIN % -1 is 0, not undefined */\n"
+    "__device__ __forceinline__ cml_i64 cml_mod(cml_i64 a, cml_i64 b) { return b == -1 ? 0 : a % b; }\n"
     "/* arithmetic shift, as the model computes it, for any operand sign */\n"
     "__device__ __forceinline__ cml_i64 cml_shr(cml_i64 a, cml_i64 b)\n"
     "{\n"

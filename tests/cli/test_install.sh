@@ -7,13 +7,15 @@
 #   test_install.sh BUILD_DIR README.md VERSION [EXTRA_CFLAGS]
 #
 # EXTRA_CFLAGS: the sanitizer flags when the build is instrumented (the
-# installed library then is too). Exit 77 (skipped) without pkg-config or cc.
+# installed library then is too). $CC: the C compiler (default cc). Exit 77
+# (skipped) without pkg-config or a C compiler.
 set -u
 build=$1 readme=$2 version=$3 extra=${4:-}
 . "$(dirname "$0")/cli_test_util.sh"
 
 command -v pkg-config >/dev/null 2>&1 || { echo "skipped: no pkg-config"; exit 77; }
-command -v cc >/dev/null 2>&1 || { echo "skipped: no cc"; exit 77; }
+cc=${CC:-cc}
+command -v "$cc" >/dev/null 2>&1 || { echo "skipped: no C compiler ($cc)"; exit 77; }
 
 prefix=/usr/local
 stage=$tmp/stage
@@ -80,7 +82,7 @@ awk '/^## The model as a library/ {s = 1; next}
      c {print}' "$readme" >"$tmp/ex.c"
 check "the README has the C example" grep -q 'int main' "$tmp/ex.c"
 # shellcheck disable=SC2046,SC2086 # the flags are words
-run cc "$tmp/ex.c" $(pkg-config --cflags --libs cumemlab-model) $extra -o "$tmp/ex"
+run "$cc" "$tmp/ex.c" $(pkg-config --cflags --libs cumemlab-model) $extra -o "$tmp/ex"
 check "cc ex.c \$(pkg-config --cflags --libs cumemlab-model) builds: $(cat "$tmp/err")" \
     test "$rc" -eq 0
 # With the shared library too (-DCUMEMLAB_MODEL_SHARED=ON) the link took it:
@@ -94,7 +96,7 @@ check "the example prints '5 sectors, efficiency 0.80' (got: $(cat "$tmp/out"))"
 # The headers are clean C11 under the project's warnings, and C++ can
 # include them too.
 # shellcheck disable=SC2046,SC2086
-run cc -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only "$tmp/ex.c" \
+run "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only "$tmp/ex.c" \
     $(pkg-config --cflags cumemlab-model)
 check "the example compiles with -std=c11 -Wall -Wextra -Wpedantic -Werror: $(cat "$tmp/err")" \
     test "$rc" -eq 0

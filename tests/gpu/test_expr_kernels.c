@@ -92,21 +92,21 @@ int main(void)
     static const char *const stores[] = {"i", "i*2", "i/2", "ty + tx*bdy", "(i*7) % 1000"};
     plan.exprs = stores;
     plan.nexprs = CML_COUNT(stores);
-    run("stores", &plan, "expr=0:4 op=store path=wb,cg,cs elem=4,16 bdx=32 bdy=8 threads=50000",
+    run("stores", &plan, "expr=0:4 access=store path=wb,cg,cs elem=4,16 bdx=32 bdy=8 threads=50000",
         30);
 
     /* Copies: dst[idx] = src[i], and with --src (the list's last entry). */
     static const char *const copies[] = {"i*2", "n - 1 - i", "i/2", "n - 1 - i"};
     plan.exprs = copies;
     plan.nexprs = CML_COUNT(copies);
-    run("copies", &plan, "expr=0:2 op=copy elem=2,8 threads=40000", 6);
-    run("copy-src", &plan, "expr=1,2 op=copy src=4 elem=4 threads=40000 n=40000", 2);
+    run("copies", &plan, "expr=0:2 access=copy elem=2,8 threads=40000", 6);
+    run("copy-src", &plan, "expr=1,2 access=copy src=4 elem=4 threads=40000 n=40000", 2);
 
     /* Shared memory: loads and stores, 2-D blocks, conflicts and not. */
     static const char *const shared[] = {"tx*32", "tx*33", "ty + tx*bdy", "lane", "0"};
     plan.exprs = shared;
     plan.nexprs = CML_COUNT(shared);
-    run("shared", &plan, "expr=0:4 space=shared op=load,store elem=4,8 bdx=32 bdy=4 "
+    run("shared", &plan, "expr=0:4 space=shared access=load,store elem=4,8 bdx=32 bdy=4 "
                          "threads=30000", 20);
 
     /* Constant memory: broadcast and serialised. */
