@@ -131,10 +131,13 @@ static int apply_block(const char *value, cml_param_values *pv)
     x[xl] = '\0';
     if (sep)
         snprintf(y, sizeof y, "%s", sep + 1);
+    /* The message names --block, which the user typed, not the --bdx and
+     * --bdy it sets. */
     char err[256];
     if (cml_param_set(pv, "bdx", x, err, sizeof err) ||
         cml_param_set(pv, "bdy", y, err, sizeof err)) {
-        fprintf(stderr, "cumemlab: --block %s: %s\n", value, err);
+        fprintf(stderr, "cumemlab: --block: '%s' is not N or NxM with each side in 1..1024\n",
+                value);
         return CML_EXIT_USAGE;
     }
     return CML_EXIT_OK;
@@ -353,8 +356,8 @@ int cml_cmd_expr(const cml_cli *cli)
     set.n = set.n ? set.n : set.threads; /* recorded as used: "0 = as many as threads" */
     uint64_t elem = (uint64_t)1 << set.elem, bdx = (uint64_t)set.bdx, bdy = (uint64_t)set.bdy;
     if (bdx * bdy > 1024) {
-        fprintf(stderr, "cumemlab: --bdx x --bdy: %llu threads per block (allowed 1..1024)\n",
-                (unsigned long long)(bdx * bdy));
+        fprintf(stderr, "cumemlab: --block %llux%llu: %llu threads per block (allowed 1..1024)\n",
+                (unsigned long long)bdx, (unsigned long long)bdy, (unsigned long long)(bdx * bdy));
         rc = CML_EXIT_USAGE;
     } else if (spaces[set.space] == CML_SPACE_CONSTANT && set.op != 0) {
         fprintf(stderr, "cumemlab: --op %s: constant memory is read-only in kernels\n",

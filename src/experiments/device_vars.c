@@ -133,11 +133,8 @@ static cml_status devvar_measure(cml_sweep *ctx, void *vs, cml_record *rec)
      * harness's last error; keep it on the device handle for the note. */
     cml_gpu_clear_last_error();
     st = cml_devvar_prepare_check(&a);
-    if (st) {
-        if (cml_gpu_last_error()[0])
-            cml_gpu_keep_error(plan->gpu);
+    if (st)
         return cml_exp_fail(plan, rec, st);
-    }
     st = cml_exp_verify(plan, rec, devvar_check_cb, &a);
     if (st)
         return st;

@@ -326,7 +326,8 @@ static cml_status resolve(const cml_plan *plan, uint64_t mem_limit, uint64_t sme
     p->bdy = (uint64_t)s->bdy;
     p->block = p->bdx * p->bdy;
     if (p->block > 1024)
-        REFUSE("--bdx x --bdy: %" PRIu64 " threads per block (allowed 1..1024)", p->block);
+        REFUSE("--block %" PRIu64 "x%" PRIu64 ": %" PRIu64 " threads per block (allowed 1..1024)",
+               p->bdx, p->bdy, p->block);
     p->base = (uint64_t)s->base;
     if (p->base % p->elem)
         REFUSE("--base %" PRIu64 ": must be a multiple of --elem %u (the hardware faults on "

@@ -385,10 +385,8 @@ cml_status cml_peak_verify(cml_peak_bench *b, const cml_peak_args *a, uint64_t *
         if ((st = cml_gpu_upload(g, &b->reference, &zero, sizeof zero)) != CML_OK)
             return st;
         cml_gpu_clear_last_error();
-        if ((st = cml_peak_reference_sum(b->n, b->seed_x, b->reference.ptr)) != CML_OK) {
-            cml_gpu_keep_error(g);
+        if ((st = cml_peak_reference_sum(b->n, b->seed_x, b->reference.ptr)) != CML_OK)
             return st;
-        }
         if ((st = cml_gpu_download(g, &sum, &b->result, sizeof sum)) != CML_OK ||
             (st = cml_gpu_download(g, &ref, &b->reference, sizeof ref)) != CML_OK)
             return st;
@@ -407,10 +405,8 @@ cml_status cml_peak_verify(cml_peak_bench *b, const cml_peak_args *a, uint64_t *
     if ((st = cml_gpu_upload(g, &b->counters, c, sizeof c)) != CML_OK)
         return st;
     cml_gpu_clear_last_error();
-    if ((st = cml_peak_check(a, b->seed_x, b->seed_y, b->counters.ptr)) != CML_OK) {
-        cml_gpu_keep_error(g);
+    if ((st = cml_peak_check(a, b->seed_x, b->seed_y, b->counters.ptr)) != CML_OK)
         return st;
-    }
     if ((st = cml_gpu_download(g, c, &b->counters, sizeof c)) != CML_OK)
         return st;
     *mismatches = c[0];

@@ -1,6 +1,7 @@
 /* The one place CUDA errors become messages (BabelStream's CU() idea):
  * file, line, the failing expression and CUDA's own error string. */
 #include <cuda_runtime_api.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "gpu/gpu_internal.h"
@@ -46,6 +47,11 @@ cml_status cml_gpu_check(int cuda_error, const char *expr, const char *file, int
 const char *cml_gpu_last_error(void)
 {
     return last_error;
+}
+
+void cml_gpu_set_last_error_v(const char *fmt, va_list ap)
+{
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
 }
 
 void cml_gpu_clear_last_error(void)

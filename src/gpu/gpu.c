@@ -1,9 +1,10 @@
 /*
  * The GPU harness: devices, facts, buffers, filling, poisoning, event timing
  * and occupancy. The only host code that calls the CUDA runtime (besides the
- * .cu launchers). Every call goes through CML_CU_G, so a failure leaves a
- * message naming the call, the file and line and CUDA's own error string on
- * the device handle, and the function returns a status: nothing here exits.
+ * .cu launchers). Every call goes through CML_CU, so a failure leaves a
+ * message naming the call, the file and line and CUDA's own error string
+ * (cml_gpu_error: one channel for the harness and the launchers alike), and
+ * the function returns a status: nothing here exits.
  *
  * All work goes to the legacy default stream (stream 0). Launchers take no
  * stream argument, and the default stream orders every kernel, memset and
@@ -32,7 +33,6 @@ struct cml_gpu {
     cml_buffer_hook hook;    /* cml_gpu_set_buffer_hook */
     void *hook_user;
     int in_hook;             /* the hook runs no nested hook */
-    char err[640];
 };
 
 /* A timed sample shorter than this is dominated by event resolution (about
@@ -72,23 +72,21 @@ static void set_err(cml_gpu *g, const char *fmt, ...)
 #endif
     ;
 
+/* The harness's own messages go where CUDA's do (check.c): one channel,
+ * read through cml_gpu_error, whoever failed. */
 static void set_err(cml_gpu *g, const char *fmt, ...)
 {
+    (void)g;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(g->err, sizeof g->err, fmt, ap);
+    cml_gpu_set_last_error_v(fmt, ap);
     va_end(ap);
-}
-
-void cml_gpu_keep_error(cml_gpu *g)
-{
-    if (g)
-        snprintf(g->err, sizeof g->err, "%s", cml_gpu_last_error());
 }
 
 const char *cml_gpu_error(const cml_gpu *g)
 {
-    return g ? g->err : cml_gpu_last_error();
+    (void)g;
+    return cml_gpu_last_error();
 }
 
 /* 13000 -> "13.0", 12040 -> "12.4". */
@@ -133,7 +131,7 @@ int cml_gpu_count(char *why, size_t whylen)
 /* One attribute into an int. */
 static cml_status attr(cml_gpu *g, int *v, enum cudaDeviceAttr a)
 {
-    CML_CU_G(g, cudaDeviceGetAttribute(v, a, g->index));
+    CML_CU(cudaDeviceGetAttribute(v, a, g->index));
     return CML_OK;
 }
 
@@ -146,7 +144,7 @@ static cml_status read_facts(cml_gpu *g)
     struct cudaDeviceProp prop;
     memset(f, 0, sizeof *f);
     f->index = g->index;
-    CML_CU_G(g, cudaGetDeviceProperties(&prop, g->index));
+    CML_CU(cudaGetDeviceProperties(&prop, g->index));
     snprintf(f->name, sizeof f->name, "%s", prop.name);
     f->global_bytes = (uint64_t)prop.totalGlobalMem;
 
@@ -191,8 +189,8 @@ static cml_status read_facts(cml_gpu *g)
     ATTR_INT(local_l1_cache_supported, cudaDevAttrLocalL1CacheSupported);
 #undef ATTR_INT
 #undef ATTR_U64
-    CML_CU_G(g, cudaDriverGetVersion(&f->driver_version));
-    CML_CU_G(g, cudaRuntimeGetVersion(&f->runtime_version));
+    CML_CU(cudaDriverGetVersion(&f->driver_version));
+    CML_CU(cudaRuntimeGetVersion(&f->runtime_version));
 
     /* Double data rate: two transfers per memory clock on each bus bit. The
      * driver's "memory clock" is already the one this formula expects on
@@ -236,24 +234,21 @@ cml_status cml_gpu_open(int index, cml_gpu **out, char *err, size_t errlen)
     g->max_reps_factor = MAX_REPS_FACTOR;
     cml_status st = CML_OK;
     if (cml_gpu_check(cudaSetDevice(index), "cudaSetDevice(index)", __FILE__, __LINE__)) {
-        cml_gpu_keep_error(g);
         st = CML_ECUDA;
     }
     if (st == CML_OK)
         st = read_facts(g);
     if (st == CML_OK &&
         cml_gpu_check(cudaEventCreate(&g->start), "cudaEventCreate(&g->start)", __FILE__, __LINE__)) {
-        cml_gpu_keep_error(g);
         st = CML_ECUDA;
     }
     if (st == CML_OK &&
         cml_gpu_check(cudaEventCreate(&g->stop), "cudaEventCreate(&g->stop)", __FILE__, __LINE__)) {
-        cml_gpu_keep_error(g);
         st = CML_ECUDA;
     }
     if (st != CML_OK) {
         if (err && errlen)
-            snprintf(err, errlen, "device %d: %s", index, g->err);
+            snprintf(err, errlen, "device %d: %s", index, cml_gpu_last_error());
         cml_gpu_close(g);
         return st;
     }
@@ -329,7 +324,6 @@ cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes)
         return CML_ECUDA;
     }
     if (cml_gpu_check(e, "cudaMalloc(&p, bytes)", __FILE__, __LINE__) != CML_OK) {
-        cml_gpu_keep_error(g);
         return CML_ECUDA;
     }
     b->ptr = p;
@@ -370,8 +364,8 @@ void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
     if (!b || !b->ptr)
         return;
     cml_gpu_buffer_event(g, b->seq, CML_BUFFER_FREE);
-    if (cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__) != CML_OK)
-        cml_gpu_keep_error(g);
+    /* a failed free leaves its message (cml_gpu_error) for whoever looks */
+    (void)cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__);
     b->ptr = NULL;
     b->bytes = 0;
     b->seq = 0;
@@ -386,7 +380,7 @@ cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t byt
         return CML_EINVAL;
     }
     if (bytes)
-        CML_CU_G(g, cudaMemcpy(dst->ptr, src, bytes, cudaMemcpyHostToDevice));
+        CML_CU(cudaMemcpy(dst->ptr, src, bytes, cudaMemcpyHostToDevice));
     return CML_OK;
 }
 
@@ -399,7 +393,7 @@ cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t b
         return CML_EINVAL;
     }
     if (bytes)
-        CML_CU_G(g, cudaMemcpy(dst, src->ptr, bytes, cudaMemcpyDeviceToHost));
+        CML_CU(cudaMemcpy(dst, src->ptr, bytes, cudaMemcpyDeviceToHost));
     return CML_OK;
 }
 
@@ -422,12 +416,11 @@ cml_status cml_gpu_fill_f32(cml_gpu *g, cml_dbuf *b, size_t count, uint64_t seed
     cml_gpu_clear_last_error();
     cml_status st = cml_gpu_launch_fill_f32((float *)b->ptr, count, seed, grid, block);
     if (st != CML_OK) {
-        cml_gpu_keep_error(g);
         return st;
     }
     /* Not timed: wait, so a fault in the fill is reported here, not blamed
      * on the kernel that runs next. */
-    CML_CU_G(g, cudaStreamSynchronize(g->stream));
+    CML_CU(cudaStreamSynchronize(g->stream));
     return CML_OK;
 }
 
@@ -437,7 +430,7 @@ cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b)
         return CML_EINVAL;
     cml_gpu_buffer_event(g, b->seq, CML_BUFFER_POISON);
     if (b->bytes)
-        CML_CU_G(g, cudaMemsetAsync(b->ptr, 0xFF, b->bytes, g->stream));
+        CML_CU(cudaMemsetAsync(b->ptr, 0xFF, b->bytes, g->stream));
     return CML_OK;
 }
 
@@ -453,13 +446,11 @@ static cml_status launch_checked(cml_gpu *g, cml_launch_fn launch, void *ctx)
     cml_gpu_clear_last_error();
     cml_status st = launch(ctx);
     if (st != CML_OK) {
-        if (cml_gpu_last_error()[0])
-            cml_gpu_keep_error(g);
-        else
+        if (!cml_gpu_last_error()[0])
             set_err(g, "the launcher failed: %s", cml_status_str(st));
         return st;
     }
-    CML_CU_G(g, cudaGetLastError());
+    CML_CU(cudaGetLastError());
     return CML_OK;
 }
 
@@ -482,14 +473,12 @@ static cml_status time_batch(cml_gpu *g, cml_launch_fn launch, void *ctx, unsign
         __atomic_store_n(&g->hold[1], 0, __ATOMIC_SEQ_CST);
         cml_gpu_clear_last_error();
         if (cml_gpu_launch_hold(g->hold_dev, g->hold_dev + 1, HOLD_TIMEOUT_NS) != CML_OK) {
-            cml_gpu_keep_error(g);
             return CML_ECUDA;
         }
     }
     cml_status st = CML_OK;
     if (cml_gpu_check(cudaEventRecord(g->start, g->stream), "cudaEventRecord(g->start)",
                       __FILE__, __LINE__)) {
-        cml_gpu_keep_error(g);
         st = CML_ECUDA;
     }
     for (unsigned k = 0; k < batch && st == CML_OK; k++) {
@@ -501,13 +490,13 @@ static cml_status time_batch(cml_gpu *g, cml_launch_fn launch, void *ctx, unsign
         hold_release(g); /* on every path: a held stream never outlives this call */
     if (st != CML_OK)
         return st;
-    CML_CU_G(g, cudaEventRecord(g->stop, g->stream));
+    CML_CU(cudaEventRecord(g->stop, g->stream));
     /* A faulting kernel makes this return its error: a message, not a hang. */
-    CML_CU_G(g, cudaEventSynchronize(g->stop));
+    CML_CU(cudaEventSynchronize(g->stop));
     if (hold && __atomic_load_n(&g->hold[1], __ATOMIC_SEQ_CST))
         *held = 0;
     float f = 0.0f;
-    CML_CU_G(g, cudaEventElapsedTime(&f, g->start, g->stop));
+    CML_CU(cudaEventElapsedTime(&f, g->start, g->stop));
     *ms = (double)f;
     return CML_OK;
 }
@@ -612,7 +601,7 @@ cml_status cml_gpu_occupancy(cml_gpu *g, const void *kernel, unsigned block, siz
     if (!g || !kernel || !fraction || block == 0)
         return CML_EINVAL;
     int blocks = 0;
-    CML_CU_G(g, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)block, smem));
+    CML_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)block, smem));
     int warp = g->facts.warp_size > 0 ? g->facts.warp_size : 32;
     int max_warps = g->facts.max_threads_per_sm / warp;
     int warps_per_block = ((int)block + warp - 1) / warp;

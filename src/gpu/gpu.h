@@ -30,7 +30,9 @@ cml_status cml_gpu_open(int index, cml_gpu **out, char *err, size_t errlen);
 void cml_gpu_close(cml_gpu *g);
 const cml_device_facts *cml_gpu_facts(const cml_gpu *g);
 
-/* The message of the last failure on this device ("" if none). */
+/* The message of the last GPU failure in this thread ("" if none): the
+ * harness's checks and the launchers' share this one channel, so it names
+ * the failing call whichever of them failed. g may be NULL. */
 const char *cml_gpu_error(const cml_gpu *g);
 
 /* Device memory. */

@@ -2,6 +2,8 @@
 #ifndef CML_GPU_INTERNAL_H
 #define CML_GPU_INTERNAL_H
 
+#include <stdarg.h>
+
 #include "gpu/gpu.h"
 #include "gpu/launcher.h"
 
@@ -9,24 +11,14 @@
 extern "C" {
 #endif
 
-/* Check a CUDA runtime call; on failure remember the message and return
+/* Check a CUDA runtime call; on failure remember the message (the harness's
+ * one error channel: cml_gpu_error, cml_gpu_last_error) and return
  * CML_ECUDA from the enclosing function. */
 #define CML_CU(call)                                                                     \
     do {                                                                                 \
         cml_status cml_st_ = cml_gpu_check((int)(call), #call, __FILE__, __LINE__);      \
         if (cml_st_ != CML_OK)                                                           \
             return cml_st_;                                                              \
-    } while (0)
-
-/* The same, and also keep the message on the device handle `g`, so that
- * cml_gpu_error(g) names the failing call (harness functions use this). */
-#define CML_CU_G(g, call)                                                                \
-    do {                                                                                 \
-        cml_status cml_st_ = cml_gpu_check((int)(call), #call, __FILE__, __LINE__);      \
-        if (cml_st_ != CML_OK) {                                                         \
-            cml_gpu_keep_error((g));                                                     \
-            return cml_st_;                                                              \
-        }                                                                                \
     } while (0)
 
 /* Check the launch just made (configuration errors show up here). */
@@ -36,8 +28,8 @@ extern "C" {
 const char *cml_gpu_last_error(void);
 /* Forget it (before calling a launcher, so a stale message is never blamed). */
 void cml_gpu_clear_last_error(void);
-/* Copy the last failed check's message onto g's own error text. */
-void cml_gpu_keep_error(cml_gpu *g);
+/* Set the message to a harness's own words (printf-style). */
+void cml_gpu_set_last_error_v(const char *fmt, va_list ap);
 
 /* Take the next allocation number (host_memory.c numbers its memory with the
  * device buffers) / tell the buffer hook, if any, about an event. */

@@ -23,6 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime in strict C11 */
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -36,9 +37,9 @@
 #error "gpu_none.c is the harness of a build without CUDA (CML_NO_CUDA)"
 #endif
 
-#define NO_CUDA_WHY                                                                      \
-    "this cumemlab was built without CUDA (-DCUMEMLAB_CUDA=OFF or no nvcc): the model "  \
-    "alone runs"
+/* The reason; whoever reports it adds what happens next ("the model alone
+ * runs", "run needs a GPU"). */
+#define NO_CUDA_WHY "this cumemlab was built without CUDA (-DCUMEMLAB_CUDA=OFF or no nvcc)"
 
 static char last_error[320];
 
@@ -201,9 +202,9 @@ void cml_gpu_clear_last_error(void)
     last_error[0] = '\0';
 }
 
-void cml_gpu_keep_error(cml_gpu *g)
+void cml_gpu_set_last_error_v(const char *fmt, va_list ap)
 {
-    (void)g;
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
 }
 
 uint64_t cml_gpu_take_alloc_number(cml_gpu *g)

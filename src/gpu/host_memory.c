@@ -5,8 +5,8 @@
  * allocation-cost loop timed with the monotonic clock.
  *
  * Messages: failures go through cml_gpu_check (the expression text names
- * what was attempted and how much), then onto the device handle with
- * cml_gpu_keep_error, exactly as CML_CU_G does.
+ * what was attempted and how much), the harness's one error channel
+ * (cml_gpu_error), exactly as CML_CU does.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime in strict C11 */
 
@@ -37,8 +37,8 @@ struct cml_xfer {
 static cml_status fail(cml_gpu *g, cudaError_t e, const char *what, const char *file, int line)
 {
     (void)cudaGetLastError();
+    (void)g;
     cml_status st = cml_gpu_check((int)e, what, file, line);
-    cml_gpu_keep_error(g);
     return st == CML_OK ? CML_ECUDA : st;
 }
 #define FAIL(g, e, ...)                                                                  \
@@ -114,7 +114,7 @@ static cml_status kind_allowed(cml_gpu *g, cml_mem_kind kind, size_t bytes)
             return CML_EUNSUPPORTED;
         }
         size_t free_b = 0, total_b = 0;
-        CML_CU_G(g, cudaMemGetInfo(&free_b, &total_b));
+        CML_CU(cudaMemGetInfo(&free_b, &total_b));
         if (bytes > free_b / 2) {
             char what[200];
             snprintf(what, sizeof what,
@@ -195,14 +195,15 @@ cml_status cml_mem_device_pointer(cml_gpu *g, const cml_mem *m, void **dptr)
     if (m->kind != CML_MEM_MAPPED)
         FAIL(g, cudaErrorInvalidValue, "cudaHostGetDevicePointer of %s memory (not mapped)",
              cml_mem_kind_api(m->kind));
-    CML_CU_G(g, cudaHostGetDevicePointer(dptr, m->ptr, 0));
+    CML_CU(cudaHostGetDevicePointer(dptr, m->ptr, 0));
     return CML_OK;
 }
 
 cml_status cml_gpu_memory_info(cml_gpu *g, size_t *free_b, size_t *total_b)
 {
+    (void)g; /* the current device: the one g opened */
     size_t f = 0, t = 0;
-    CML_CU_G(g, cudaMemGetInfo(&f, &t));
+    CML_CU(cudaMemGetInfo(&f, &t));
     if (free_b)
         *free_b = f;
     if (total_b)
@@ -227,7 +228,7 @@ cml_status cml_mem_alloc_cost(cml_gpu *g, cml_mem_kind kind, size_t bytes, unsig
         return st;
     /* Nothing queued: cudaFree and cudaFreeHost synchronise the device,
      * and would otherwise count earlier work as their own. */
-    CML_CU_G(g, cudaDeviceSynchronize());
+    CML_CU(cudaDeviceSynchronize());
     for (unsigned r = 0; r < reps; r++) {
         void *p = NULL;
         double t0 = cml_host_clock_ms();
@@ -313,10 +314,8 @@ cml_status cml_xfer_open(cml_gpu *g, cml_xfer **out)
     cml_status st = CML_OK;
 #define OPEN_STEP(call)                                                                        \
     do {                                                                                       \
-        if (st == CML_OK && cml_gpu_check((int)(call), #call, __FILE__, __LINE__) != CML_OK) { \
-            cml_gpu_keep_error(g);                                                             \
+        if (st == CML_OK && cml_gpu_check((int)(call), #call, __FILE__, __LINE__) != CML_OK) \
             st = CML_ECUDA;                                                                    \
-        }                                                                                      \
     } while (0)
     OPEN_STEP(cudaStreamCreateWithFlags(&x->s1, cudaStreamNonBlocking));
     OPEN_STEP(cudaStreamCreateWithFlags(&x->s2, cudaStreamNonBlocking));
@@ -371,7 +370,7 @@ cml_status cml_xfer_copy(cml_xfer *x, void *dst, const void *src, size_t bytes, 
     if (!x || (bytes && (!dst || !src)))
         return CML_EINVAL;
     if (bytes)
-        CML_CU_G(x->g, cudaMemcpy(dst, src, bytes, memcpy_kind(dir)));
+        CML_CU(cudaMemcpy(dst, src, bytes, memcpy_kind(dir)));
     return CML_OK;
 }
 
@@ -380,9 +379,9 @@ static cml_status issue_copy(cml_xfer *x, void *dst, const void *src, size_t byt
                              cml_copy_api api)
 {
     if (api == CML_COPY_ASYNC)
-        CML_CU_G(x->g, cudaMemcpyAsync(dst, src, bytes, memcpy_kind(dir), x->s1));
+        CML_CU(cudaMemcpyAsync(dst, src, bytes, memcpy_kind(dir), x->s1));
     else
-        CML_CU_G(x->g, cudaMemcpy(dst, src, bytes, memcpy_kind(dir)));
+        CML_CU(cudaMemcpy(dst, src, bytes, memcpy_kind(dir)));
     return CML_OK;
 }
 
@@ -416,7 +415,7 @@ cml_status cml_xfer_time_copy(cml_xfer *x, void *dst, const void *src, size_t by
     for (unsigned w = 0; w < warmup && st == CML_OK; w++)
         st = issue_copy(x, dst, src, bytes, dir, api);
     if (st == CML_OK && api == CML_COPY_ASYNC)
-        CML_CU_G(x->g, cudaStreamSynchronize(s));
+        CML_CU(cudaStreamSynchronize(s));
     if (st != CML_OK)
         return st;
     double *samples = malloc((size_t)reps * sizeof *samples);
@@ -438,7 +437,6 @@ cml_status cml_xfer_time_copy(cml_xfer *x, void *dst, const void *src, size_t by
             cs = cml_gpu_check((int)cudaEventElapsedTime(&ms, x->start, x->stop),
                                "cudaEventElapsedTime", __FILE__, __LINE__);
         if (cs != CML_OK) {
-            cml_gpu_keep_error(x->g);
             st = cs;
             break;
         }
@@ -456,16 +454,16 @@ static cml_status issue_both(cml_xfer *x, void *d_dst, const void *h_src, void *
                              const void *d_src, size_t bytes, int timed)
 {
     if (timed)
-        CML_CU_G(x->g, cudaEventRecord(x->start, x->s1));
+        CML_CU(cudaEventRecord(x->start, x->s1));
     else
-        CML_CU_G(x->g, cudaEventRecord(x->done2, x->s1));
-    CML_CU_G(x->g, cudaStreamWaitEvent(x->s2, timed ? x->start : x->done2, 0));
-    CML_CU_G(x->g, cudaMemcpyAsync(d_dst, h_src, bytes, cudaMemcpyHostToDevice, x->s1));
-    CML_CU_G(x->g, cudaMemcpyAsync(h_dst, d_src, bytes, cudaMemcpyDeviceToHost, x->s2));
-    CML_CU_G(x->g, cudaEventRecord(x->done2, x->s2));
-    CML_CU_G(x->g, cudaStreamWaitEvent(x->s1, x->done2, 0));
+        CML_CU(cudaEventRecord(x->done2, x->s1));
+    CML_CU(cudaStreamWaitEvent(x->s2, timed ? x->start : x->done2, 0));
+    CML_CU(cudaMemcpyAsync(d_dst, h_src, bytes, cudaMemcpyHostToDevice, x->s1));
+    CML_CU(cudaMemcpyAsync(h_dst, d_src, bytes, cudaMemcpyDeviceToHost, x->s2));
+    CML_CU(cudaEventRecord(x->done2, x->s2));
+    CML_CU(cudaStreamWaitEvent(x->s1, x->done2, 0));
     if (timed)
-        CML_CU_G(x->g, cudaEventRecord(x->stop, x->s1));
+        CML_CU(cudaEventRecord(x->stop, x->s1));
     return CML_OK;
 }
 
@@ -481,7 +479,7 @@ cml_status cml_xfer_time_both(cml_xfer *x, void *d_dst, const void *h_src, void 
         st = issue_both(x, d_dst, h_src, h_dst, d_src, bytes, 0);
     if (st != CML_OK)
         return st;
-    CML_CU_G(x->g, cudaStreamSynchronize(x->s1));
+    CML_CU(cudaStreamSynchronize(x->s1));
     double *samples = malloc((size_t)reps * sizeof *samples);
     if (!samples)
         return CML_ENOMEM;
@@ -496,7 +494,6 @@ cml_status cml_xfer_time_both(cml_xfer *x, void *d_dst, const void *h_src, void 
             cs = cml_gpu_check((int)cudaEventElapsedTime(&ms, x->start, x->stop),
                                "cudaEventElapsedTime", __FILE__, __LINE__);
         if (cs != CML_OK) {
-            cml_gpu_keep_error(x->g);
             st = cs;
             break;
         }
@@ -512,7 +509,7 @@ cml_status cml_xfer_start(cml_xfer *x)
 {
     if (!x)
         return CML_EINVAL;
-    CML_CU_G(x->g, cudaEventRecord(x->start, 0));
+    CML_CU(cudaEventRecord(x->start, 0));
     return CML_OK;
 }
 
@@ -521,10 +518,10 @@ cml_status cml_xfer_stop(cml_xfer *x, double *ms)
     if (!x || !ms)
         return CML_EINVAL;
     float f = 0.0f;
-    CML_CU_G(x->g, cudaEventRecord(x->stop, 0));
+    CML_CU(cudaEventRecord(x->stop, 0));
     /* A faulting kernel makes this return its error: a message, not a hang. */
-    CML_CU_G(x->g, cudaEventSynchronize(x->stop));
-    CML_CU_G(x->g, cudaEventElapsedTime(&f, x->start, x->stop));
+    CML_CU(cudaEventSynchronize(x->stop));
+    CML_CU(cudaEventElapsedTime(&f, x->start, x->stop));
     *ms = (double)f;
     return CML_OK;
 }
@@ -536,14 +533,12 @@ cml_status cml_xfer_launch(cml_xfer *x, cml_launch_fn launch, void *ctx)
     cml_gpu_clear_last_error();
     cml_status st = launch(ctx);
     if (st != CML_OK) {
-        if (cml_gpu_last_error()[0])
-            cml_gpu_keep_error(x->g);
-        else
+        if (!cml_gpu_last_error()[0])
             (void)fail(x->g, cudaErrorInvalidValue, "the launcher refused its arguments",
                        __FILE__, __LINE__);
         return st;
     }
-    CML_CU_G(x->g, cudaGetLastError());
+    CML_CU(cudaGetLastError());
     return CML_OK;
 }
 
@@ -567,9 +562,9 @@ cml_status cml_xfer_prefetch(cml_xfer *x, const void *p, size_t bytes)
     memset(&loc, 0, sizeof loc);
     loc.type = cudaMemLocationTypeDevice;
     loc.id = f->index;
-    CML_CU_G(x->g, cudaMemPrefetchAsync(p, bytes, loc, 0, 0));
+    CML_CU(cudaMemPrefetchAsync(p, bytes, loc, 0, 0));
 #else
-    CML_CU_G(x->g, cudaMemPrefetchAsync(p, bytes, f->index, 0));
+    CML_CU(cudaMemPrefetchAsync(p, bytes, f->index, 0));
 #endif
     return CML_OK;
 }
@@ -579,7 +574,7 @@ cml_status cml_xfer_memset(cml_xfer *x, void *p, int value, size_t bytes)
     if (!x || (bytes && !p))
         return CML_EINVAL;
     if (bytes)
-        CML_CU_G(x->g, cudaMemsetAsync(p, value, bytes, 0));
+        CML_CU(cudaMemsetAsync(p, value, bytes, 0));
     return CML_OK;
 }
 
@@ -587,6 +582,6 @@ cml_status cml_xfer_sync(cml_xfer *x)
 {
     if (!x)
         return CML_EINVAL;
-    CML_CU_G(x->g, cudaDeviceSynchronize());
+    CML_CU(cudaDeviceSynchronize());
     return CML_OK;
 }

@@ -12,7 +12,7 @@ cml_status cml_gpu_kernel_info(cml_gpu *g, const void *kernel, cml_kernel_info *
     memset(out, 0, sizeof *out);
     struct cudaFuncAttributes a;
     memset(&a, 0, sizeof a);
-    CML_CU_G(g, cudaFuncGetAttributes(&a, kernel));
+    CML_CU(cudaFuncGetAttributes(&a, kernel));
     out->regs = a.numRegs;
     out->local_bytes = a.localSizeBytes;
     out->shared_bytes = a.sharedSizeBytes;

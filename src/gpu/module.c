@@ -29,7 +29,6 @@ cml_status cml_module_load(cml_gpu *g, const void *image, cml_module **out)
                                                            NULL, 0),
                                   "cudaLibraryLoadData(&m->lib, image, ...)", __FILE__, __LINE__);
     if (st != CML_OK) {
-        cml_gpu_keep_error(g);
         free(m);
         return st;
     }
@@ -53,7 +52,7 @@ cml_status cml_module_kernel(cml_module *m, const char *name, const void **kerne
     if (!m || !name || !kernel)
         return CML_EINVAL;
     cudaKernel_t k = NULL;
-    CML_CU_G(m->gpu, cudaLibraryGetKernel(&k, m->lib, name));
+    CML_CU(cudaLibraryGetKernel(&k, m->lib, name));
     *kernel = (const void *)k;
     return CML_OK;
 }
@@ -63,7 +62,7 @@ cml_status cml_module_global(cml_module *m, const char *name, void **dptr, size_
     if (!m || !name || !dptr)
         return CML_EINVAL;
     size_t b = 0;
-    CML_CU_G(m->gpu, cudaLibraryGetGlobal(dptr, &b, m->lib, name));
+    CML_CU(cudaLibraryGetGlobal(dptr, &b, m->lib, name));
     if (bytes)
         *bytes = b;
     return CML_OK;
@@ -71,10 +70,10 @@ cml_status cml_module_global(cml_module *m, const char *name, void **dptr, size_
 
 cml_status cml_module_set_smem(cml_gpu *g, const void *kernel, size_t bytes)
 {
+    (void)g; /* the current device: the one g opened */
     if (!kernel)
         return CML_EINVAL;
-    CML_CU_G(g, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)bytes));
+    CML_CU(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return CML_OK;
 }
 

@@ -7,7 +7,7 @@
  * cml_gpu_occupancy too), and cudaLibraryGetGlobal gives a __constant__ or
  * __device__ variable's address for cml_gpu_upload.
  *
- * Every call is checked like the rest of the harness (CML_CU_G): a failure
+ * Every call is checked like the rest of the harness (CML_CU): a failure
  * leaves its message on the device handle and returns CML_ECUDA.
  *
  * In a build without CUDA (CML_NO_CUDA) module.c is left out, like every

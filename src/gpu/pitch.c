@@ -1,6 +1,6 @@
 /*
  * Pitched allocations: cudaMallocPitch behind a status, like every harness
- * call (CML_CU_G leaves the failing call, file, line and CUDA's message on
+ * call (CML_CU leaves the failing call, file, line and CUDA's message on
  * the device handle).
  */
 #include <cuda_runtime_api.h>
@@ -21,7 +21,7 @@ cml_status cml_gpu_alloc_pitch(cml_gpu *g, cml_dbuf *b, size_t row_bytes, size_t
         return CML_EINVAL;
     void *p = NULL;
     size_t pitch = 0;
-    CML_CU_G(g, cudaMallocPitch(&p, &pitch, row_bytes, height));
+    CML_CU(cudaMallocPitch(&p, &pitch, row_bytes, height));
     b->ptr = p;
     b->bytes = pitch * height;
     b->seq = cml_gpu_take_alloc_number(g);

@@ -57,6 +57,9 @@ usage "--offset 99999999999999999999" "out of range" model read-offset --offset 
 usage "readSegment abc" "--offset: not an integer: 'abc'" readSegment abc
 check "readSegment abc: no model-only notice first" sh -c "! grep -q 'no GPU used' '$tmp/err'"
 
+usage "--expr --block 33x33" "--block 33x33: 1089 threads per block" model --expr i --block 33x33
+check "--block 33x33 names what was typed" sh -c "! grep -q -- '--bdx' '$tmp/err'"
+
 # 9. Every thread inactive: waived with the reason, not "0.00 sectors per request".
 run "$bin" model read-offset --offset 1048576 --n 2^20 --path ca --json "$tmp/w.json"
 check "offset past n: exit 0" test "$rc" -eq 0
