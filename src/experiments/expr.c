@@ -409,7 +409,17 @@ static const cml_chart_spec expr_charts[] = {
 };
 
 static const char *const expr_validate_settings[] = {"", NULL};
-static const cml_validate_spec expr_validate = {expr_validate_settings, NULL, 0};
+/* The store into a shared tile mixes the tile's poison (stores), the
+ * 32-way conflicted pattern (stores) and the copy-out (loads) across the
+ * blocks an SM holds: its conflict-free copy-out loads count the
+ * wavefronts they lose to the other blocks' stores (docs/model-evidence.md
+ * §4.4, the mechanism measured in §4.3). */
+static const cml_explained_diff expr_explained[] = {
+    {"shared column store", "_mem_shared_op_ld", 0.30,
+     "§4.4 shared tile of an expression store (the mechanism of §4.3)"},
+};
+static const cml_validate_spec expr_validate = {expr_validate_settings, expr_explained,
+                                                CML_COUNT(expr_explained)};
 
 const cml_experiment cml_exp_expr = {
     .key = "expr",

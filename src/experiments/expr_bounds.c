@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "experiments/common.h"
+#include "gpu/host_fill.h"
 #include "gpu/host_memory.h"
 
 /* The range pass's findings, kept for the same inputs (the command line
@@ -101,26 +102,33 @@ int64_t cml_expr_point_eval(const cml_expr_point *p, const cml_expr *e, uint64_t
     return x;
 }
 
-/*
- * Evaluate the index (and a copy's source) for every running thread: the
- * range each reaches, and whether every full block is block 0 shifted by
- * whole 128-byte lines in every array it touches (then the model traces
- * one block for all of them: exactly the same totals, in O(block) work).
- */
-static cml_status range_pass(const cml_expr_point *p, int copy, int64_t n_eval, range_result *r)
+/* What one part of the range pass reads and writes (cml_host_parallel). */
+typedef struct range_job {
+    const cml_expr_point *p;
+    int copy;
+    int64_t n_eval;
+    const int64_t *first, *first_src; /* block 0's index and source per thread */
+    range_result part[CML_HOST_MAX_PARTS];
+} range_job;
+
+static void range_init(range_result *r)
 {
     memset(r, 0, sizeof *r);
     r->lo = r->src_lo = INT64_MAX;
     r->hi = r->src_hi = INT64_MIN;
     r->uniform = 1;
-    int64_t *first = malloc(2 * p->block * sizeof *first);
-    if (!first)
-        return CML_ENOMEM;
-    int64_t *first_src = first + p->block;
+}
+
+/* Blocks [b_lo, b_hi) into r; with first == NULL (block 0 itself) the
+ * values are stored into first_out instead of compared. */
+static void range_blocks(const range_job *j, uint64_t b_lo, uint64_t b_hi, range_result *r,
+                         int64_t *first_out, int64_t *first_src_out)
+{
+    const cml_expr_point *p = j->p;
     cml_expr_vars v;
-    thread_vars(p, 0, n_eval, &v);
+    thread_vars(p, 0, j->n_eval, &v);
     cml_expr_error err;
-    for (uint64_t b = 0; b < p->grid; b++) {
+    for (uint64_t b = b_lo; b < b_hi && !r->failed; b++) {
         uint64_t d = 0, ds = 0;
         v.bx = (int64_t)b;
         for (uint64_t t = 0; t < p->block; t++) {
@@ -138,23 +146,22 @@ static cml_status range_pass(const cml_expr_point *p, int copy, int64_t n_eval, 
                 r->src_failed = p->src && cml_expr_eval(p->index, &v, &x, NULL) == CML_OK;
                 r->at = i;
                 snprintf(r->message, sizeof r->message, "%s", err.message);
-                free(first);
-                return CML_OK;
+                return;
             }
             r->lo = x < r->lo ? x : r->lo;
             r->hi = x > r->hi ? x : r->hi;
-            if (copy) {
+            if (j->copy) {
                 r->src_lo = s < r->src_lo ? s : r->src_lo;
                 r->src_hi = s > r->src_hi ? s : r->src_hi;
             }
-            if (b == 0) {
-                first[t] = x;
-                first_src[t] = s;
+            if (first_out) {
+                first_out[t] = x;
+                first_src_out[t] = s;
             } else if (b < p->full_blocks && r->uniform) {
                 /* shifts in modular arithmetic: no overflow, and equal
                  * shifts are equal address shifts */
-                uint64_t dx = (uint64_t)x - (uint64_t)first[t];
-                uint64_t dy = (uint64_t)s - (uint64_t)first_src[t];
+                uint64_t dx = (uint64_t)x - (uint64_t)j->first[t];
+                uint64_t dy = (uint64_t)s - (uint64_t)j->first_src[t];
                 if (t == 0) {
                     d = dx;
                     ds = dy;
@@ -163,10 +170,65 @@ static cml_status range_pass(const cml_expr_point *p, int copy, int64_t n_eval, 
                 }
             }
         }
-        if (b > 0 && b < p->full_blocks &&
-            ((d * p->elem) % CML_LINE_BYTES || (copy && (ds * p->elem) % CML_LINE_BYTES)))
+        if (!first_out && b < p->full_blocks &&
+            ((d * p->elem) % CML_LINE_BYTES || (j->copy && (ds * p->elem) % CML_LINE_BYTES)))
             r->uniform = 0;
     }
+}
+
+static void range_part(void *user, size_t part, size_t lo, size_t hi)
+{
+    range_job *j = user;
+    range_init(&j->part[part]);
+    range_blocks(j, 1 + (uint64_t)lo, 1 + (uint64_t)hi, &j->part[part], NULL, NULL);
+}
+
+/*
+ * Evaluate the index (and a copy's source) for every running thread: the
+ * range each reaches, and whether every full block is block 0 shifted by
+ * whole 128-byte lines in every array it touches (then the model traces
+ * one block for all of them: exactly the same totals, in O(block) work).
+ * Block 0 first, then the other blocks split over the host's cores (tens
+ * of millions of threads at DRAM sizes); the first failing thread is the
+ * lowest of the parts', as a single pass would find.
+ */
+static cml_status range_pass(const cml_expr_point *p, int copy, int64_t n_eval, range_result *r)
+{
+    range_init(r);
+    int64_t *first = malloc(2 * p->block * sizeof *first);
+    range_job *j = malloc(sizeof *j);
+    if (!first || !j) {
+        free(first);
+        free(j);
+        return CML_ENOMEM;
+    }
+    j->p = p;
+    j->copy = copy;
+    j->n_eval = n_eval;
+    j->first = first;
+    j->first_src = first + p->block;
+    range_blocks(j, 0, 1, r, first, first + p->block);
+    if (!r->failed && p->grid > 1) {
+        size_t parts = cml_host_parallel(p->grid - 1, 64, range_part, j);
+        for (size_t k = 0; k < parts; k++) {
+            const range_result *q = &j->part[k];
+            if (q->failed) {
+                if (!r->failed || q->at < r->at) {
+                    r->failed = 1;
+                    r->at = q->at;
+                    r->src_failed = q->src_failed;
+                    snprintf(r->message, sizeof r->message, "%s", q->message);
+                }
+                continue;
+            }
+            r->lo = q->lo < r->lo ? q->lo : r->lo;
+            r->hi = q->hi > r->hi ? q->hi : r->hi;
+            r->src_lo = q->src_lo < r->src_lo ? q->src_lo : r->src_lo;
+            r->src_hi = q->src_hi > r->src_hi ? q->src_hi : r->src_hi;
+            r->uniform &= q->uniform;
+        }
+    }
+    free(j);
     free(first);
     return CML_OK;
 }

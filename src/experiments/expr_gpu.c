@@ -20,6 +20,7 @@
 #include "experiments/common.h"
 #include "experiments/counters_pass.h"
 #include "experiments/expr.h"
+#include "gpu/host_fill.h"
 #include "gpu/module.h"
 #include "gpu/nvrtc.h"
 
@@ -139,6 +140,29 @@ typedef struct expr_check {
     cml_dbuf *dst, *out;
 } expr_check;
 
+/* One part of the load check (cml_host_parallel): its own tally. */
+typedef struct load_part {
+    const cml_expr_point *p;
+    const uint64_t *host;
+    tally t[CML_HOST_MAX_PARTS];
+} load_part;
+
+static void check_load_part(void *user, size_t part, size_t lo, size_t hi)
+{
+    load_part *lp = user;
+    const cml_expr_point *p = lp->p;
+    for (uint64_t i = lo; i < hi; i++) {
+        int64_t idx = cml_expr_point_eval(p, p->index, i);
+        unsigned char b[16];
+        src_bytes(SEED_SRC, p->base + (uint64_t)idx * p->elem, p->elem, b);
+        if (lp->host[i] != fold(b, p->elem))
+            wrong(&lp->t[part], i);
+    }
+}
+
+/* Loads: every thread's folded result against the element it read,
+ * recomputed from the fill's seed; the threads split over the host's
+ * cores (tens of millions of threads at DRAM sizes). */
 static cml_status check_load(const expr_check *c, tally *t)
 {
     const cml_expr_point *p = c->p;
@@ -146,12 +170,18 @@ static cml_status check_load(const expr_check *c, tally *t)
     if (!host)
         return CML_ENOMEM;
     cml_status st = cml_gpu_download(c->plan->gpu, host, c->out, p->out_bytes);
-    for (uint64_t i = 0; st == CML_OK && i < p->threads; i++) {
-        int64_t idx = cml_expr_point_eval(p, p->index, i);
-        unsigned char b[16];
-        src_bytes(SEED_SRC, p->base + (uint64_t)idx * p->elem, p->elem, b);
-        if (host[i] != fold(b, p->elem))
-            wrong(t, i);
+    if (st == CML_OK) {
+        load_part lp;
+        memset(&lp, 0, sizeof lp);
+        lp.p = p;
+        lp.host = host;
+        size_t parts = cml_host_parallel(p->threads, 1u << 20, check_load_part, &lp);
+        for (size_t k = 0; k < parts; k++)
+            if (lp.t[k].bad) {
+                if (t->bad == 0 || lp.t[k].first < t->first)
+                    t->first = lp.t[k].first;
+                t->bad += lp.t[k].bad;
+            }
     }
     free(host);
     return st;

@@ -116,3 +116,51 @@ int cml_host_same(const void *a, const void *b, size_t bytes, size_t *first_bad)
     *first_bad = bad;
     return 0;
 }
+
+typedef struct par_job {
+    void (*fn)(void *user, size_t part, size_t lo, size_t hi);
+    void *user;
+    size_t part, lo, hi;
+} par_job;
+
+static void *par_run(void *arg)
+{
+    par_job *j = arg;
+    j->fn(j->user, j->part, j->lo, j->hi);
+    return NULL;
+}
+
+size_t cml_host_parallel(size_t n, size_t min_per_part,
+                         void (*fn)(void *user, size_t part, size_t lo, size_t hi), void *user)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t parts = min_per_part ? n / min_per_part : n;
+    if (parts > CML_HOST_MAX_PARTS)
+        parts = CML_HOST_MAX_PARTS;
+    if (cpus > 0 && parts > (size_t)cpus)
+        parts = (size_t)cpus;
+    if (parts == 0)
+        parts = 1;
+    par_job jobs[CML_HOST_MAX_PARTS];
+    pthread_t th[CML_HOST_MAX_PARTS];
+    int started[CML_HOST_MAX_PARTS] = {0};
+    const size_t chunk = n / parts + (n % parts != 0);
+    for (size_t k = 0; k < parts; k++) {
+        par_job *j = &jobs[k];
+        j->fn = fn;
+        j->user = user;
+        j->part = k;
+        j->lo = k * chunk < n ? k * chunk : n;
+        j->hi = (k + 1) * chunk < n ? (k + 1) * chunk : n;
+        if (k > 0)
+            started[k] = pthread_create(&th[k], NULL, par_run, j) == 0;
+    }
+    par_run(&jobs[0]);
+    for (size_t k = 1; k < parts; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else
+            par_run(&jobs[k]);
+    }
+    return parts;
+}
