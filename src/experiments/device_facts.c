@@ -218,7 +218,7 @@ const cml_experiment cml_exp_device_facts = {
     .title = "The memory model of this GPU",
     .summary = "SMs, registers, shared and constant memory, L2, bus, clocks, theoretical and "
                "measured peak",
-    .doc = "docs/device-facts.md",
+    .doc = "docs/experiments/device-facts.md",
     .tour = "",
     .variant = facts_variant,
     .measure = facts_measure,

@@ -774,7 +774,7 @@ const cml_experiment cml_exp_peak = {
     .title = "Peak bandwidth reference",
     .summary = "copy, scale, add, triad, sum and cudaMemcpy D2D at full speed: this GPU's "
                "measured peak",
-    .doc = "docs/peak-bandwidth.md",
+    .doc = "docs/experiments/peak-bandwidth.md",
     .options = peak_params,
     .noptions = CML_COUNT(peak_params),
     .settings_size = sizeof(peak_settings),
