@@ -210,8 +210,6 @@ static cml_status aos_soa_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     uint64_t cap = a.fields * a.pitch;
     if (cap < g->cap)
         cap = g->cap;
-    /* Each buffer is copied before the next is asked for: adding a slot may
-     * move the engine's table of buffers, and the pointer with it. */
     cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, cap * sizeof(float), SEED_IN);
     if (!p)
         return CML_ECUDA;

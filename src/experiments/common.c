@@ -358,28 +358,14 @@ void cml_exp_explain(const cml_record *rec, cml_class c, char *buf, size_t len)
     }
 }
 
-cml_status cml_exp_abc_ensure(const cml_plan *plan, cml_record *rec, cml_exp_abc *g, uint64_t n,
-                              uint64_t seed_a, uint64_t seed_b)
+cml_status cml_sweep_abc(cml_sweep *ctx, cml_record *rec, uint64_t n, uint64_t seed_a,
+                         uint64_t seed_b, cml_exp_abc *g)
 {
-    if (g->n == n)
-        return CML_OK;
-    cml_exp_abc_free(plan, g);
-    cml_status st = cml_exp_alloc_random(plan, rec, &g->A, n, seed_a);
-    if (!st)
-        st = cml_exp_alloc_random(plan, rec, &g->B, n, seed_b);
-    if (!st)
-        st = cml_exp_alloc(plan, rec, &g->C, n * sizeof(float));
-    if (!st)
-        g->n = n;
-    return st;
-}
-
-void cml_exp_abc_free(const cml_plan *plan, cml_exp_abc *g)
-{
-    cml_gpu_free(plan->gpu, &g->A);
-    cml_gpu_free(plan->gpu, &g->B);
-    cml_gpu_free(plan->gpu, &g->C);
-    g->n = 0;
+    const size_t bytes = n * sizeof(float);
+    g->A = cml_sweep_buffer(ctx, rec, 0, bytes, seed_a);
+    g->B = g->A ? cml_sweep_buffer(ctx, rec, 1, bytes, seed_b) : NULL;
+    g->C = g->B ? cml_sweep_buffer(ctx, rec, 2, bytes, 0) : NULL;
+    return g->C ? CML_OK : CML_ECUDA;
 }
 
 cml_status cml_exp_measure_copy(const cml_plan *plan, cml_record *rec, cml_dbuf *out,

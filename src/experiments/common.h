@@ -135,15 +135,15 @@ cml_status cml_exp_alloc(const cml_plan *plan, cml_record *rec, cml_dbuf *b, siz
  * sentence fits, e.g. for user expressions. */
 void cml_exp_explain(const cml_record *rec, cml_class c, char *buf, size_t len);
 
-/* Two random inputs A, B and an output C of n floats each, kept across the
- * variants of a sweep (re-allocated only when n changes). */
+/* The streaming experiments' three arrays: two random inputs A, B (seeds
+ * seed_a, seed_b) and an output C of n floats each, in the engine's buffer
+ * slots 0, 1 and 2 (kept across the points while n stays the same).
+ * CML_ECUDA with rec marked failed when one cannot be had. */
 typedef struct cml_exp_abc {
-    cml_dbuf A, B, C;
-    uint64_t n;
+    cml_dbuf *A, *B, *C;
 } cml_exp_abc;
-cml_status cml_exp_abc_ensure(const cml_plan *plan, cml_record *rec, cml_exp_abc *g, uint64_t n,
-                              uint64_t seed_a, uint64_t seed_b);
-void cml_exp_abc_free(const cml_plan *plan, cml_exp_abc *g);
+cml_status cml_sweep_abc(cml_sweep *ctx, cml_record *rec, uint64_t n, uint64_t seed_a,
+                         uint64_t seed_b, cml_exp_abc *g);
 
 /* The measurement of a variant: poison `out`, time `launch` (cml_exp_time),
  * then check every output element (cml_exp_verify). */

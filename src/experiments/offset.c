@@ -149,16 +149,14 @@ static cml_status offset_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
     const offset_settings *s = vs;
     const uint64_t n = (uint64_t)s->n;
-    cml_dbuf *A = cml_sweep_buffer(ctx, rec, 0, n * 4, SEED_A);
-    cml_dbuf *B = A ? cml_sweep_buffer(ctx, rec, 1, n * 4, SEED_B) : NULL;
-    cml_dbuf *C = B ? cml_sweep_buffer(ctx, rec, 2, n * 4, 0) : NULL;
-    if (!C)
+    cml_exp_abc g;
+    if (cml_sweep_abc(ctx, rec, n, SEED_A, SEED_B, &g) != CML_OK)
         return CML_ECUDA;
     const int write = is_write(ctx);
     cml_offset_launch_args args = {
-        A->ptr, B->ptr, C->ptr, n, (uint64_t)s->offset, (unsigned)s->block, write, (int)s->path,
+        g.A->ptr, g.B->ptr, g.C->ptr, n, (uint64_t)s->offset, (unsigned)s->block, write, (int)s->path,
     };
-    return cml_exp_measure(ctx->plan, rec, C, cml_offset_launch, &args,
+    return cml_exp_measure(ctx->plan, rec, g.C, cml_offset_launch, &args,
                            cml_offset_kernel(write, args.path), args.block, 0, offset_check_cb,
                            &args);
 }

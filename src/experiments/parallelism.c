@@ -232,24 +232,15 @@ static cml_status parallelism_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     const parallelism_settings *s = vs;
     const cml_plan *plan = ctx->plan;
     const uint64_t n = (uint64_t)s->n;
-    /* Each buffer is copied before the next is asked for: adding a slot may
-     * move the engine's table of buffers, and the pointer with it. */
-    cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, n * sizeof(float), SEED_A);
-    if (!p)
+    cml_exp_abc g;
+    if (cml_sweep_abc(ctx, rec, n, SEED_A, SEED_B, &g) != CML_OK)
         return CML_ECUDA;
-    const cml_dbuf A = *p;
-    if (!(p = cml_sweep_buffer(ctx, rec, 1, n * sizeof(float), SEED_B)))
-        return CML_ECUDA;
-    const cml_dbuf B = *p;
-    if (!(p = cml_sweep_buffer(ctx, rec, 2, n * sizeof(float), 0)))
-        return CML_ECUDA;
-    cml_dbuf C = *p;
     const int gridstride = (int)s->mode;
     const unsigned block = (unsigned)s->block;
-    cml_parallelism_launch_args args = {.A = A.ptr, .B = B.ptr, .C = C.ptr, .n = n,
+    cml_parallelism_launch_args args = {.A = g.A->ptr, .B = g.B->ptr, .C = g.C->ptr, .n = n,
                                         .cap = n, .grid = (unsigned)s->grid, .block = block,
                                         .gridstride = gridstride};
-    cml_status st = cml_exp_measure(plan, rec, &C, cml_parallelism_launch, &args,
+    cml_status st = cml_exp_measure(plan, rec, g.C, cml_parallelism_launch, &args,
                                     cml_parallelism_kernel(gridstride), block, 0,
                                     parallelism_check_cb, &args);
     if (st == CML_OK) {

@@ -238,8 +238,6 @@ static cml_status readonly_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     const readonly_settings *s = vs;
     readonly_state *g = ctx->state;
     const cml_readonly_args a = readonly_args(s);
-    /* Each buffer is copied before the next is asked for: adding a slot may
-     * move the engine's table of buffers, and the pointer with it. */
     cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, a.n * sizeof(float), SEED_A);
     if (!p)
         return CML_ECUDA;

@@ -287,8 +287,6 @@ static cml_status stride_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     uint64_t needC = a.pattern == CML_STRIDE_READ ? threads : a.n;
     uint64_t capA = needA > g->capA ? needA : g->capA;
     uint64_t capC = needC > g->capC ? needC : g->capC;
-    /* Each buffer is copied before the next is asked for: adding a slot may
-     * move the engine's table of buffers, and the pointer with it. */
     cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, capA * sizeof(float), SEED_A);
     if (!p)
         return CML_ECUDA;

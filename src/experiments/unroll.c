@@ -176,24 +176,15 @@ static cml_status unroll_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
     const unroll_settings *s = vs;
     const uint64_t n = (uint64_t)s->n;
-    /* Each buffer is copied before the next is asked for: adding a slot may
-     * move the engine's table of buffers, and the pointer with it. */
-    cml_dbuf *p = cml_sweep_buffer(ctx, rec, 0, n * sizeof(float), SEED_A);
-    if (!p)
+    cml_exp_abc g;
+    if (cml_sweep_abc(ctx, rec, n, SEED_A, SEED_B, &g) != CML_OK)
         return CML_ECUDA;
-    const cml_dbuf A = *p;
-    if (!(p = cml_sweep_buffer(ctx, rec, 1, n * sizeof(float), SEED_B)))
-        return CML_ECUDA;
-    const cml_dbuf B = *p;
-    if (!(p = cml_sweep_buffer(ctx, rec, 2, n * sizeof(float), 0)))
-        return CML_ECUDA;
-    cml_dbuf C = *p;
     const cml_unroll_args a = unroll_args(s);
     const unsigned block = (unsigned)s->block;
-    cml_unroll_launch_args args = {.A = A.ptr, .B = B.ptr, .C = C.ptr, .nv = a.nv,
+    cml_unroll_launch_args args = {.A = g.A->ptr, .B = g.B->ptr, .C = g.C->ptr, .nv = a.nv,
                                    .offset = a.offset, .cap = n, .unroll = a.unroll,
                                    .width = a.width, .block = block};
-    cml_status st = cml_exp_measure(ctx->plan, rec, &C, cml_unroll_launch, &args,
+    cml_status st = cml_exp_measure(ctx->plan, rec, g.C, cml_unroll_launch, &args,
                                     cml_unroll_kernel(a.unroll, a.width), block, 0,
                                     unroll_check_cb, &args);
     if (st == CML_OK)

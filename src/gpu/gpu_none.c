@@ -222,29 +222,6 @@ void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
 
 /* ---- host_memory.h ------------------------------------------------------ */
 
-/* As host_memory.c (keep the two in step). */
-const char *cml_mem_kind_api(cml_mem_kind kind)
-{
-    static const char *const names[] = {"malloc", "cudaMallocHost",
-                                        "cudaHostAlloc(cudaHostAllocDefault)",
-                                        "cudaHostAlloc(cudaHostAllocMapped)", "cudaMalloc",
-                                        "cudaMallocManaged"};
-    return (kind >= 0 && kind < CML_MEM_KIND_COUNT) ? names[kind] : "?";
-}
-
-int cml_mem_kind_is_host(cml_mem_kind kind)
-{
-    return kind == CML_MEM_PAGEABLE || kind == CML_MEM_PINNED || kind == CML_MEM_HOSTALLOC ||
-           kind == CML_MEM_MAPPED;
-}
-
-double cml_host_clock_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 cml_status cml_mem_alloc(cml_gpu *g, cml_mem *m, cml_mem_kind kind, size_t bytes)
 {
     (void)g;

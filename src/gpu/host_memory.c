@@ -48,21 +48,6 @@ static cml_status fail(cml_gpu *g, cudaError_t e, const char *what, const char *
         return fail((g), (e), what_, __FILE__, __LINE__);                                \
     } while (0)
 
-const char *cml_mem_kind_api(cml_mem_kind kind)
-{
-    static const char *const names[] = {"malloc", "cudaMallocHost",
-                                        "cudaHostAlloc(cudaHostAllocDefault)",
-                                        "cudaHostAlloc(cudaHostAllocMapped)", "cudaMalloc",
-                                        "cudaMallocManaged"};
-    return (kind >= 0 && kind < CML_MEM_KIND_COUNT) ? names[kind] : "?";
-}
-
-int cml_mem_kind_is_host(cml_mem_kind kind)
-{
-    return kind == CML_MEM_PAGEABLE || kind == CML_MEM_PINNED || kind == CML_MEM_HOSTALLOC ||
-           kind == CML_MEM_MAPPED;
-}
-
 /* The allocating call alone (timed by the cost loop). */
 static cudaError_t raw_alloc(cml_mem_kind kind, void **p, size_t bytes)
 {
@@ -209,13 +194,6 @@ cml_status cml_gpu_memory_info(cml_gpu *g, size_t *free_b, size_t *total_b)
     if (total_b)
         *total_b = t;
     return CML_OK;
-}
-
-double cml_host_clock_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 cml_status cml_mem_alloc_cost(cml_gpu *g, cml_mem_kind kind, size_t bytes, unsigned reps,

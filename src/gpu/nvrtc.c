@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "gpu/host_memory.h"
 
 typedef int nvrtc_result; /* nvrtcResult: 0 = NVRTC_SUCCESS */
 typedef struct nvrtc_program *nvrtc_program;
@@ -45,13 +46,6 @@ struct cml_nvrtc {
     cache_entry *cache;
     size_t ncache, capcache;
 };
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 /* dlsym into a function pointer without the object-to-function cast that
  * ISO C leaves undefined: POSIX guarantees the representation. */
@@ -160,14 +154,14 @@ static char *program_log(const nvrtc_api *a, nvrtc_program prog)
 cml_status cml_nvrtc_compile(cml_nvrtc *c, const char *source, int cc_major, int cc_minor,
                              cml_nvrtc_result *out, char *err, size_t errlen)
 {
-    const double t0 = now_ms();
+    const double t0 = cml_host_clock_ms();
     const int cc = cc_major * 10 + cc_minor;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < c->ncache; i++)
         if (c->cache[i].cc == cc && strcmp(c->cache[i].source, source) == 0) {
             fill(&c->cache[i], out);
             out->cached = 1;
-            out->compile_ms = now_ms() - t0;
+            out->compile_ms = cml_host_clock_ms() - t0;
             return CML_OK;
         }
     if (c->ncache == c->capcache) {
@@ -229,6 +223,6 @@ cml_status cml_nvrtc_compile(cml_nvrtc *c, const char *source, int cc_major, int
     e->cubin_bytes = n;
     e->log = log;
     fill(e, out);
-    out->compile_ms = now_ms() - t0;
+    out->compile_ms = cml_host_clock_ms() - t0;
     return CML_OK;
 }
