@@ -52,49 +52,41 @@ static void *hp_run(void *arg)
     return NULL;
 }
 
-/* One pass over `bytes` on up to 8 threads (one below 32 MiB, or if a
- * thread cannot be started: that part then runs here). Returns the first
- * differing byte of a compare, SIZE_MAX if none. */
+/* A pass's part (cml_host_parallel over 4-byte words, so that no part
+ * splits a float): each part's own job and first differing byte. */
+typedef struct hp_pass {
+    hp_job job[CML_HOST_MAX_PARTS];
+    hp_job proto;
+} hp_pass;
+
+static void hp_part(void *user, size_t part, size_t lo, size_t hi)
+{
+    hp_pass *p = user;
+    hp_job *j = &p->job[part];
+    *j = p->proto;
+    j->lo = 4 * lo < j->total ? 4 * lo : j->total;
+    j->hi = 4 * hi < j->total ? 4 * hi : j->total;
+    hp_run(j);
+}
+
+/* One pass over `bytes`, one part per 32 MiB at most on the host's cores.
+ * Returns the first differing byte of a compare, SIZE_MAX if none. */
 static size_t host_pass(int op, void *a, const void *b, size_t bytes, uint64_t seed)
 {
-    enum { MAX_T = 8 };
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = bytes >> 25; /* one thread per 32 MiB */
-    if (nt > MAX_T)
-        nt = MAX_T;
-    if (cpus > 0 && nt > (size_t)cpus)
-        nt = (size_t)cpus;
-    if (nt == 0)
-        nt = 1;
-    hp_job jobs[MAX_T];
-    pthread_t th[MAX_T];
-    int started[MAX_T] = {0};
-    const size_t chunk = (bytes / nt + 3) / 4 * 4;
-    for (size_t k = 0; k < nt; k++) {
-        hp_job *j = &jobs[k];
-        j->op = op;
-        j->a = a;
-        j->b = b;
-        j->lo = k * chunk < bytes ? k * chunk : bytes;
-        j->hi = (k + 1 == nt || (k + 1) * chunk > bytes) ? bytes : (k + 1) * chunk;
-        j->total = bytes;
-        j->seed = seed;
-        j->first_bad = SIZE_MAX;
-        if (k > 0)
-            started[k] = pthread_create(&th[k], NULL, hp_run, j) == 0;
-    }
-    hp_run(&jobs[0]);
+    hp_pass p;
+    memset(&p, 0, sizeof p);
+    p.proto.op = op;
+    p.proto.a = a;
+    p.proto.b = b;
+    p.proto.total = bytes;
+    p.proto.seed = seed;
+    p.proto.first_bad = SIZE_MAX;
+    const size_t words = (bytes + 3) / 4;
+    size_t parts = cml_host_parallel(words, (size_t)1 << 23, hp_part, &p);
     size_t bad = SIZE_MAX;
-    for (size_t k = 0; k < nt; k++) {
-        if (k > 0) {
-            if (started[k])
-                pthread_join(th[k], NULL);
-            else
-                hp_run(&jobs[k]);
-        }
-        if (jobs[k].first_bad < bad)
-            bad = jobs[k].first_bad;
-    }
+    for (size_t k = 0; k < parts; k++)
+        if (p.job[k].first_bad < bad)
+            bad = p.job[k].first_bad;
     return bad;
 }
 

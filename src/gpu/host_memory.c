@@ -367,18 +367,10 @@ static cml_status issue_copy(cml_xfer *x, void *dst, const void *src, size_t byt
 static cml_status summarise(cml_gpu *g, const double *samples, unsigned warmup, unsigned reps,
                             cml_timing *out)
 {
-    cml_stats s;
-    cml_status st = cml_stats_compute(samples, reps, &s);
+    cml_status st = cml_timing_from_samples(samples, reps, warmup, out);
     if (st != CML_OK)
         FAIL(g, cudaErrorInvalidValue, "timing statistics of %u samples (%s)", reps,
              cml_status_str(st));
-    out->warmup = warmup;
-    out->reps = reps;
-    out->median_ms = s.median;
-    out->min_ms = s.min;
-    out->max_ms = s.max;
-    out->mean_ms = s.mean;
-    out->cv = s.cv;
     return CML_OK;
 }
 
