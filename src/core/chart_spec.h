@@ -71,4 +71,16 @@ typedef struct cml_chart_spec {
     const char *ignore_param;
 } cml_chart_spec;
 
+/* The chart of an experiment with nothing more specific to draw: measured
+ * bandwidth per variant (the report's default too). */
+#define CML_CHART_BANDWIDTH_BY_VARIANT                                                     \
+    {.shape = CML_PLOT_BARS,                                                               \
+     .title = "Measured bandwidth by variant",                                             \
+     .ylabel = "bandwidth (GB/s)",                                                         \
+     .yfmt = CML_FMT_NUMBER,                                                               \
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}},                                \
+     .what = "bandwidth",                                                                  \
+     .unit = "GB/s",                                                                       \
+     .describe = 1}
+
 #endif

@@ -267,15 +267,3 @@ cml_status cml_param_set(cml_param_values *pv, const char *name, const char *tex
     pv->list[i] = list;
     return CML_OK;
 }
-
-const cml_param_list *cml_param_get(const cml_param_values *pv, const char *name)
-{
-    int i = cml_param_index(pv, name);
-    return i < 0 ? NULL : &pv->list[i];
-}
-
-int64_t cml_param_first(const cml_param_values *pv, const char *name)
-{
-    const cml_param_list *l = cml_param_get(pv, name);
-    return (l && l->count) ? l->v[0] : 0;
-}

@@ -72,10 +72,6 @@ int cml_param_index(const cml_param_values *pv, const char *name);
 cml_status cml_param_set(cml_param_values *pv, const char *name, const char *text, char *err,
                          size_t errlen);
 
-/* First value of parameter `name` (the experiment's own names; aborts-free:
- * returns 0 for an unknown name, which the tests catch). */
-int64_t cml_param_first(const cml_param_values *pv, const char *name);
-const cml_param_list *cml_param_get(const cml_param_values *pv, const char *name);
 
 /* Choice name of value v of an enumerated parameter, or NULL. */
 const char *cml_param_choice(const cml_param_def *def, int64_t v);

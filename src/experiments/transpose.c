@@ -508,17 +508,8 @@ static const cml_textbook_alias transpose_aliases[] = {
      {NULL, NULL, NULL, NULL}, "transpose"},
 };
 
-/* The report's chart for any experiment without charts of its own. */
-static const cml_chart_spec transpose_charts[] = {
-    {.shape = CML_PLOT_BARS,
-     .title = "Measured bandwidth by variant",
-     .ylabel = "bandwidth (GB/s)",
-     .yfmt = CML_FMT_NUMBER,
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}},
-     .what = "bandwidth",
-     .unit = "GB/s",
-     .describe = 1},
-};
+/* The report's default chart: the kernels' bandwidth side by side. */
+static const cml_chart_spec transpose_charts[] = {CML_CHART_BANDWIDTH_BY_VARIANT};
 
 static const char *const transpose_validate_settings[] = {"", NULL};
 /* The tile kernels: the excess of shared wavefronts every mixed kernel

@@ -510,11 +510,7 @@ static void counters_chart(cml_chart_plan *cs, const group *g)
 
 /* An experiment the registry does not know (records of another version of
  * cumemlab): its bandwidth per variant. */
-static const cml_chart_spec charts_default[] = {
-    {CML_PLOT_BARS, "Measured bandwidth by variant", NULL, NULL, NULL, CML_SCALE_LINEAR,
-     CML_FMT_NUMBER, "bandwidth (GB/s)", CML_FMT_NUMBER, NULL, NULL, NULL, NULL,
-     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth", "GB/s", 1, NULL, NULL, NULL},
-};
+static const cml_chart_spec charts_default[] = {CML_CHART_BANDWIDTH_BY_VARIANT};
 
 const cml_experiment *cml_chart_plan_row(const char *key)
 {
