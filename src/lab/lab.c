@@ -18,13 +18,7 @@
 /* Give up the device and say why (the lab then has no GPU). */
 static cml_lab_state open_failed(cml_lab *lab, cml_results *r)
 {
-    cml_counters_close(lab->plan.profiler);
-    lab->plan.profiler = NULL;
-    if (lab->gpu)
-        cml_gpu_close(lab->gpu);
-    lab->gpu = NULL;
-    lab->plan.gpu = NULL;
-    lab->plan.dev = NULL;
+    cml_lab_close(lab);
     cml_results_diag(r, CML_DIAG_ERROR, NULL, "%s", lab->why);
     return CML_LAB_FAILED;
 }
@@ -229,4 +223,5 @@ void cml_lab_close(cml_lab *lab)
         cml_gpu_close(lab->gpu);
     lab->gpu = NULL;
     lab->plan.gpu = NULL;
+    lab->plan.dev = NULL;
 }
