@@ -16,6 +16,7 @@
 #include "experiments/shared_banks_kernels.h"
 #include "experiments/shuffle.h"
 #include "experiments/transfers.h"
+#include "experiments/transpose.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 
@@ -703,6 +704,44 @@ static void test_device_vars(void)
     cml_results_free(&r);
 }
 
+/* The control of validate: one option of a variant set to another value,
+ * and the controls' variants named apart from the variants they control,
+ * with the same model figures (residency changes where blocks run, not
+ * what they access). */
+static void test_control_variants(void)
+{
+    char buf[160];
+    cml_variant_with("pattern=stencil coef=constant block=256", "residency=one", buf, sizeof buf);
+    CHECK_STR_EQ(buf, "pattern=stencil coef=constant block=256 residency=one");
+    cml_variant_with("kernel=smem residency=many nx=64", "residency=one", buf, sizeof buf);
+    CHECK_STR_EQ(buf, "kernel=smem residency=one nx=64");
+    cml_variant_with("a=1 xresidency=many", "residency=one", buf, sizeof buf);
+    CHECK_STR_EQ(buf, "a=1 xresidency=many residency=one");
+    cml_variant_with("residency=many", "residency=one", buf, sizeof buf);
+    CHECK_STR_EQ(buf, "residency=one");
+    cml_variant_with("", "residency=one", buf, sizeof buf);
+    CHECK_STR_EQ(buf, "residency=one");
+
+    cml_results r;
+    CHECK_EQ_I64(run_model(&cml_exp_constant, "pattern=stencil residency=many,one n=2^16", &r),
+                 CML_OK);
+    const cml_record *all = find(&r, "pattern=stencil coef=constant block=256");
+    const cml_record *one = find(&r, "pattern=stencil coef=constant block=256 residency=one");
+    CHECK(all && one);
+    if (all && one)
+        CHECK(memcmp(&all->model, &one->model, sizeof all->model) == 0);
+    cml_results_free(&r);
+    CHECK_EQ_I64(run_model(&cml_exp_transpose, "kernel=smem,copy residency=one nx=256", &r),
+                 CML_OK);
+    CHECK(find(&r, "kernel=smem block=32x32 nx=256 ny=256 residency=one") != NULL);
+    CHECK(find(&r, "kernel=copy block=32x8 nx=256 ny=256 residency=one") != NULL);
+    cml_results_free(&r);
+    CHECK_EQ_I64(run_model(&cml_exp_shared_banks, "pattern=stride elem=4 stride=2 residency=one",
+                           &r), CML_OK);
+    CHECK(find(&r, "pattern=stride elem=4 stride=2 residency=one") != NULL);
+    cml_results_free(&r);
+}
+
 /* Bad values are refused by the parameter layer, naming the option. */
 static void test_invalid_params(void)
 {
@@ -719,6 +758,7 @@ static void test_invalid_params(void)
         {&cml_exp_constant, "k", "0", "--k"},
         {&cml_exp_constant, "coef", "texture", "--coef"},
         {&cml_exp_constant, "stride", "529", "--stride"},
+        {&cml_exp_constant, "residency", "two", "--residency"},
         {&cml_exp_shuffle, "width", "3", "--width"},
         {&cml_exp_shuffle, "arg", "32", "--arg"},
         {&cml_exp_shuffle, "block", "100", "--block"},
@@ -746,5 +786,6 @@ int main(void)
     test_transfers();
     test_device_vars();
     test_invalid_params();
+    test_control_variants();
     return cml_test_summary("test_experiments_model");
 }

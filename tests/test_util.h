@@ -66,6 +66,15 @@ static int cml_test_checks;
         }                                                                              \
     } while (0)
 
+#define CHECK_STR_EQ(a, b)                                                             \
+    do {                                                                               \
+        cml_test_checks++;                                                             \
+        if (strcmp((a), (b)) != 0) {                                                   \
+            cml_test_failures++;                                                       \
+            fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, (a), (b));   \
+        }                                                                              \
+    } while (0)
+
 /* Call at the end of main: prints a summary, returns the exit status. */
 static inline int cml_test_summary(const char *name)
 {

@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "experiments/common.h"
 #include "lab/lab.h"
 #include "counters/counter_map.h"
 #include "counters/counters.h"
@@ -33,10 +34,11 @@
  * (cml_validate_spec). Kernels that mix shared stores, loads and barriers
  * across warps: the hardware counts a few extra wavefronts, all as bank
  * conflicts, and a different number every run; they are wavefronts lost to
- * the accesses of another block on the same SM (measured: §4.3).
+ * the accesses of another block on the same SM (measured: §4.3), which the
+ * control run with one block per SM (residency=one) shows each time.
  */
 static const cml_explained_diff explained_everywhere[] = {
-    {NULL, "_mem_shared_op_", 0.05, "§4.1 shared counters in mixed kernels"},
+    {NULL, "_mem_shared_op_", 0, "§4.1 shared counters in mixed kernels", "residency=one"},
 };
 
 /* The counter a max_frac tolerance is measured against. */
@@ -50,34 +52,78 @@ static void reference_metric(const char *metric, char *buf, size_t len)
         snprintf(buf, len, "%s", metric);
 }
 
+/* The records of one experiment's validate runs, where controls are found. */
+typedef struct run_set {
+    const cml_results *r;
+    size_t first, last;
+} run_set;
+
+/* Whether every counter of rec that the model predicts agrees with it. */
+static int record_agrees(const cml_record *rec)
+{
+    if (rec->state != CML_REC_OK || !rec->measured || rec->ncounters == 0)
+        return 0;
+    for (unsigned k = 0; k < rec->ncounters; k++) {
+        const cml_counter *c = &rec->counters[k];
+        const cml_counter_def *d = cml_counter_map_find(c->name);
+        if (d && c->has_prediction && !cml_counter_agrees(d, c->measured, c->predicted))
+            return 0;
+    }
+    return 1;
+}
+
+/* The control record of rec under e (NULL: none ran, or rec is it). */
+static const cml_record *find_control(const cml_explained_diff *e, const cml_record *rec,
+                                      const run_set *set)
+{
+    char want[sizeof rec->variant + 64];
+    cml_variant_with(rec->variant, e->control, want, sizeof want);
+    if (strcmp(want, rec->variant) == 0)
+        return NULL;
+    for (size_t i = set->first; i < set->last; i++) {
+        const cml_record *c = &set->r->items[i];
+        if (strcmp(c->experiment, rec->experiment) == 0 && strcmp(c->variant, want) == 0)
+            return c;
+    }
+    return NULL;
+}
+
 /* Whether entry e explains the difference (measured vs predicted). */
-static int explains(const cml_explained_diff *e, const char *variant, const char *metric,
-                    double measured, double predicted, double ref_pred)
+static int explains(const cml_explained_diff *e, const cml_record *rec, const char *variant,
+                    const char *metric, double measured, double predicted, double ref_pred,
+                    const run_set *set)
 {
     if (e->variant_has && !strstr(variant, e->variant_has))
         return 0;
     if (!strstr(metric, e->metric_has))
         return 0;
+    if (e->control) {
+        const cml_record *c = rec && set ? find_control(e, rec, set) : NULL;
+        if (!c || !record_agrees(c) || !(measured > predicted))
+            return 0;
+    }
     return !(e->max_frac > 0 &&
              !(measured > predicted && measured - predicted <= e->max_frac * ref_pred));
 }
 
-/* The section explaining (measured vs predicted) of `metric` in a record
+/* The entry explaining (measured vs predicted) of `metric` in a record
  * of experiment `exp` (NULL: a probe, which only its own entries explain),
  * or NULL. ref_pred: the predicted value of reference_metric(metric). */
-static const char *explanation(const cml_experiment *exp, const char *variant,
-                               const char *metric, double measured, double predicted,
-                               double ref_pred)
+static const cml_explained_diff *explanation(const cml_experiment *exp, const cml_record *rec,
+                                             const char *variant, const char *metric,
+                                             double measured, double predicted,
+                                             double ref_pred, const run_set *set)
 {
     if (!exp)
         return NULL;
     const cml_validate_spec *v = exp->validate;
     for (size_t i = 0; v && i < v->nexplained; i++)
-        if (explains(&v->explained[i], variant, metric, measured, predicted, ref_pred))
-            return v->explained[i].section;
+        if (explains(&v->explained[i], rec, variant, metric, measured, predicted, ref_pred, set))
+            return &v->explained[i];
     for (size_t i = 0; i < CML_COUNT(explained_everywhere); i++)
-        if (explains(&explained_everywhere[i], variant, metric, measured, predicted, ref_pred))
-            return explained_everywhere[i].section;
+        if (explains(&explained_everywhere[i], rec, variant, metric, measured, predicted,
+                     ref_pred, set))
+            return &explained_everywhere[i];
     return NULL;
 }
 
@@ -88,7 +134,7 @@ typedef struct tally {
 /* A short label for a metric in the per-row lines. */
 /* One line per record: its counters (measured; "[model X]" where the model
  * says otherwise), the verdict, then one line per differing counter. */
-static void judge_record(FILE *out, const cml_record *rec, tally *t)
+static void judge_record(FILE *out, const cml_record *rec, const run_set *set, tally *t)
 {
     if (rec->state == CML_REC_WAIVED) {
         t->skipped++;
@@ -109,7 +155,7 @@ static void judge_record(FILE *out, const cml_record *rec, tally *t)
     char line[1024];
     size_t used = 0;
     int differ = 0, unexplained = 0;
-    const char *section = NULL;
+    const cml_explained_diff *why_last = NULL;
     for (unsigned k = 0; k < rec->ncounters; k++) {
         const cml_counter *c = &rec->counters[k];
         const cml_counter_def *d = cml_counter_map_find(c->name);
@@ -127,10 +173,11 @@ static void judge_record(FILE *out, const cml_record *rec, tally *t)
             for (unsigned j = 0; j < rec->ncounters; j++)
                 if (!strcmp(rec->counters[j].name, ref) && rec->counters[j].has_prediction)
                     ref_pred = rec->counters[j].predicted;
-            const char *why = explanation(cml_experiment_find(rec->experiment), rec->variant,
-                                          c->name, c->measured, c->predicted, ref_pred);
+            const cml_explained_diff *why =
+                explanation(cml_experiment_find(rec->experiment), rec, rec->variant, c->name,
+                            c->measured, c->predicted, ref_pred, set);
             if (why)
-                section = why;
+                why_last = why;
             else
                 unexplained = 1;
         }
@@ -141,8 +188,12 @@ static void judge_record(FILE *out, const cml_record *rec, tally *t)
                                      mv, ok ? "" : " [model ", ok ? "" : pv, ok ? "" : "]");
     }
     const char *verdict = !differ ? "agree" : unexplained ? "DIFFER" : "differ (explained)";
-    fprintf(out, "%-13s %-44s %s  => %s%s%s\n", rec->experiment, rec->variant, line, verdict,
-            section && !unexplained ? ": " : "", section && !unexplained ? section : "");
+    const int why_shown = why_last && !unexplained;
+    fprintf(out, "%-13s %-44s %s  => %s%s%s%s%s%s\n", rec->experiment, rec->variant, line,
+            verdict, why_shown ? ": " : "", why_shown ? why_last->section : "",
+            why_shown && why_last->control ? " (its control " : "",
+            why_shown && why_last->control ? why_last->control : "",
+            why_shown && why_last->control ? " agrees)" : "");
     if (!differ)
         t->agree++;
     else {
@@ -193,9 +244,10 @@ static void judge_probe(FILE *out, const cml_probe_result *r, tally *t)
             const cml_counter_def *rd = cml_counter_map_find(ref);
             if (rd && rd != d)
                 (void)cml_counter_predict(rd, &r->model, &ref_pred);
-            const char *why = explanation(NULL, p->id, names[i], v, pred, ref_pred);
+            const cml_explained_diff *why =
+                explanation(NULL, NULL, p->id, names[i], v, pred, ref_pred, NULL);
             if (why)
-                section = why;
+                section = why->section;
             else
                 unexplained = 1;
         }
@@ -301,8 +353,10 @@ int cml_cmd_validate(const cml_cli *cli)
             t.skipped++;
             continue;
         }
+        /* Every settings line first, then the judging: a record's control
+         * may come from a later line. */
+        const size_t exp_first = r.count;
         for (const char *const *set = exp->validate->settings; *set; set++) {
-            size_t first = r.count;
             cml_param_values pv;
             char err[512];
             if (cml_lab_options(exp, *set, "its validate settings", &pv, err, sizeof err)) {
@@ -312,10 +366,11 @@ int cml_cmd_validate(const cml_cli *cli)
                 continue;
             }
             (void)cml_lab_run(&lab, exp, &pv, &r); /* failures: judged per record below */
-            for (size_t k = first; k < r.count; k++)
-                judge_record(out, &r.items[k], &t);
-            fflush(out);
         }
+        const run_set runs = {&r, exp_first, r.count};
+        for (size_t k = exp_first; k < r.count; k++)
+            judge_record(out, &r.items[k], &runs, &t);
+        fflush(out);
     }
 
     fprintf(out, "\nProbes (docs/model.md, the open questions; counts per instruction, efficiency in %%):\n");

@@ -8,6 +8,7 @@
 #include "core/stats.h"
 #include "experiments/counters_pass.h"
 #include "gpu/gpu_internal.h"
+#include "gpu/kernel_info.h"
 
 cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
                          const void *args)
@@ -186,6 +187,36 @@ void cml_variant_add_label(char *buf, size_t len, const char *name, const char *
     size_t used = strlen(buf);
     if (used < len)
         snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", name, label);
+}
+
+const char *const cml_residency_names[] = {"many", "one", NULL};
+
+cml_status cml_exp_one_block_per_sm(cml_sweep *ctx, cml_record *rec, const void *kernel,
+                                    unsigned block, size_t smem, size_t *dyn)
+{
+    const cml_plan *plan = ctx->plan;
+    cml_status st = cml_gpu_one_block_per_sm(plan->gpu, kernel, block, smem, dyn);
+    if (st == CML_EUNSUPPORTED)
+        cml_sweep_waive(ctx, rec, "%s", cml_gpu_error(plan->gpu));
+    else if (st)
+        cml_exp_fail(plan, rec, st);
+    return st;
+}
+
+void cml_variant_with(const char *variant, const char *setting, char *buf, size_t len)
+{
+    const char *eq = strchr(setting, '=');
+    size_t keylen = eq ? (size_t)(eq - setting) + 1 : strlen(setting);
+    const char *at = NULL;
+    for (const char *p = variant; *p && !at; p++)
+        if ((p == variant || p[-1] == ' ') && strncmp(p, setting, keylen) == 0)
+            at = p;
+    if (!at) {
+        snprintf(buf, len, "%s%s%s", variant, *variant ? " " : "", setting);
+        return;
+    }
+    const char *end = strchr(at, ' ');
+    snprintf(buf, len, "%.*s%s%s", (int)(at - variant), variant, setting, end ? end : "");
 }
 
 void cml_fmt_bytes(char *buf, size_t len, double bytes)

@@ -54,6 +54,25 @@ unsigned cml_exp_threads_per_sm(const cml_plan *plan);
 /* Append "name=value" (or the choice label) to a variant string. */
 void cml_variant_add(char *buf, size_t len, const char *name, long long value);
 void cml_variant_add_label(char *buf, size_t len, const char *name, const char *label);
+/* `variant` with one option set: "a=1 b=2" with "b=3" gives "a=1 b=3"; an
+ * option the variant does not name is appended ("a=1 b=2 c=4"). The option
+ * is matched at the start of a word, up to its '='. */
+void cml_variant_with(const char *variant, const char *setting, char *buf, size_t len);
+
+/* The `residency` option of kernels that use shared memory: validate's
+ * control of their shared-memory counters (docs/model-evidence.md 4.3). */
+extern const char *const cml_residency_names[]; /* "many", "one" */
+enum { CML_RESIDENCY_MANY, CML_RESIDENCY_ONE };
+#define CML_RESIDENCY_HELP                                                                  \
+    "blocks an SM holds at once: as many as fit (many) or one (each block asks for more "  \
+    "than half of the SM's shared memory: the control of docs/model-evidence.md 4.3)"
+
+/* Launch `kernel` one block per SM (residency=one): *dyn gets the dynamic
+ * shared memory to launch it with (cml_gpu_one_block_per_sm). Where the
+ * device cannot, rec is waived with the reason and CML_EUNSUPPORTED comes
+ * back (the measure function then returns CML_OK); a CUDA error fails rec. */
+cml_status cml_exp_one_block_per_sm(cml_sweep *ctx, cml_record *rec, const void *kernel,
+                                    unsigned block, size_t smem, size_t *dyn);
 
 /* Add a record for (experiment, variant) or fail with CML_ENOMEM. */
 #define CML_EXP_ADD(rec, out, exp, variant)                  \

@@ -89,7 +89,7 @@ static const unsigned block_sizes[] = {32, 64, 128, 256, 512, 1024};
 
 /* One point of the sweep; the options' fields. */
 typedef struct constant_settings {
-    int64_t k, stride, coef, block, pattern, n;
+    int64_t k, stride, coef, block, residency, pattern, n;
 } constant_settings;
 
 /* Declared fastest-varying first, and k, stride and coef before the
@@ -108,6 +108,8 @@ static const cml_param_def constant_params[] = {
      "pattern=stencil"},
     {"block", "threads per block", 0, 0, "256", block_names, 0,
      CML_FIELD(constant_settings, block), NULL},
+    {"residency", "stencil: " CML_RESIDENCY_HELP, 0, 0, "many", cml_residency_names, 0,
+     CML_FIELD(constant_settings, residency), "pattern=stencil"},
     {"pattern", "serial (k distinct __constant__ addresses per warp) or stencil (9-point, "
                 "shared tile + halo)", 0, 0, "serial,stencil", pattern_names, 0,
      CML_FIELD(constant_settings, pattern), NULL},
@@ -209,6 +211,9 @@ static void constant_name(cml_record *rec, const constant_settings *s)
         cml_variant_add_label(rec->variant, sizeof rec->variant, "coef", coef_names[s->coef]);
     }
     cml_variant_add(rec->variant, sizeof rec->variant, "block", block_sizes[s->block]);
+    /* Only the control says so: every other variant keeps its old name. */
+    if (s->pattern == PATTERN_STENCIL && s->residency == CML_RESIDENCY_ONE)
+        cml_variant_add_label(rec->variant, sizeof rec->variant, "residency", "one");
 }
 
 /* Elements of the serial kernel: n, or L2-resident from the plan (see the
@@ -372,7 +377,8 @@ static cml_status constant_check_cb(void *ctx, unsigned long long *d_counters)
 }
 
 /* Run one variant: its buffers, poison out, time, check every float. */
-static cml_status constant_run(cml_sweep *ctx, cml_record *rec, cml_constant_launch_args *la)
+static cml_status constant_run(cml_sweep *ctx, cml_record *rec, cml_constant_launch_args *la,
+                               int one_per_sm)
 {
     const cml_plan *plan = ctx->plan;
     constant_state *g = ctx->state;
@@ -399,7 +405,14 @@ static cml_status constant_run(cml_sweep *ctx, cml_record *rec, cml_constant_lau
     la->cap = la->n + OUT_MARGIN;
     size_t smem = 0;
     const void *kernel = cml_constant_kernel(la->pattern, la->coef_where, la->block, &smem);
-    cml_status st = cml_gpu_poison(plan->gpu, out);
+    cml_status st;
+    if (one_per_sm) {
+        st = cml_exp_one_block_per_sm(ctx, rec, kernel, la->block, smem, &smem);
+        if (st)
+            return st == CML_EUNSUPPORTED ? CML_OK : st;
+        la->smem = smem;
+    }
+    st = cml_gpu_poison(plan->gpu, out);
     if (st)
         return cml_exp_fail(plan, rec, st);
     st = cml_exp_time(plan, rec, cml_constant_launch, la, kernel, la->block, smem);
@@ -469,7 +482,7 @@ static cml_status constant_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         la.pattern = CML_CONST_STENCIL;
         la.coef_where = (int)s->coef;
     }
-    cml_status st = constant_run(ctx, rec, &la);
+    cml_status st = constant_run(ctx, rec, &la, s->residency == CML_RESIDENCY_ONE);
     if (s->pattern == PATTERN_SERIAL) {
         serial_measured(ctx, s, rec, st);
     } else if (st == CML_OK && rec->measured && rec->state == CML_REC_OK) {
@@ -516,7 +529,10 @@ static const cml_chart_spec constant_charts[] = {
      .what = "stencil bandwidth", .unit = "GB/s", .describe = 1},
 };
 
-static const char *const constant_validate_settings[] = {"", NULL};
+/* The stencil again with one block per SM: the control of its shared
+ * counters (docs/model-evidence.md §4.1). */
+static const char *const constant_validate_settings[] = {"", "pattern=stencil residency=one",
+                                                         NULL};
 static const cml_validate_spec constant_validate = {constant_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_constant = {

@@ -144,7 +144,10 @@ extern "C" cml_status cml_constant_launch(void *vctx)
     if (grid > 0x7FFFFFFFull)
         return CML_EINVAL;
     const unsigned g = (unsigned)grid, b = a->block;
-    const size_t smem = ((size_t)b + 2 * R) * sizeof(float);
+    const size_t tile = ((size_t)b + 2 * R) * sizeof(float);
+    if (a->smem && a->smem < tile)
+        return CML_EINVAL;
+    const size_t smem = a->smem ? a->smem : tile;
     if (a->pattern == CML_CONST_SERIAL) {
         const_serial<<<g, b>>>(a->in, a->out, a->n, a->k, a->stride);
     } else {

@@ -54,6 +54,8 @@ typedef struct cml_constant_launch_args {
     unsigned block;      /* threads per block, a multiple of 32                    */
     int pattern;         /* cml_const_pattern                                      */
     int coef_where;      /* stencil: cml_coef_where (constant, readonly, global)   */
+    size_t smem;         /* stencil: dynamic shared memory to launch with (0: the
+                            tile's own; more: cml_gpu_one_block_per_sm's figure) */
 } cml_constant_launch_args;
 
 /* Fill the __constant__ table (c_tab[q] = cml_random_f32(seed_tab, q), all

@@ -116,12 +116,18 @@ typedef struct cml_textbook_alias {
  * is an excess of at most max_frac times the predicted wavefronts of the
  * same shared-memory operation (for a bank-conflict counter) or of the
  * counter itself.
+ * With a `control` ("option=value"), the explanation is a measured one: the
+ * difference must be an excess, and the control variant (the same variant
+ * with that option set to that value, run by the validate settings) must
+ * have every counter equal to the model, so the excess is shown to come
+ * from what the control removes. A control that differs explains nothing.
  */
 typedef struct cml_explained_diff {
     const char *variant_has;
     const char *metric_has;
     double max_frac;
     const char *section;       /* in docs/model-evidence.md */
+    const char *control;       /* NULL, or "option=value" naming the control */
 } cml_explained_diff;
 
 typedef struct cml_validate_spec {

@@ -416,7 +416,7 @@ static const char *const expr_validate_settings[] = {"", NULL};
  * §4.4, the mechanism measured in §4.3). */
 static const cml_explained_diff expr_explained[] = {
     {"shared column store", "_mem_shared_op_ld", 0.30,
-     "§4.4 shared tile of an expression store (the mechanism of §4.3)"},
+     "§4.4 shared tile of an expression store (the mechanism of §4.3)", NULL},
 };
 static const cml_validate_spec expr_validate = {expr_validate_settings, expr_explained,
                                                 CML_COUNT(expr_explained)};

@@ -78,6 +78,7 @@
 #include "experiments/common.h"
 #include "experiments/shared_banks.h"
 #include "experiments/shared_banks_kernels.h"
+#include "gpu/kernel_info.h"
 
 static const char *const pattern_names[] = {"tile", "stride", NULL};
 static const char *const tile_names[] = {"32x32", "32x16", "16x32", NULL};
@@ -89,7 +90,7 @@ static const unsigned elem_bytes[] = {4, 8, 16};
 
 /* One point of the sweep; the options' fields. */
 typedef struct banks_settings {
-    int64_t alloc, pad, access, tile, stride, wstride, elem, blocks, iters, pattern;
+    int64_t alloc, pad, access, tile, stride, wstride, elem, blocks, iters, residency, pattern;
 } banks_settings;
 
 /* Declared innermost first (the engine's first option varies fastest), so
@@ -116,6 +117,8 @@ static const cml_param_def banks_params[] = {
      CML_FIELD(banks_settings, blocks), NULL},
     {"iters", "rounds of shared store + load inside the kernel", 1, 1 << 16, "256", NULL,
      CML_PARAM_NOVARIANT, CML_FIELD(banks_settings, iters), NULL},
+    {"residency", CML_RESIDENCY_HELP, 0, 0, "many", cml_residency_names, 0,
+     CML_FIELD(banks_settings, residency), NULL},
     {"pattern", "tile (rows/columns of a word tile) or stride (s[t*stride] per thread)", 0, 0,
      "tile,stride", pattern_names, 0, CML_FIELD(banks_settings, pattern), NULL},
 };
@@ -225,6 +228,9 @@ static void banks_variant_name(cml_record *rec, const banks_settings *s, unsigne
         cml_variant_add(v, sizeof v, "elem", elem_bytes[s->elem]);
         cml_variant_add(v, sizeof v, "stride", stride);
     }
+    /* Only the control says so: every other variant keeps its old name. */
+    if (s->residency == CML_RESIDENCY_ONE)
+        cml_variant_add_label(v, sizeof v, "residency", "one");
     snprintf(rec->variant, sizeof rec->variant, "%s", v);
 }
 
@@ -366,7 +372,8 @@ static cml_status banks_check_cb(void *ctx, unsigned long long *d_counters)
 
 static int same_reference(const cml_banks_launch_args *x, const cml_banks_launch_args *y)
 {
-    if (x->stride_kind != y->stride_kind || x->blocks != y->blocks || x->iters != y->iters)
+    if (x->stride_kind != y->stride_kind || x->blocks != y->blocks || x->iters != y->iters ||
+        !x->smem != !y->smem)
         return 0;
     if (x->stride_kind)
         return x->elem == y->elem;
@@ -401,6 +408,11 @@ static double reference_ms(const cml_plan *plan, banks_gpu *g, const cml_banks_l
     if (g->nbase == MAX_BASELINES)
         return -1.0;
     cml_banks_launch_args r = reference_of(a);
+    /* A control variant (one block per SM) is set beside a control reference. */
+    if (r.smem &&
+        cml_gpu_one_block_per_sm(plan->gpu, cml_banks_kernel(&r),
+                                 r.stride_kind ? r.block : r.W * r.H, 0, &r.smem) != CML_OK)
+        return -1.0;
     cml_timing t;
     unsigned warmup = plan->warmup ? plan->warmup : CML_EXP_WARMUP;
     unsigned reps = plan->reps ? plan->reps : CML_EXP_REPS;
@@ -493,12 +505,18 @@ static cml_status banks_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         g->cap = words;
     }
     a.out = g->out.ptr;
+    const unsigned threads = a.stride_kind ? a.block : a.W * a.H;
+    if (s->residency == CML_RESIDENCY_ONE) {
+        st = cml_exp_one_block_per_sm(ctx, rec, cml_banks_kernel(&a), threads,
+                                      cml_banks_smem(&a), &a.smem);
+        if (st)
+            return st == CML_EUNSUPPORTED ? CML_OK : st;
+    }
     st = cml_gpu_poison(plan->gpu, &g->out);
     if (st)
         return cml_exp_fail(plan, rec, st);
-    const unsigned threads = a.stride_kind ? a.block : a.W * a.H;
     st = cml_exp_time(plan, rec, cml_banks_launch, &a, cml_banks_kernel(&a), threads,
-                      cml_banks_smem(&a));
+                      a.smem ? a.smem : cml_banks_smem(&a));
     if (st)
         return st;
     st = cml_exp_verify(plan, rec, banks_check_cb, &a);
@@ -605,7 +623,9 @@ static const cml_chart_spec banks_charts[] = {
      .describe = 1},
 };
 
-static const char *const banks_validate_settings[] = {"", NULL};
+/* Every pattern again with one block per SM: the control of the shared
+ * counters (docs/model-evidence.md §4.1). */
+static const char *const banks_validate_settings[] = {"", "residency=one", NULL};
 static const cml_validate_spec banks_validate = {banks_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_shared_banks = {

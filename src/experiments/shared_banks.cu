@@ -226,20 +226,24 @@ extern "C" cml_status cml_banks_launch(void *vctx)
         stride_kernel k = pick_stride(a->elem);
         size_t smem = cml_banks_smem(a);
         if (!k || a->stride == 0 || a->block == 0 || a->block % 32 || a->block > 1024 ||
-            smem > 49152)
+            smem > 49152 || (a->smem && a->smem < smem))
             return CML_EINVAL;
-        k<<<(unsigned)a->blocks, a->block, smem>>>(a->out, (int)a->stride, (int)a->iters);
+        k<<<(unsigned)a->blocks, a->block, a->smem ? a->smem : smem>>>(a->out, (int)a->stride,
+                                                                        (int)a->iters);
     } else if (a->dynamic) {
         if (!valid_tile(a->W, a->H, a->P))
             return CML_EINVAL;
-        smem_tile_dyn<<<(unsigned)a->blocks, dim3(a->W, a->H), cml_banks_smem(a)>>>(
+        if (a->smem && a->smem < cml_banks_smem(a))
+            return CML_EINVAL;
+        smem_tile_dyn<<<(unsigned)a->blocks, dim3(a->W, a->H),
+                        a->smem ? a->smem : cml_banks_smem(a)>>>(
             a->out, a->W, a->H, a->P, a->write_col, a->read_col, (int)a->iters);
     } else {
         tile_kernel k = pick_static(a->W, a->H, a->P);
         if (!k)
             return CML_EINVAL;
-        k<<<(unsigned)a->blocks, dim3(a->W, a->H)>>>(a->out, a->write_col, a->read_col,
-                                                     (int)a->iters);
+        k<<<(unsigned)a->blocks, dim3(a->W, a->H), a->smem>>>(a->out, a->write_col,
+                                                              a->read_col, (int)a->iters);
     }
     CML_CU_LAUNCH();
     return CML_OK;

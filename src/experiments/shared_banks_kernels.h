@@ -56,6 +56,9 @@ typedef struct cml_banks_launch_args {
     unsigned elem;     /* 4, 8 or 16 */
     unsigned stride;   /* elements */
     unsigned block;    /* threads, a multiple of 32 (cml_banks_stride_block) */
+    /* dynamic shared memory to launch with: 0, the kernel's own
+     * (cml_banks_smem); more: cml_gpu_one_block_per_sm's figure */
+    size_t smem;
 } cml_banks_launch_args;
 
 /* Threads per block of a stride kernel: up to 8 warps, as many as keep the

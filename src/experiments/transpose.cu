@@ -112,7 +112,7 @@ extern "C" cml_status cml_transpose_launch(void *vctx)
     cml_tr_shape(a->kernel, a->nx, a->ny, a->bx, a->by, &g, &b);
     if (g.y > 65535 || g.x == 0 || g.y == 0)
         return CML_EINVAL;
-    k<<<dim3(g.x, g.y), dim3(b.x, b.y)>>>(a->in, a->out, a->nx, a->ny);
+    k<<<dim3(g.x, g.y), dim3(b.x, b.y), a->smem>>>(a->in, a->out, a->nx, a->ny);
     CML_CU_LAUNCH();
     return CML_OK;
 }

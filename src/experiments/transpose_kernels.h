@@ -60,6 +60,8 @@ typedef struct cml_transpose_launch_args {
     uint64_t nx, ny, cap;
     unsigned bx, by;   /* block (ignored by the tile kernels: 32x32) */
     int kernel;        /* cml_tr_kernel */
+    size_t smem;       /* dynamic shared memory to launch with, unused by the kernel
+                          (0, or cml_gpu_one_block_per_sm's figure: one block per SM) */
 } cml_transpose_launch_args;
 
 /* Launch one kernel (asynchronously); the launch status is checked.

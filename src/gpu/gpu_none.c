@@ -399,6 +399,18 @@ cml_status cml_gpu_kernel_info(cml_gpu *g, const void *kernel, cml_kernel_info *
     return CML_ENOGPU;
 }
 
+cml_status cml_gpu_one_block_per_sm(cml_gpu *g, const void *kernel, unsigned block, size_t smem,
+                                    size_t *dyn)
+{
+    (void)g;
+    (void)kernel;
+    (void)block;
+    (void)smem;
+    if (dyn)
+        *dyn = 0;
+    return CML_ENOGPU;
+}
+
 cml_status cml_gpu_alloc_pitch(cml_gpu *g, cml_dbuf *b, size_t row_bytes, size_t height,
                                size_t *pitch_bytes)
 {

@@ -28,6 +28,20 @@ typedef struct cml_kernel_info {
  * launcher). CML_EINVAL for a NULL kernel; CML_ECUDA with the message on g. */
 cml_status cml_gpu_kernel_info(cml_gpu *g, const void *kernel, cml_kernel_info *out);
 
+/*
+ * The dynamic shared memory to launch `kernel` (at `block` threads, needing
+ * `smem` dynamic bytes of its own) with so that an SM holds ONE of its blocks
+ * at a time: the block then asks for more than half of the SM's shared
+ * memory. *dyn gets the bytes to launch with (>= smem); the kernel's
+ * cudaFuncAttributeMaxDynamicSharedMemorySize is raised to allow it (a
+ * per-kernel attribute, not a device-wide setting). The occupancy calculator
+ * must then answer one block per SM, else CML_EUNSUPPORTED with the reason
+ * (cml_gpu_last_error). docs/model-evidence.md §4.3 uses such launches as the
+ * control of the shared-memory counters of mixed kernels.
+ */
+cml_status cml_gpu_one_block_per_sm(cml_gpu *g, const void *kernel, unsigned block, size_t smem,
+                                    size_t *dyn);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,7 @@
 #include "experiments/transpose.h"
 #include "experiments/transpose_kernels.h"
 #include "gpu/gpu.h"
+#include "gpu/kernel_info.h"
 #include "gpu_test_util.h"
 #include "../test_util.h"
 
@@ -375,7 +376,7 @@ static void test_transpose(void)
                 if ((k == CML_TR_SMEM || k == CML_TR_SMEM_PAD) && b > 0)
                     continue; /* 32x32 whatever the block */
                 cml_transpose_launch_args a = {in.ptr, out.ptr, nx, ny, cap, blocks[b][0],
-                                               blocks[b][1], k};
+                                               blocks[b][1], k, 0};
                 snprintf(what, sizeof what, "transpose kernel=%d %llux%llu block=%ux%u", k,
                          (unsigned long long)nx, (unsigned long long)ny, a.bx, a.by);
                 CHECK(cml_gpu_poison(g, &out) == CML_OK);
@@ -386,7 +387,24 @@ static void test_transpose(void)
                 compare(what, k == CML_TR_COPY ? ref : tref, cap);
                 check_checker(what, transpose_check_cb, &a, &out, n - 1, n);
             }
-        cml_transpose_launch_args bad = {in.ptr, out.ptr, nx, ny, cap, 64, 32, CML_TR_NAIVE_ROW};
+        /* The control launch (residency=one): one block per SM, the same
+         * output. */
+        {
+            const void *kern = cml_transpose_kernel(CML_TR_SMEM_PAD);
+            cml_transpose_launch_args a = {in.ptr, out.ptr, nx, ny, cap, 32, 32,
+                                           CML_TR_SMEM_PAD, 0};
+            CHECK_EQ_I64(cml_gpu_one_block_per_sm(g, kern, 1024, 0, &a.smem), CML_OK);
+            const cml_device_facts *f = cml_gpu_facts(g);
+            CHECK(2 * a.smem > f->shared_per_sm);
+            double occ = 0;
+            CHECK_EQ_I64(cml_gpu_occupancy(g, kern, 1024, a.smem, &occ), CML_OK);
+            CHECK_NEAR(occ, 1024.0 / f->max_threads_per_sm, 1e-9);
+            CHECK(cml_gpu_poison(g, &out) == CML_OK);
+            CHECK_EQ_I64(cml_transpose_launch(&a), CML_OK);
+            if (fetch(g, &out, cap * 4))
+                compare("transpose smem-pad, one block per SM", tref, cap);
+        }
+        cml_transpose_launch_args bad = {in.ptr, out.ptr, nx, ny, cap, 64, 32, CML_TR_NAIVE_ROW, 0};
         CHECK_EQ_I64(cml_transpose_launch(&bad), CML_EINVAL); /* 2048 threads */
     done:
         free(ref);
