@@ -220,10 +220,10 @@ static void model_finding(const cml_plan *plan, cml_record *rec, const cluster_s
     else
         cml_record_finding(rec,
                            "Thread 0 of each of %u blocks chases %lld dependent loads through "
-                           "the neighbour's slice in L2 (ld.global.cg, one sector per request, "
-                           "%llu requests): an L2 hit's latency, ~200-300 cycles (docs/model.md, "
-                           "E12), more from the far partition.",
-                           s->grid, (long long)s->steps, (unsigned long long)ld->requests);
+                           "the neighbour's slice in L2 (ld.global.cg, one sector each): an L2 "
+                           "hit's latency, ~200-300 cycles (docs/model.md, E12), more from the "
+                           "far partition.",
+                           s->grid, (long long)s->steps);
 }
 
 /* ---- records ----------------------------------------------------------- */
