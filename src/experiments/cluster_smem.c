@@ -261,9 +261,13 @@ static int device_limits(cml_sweep *ctx, cml_record *rec, cluster_settings *s, c
         return 1;
     }
     if (active <= 0) {
+        char why[64] = "";
+        if (active < 0)
+            snprintf(why, sizeof why, " (cudaOccupancyMaxActiveClusters: CUDA error %d)",
+                     -active);
         cml_sweep_waive(ctx, rec, "no cluster of %lld blocks with %lld KiB of shared memory "
-                                  "each fits this device at once",
-                        (long long)s->cluster, (long long)s->smem);
+                                  "each fits this device at once%s",
+                        (long long)s->cluster, (long long)s->smem, why);
         return 1;
     }
     cml_record_add_extra(rec, "max_cluster", max_cluster, "");

@@ -254,7 +254,13 @@ extern "C" cml_status cml_cluster_limits(const cml_cluster_launch_args *a, int *
     if ((int)a->cluster > *max_cluster)
         return CML_OK;
     cfg.numAttrs = 1;
-    CML_CU(cudaOccupancyMaxActiveClusters(active, k, &cfg));
+    /* A size the calculator refuses is an answer, not a failure: the error
+     * (negated) says why, and is cleared so that no later check sees it. */
+    const cudaError_t e = cudaOccupancyMaxActiveClusters(active, k, &cfg);
+    if (e != cudaSuccess) {
+        *active = -(int)e;
+        (void)cudaGetLastError();
+    }
     return CML_OK;
 }
 

@@ -65,7 +65,9 @@ CML_LAUNCHER const void *cml_cluster_kernel(int test, int source);
  * largest cluster (*max_cluster, with non-portable sizes allowed, an
  * attribute this sets for good, like the dynamic shared memory limit) and
  * how many clusters of a->cluster blocks can be resident at once
- * (*active, 0 when the size is above the largest). Errors name the call. */
+ * (*active: 0 when the size is above the largest, minus the CUDA error when
+ * cudaOccupancyMaxActiveClusters refuses the configuration). Errors of the
+ * other calls name the call. */
 CML_LAUNCHER cml_status cml_cluster_limits(const cml_cluster_launch_args *a, int *max_cluster,
                                            int *active);
 /* Launch (cudaLaunchKernelEx with the cluster dimension attribute,
