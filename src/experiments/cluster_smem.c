@@ -211,19 +211,19 @@ static void model_finding(const cml_plan *plan, cml_record *rec, const cluster_s
     }
     if (s->source == CML_CL_DSMEM)
         cml_record_finding(rec,
-                           "Thread 0 of each of %u blocks chases %lld dependent loads through "
-                           "%s shared memory (a random cycle over %u KiB)%s. Expected between "
-                           "local shared memory (~30 cycles) and L2 (~200-300 cycles; "
+                           "Thread 0 of each of the %u block%s chases %lld dependent loads "
+                           "through %s shared memory (a random cycle over %u KiB)%s. Expected "
+                           "between local shared memory (~30 cycles) and L2 (~200-300 cycles; "
                            "docs/model.md, E12).",
-                           s->grid, (long long)s->steps, whose, kib,
+                           s->grid, s->grid == 1 ? "" : "s", (long long)s->steps, whose, kib,
                            c == 1 ? ", through the cluster window" : " over the SM-to-SM network");
     else
         cml_record_finding(rec,
-                           "Thread 0 of each of %u blocks chases %lld dependent loads through "
-                           "the neighbour's slice in L2 (ld.global.cg, one sector each): an L2 "
-                           "hit's latency, ~200-300 cycles (docs/model.md, E12), more from the "
-                           "far partition.",
-                           s->grid, (long long)s->steps);
+                           "Thread 0 of each of the %u block%s chases %lld dependent loads "
+                           "through %s slice in L2 (ld.global.cg, one sector each): an L2 hit's "
+                           "latency, ~200-300 cycles (docs/model.md, E12), more from the far "
+                           "partition.",
+                           s->grid, s->grid == 1 ? "" : "s", (long long)s->steps, whose);
 }
 
 /* ---- records ----------------------------------------------------------- */
