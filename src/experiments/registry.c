@@ -7,6 +7,8 @@
 
 #include "experiments/experiment.h"
 #include "experiments/aos_soa.h"
+#include "experiments/async_copy.h"
+#include "experiments/cluster_smem.h"
 #include "experiments/constant.h"
 #include "experiments/device_facts.h"
 #include "experiments/device_vars.h"
@@ -30,6 +32,7 @@ static const cml_experiment *const experiments[] = {
     &cml_exp_local,        &cml_exp_constant,
     &cml_exp_shuffle,      &cml_exp_shared_banks, &cml_exp_transfers,    &cml_exp_device_vars,
     &cml_exp_device_facts, &cml_exp_peak,         &cml_exp_transpose,    &cml_exp_expr,
+    &cml_exp_async_copy,   &cml_exp_cluster_smem,
 };
 
 size_t cml_experiment_count(void)
