@@ -471,7 +471,7 @@ static cml_status transpose_check_cb(void *ctx, unsigned long long *d_counters)
 {
     const cml_async_launch_args *a = ctx;
     cml_transpose_launch_args t = {a->in, a->out, a->nx, a->ny, a->nx * a->ny, 32, 8,
-                                   CML_TR_NAIVE_ROW};
+                                   CML_TR_NAIVE_ROW, 0};
     return cml_transpose_check(&t, SEED_IN, d_counters);
 }
 
