@@ -45,12 +45,13 @@ static const cml_param_def hier_params[] = {
            "half destination)",
      1024, (int64_t)1 << 36, "4K,32K,128K,192K,256K,512K,4M,16M,32M,48M,96M,1G", NULL, 0,
      CML_FIELD(hier_settings, ws), NULL},
-    {"hops", "chase: dependent loads per launch", 16, (int64_t)1 << 24, "2048", NULL,
+    {"hops", "chase: dependent loads per launch (0: by the level, 16K for L1, 4K for L2, 2K "
+             "beyond)",
+     0, (int64_t)1 << 24, "0", NULL,
      CML_PARAM_POW2 | CML_PARAM_NOVARIANT, CML_FIELD(hier_settings, hops), "op=chase"},
-    {"walk", "bandwidth: bytes each array is walked per launch (0: by the level, about half a "
-             "millisecond's worth on an H100)",
-     0, (int64_t)1 << 40, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(hier_settings, walk),
-     "op=read,write,copy"},
+    {"walk", "read, write, copy: bytes each array is walked per launch (0: by the level, about "
+             "half a millisecond's worth on an H100)",
+     0, (int64_t)1 << 40, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(hier_settings, walk), NULL},
     {"hop", "chase: bytes from one pointer to the next in memory", 8, 128, "64", NULL,
      CML_PARAM_POW2, CML_FIELD(hier_settings, hop), "op=chase"},
     {"pattern", "chase order: random = one random cycle through every pointer, stride = "
@@ -199,8 +200,16 @@ static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
     return CML_OK;
 }
 
-static cml_status chase_variant(const hier_settings *s, const cml_hier_caps *caps,
-                                cml_record *rec)
+/* Hops per launch by level: a launch of a few tenths of a millisecond on an
+ * H100 (L1 ~20 ns, L2 ~150 ns, DRAM ~600 ns a hop), and at L1 sizes at least
+ * four walks of the whole table, which lets the counters of one launch show
+ * the warm level. */
+static uint64_t chase_hops(cml_hier_level level)
+{
+    return level <= CML_HIER_L1_L2 ? 16384 : level <= CML_HIER_L2 ? 4096 : 2048;
+}
+
+static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, cml_record *rec)
 {
     const uint64_t ws = (uint64_t)s->ws, hop = (uint64_t)s->hop;
     const int path = (int)s->path, random = s->pattern == 0;
@@ -211,6 +220,8 @@ static cml_status chase_variant(const hier_settings *s, const cml_hier_caps *cap
         return CML_OK;
     }
     const cml_hier_level level = cml_hier_predict(caps, CML_HIER_CHASE, path, random, ws);
+    if (s->hops == 0)
+        s->hops = (int64_t)chase_hops(level);
     cml_hier_perm q;
     chase_perm(s, &q);
     rec->bytes_read = 8 * ((uint64_t)s->hops + 1);
@@ -233,7 +244,7 @@ static cml_status chase_variant(const hier_settings *s, const cml_hier_caps *cap
 
 static cml_status hier_variant(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    const hier_settings *s = vs;
+    hier_settings *s = vs;
     cml_hier_caps caps;
     hier_caps(ctx->plan, s, &caps);
     if (s->op == CML_HIER_CHASE)
@@ -504,6 +515,12 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof v[0], cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void plateaus(cml_sweep *ctx, size_t first)
 {
     const hier_settings *s0 = cml_sweep_settings_of(ctx, first);
@@ -514,7 +531,7 @@ static void plateaus(cml_sweep *ctx, size_t first)
     size_t used = 0;
     static const cml_hier_level shown[] = {CML_HIER_L1, CML_HIER_L2, CML_HIER_DRAM};
     for (size_t l = 0; l < sizeof shown / sizeof shown[0]; l++) {
-        double v[64];
+        double v[64], c[64];
         size_t n = 0;
         for (size_t i = first; i < ctx->out->count && n < 64; i++) {
             const hier_settings *s = cml_sweep_settings_of(ctx, i);
@@ -522,15 +539,18 @@ static void plateaus(cml_sweep *ctx, size_t first)
             if (!s || !same_series(s, s0) || !rec->measured || rec->state != CML_REC_OK ||
                 extra_of(rec, "level_pred") != cml_hier_level_code(shown[l]))
                 continue;
-            v[n++] = chase ? extra_of(rec, "ns_per_load") : rec->bandwidth_gbs;
+            v[n] = chase ? extra_of(rec, "ns_per_load") : rec->bandwidth_gbs;
+            c[n++] = chase ? extra_of(rec, "cycles_per_load") : 0;
         }
         if (!n)
             continue;
-        qsort(v, n, sizeof v[0], cmp_double);
-        double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        int w = snprintf(line + used, sizeof line - used, "%s%s %.0f %s (%zu size%s)",
-                         used ? ", " : "", cml_hier_level_name(shown[l]), med,
-                         chase ? "ns" : "GB/s", n, n == 1 ? "" : "s");
+        double med = median(v, n), medc = median(c, n);
+        char cyc[32] = "";
+        if (chase)
+            snprintf(cyc, sizeof cyc, " = %.1f cycles", medc);
+        int w = snprintf(line + used, sizeof line - used, "%s%s %.*f %s%s (%zu size%s)",
+                         used ? ", " : "", cml_hier_level_name(shown[l]), chase ? 1 : 0, med,
+                         chase ? "ns" : "GB/s", cyc, n, n == 1 ? "" : "s");
         if (w < 0 || (size_t)w >= sizeof line - used)
             break;
         used += (size_t)w;
@@ -587,7 +607,7 @@ static const cml_chart_spec hier_charts[] = {
     {.shape = CML_PLOT_SWEEP, .title = "Bandwidth against the working set", .xparam = "ws",
      .xname = "working set", .xlabel = "working set (bytes, every SM walks all of it)",
      .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_BYTES, .ylabel = "bandwidth (GB/s)",
-     .yfmt = CML_FMT_NUMBER, .without_param = "pattern",
+     .yfmt = CML_FMT_NUMBER, .without_param = "hop",
      .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
      .describe = 1, .xmark_extras = mark_extras, .xmark_labels = mark_labels},
     {.shape = CML_PLOT_SWEEP, .title = "Latency of a dependent load against the working set",
@@ -596,10 +616,11 @@ static const cml_chart_spec hier_charts[] = {
      .yfmt = CML_FMT_NUMBER, .only_param = "op", .only_label = "chase",
      .m = {{"measured", CML_METRIC_EXTRA, "ns_per_load", NULL}}, .what = "latency",
      .unit = "ns", .describe = 1, .xmark_extras = mark_extras, .xmark_labels = mark_labels},
-    {.shape = CML_PLOT_SWEEP, .title = "Level serving the working set: model and counters",
+    {.shape = CML_PLOT_SWEEP, .title = "Level serving the bandwidth series: model and counters",
      .xparam = "ws", .xname = "working set", .xlabel = "working set (bytes)",
      .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_BYTES,
      .ylabel = "level (1 L1, 2 L2, 3 DRAM, 4 DRAM+TLB)", .yfmt = CML_FMT_NUMBER,
+     .without_param = "hop",
      .m = {{"model", CML_METRIC_EXTRA, "level_pred", "as the model predicts it"},
            {"counters", CML_METRIC_EXTRA, "level_meas", "as the counters show it"}},
      .what = "level", .unit = "", .xmark_extras = mark_extras, .xmark_labels = mark_labels},
