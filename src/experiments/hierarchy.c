@@ -545,9 +545,11 @@ static void plateaus(cml_sweep *ctx, size_t first)
         if (!n)
             continue;
         double med = median(v, n), medc = median(c, n);
-        char cyc[32] = "";
+        char cyc[48] = "";
         if (chase)
             snprintf(cyc, sizeof cyc, " = %.1f cycles", medc);
+        else /* sorted by median(): the largest is the last */
+            snprintf(cyc, sizeof cyc, ", max %.0f", v[n - 1]);
         int w = snprintf(line + used, sizeof line - used, "%s%s %.*f %s%s (%zu size%s)",
                          used ? ", " : "", cml_hier_level_name(shown[l]), chase ? 1 : 0, med,
                          chase ? "ns" : "GB/s", cyc, n, n == 1 ? "" : "s");
