@@ -69,6 +69,11 @@ typedef struct cml_chart_spec {
     const char *const *extra_names;
     const char *const *extra_legend;
     const char *ignore_param;
+    /* sweeps: vertical lines across the plot at these extra figures of the
+     * records (a capacity, say: the first record that has each), labelled
+     * with the names beside them; both NULL-terminated, NULL: none */
+    const char *const *xmark_extras;
+    const char *const *xmark_labels;
 } cml_chart_spec;
 
 /* The chart of an experiment with nothing more specific to draw: measured

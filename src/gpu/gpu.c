@@ -371,6 +371,19 @@ void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
     b->seq = 0;
 }
 
+cml_status cml_gpu_mem_info(cml_gpu *g, size_t *free_bytes, size_t *total_bytes)
+{
+    size_t f = 0, t = 0;
+    if (!g)
+        return CML_EINVAL;
+    CML_CU(cudaMemGetInfo(&f, &t));
+    if (free_bytes)
+        *free_bytes = f;
+    if (total_bytes)
+        *total_bytes = t;
+    return CML_OK;
+}
+
 cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t bytes)
 {
     if (!g || !dst || (!src && bytes))

@@ -41,6 +41,9 @@ const char *cml_gpu_error(const cml_gpu *g);
 typedef struct cml_dbuf { void *ptr; size_t bytes; uint64_t seq; } cml_dbuf;
 cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes);
 void cml_gpu_free(cml_gpu *g, cml_dbuf *b);
+/* Free and total device memory now (cudaMemGetInfo): what an experiment
+ * checks before it asks for a buffer that may not fit. */
+cml_status cml_gpu_mem_info(cml_gpu *g, size_t *free_bytes, size_t *total_bytes);
 cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t bytes);
 cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t bytes);
 

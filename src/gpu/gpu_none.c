@@ -102,6 +102,16 @@ void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
         memset(b, 0, sizeof *b);
 }
 
+cml_status cml_gpu_mem_info(cml_gpu *g, size_t *free_bytes, size_t *total_bytes)
+{
+    (void)g;
+    if (free_bytes)
+        *free_bytes = 0;
+    if (total_bytes)
+        *total_bytes = 0;
+    return CML_ENOGPU;
+}
+
 cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t bytes)
 {
     (void)g;

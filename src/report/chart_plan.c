@@ -279,6 +279,17 @@ static void sweep_chart(cml_chart_plan *cs, const group *g, const cml_chart_spec
             end_of_m0 = c->nseries;
         }
     }
+    /* Vertical marks: each named figure as the first selected record has it. */
+    for (size_t k = 0; sp->xmark_extras && sp->xmark_labels && sp->xmark_extras[k] &&
+                       sp->xmark_labels[k];
+         k++)
+        for (size_t i = 0; i < ns; i++) {
+            double x = cml_rep_metric(sel[i], CML_METRIC_EXTRA, sp->xmark_extras[k]);
+            if (isfinite(x)) {
+                (void)cml_chart_add_xmark(c, x, sp->xmark_labels[k]);
+                break;
+            }
+        }
     free(sel);
     if (cml_chart_drawable_points(c) == 0) {
         drop_last(cs);

@@ -87,6 +87,15 @@ cml_status cml_chart_add_point(cml_chart_series *s, double x, double y)
     return CML_OK;
 }
 
+cml_status cml_chart_add_xmark(cml_chart *c, double x, const char *label)
+{
+    if (c->nxmarks >= CML_CHART_MAX_XMARKS || !isfinite(x))
+        return CML_EINVAL;
+    c->xmarks[c->nxmarks].x = x;
+    copy_str(c->xmarks[c->nxmarks++].label, sizeof c->xmarks[0].label, label);
+    return CML_OK;
+}
+
 long cml_chart_category(cml_chart *c, const char *name)
 {
     for (size_t i = 0; i < c->ncategories; i++)
@@ -737,6 +746,19 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
                     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
                     "stroke-dasharray=\"4 3\"/>\n",
                     map(&sx, lo), map(&sy, lo), map(&sx, hi), map(&sy, hi));
+    }
+
+    /* Vertical lines at the x marks inside the axis, labels staggered. */
+    for (size_t i = 0; !bar && i < c->nxmarks; i++) {
+        double x = c->xmarks[i].x;
+        if (!drawable(sx.kind, x) || x < sx.lo || x > sx.hi)
+            continue;
+        double px = map(&sx, x);
+        fprintf(out, "<line class=\"xmark\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"#777\" stroke-dasharray=\"3 3\"/>\n",
+                px, y1, px, y0);
+        text_el(out, px + 3, y1 + 12 + 12 * (double)(i % 2), "start", " fill=\"#555\"",
+                c->xmarks[i].label);
     }
 
     /* The marks. */

@@ -43,6 +43,14 @@ typedef struct cml_chart_series {
     size_t n, cap;
 } cml_chart_series;
 
+#define CML_CHART_MAX_XMARKS 4
+
+/* A vertical line across a line chart at x (a capacity on a size axis). */
+typedef struct cml_chart_xmark {
+    double x;
+    char label[48];
+} cml_chart_xmark;
+
 typedef struct cml_chart {
     cml_chart_kind kind;
     char title[160];
@@ -53,6 +61,8 @@ typedef struct cml_chart {
     size_t ncategories, capcategories;
     int diagonal;            /* scatter: draw the line y = x (e.g. predicted = measured) */
     int width, height;       /* of the plot with its axes, before the legend; 0: 640 x 320 */
+    cml_chart_xmark xmarks[CML_CHART_MAX_XMARKS]; /* drawn where inside the x axis */
+    size_t nxmarks;
 } cml_chart;
 
 void cml_chart_init(cml_chart *c, cml_chart_kind kind, const char *title, const char *x_label,
@@ -66,6 +76,9 @@ cml_chart_series *cml_chart_series_named(cml_chart *c, const char *name);
 /* Append a point; CML_ENOMEM on out of memory. Points that are not finite,
  * or not positive on a log axis, are kept but never drawn. */
 cml_status cml_chart_add_point(cml_chart_series *s, double x, double y);
+/* Line and scatter charts: a labelled vertical line at x; CML_EINVAL when
+ * CML_CHART_MAX_XMARKS are there already or x is not finite. */
+cml_status cml_chart_add_xmark(cml_chart *c, double x, const char *label);
 /* Bar charts: the index of category `name`, added when new; -1 on out of
  * memory. */
 long cml_chart_category(cml_chart *c, const char *name);

@@ -1,0 +1,190 @@
+/*
+ * The hierarchy experiment's kernels on a GPU (hierarchy.cu):
+ *  - the pointer chase ends where the host says: K hops from the slot it
+ *    started at, through sigma^-1 and sigma, for random and address order,
+ *    and the next launch starts where the last one stopped;
+ *  - the read kernel's per-thread sums equal sums the host computes from
+ *    the fill's formula, for the small-array kernels and the general one
+ *    (arrays that are and are not a multiple of a 16-row step); its device
+ *    checker agrees and catches a planted wrong sum;
+ *  - write and copy fill every word of their output as the host says;
+ *  - the tour runs end to end and every record verifies.
+ * Without a GPU: "SKIP: <reason>", exit 77.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/common.h"
+#include "experiments/hierarchy.h"
+#include "experiments/hierarchy_kernels.h"
+#include "gpu/gpu.h"
+#include "gpu_test_util.h"
+#include "../test_util.h"
+
+#define SEED 0x77AA000000000005ull
+
+static cml_gpu *g;
+
+static cml_status check_cb(void *ctx, unsigned long long *d_counters)
+{
+    return cml_hier_bw_check(ctx, SEED, d_counters);
+}
+
+static void test_chase(uint64_t ws, uint64_t hop, int random, int path)
+{
+    cml_hier_perm q;
+    cml_hier_perm_make(&q, ws / hop, random, 42 + ws);
+    cml_dbuf table = {0}, cursor = {0}, out = {0};
+    CHECK(cml_gpu_alloc(g, &table, ws) == CML_OK);
+    CHECK(cml_gpu_alloc(g, &cursor, 16) == CML_OK);
+    CHECK(cml_gpu_alloc(g, &out, 32) == CML_OK);
+    if (table.ptr && cursor.ptr && out.ptr) {
+        const uint64_t base = (uint64_t)(uintptr_t)table.ptr;
+        CHECK(cml_hier_chase_build(table.ptr, &q, hop / 8) == CML_OK);
+        /* Start at position 5 of the cycle. */
+        uint64_t start = base + hop * cml_hier_perm_apply(&q, 5);
+        CHECK(cml_gpu_upload(g, &cursor, &start, sizeof start) == CML_OK);
+        cml_hier_chase_args a = {cursor.ptr, out.ptr, 4096, path};
+        uint64_t pos = 5;
+        for (int launch = 0; launch < 2; launch++) {
+            CHECK(cml_hier_chase_launch(&a) == CML_OK);
+            uint64_t got[4] = {0};
+            CHECK(cml_gpu_download(g, got, &out, sizeof got) == CML_OK);
+            uint64_t cur = 0;
+            CHECK(cml_gpu_download(g, &cur, &cursor, sizeof cur) == CML_OK);
+            const uint64_t want_start = base + hop * cml_hier_perm_apply(&q, pos);
+            pos = (pos + 4096) % q.m;
+            const uint64_t want_end = base + hop * cml_hier_perm_apply(&q, pos);
+            if (got[0] != want_start || got[1] != want_end)
+                fprintf(stderr, "chase ws=%llu hop=%llu random=%d path=%d launch %d: start "
+                                "%llx end %llx, want %llx %llx\n",
+                        (unsigned long long)ws, (unsigned long long)hop, random, path, launch,
+                        (unsigned long long)got[0], (unsigned long long)got[1],
+                        (unsigned long long)want_start, (unsigned long long)want_end);
+            CHECK_EQ_U64(got[0], want_start);
+            CHECK_EQ_U64(got[1], want_end);
+            CHECK_EQ_U64(cur, want_end);
+            /* A dependent load takes more than a few cycles, and the SM
+             * clock runs between 0.2 and 5 GHz. */
+            CHECK(got[2] > 4096 * 4);
+            if (got[3] > 0) {
+                double ghz = (double)got[2] / (double)got[3];
+                CHECK(ghz > 0.2 && ghz < 5.0);
+            }
+        }
+    }
+    cml_gpu_free(g, &table);
+    cml_gpu_free(g, &cursor);
+    cml_gpu_free(g, &out);
+}
+
+/* A launch of `op` over ws bytes on a grid of `grid` blocks walking at
+ * least `walk` bytes per array; the whole output compared with the host. */
+static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk)
+{
+    cml_hier_plan p;
+    cml_hier_plan_bw(ws, op, grid, CML_HIER_BLOCK, walk, &p);
+    CHECK(p.rows > 0);
+    const uint64_t words = p.rows * CML_HIER_BLOCK;
+    cml_dbuf A = {0}, C = {0}, out = {0};
+    if (op != CML_HIER_WRITE) {
+        CHECK(cml_gpu_alloc(g, &A, words * 4) == CML_OK);
+        CHECK(A.ptr && cml_gpu_fill_f32(g, &A, words, SEED) == CML_OK);
+    }
+    if (op != CML_HIER_READ)
+        CHECK(cml_gpu_alloc(g, &C, words * 4) == CML_OK);
+    else
+        CHECK(cml_gpu_alloc(g, &out, (size_t)p.grid * CML_HIER_BLOCK * 4) == CML_OK);
+    cml_dbuf *res = op == CML_HIER_READ ? &out : &C;
+    if (res->ptr && (op == CML_HIER_WRITE || A.ptr)) {
+        CHECK(cml_gpu_poison(g, res) == CML_OK);
+        cml_hier_bw_args a = {A.ptr, C.ptr, out.ptr, p.rows, p.per_block, p.grid, 0xC0FFEEu,
+                              op, path};
+        CHECK(cml_hier_bw_launch(&a) == CML_OK);
+        char what[96];
+        snprintf(what, sizeof what, "op=%d path=%d ws=%llu grid=%u per_block=%llu", op, path,
+                 (unsigned long long)ws, grid, (unsigned long long)p.per_block);
+        if (op == CML_HIER_READ) {
+            const uint64_t n = (uint64_t)p.grid * CML_HIER_BLOCK;
+            uint32_t *want = malloc(n * sizeof *want);
+            CHECK(want != NULL);
+            if (want && fetch(g, &out, n * 4)) {
+                /* Walk every block's rows, as the kernel is meant to. */
+                for (uint64_t b = 0; b < p.grid; b++)
+                    for (uint64_t t = 0; t < CML_HIER_BLOCK; t++) {
+                        uint32_t acc = 0;
+                        for (uint64_t j = 0; j < p.per_block; j++)
+                            acc += cml_hier_input_word(
+                                SEED, cml_hier_row(b, p.grid, p.rows, j) * CML_HIER_BLOCK + t);
+                        want[b * CML_HIER_BLOCK + t] = acc;
+                    }
+                compare_words(what, "sums", n, ref_want, want);
+                check_checker_bytes(g, what, check_cb, &a, &out, 4, 4, 4 * (n / 3), SIZE_MAX, 0);
+            }
+            free(want);
+        } else if (fetch(g, &C, words * 4)) {
+            uint32_t *want = malloc(words * sizeof *want);
+            CHECK(want != NULL);
+            for (uint64_t i = 0; want && i < words; i++)
+                want[i] = op == CML_HIER_WRITE ? cml_hier_write_value(i, 0xC0FFEEu)
+                                               : cml_hier_input_word(SEED, i);
+            if (want) {
+                compare_words(what, "words", words, ref_want, want);
+                check_checker_bytes(g, what, check_cb, &a, &C, 4, 4, 4 * (words - 1), SIZE_MAX,
+                                    0);
+            }
+            free(want);
+        }
+    }
+    cml_gpu_free(g, &A);
+    cml_gpu_free(g, &C);
+    cml_gpu_free(g, &out);
+}
+
+static void test_tour(void)
+{
+    cml_param_values pv;
+    tour_params(&cml_exp_hierarchy, &pv);
+    cml_plan plan;
+    gpu_test_plan(&plan, g);
+    /* Under compute-sanitizer every access is checked: short launches. */
+    if (getenv("CML_QUICK_TEST")) {
+        char err[256];
+        CHECK(cml_param_set(&pv, "walk", "1M", err, sizeof err) == CML_OK);
+        CHECK(cml_param_set(&pv, "hops", "256", err, sizeof err) == CML_OK);
+    }
+    cml_results r;
+    tour_run(&cml_exp_hierarchy, &plan, &pv, &r);
+    for (size_t i = 0; i < r.count; i++) {
+        const cml_record *rec = &r.items[i];
+        check_tour_record(&cml_exp_hierarchy, rec);
+        CHECK_STR_CONTAINS(rec->finding, "Measured");
+        printf("%-48s %10.1f GB/s  %s\n", rec->variant, rec->bandwidth_gbs, rec->finding);
+    }
+    cml_results_free(&r);
+}
+
+int main(void)
+{
+    int rc = gpu_test_open(&g, "a device is present but cannot be opened");
+    if (rc)
+        return rc;
+    test_chase(64 * 1024, 64, 1, CML_HIER_CA);
+    test_chase(40 * 1024, 128, 0, CML_HIER_CG);
+    test_chase(1024 * 1024, 8, 1, CML_HIER_NC);
+    /* Small arrays (1, 4, 8 rows), a multiple of a step, and not. */
+    test_bw(CML_HIER_READ, CML_HIER_CA, 1024, 4, 64 * 1024);
+    test_bw(CML_HIER_READ, CML_HIER_NC, 4096, 4, 64 * 1024);
+    test_bw(CML_HIER_READ, CML_HIER_CG, 8192, 3, 64 * 1024);
+    test_bw(CML_HIER_READ, CML_HIER_CA, 64 * 1024, 5, 256 * 1024);
+    test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 64 * 1024);
+    test_bw(CML_HIER_READ, CML_HIER_NC, 3 * 1024, 2, 16 * 1024);
+    test_bw(CML_HIER_WRITE, CML_HIER_CA, 2048, 4, 64 * 1024);
+    test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 16 * 1024);
+    test_bw(CML_HIER_COPY, CML_HIER_CA, 16 * 1024, 4, 64 * 1024);
+    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 16 * 1024);
+    test_tour();
+    gpu_test_close(g);
+    return cml_test_summary("gpu_test_hierarchy");
+}

@@ -1,0 +1,458 @@
+/*
+ * The hierarchy experiment without a GPU: the capacity rule against sizes
+ * placed by hand, the level read from counter figures, the launch geometry
+ * (every row walked, the bytes of a launch), the chase's permutation (one
+ * cycle through every slot, and its inverse), the model's counts of whole
+ * launches derived by hand, the options' bounds, and the chart's vertical
+ * marks at the capacities.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/hierarchy.h"
+#include "experiment_test_util.h"
+#include "report/chart_plan.h"
+#include "report/svg_chart.h"
+#include "test_util.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * KIB)
+#define GIB (1024ull * MIB)
+
+/*
+ * L1 = 256 KiB per SM, L2 = 50 MiB, 132 SMs. The L1 side: up to 0.9 x 256
+ * = 230.4 KiB is L1, up to 1.5 x 256 = 384 KiB the edge. The L2 side: up to
+ * 0.75 x 50 = 37.5 MiB is L2, up to 75 MiB the edge, DRAM beyond. 132 x 256
+ * KiB = 33 MiB of L1 in all does not make 32 MiB an L1 size: every SM walks
+ * the whole working set, so one SM's L1 is what must hold it.
+ */
+static void test_predict(void)
+{
+    cml_hier_caps c = {256 * KIB, 50 * MIB, 0, 132, 1};
+    static const struct {
+        int op, path, random;
+        uint64_t ws;
+        cml_hier_level want;
+    } cases[] = {
+        {CML_HIER_READ, CML_HIER_CA, 0, 4 * KIB, CML_HIER_L1},
+        {CML_HIER_READ, CML_HIER_CA, 0, 64 * KIB, CML_HIER_L1},
+        {CML_HIER_READ, CML_HIER_CA, 0, 230 * KIB, CML_HIER_L1},
+        {CML_HIER_READ, CML_HIER_CA, 0, 231 * KIB, CML_HIER_L1_L2},
+        {CML_HIER_READ, CML_HIER_NC, 0, 384 * KIB, CML_HIER_L1_L2},
+        {CML_HIER_READ, CML_HIER_CA, 0, 385 * KIB, CML_HIER_L2},
+        {CML_HIER_READ, CML_HIER_CA, 0, 32 * MIB, CML_HIER_L2},
+        {CML_HIER_READ, CML_HIER_CA, 0, 37 * MIB + 512 * KIB, CML_HIER_L2},
+        {CML_HIER_READ, CML_HIER_CA, 0, 37 * MIB + 513 * KIB, CML_HIER_L2_DRAM},
+        {CML_HIER_READ, CML_HIER_CA, 0, 75 * MIB, CML_HIER_L2_DRAM},
+        {CML_HIER_READ, CML_HIER_CA, 0, 76 * MIB, CML_HIER_DRAM},
+        {CML_HIER_READ, CML_HIER_CA, 0, 32 * GIB, CML_HIER_DRAM},
+        /* cg skips L1; stores are written through to L2. */
+        {CML_HIER_READ, CML_HIER_CG, 0, 4 * KIB, CML_HIER_L2},
+        {CML_HIER_WRITE, CML_HIER_CA, 0, 4 * KIB, CML_HIER_L2},
+        {CML_HIER_COPY, CML_HIER_CA, 0, 64 * KIB, CML_HIER_L2},
+        {CML_HIER_WRITE, CML_HIER_CA, 0, 128 * MIB, CML_HIER_DRAM},
+        {CML_HIER_CHASE, CML_HIER_NC, 1, 64 * KIB, CML_HIER_L1},
+        {CML_HIER_CHASE, CML_HIER_CG, 1, 64 * KIB, CML_HIER_L2},
+        /* No TLB reach assumed: DRAM at any size. */
+        {CML_HIER_CHASE, CML_HIER_CA, 1, 16 * GIB, CML_HIER_DRAM},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cml_hier_level got =
+            cml_hier_predict(&c, cases[i].op, cases[i].path, cases[i].random, cases[i].ws);
+        if (got != cases[i].want)
+            fprintf(stderr, "case %zu: %s, want %s\n", i, cml_hier_level_name(got),
+                    cml_hier_level_name(cases[i].want));
+        CHECK_EQ_I64(got, cases[i].want);
+    }
+    /* With 1 GiB of TLB reach: a random chase over 2 GiB misses in it, one
+     * in address order (a page for 2 MiB of hops) and 1 GiB do not. */
+    c.tlb_reach = GIB;
+    CHECK_EQ_I64(cml_hier_predict(&c, CML_HIER_CHASE, CML_HIER_CA, 1, 2 * GIB),
+                 CML_HIER_DRAM_TLB);
+    CHECK_EQ_I64(cml_hier_predict(&c, CML_HIER_CHASE, CML_HIER_CA, 0, 2 * GIB), CML_HIER_DRAM);
+    CHECK_EQ_I64(cml_hier_predict(&c, CML_HIER_CHASE, CML_HIER_CA, 1, GIB), CML_HIER_DRAM);
+    CHECK_EQ_I64(cml_hier_predict(&c, CML_HIER_READ, CML_HIER_CA, 1, 2 * GIB), CML_HIER_DRAM);
+
+    CHECK(strcmp(cml_hier_level_name(CML_HIER_L2_DRAM), "L2/DRAM") == 0);
+    CHECK_NEAR(cml_hier_level_code(CML_HIER_L1_L2), 1.5, 0);
+    CHECK_NEAR(cml_hier_level_code(CML_HIER_DRAM_TLB), 4.0, 0);
+
+    /* The capacities of a device: its largest carve-out, its L2. */
+    cml_device_facts f;
+    memset(&f, 0, sizeof f);
+    f.shared_per_sm = 233472;
+    f.l2_bytes = 52428800;
+    f.sm_count = 114;
+    cml_hier_caps_of(&f, 0, &c);
+    CHECK_EQ_U64(c.l1_bytes, 233472);
+    CHECK_EQ_U64(c.l2_bytes, 52428800);
+    CHECK_EQ_U64(c.sms, 114);
+    CHECK(c.from_device);
+    cml_hier_caps_of(NULL, 7, &c);
+    CHECK_EQ_U64(c.l1_bytes, 228 * KIB);
+    CHECK_EQ_U64(c.l2_bytes, 50 * MIB);
+    CHECK_EQ_U64(c.sms, 132);
+    CHECK_EQ_U64(c.tlb_reach, 7);
+    CHECK(!c.from_device);
+}
+
+static void test_measured(void)
+{
+    cml_hier_measured m;
+    /* 1000 load sectors, 900 hit in L1: L1. */
+    cml_hier_counts a = {1000, 900, 100, 0, 0, 0};
+    cml_hier_measure_counts(&a, &m);
+    CHECK_NEAR(m.l1_hit, 0.9, 1e-12);
+    CHECK_NEAR(m.l2_hit, 1.0, 1e-12);
+    CHECK_NEAR(m.dram_per_byte, 0.0, 1e-12);
+    CHECK_EQ_I64(cml_hier_level_measured(&m, CML_HIER_READ), CML_HIER_L1);
+    /* 100 hits, 900 sectors from L2 of which 90 (2880 B) came from DRAM:
+     * L2 hit 1 - 2880 / 28800 = 90%, 2880 / 32000 = 0.09 B per B: L2. */
+    cml_hier_counts b = {1000, 100, 900, 2880, 0, 0};
+    cml_hier_measure_counts(&b, &m);
+    CHECK_NEAR(m.l1_hit, 0.1, 1e-12);
+    CHECK_NEAR(m.l2_hit, 0.9, 1e-12);
+    CHECK_NEAR(m.dram_per_byte, 0.09, 1e-12);
+    CHECK_EQ_I64(cml_hier_level_measured(&m, CML_HIER_READ), CML_HIER_L2);
+    /* Half the hits: the L1 edge. */
+    cml_hier_counts e = {1000, 500, 500, 0, 0, 0};
+    cml_hier_measure_counts(&e, &m);
+    CHECK_EQ_I64(cml_hier_level_measured(&m, CML_HIER_CHASE), CML_HIER_L1_L2);
+    /* A copy of 1000 + 1000 sectors moving 40960 B of DRAM: 0.64 B per B,
+     * DRAM; its L1 hits (reads) do not make it an L1 copy. */
+    cml_hier_counts c = {1000, 1000, 0, 20480, 1000, 20480};
+    cml_hier_measure_counts(&c, &m);
+    CHECK_NEAR(m.dram_per_byte, 0.64, 1e-12);
+    CHECK_EQ_I64(cml_hier_level_measured(&m, CML_HIER_COPY), CML_HIER_DRAM);
+    /* A write of 1000 sectors with 16000 B to DRAM: 0.5, the L2 edge. */
+    cml_hier_counts w = {0, 0, 0, 0, 1000, 16000};
+    cml_hier_measure_counts(&w, &m);
+    CHECK(isnan(m.l1_hit));
+    CHECK_EQ_I64(cml_hier_level_measured(&m, CML_HIER_WRITE), CML_HIER_L2_DRAM);
+    cml_hier_counts none = {0, 0, 0, 0, 0, 0};
+    cml_hier_measure_counts(&none, &m);
+    CHECK_EQ_I64(cml_hier_level_measured(&m, CML_HIER_WRITE), CML_HIER_LEVEL_COUNT);
+
+    CHECK(cml_hier_levels_agree(CML_HIER_L1, CML_HIER_L1));
+    CHECK(!cml_hier_levels_agree(CML_HIER_L1, CML_HIER_L1_L2));
+    CHECK(cml_hier_levels_agree(CML_HIER_L1_L2, CML_HIER_L2));
+    CHECK(cml_hier_levels_agree(CML_HIER_L2_DRAM, CML_HIER_DRAM));
+    CHECK(!cml_hier_levels_agree(CML_HIER_L2_DRAM, CML_HIER_L1));
+    CHECK(cml_hier_levels_agree(CML_HIER_DRAM_TLB, CML_HIER_DRAM));
+    CHECK(!cml_hier_levels_agree(CML_HIER_L2, CML_HIER_LEVEL_COUNT));
+}
+
+/* Every row of the array is walked by some block, for the per_block the
+ * plan chooses (brute force over the blocks). */
+static int all_rows_walked(uint64_t rows, uint32_t grid, uint64_t per_block)
+{
+    unsigned char *seen = calloc(rows, 1);
+    if (!seen)
+        return 0;
+    for (uint64_t b = 0; b < grid; b++)
+        for (uint64_t j = 0; j < per_block && j < rows; j++)
+            seen[cml_hier_row(b, grid, rows, j)] = 1;
+    int all = 1;
+    for (uint64_t r = 0; r < rows; r++)
+        all &= seen[r];
+    free(seen);
+    return all;
+}
+
+static void test_plan(void)
+{
+    cml_hier_plan p;
+    /* 64 KiB read on 132 SMs of 2048 threads: 1056 blocks; 16 GiB per
+     * launch = 16 Mi rows / 1056 = 15887.5 -> 15888 rows a block (a whole
+     * number of 16-row steps: 993). */
+    cml_hier_plan_bw(64 * KIB, CML_HIER_READ, 132, 2048, 16 * GIB, &p);
+    CHECK_EQ_U64(p.grid, 1056);
+    CHECK_EQ_U64(p.rows, 64);
+    CHECK_EQ_U64(p.per_block, 15888);
+    CHECK_EQ_U64(p.launch_bytes, 1056ull * 15888 * 1024);
+    /* 1 GiB read, 1 GiB per launch: 1 Mi rows; every row needs 993 + 16 =
+     * 1009 rows a block, 1024 in whole steps. */
+    cml_hier_plan_bw(GIB, CML_HIER_READ, 132, 2048, GIB, &p);
+    CHECK_EQ_U64(p.rows, 1048576);
+    CHECK_EQ_U64(p.per_block, 1024);
+    CHECK(all_rows_walked(p.rows, p.grid, p.per_block));
+    /* Copy: two arrays of ws / 2, each walked per launch. */
+    cml_hier_plan_bw(64 * KIB, CML_HIER_COPY, 2, 1024, 64 * KIB, &p);
+    CHECK_EQ_U64(p.grid, 8);
+    CHECK_EQ_U64(p.rows, 32);
+    CHECK_EQ_U64(p.per_block, 32); /* 32 KiB / (8 KiB a row of blocks) = 4, +16 -> 20 -> 32 */
+    CHECK_EQ_U64(p.launch_bytes, 2ull * 8 * 32 * 1024);
+    /* Sizes the arrays cannot hold in whole rows. */
+    cml_hier_plan_bw(3 * KIB, CML_HIER_COPY, 132, 2048, GIB, &p);
+    CHECK_EQ_U64(p.rows, 0);
+    cml_hier_plan_bw(1000, CML_HIER_READ, 132, 2048, GIB, &p);
+    CHECK_EQ_U64(p.rows, 0);
+    /* Coverage where rows and blocks do not divide. */
+    static const uint64_t rows[] = {17, 100, 1000, 4099, 65536};
+    static const uint32_t grids[] = {8, 132, 1056};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+            cml_hier_plan_bw(rows[i] * KIB, CML_HIER_WRITE, grids[g], CML_HIER_BLOCK, 1, &p);
+            CHECK_EQ_U64(p.grid, grids[g]);
+            CHECK(p.per_block % CML_HIER_STEP == 0);
+            CHECK(all_rows_walked(p.rows, p.grid, p.per_block));
+        }
+    /* The blocks' first rows: spread evenly, on whole steps. */
+    CHECK_EQ_U64(cml_hier_block_start(0, 8, 1024), 0);
+    CHECK_EQ_U64(cml_hier_block_start(3, 8, 1024), 384);
+    CHECK_EQ_U64(cml_hier_block_start(3, 8, 100), 32); /* 37.5 -> 37 -> 32 */
+    CHECK_EQ_U64(cml_hier_block_start(5, 8, 8), 0);
+    CHECK_EQ_U64(cml_hier_row(5, 8, 8, 13), 5);
+    CHECK_EQ_U64(cml_hier_row(7, 8, 100, 20), (80 + 20) % 100); /* 87.5 -> 80 */
+}
+
+static void test_perm(void)
+{
+    static const uint64_t ms[] = {2, 3, 7, 64, 100, 1000, 4097};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        const uint64_t m = ms[i];
+        for (int random = 0; random < 2; random++) {
+            cml_hier_perm q;
+            cml_hier_perm_make(&q, m, random, 0x1234 + m);
+            unsigned char *seen = calloc(m, 1);
+            CHECK(seen != NULL);
+            if (!seen)
+                return;
+            uint64_t fixed = 0, bad_inverse = 0, outside = 0;
+            for (uint64_t p = 0; p < m; p++) {
+                uint64_t s = cml_hier_perm_apply(&q, p);
+                if (s >= m) {
+                    outside++;
+                    continue;
+                }
+                seen[s]++;
+                fixed += s == p;
+                bad_inverse += cml_hier_perm_invert(&q, s) != p;
+            }
+            uint64_t once = 0;
+            for (uint64_t s = 0; s < m; s++)
+                once += seen[s] == 1;
+            free(seen);
+            CHECK_EQ_U64(outside, 0);
+            CHECK_EQ_U64(once, m); /* a bijection: the chase is one cycle of m slots */
+            CHECK_EQ_U64(bad_inverse, 0);
+            if (!random)
+                CHECK_EQ_U64(fixed, m);
+            else if (m >= 100)
+                CHECK(fixed < m / 10); /* not the address order */
+        }
+    }
+    /* Where the host says a chase ends: K hops from position p. */
+    cml_hier_perm q;
+    cml_hier_perm_make(&q, 1000, 1, 99);
+    uint64_t s = cml_hier_perm_apply(&q, 0);
+    for (int k = 0; k < 2500; k++)
+        s = cml_hier_perm_apply(&q, (cml_hier_perm_invert(&q, s) + 1) % 1000);
+    CHECK_EQ_U64(s, cml_hier_perm_apply(&q, 500));
+    /* The inverse of an odd multiplier, modulo 2^64. */
+    CHECK_EQ_U64(q.mul1 * q.inv1, 1);
+    CHECK_EQ_U64(q.mul2 * q.inv2, 1);
+}
+
+static const cml_traffic *cls(const cml_record *rec, cml_class c)
+{
+    return &rec->model[CML_RULES_MODERN].cls[c];
+}
+
+/*
+ * On the model alone (an H100's sizes: 132 SMs of 2048 threads, 1056
+ * blocks of 256; 228 KiB of L1, 50 MiB of L2):
+ *  - read 64 KiB through ca: L1, 16 GiB a launch: 15888 rows a block, a
+ *    load per warp and row: 1056 x 8 x 15888 = 134221824 requests of 4
+ *    sectors; the sums: 8448 store requests of 4 sectors;
+ *  - write 256 MiB: DRAM, 1 GiB a launch: 262144 rows need 249 + 16 = 265
+ *    rows a block, 1 GiB wants 993, 1008 in whole steps: 8448 x 1008 =
+ *    8515584 store requests;
+ *  - chase 64 KiB: L1, so 16384 hops (at least 4 walks of its 1024
+ *    pointers): 16384 + 1 (the cursor) load requests of one sector (every
+ *    lane on one address: 8 of 32 bytes used, 25%), and 3 stores (two of
+ *    16 B, the 8-byte cursor).
+ */
+static void test_model_run(void)
+{
+    cml_results r;
+    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, "ws=64K,256M op=read,write,copy,chase path=ca", &r),
+                 CML_OK);
+    CHECK_EQ_U64(r.count, 8);
+    for (size_t i = 0; i < r.count; i++) {
+        CHECK(r.items[i].state == CML_REC_OK);
+        CHECK(r.items[i].has_model);
+        CHECK(strlen(r.items[i].finding) > 40);
+        CHECK(strlen(r.items[i].finding) < sizeof r.items[i].finding - 1);
+    }
+    const cml_record *rd = find(&r, "ws=65536 path=ca op=read");
+    if (rd) {
+        CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_LD)->requests, 134221824ull);
+        CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_LD)->sectors, 4 * 134221824ull);
+        CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_ST)->requests, 8448);
+        CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_ST)->sectors, 33792);
+        CHECK_EQ_U64(rd->bytes_read, 1056ull * 15888 * 1024);
+        CHECK_EQ_U64(rd->grid, 1056);
+        CHECK_NEAR(extra(rd, "level_pred"), 1.0, 0);
+        CHECK_NEAR(extra(rd, "l1_bytes"), 228.0 * 1024, 0);
+        CHECK_STR_CONTAINS(rd->finding, "the model says L1");
+    }
+    const cml_record *wr = find(&r, "ws=268435456 op=write");
+    if (wr) {
+        CHECK_EQ_U64(cls(wr, CML_CLASS_GLOBAL_ST)->requests, 8515584ull);
+        CHECK_EQ_U64(cls(wr, CML_CLASS_GLOBAL_LD)->requests, 0);
+        CHECK_EQ_U64(wr->bytes_written, 8515584ull * 128);
+        CHECK_NEAR(extra(wr, "level_pred"), 3.0, 0);
+        CHECK_STR_CONTAINS(wr->finding, "the model says DRAM");
+    }
+    const cml_record *cp = find(&r, "ws=65536 op=copy");
+    if (cp) {
+        CHECK_EQ_U64(cls(cp, CML_CLASS_GLOBAL_LD)->requests,
+                     cls(cp, CML_CLASS_GLOBAL_ST)->requests);
+        CHECK_NEAR(extra(cp, "level_pred"), 2.0, 0);
+        CHECK_STR_CONTAINS(cp->finding, "stores go through to L2");
+    }
+    const cml_record *ch = find(&r, "ws=65536 hop=64 pattern=random path=ca op=chase");
+    if (ch) {
+        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->requests, 16385);
+        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->sectors, 16385);
+        const cml_record_param *hops = cml_record_find_param(ch, "hops");
+        CHECK(hops && hops->value == 16384);
+        CHECK_NEAR(cml_traffic_efficiency(cls(ch, CML_CLASS_GLOBAL_LD)), 0.25, 1e-12);
+        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_ST)->requests, 3);
+        CHECK_EQ_U64(ch->grid, 1);
+        CHECK_EQ_U64(ch->block, 32);
+        CHECK_NEAR(extra(ch, "level_pred"), 1.0, 0);
+    }
+    cml_results_free(&r);
+
+    /* The tour, and the default sweep, on the model. */
+    cml_param_values pv;
+    char err[256];
+    CHECK_EQ_I64(cml_lab_options(&cml_exp_hierarchy, cml_exp_hierarchy.tour, "tour", &pv, err,
+                                 sizeof err),
+                 CML_OK);
+    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, cml_exp_hierarchy.tour, &r), CML_OK);
+    CHECK_EQ_U64(r.count, 6);
+    cml_results_free(&r);
+    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, NULL, &r), CML_OK);
+    CHECK_EQ_U64(r.count, 12 * 8); /* 12 sizes: 3 read paths, write, copy, 3 chase paths */
+    cml_results_free(&r);
+
+    /* A size the arrays cannot hold: the record fails and says why. */
+    CHECK(run_model(&cml_exp_hierarchy, "ws=3000 op=read path=ca", &r) != CML_OK);
+    CHECK_EQ_U64(r.count, 1);
+    CHECK(r.items[0].state == CML_REC_FAILED);
+    CHECK_STR_CONTAINS(r.items[0].note, "multiple of 1024");
+    cml_results_free(&r);
+}
+
+static void test_options(void)
+{
+    check_refused(&cml_exp_hierarchy, "ws", "512", "--ws");
+    check_refused(&cml_exp_hierarchy, "ws", "128G", "--ws");
+    check_refused(&cml_exp_hierarchy, "hop", "48", "--hop");
+    check_refused(&cml_exp_hierarchy, "hop", "256", "--hop");
+    check_refused(&cml_exp_hierarchy, "hops", "100", "--hops");
+    check_refused(&cml_exp_hierarchy, "op", "scan", "--op");
+    check_refused(&cml_exp_hierarchy, "path", "cs", "--path");
+    check_refused(&cml_exp_hierarchy, "pattern", "zigzag", "--pattern");
+    cml_param_values pv;
+    char err[256];
+    CHECK_EQ_I64(cml_param_defaults(cml_exp_hierarchy.options, cml_exp_hierarchy.noptions, &pv,
+                                    err, sizeof err),
+                 CML_OK);
+    CHECK_EQ_I64(cml_param_set(&pv, "ws", "4K,64K:128K:32K,1G,32G", err, sizeof err), CML_OK);
+    int k = cml_param_index(&pv, "ws");
+    CHECK(k >= 0);
+    if (k >= 0) {
+        CHECK_EQ_U64(pv.list[k].count, 6);
+        CHECK_EQ_U64(pv.list[k].v[2], 96 * KIB);
+        CHECK_EQ_U64(pv.list[k].v[5], 32 * GIB);
+    }
+}
+
+/* The bandwidth chart: measured lines, and the capacities the records
+ * carry drawn as labelled vertical lines. */
+static void test_chart_marks(void)
+{
+    cml_results r;
+    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, "ws=4K,1M,1G op=read path=ca,cg", &r), CML_OK);
+    const cml_record **recs = calloc(r.count, sizeof *recs);
+    CHECK(recs != NULL);
+    if (!recs)
+        return;
+    for (size_t i = 0; i < r.count; i++) {
+        r.items[i].measured = 1;
+        r.items[i].bandwidth_gbs = 1000.0 * (double)(i + 1);
+        recs[i] = &r.items[i];
+    }
+    cml_chart_plan *p = calloc(1, sizeof *p);
+    CHECK(p != NULL);
+    if (p) {
+        cml_chart_plan_experiment(p, "hierarchy", recs, r.count);
+        CHECK(p->ncharts >= 1);
+        const cml_chart *c = &p->charts[0];
+        CHECK_STR_CONTAINS(c->title, "Bandwidth");
+        CHECK_EQ_U64(c->nseries, 2);
+        CHECK_EQ_U64(c->nxmarks, 2);
+        CHECK_NEAR(c->xmarks[0].x, 228.0 * 1024, 0);
+        CHECK(strcmp(c->xmarks[0].label, "L1 per SM") == 0);
+        CHECK_NEAR(c->xmarks[1].x, 50.0 * 1024 * 1024, 0);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        CHECK(f != NULL);
+        if (f) {
+            CHECK_EQ_I64(cml_chart_svg(f, c), CML_OK);
+            fclose(f);
+            /* Both inside the axis (4 KiB .. 1 GiB): two lines, two labels. */
+            size_t lines = 0;
+            for (const char *s = buf; (s = strstr(s, "class=\"xmark\"")); s++)
+                lines++;
+            CHECK_EQ_U64(lines, 2);
+            CHECK_STR_CONTAINS(buf, ">L1 per SM</text>");
+            CHECK_STR_CONTAINS(buf, ">L2</text>");
+            free(buf);
+        }
+        cml_chart_plan_free(p);
+        free(p);
+    }
+    /* A mark outside the x axis is not drawn. */
+    cml_chart c;
+    cml_chart_init(&c, CML_CHART_LINE, "t", "x", "y");
+    c.x.scale = CML_SCALE_LOG2;
+    cml_chart_series *s = cml_chart_add_series(&c, "s");
+    CHECK(cml_chart_add_point(s, 1024, 1) == CML_OK);
+    CHECK(cml_chart_add_point(s, 4096, 2) == CML_OK);
+    CHECK(cml_chart_add_xmark(&c, 1e9, "far") == CML_OK);
+    CHECK(cml_chart_add_xmark(&c, 2048, "near") == CML_OK);
+    CHECK(cml_chart_add_xmark(&c, NAN, "nan") == CML_EINVAL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        CHECK_EQ_I64(cml_chart_svg(f, &c), CML_OK);
+        fclose(f);
+        CHECK_STR_CONTAINS(buf, ">near</text>");
+        CHECK(strstr(buf, ">far</text>") == NULL);
+        free(buf);
+    }
+    cml_chart_free(&c);
+    free(recs);
+    cml_results_free(&r);
+}
+
+int main(void)
+{
+    test_predict();
+    test_measured();
+    test_plan();
+    test_perm();
+    test_model_run();
+    test_options();
+    test_chart_marks();
+    return cml_test_summary("test_hierarchy");
+}
