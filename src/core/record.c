@@ -164,7 +164,9 @@ int cml_text_cut_words(char *dst, size_t dst_len, const char *src, size_t max_ch
         n++;
         whole = i;
     }
-    size_t len = word ? word : whole;
+    /* A long word (a metric name, a path) is cut between two characters
+     * rather than dropped whole when its start would fill the room. */
+    size_t len = word && 2 * word >= whole ? word : whole;
     /* No dangling separator before the dots ("word,..."). */
     while (len > 0 && (is_space(src[len - 1]) || strchr(",;:(.", src[len - 1])))
         len--;

@@ -165,8 +165,9 @@ void cml_record_note(cml_record *rec, const char *fmt, ...)
  * Text cut to fit without splitting a word: src whole when it has at most
  * max_chars characters (UTF-8 code points) and fits dst (dst_len bytes,
  * NUL included); else its longest prefix that ends before a space and
- * leaves room for "...", then "..." (a first word longer than the room is
- * cut between two characters). Returns 1 when the text was cut.
+ * leaves room for "...", then "..."; where that prefix would fill less
+ * than half the room (a long word: a metric name, a path), the text is cut
+ * between two characters instead. Returns 1 when the text was cut.
  */
 int cml_text_cut_words(char *dst, size_t dst_len, const char *src, size_t max_chars);
 

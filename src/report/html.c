@@ -173,6 +173,13 @@ void cml_html_anchor(char *buf, size_t len, size_t i, const char *key)
     buf[n] = '\0';
 }
 
+/* The summary's link to the i-th experiment's section. */
+static void section_anchor(char *buf, size_t len, size_t i, const char *key, const void *ctx)
+{
+    (void)ctx;
+    cml_html_anchor(buf, len, i, key);
+}
+
 /* The run's diagnostics (no GPU, counters unavailable and why, an
  * experiment that failed before it made a record...): one row each, the
  * experiment linked to its section when it has one. Nothing when there are
@@ -429,7 +436,7 @@ cml_status cml_report_html(FILE *out, const cml_results *r)
         cml_summary_html(out, &sum,
                          "The best and the worst variant of each experiment by its main "
                          "figure (ratio: how many times better the best is)",
-                         cml_html_anchor);
+                         section_anchor, NULL);
         fputs("</section>\n", out);
     }
     cml_summary_free(&sum);

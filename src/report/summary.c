@@ -461,7 +461,7 @@ void cml_summary_print(FILE *out, const cml_summary *s, size_t width, size_t max
 #define HTML_NAME_CHARS 40
 
 void cml_summary_html(FILE *out, const cml_summary *s, const char *caption,
-                      void (*anchor_of)(char *buf, size_t len, size_t i, const char *key))
+                      cml_summary_anchor_fn anchor_of, const void *ctx)
 {
     if (!s->n)
         return;
@@ -477,7 +477,7 @@ void cml_summary_html(FILE *out, const cml_summary *s, const char *caption,
         fputs("<tr><th scope=\"row\">", out);
         if (anchor_of) {
             char id[96];
-            anchor_of(id, sizeof id, i, row->experiment);
+            anchor_of(id, sizeof id, i, row->experiment, ctx);
             fprintf(out, "<a href=\"#%s\">", id);
         }
         cml_xml_escape(out, row->experiment);

@@ -74,10 +74,13 @@ void cml_summary_fmt_value(char *buf, size_t len, double v);
 void cml_summary_print(FILE *out, const cml_summary *s, size_t width, size_t max_lines);
 
 /* The HTML summary: a <table> with a row per experiment, the experiment
- * linked to its section (`anchor_of` gives the anchor of row i; NULL: no
- * links), long findings cut at a word boundary with the rest one click away
- * (<details>). `caption`: the table's caption. */
+ * linked to its section (`anchor_of` gives the anchor of row i, experiment
+ * key, with `ctx`; NULL: no links), long names and findings cut at a word
+ * boundary with the whole text one click away (a tooltip, <details>).
+ * `caption`: the table's caption. */
+typedef void (*cml_summary_anchor_fn)(char *buf, size_t len, size_t i, const char *key,
+                                      const void *ctx);
 void cml_summary_html(FILE *out, const cml_summary *s, const char *caption,
-                      void (*anchor_of)(char *buf, size_t len, size_t i, const char *key));
+                      cml_summary_anchor_fn anchor_of, const void *ctx);
 
 #endif
