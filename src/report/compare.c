@@ -156,12 +156,22 @@ static unsigned ncounters(const cml_record *r)
     return r->ncounters < CML_RECORD_MAX_COUNTERS ? r->ncounters : CML_RECORD_MAX_COUNTERS;
 }
 
-static const cml_counter *find_counter(const cml_record *r, const char *name)
+/* The `nth` (from 0) counter of that name in r; NULL if none. */
+static const cml_counter *find_counter(const cml_record *r, const char *name, unsigned nth)
 {
     for (unsigned k = 0; k < ncounters(r); k++)
-        if (strcmp(r->counters[k].name, name) == 0)
+        if (strcmp(r->counters[k].name, name) == 0 && nth-- == 0)
             return &r->counters[k];
     return NULL;
+}
+
+/* How many counters of r before index k have the same name as counter k. */
+static unsigned occurrence(const cml_record *r, unsigned k)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < k; i++)
+        n += strcmp(r->counters[i].name, r->counters[k].name) == 0;
+    return n;
 }
 
 size_t cml_cmp_counter_diffs(const cml_cmp_pair *p, cml_cmp_counter *out, size_t max)
@@ -172,7 +182,9 @@ size_t cml_cmp_counter_diffs(const cml_cmp_pair *p, cml_cmp_counter *out, size_t
     for (int side = 0; side < 2; side++) {
         const cml_record *x = side ? p->b : p->a, *y = side ? p->a : p->b;
         for (unsigned k = 0; k < ncounters(x); k++) {
-            const cml_counter *cx = &x->counters[k], *cy = find_counter(y, cx->name);
+            /* the n-th counter of a name beside the n-th of that name */
+            const cml_counter *cx = &x->counters[k];
+            const cml_counter *cy = find_counter(y, cx->name, occurrence(x, k));
             if (side && cy)
                 continue; /* compared from A's side */
             if (cy && (cml_rep_counter_agrees(cx->measured, cy->measured) ||

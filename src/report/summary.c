@@ -389,7 +389,7 @@ void cml_summary_print(FILE *out, const cml_summary *s, size_t width, size_t max
     }
     /* best and worst share what the key, the metric, the ratio and (on the
      * row) the finding leave. */
-    size_t fixed = wexp + 2 + wby + 2 + 6 + 2 + (k ? 0 : 20);
+    size_t fixed = wexp + 2 + wby + 2 + 9 + 2 + (k ? 0 : 20); /* ratio: "1234.56x" */
     size_t side_max = k ? 40 : 30;
     if (fixed + 2 * (side_max + 2) > width)
         side_max = width > fixed + 2 * 12 ? (width - fixed) / 2 - 2 : 10;

@@ -78,7 +78,7 @@ def main():
                              "measurements are illustrative, chosen by "
                              "tests/data/make_compare_fixtures.py]" % fname)
         d["model_only"] = False
-        d["device"] = dict(DEVICE, name=name)
+        d["device"] = dict(DEVICE, name=name, theoretical_gbs=(3352.32, 4800.0)[side])
         d["peak_gbs"] = peak
         d["diagnostics"] = []
         out = []
