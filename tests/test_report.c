@@ -915,6 +915,15 @@ static long left_edge(const char *line, const char *needle)
     return p ? (long)(p - line) : -1;
 }
 
+/* The text after the summary the table leads with (the tables), or all
+ * of it when there is no summary. */
+static const char *after_summary(const char *text)
+{
+    const char *p = strstr(text, "\nSummary: ");
+    const char *e = p ? strstr(p + 1, "\n\n") : NULL;
+    return e ? e : text;
+}
+
 static int line_with(const char *text, const char *needle, char *line, size_t len)
 {
     const char *p = strstr(text, needle);
@@ -984,13 +993,13 @@ static void test_table_model_only(void)
     CHECK_STR_CONTAINS(t, "- global_ld -");
     CHECK_STR_CONTAINS(t, "modern");
     CHECK_STR_CONTAINS(t, "fermi");
-    CHECK(line_with(t, "sect/req", hl, sizeof hl));
+    CHECK(line_with(after_summary(t), "sect/req", hl, sizeof hl));
     CHECK_STR_CONTAINS(hl, "offset");
     CHECK_STR_CONTAINS(hl, "trans/req");
     /* A parameter equal in every row is said once above the table. */
     CHECK(strstr(hl, "path") == NULL);
     CHECK_STR_CONTAINS(t, "=======================\nIn every row: path=ca\n");
-    CHECK(line_with(t, "5.00", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "5.00", dl, sizeof dl));
     CHECK_STR_CONTAINS(dl, "11");
     CHECK_STR_CONTAINS(dl, "80.0");
     CHECK_STR_CONTAINS(dl, "2.00");
@@ -1000,16 +1009,16 @@ static void test_table_model_only(void)
     CHECK_EQ_I64(right_edge(dl, "80.0"), right_edge(hl, "eff %"));
     CHECK_EQ_I64(right_edge(dl, "2.00"), right_edge(hl, "trans/req"));
     CHECK_EQ_I64(right_edge(dl, "11"), right_edge(hl, "offset"));
-    CHECK(line_with(t, "100.0", dl, sizeof dl)); /* offset 0 */
+    CHECK(line_with(after_summary(t), "100.0", dl, sizeof dl)); /* offset 0 */
     CHECK_EQ_I64(right_edge(dl, "4.00"), right_edge(hl, "sect/req"));
     /* Shared: the rules agree, so one set of columns. */
     CHECK_STR_CONTAINS(t, "- both -");
     CHECK_STR_CONTAINS(t, "both: the modern and Fermi rules predict the same");
-    CHECK(line_with(t, "wf/req", hl, sizeof hl));
+    CHECK(line_with(after_summary(t), "wf/req", hl, sizeof hl));
     CHECK_STR_CONTAINS(hl, "conflicts");
-    CHECK(line_with(t, "2.00", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "2.00", dl, sizeof dl));
     /* The shared finding is printed once, wrapped. */
-    CHECK_EQ_U64(count_occurrences(t, "A start address that is not"), 1);
+    CHECK_EQ_U64(count_occurrences(after_summary(t), "A start address that is not"), 1);
     CHECK_STR_CONTAINS(t, "Finding: A start address");
     CHECK_STR_CONTAINS(t, "Finding: Stride 2 puts");
     check_lines(t, 130);
@@ -1032,7 +1041,7 @@ static void test_table_measured(void)
     CHECK_STR_CONTAINS(t, "theoretical 3352.3 GB/s, measured 3000.5 GB/s (89.5% of theoretical)");
     CHECK_STR_CONTAINS(t, "copy (4 records)");
     /* Variant column (no parameters); measured columns with units. */
-    CHECK(line_with(t, "median us", hl, sizeof hl));
+    CHECK(line_with(after_summary(t), "median us", hl, sizeof hl));
     CHECK_STR_CONTAINS(hl, "variant");
     CHECK_STR_CONTAINS(hl, "cv %");
     CHECK_STR_CONTAINS(hl, "GB/s");
@@ -1040,7 +1049,7 @@ static void test_table_measured(void)
     CHECK_STR_CONTAINS(hl, "verify");
     CHECK_STR_CONTAINS(t, "measured");
     CHECK_STR_CONTAINS(t, "- global_st -");
-    CHECK(line_with(t, "2500.4", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "2500.4", dl, sizeof dl));
     CHECK_EQ_I64(right_edge(dl, "500.00"), right_edge(hl, "median us"));
     CHECK_EQ_I64(right_edge(dl, "1.23"), right_edge(hl, "cv %"));
     CHECK_EQ_I64(right_edge(dl, "2500.4"), right_edge(hl, "GB/s"));
@@ -1052,25 +1061,25 @@ static void test_table_measured(void)
     CHECK_STR_CONTAINS(dl, "copy \"a,b\" q\\z");
     /* Too wide for one panel: the extra column moves to a second one, which
      * repeats the variant and names the state of waived/failed records. */
-    CHECK(line_with(t, "pitch_bytes B", hl, sizeof hl));
+    CHECK(line_with(after_summary(t), "pitch_bytes B", hl, sizeof hl));
     CHECK_STR_CONTAINS(hl, "variant");
-    CHECK(line_with(t, "        512", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "        512", dl, sizeof dl));
     CHECK_EQ_I64(right_edge(dl, "512"), right_edge(hl, "pitch_bytes B"));
     CHECK_STR_CONTAINS(t, "\ntma             (waived)\n");
     CHECK_STR_CONTAINS(t, "\nvec4            (FAILED)\n");
     /* Left out: only the optional totals. */
     CHECK_STR_CONTAINS(t, "(left out to fit 130 columns: global_ld modern requests, ");
     /* Waived and failed rows. */
-    CHECK(line_with(t, "waived: ", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "waived: ", dl, sizeof dl));
     CHECK_STR_CONTAINS(dl, "tma");
     CHECK_STR_CONTAINS(dl, "waived: needs \"cc >= 9.0\", and this GPU is older");
-    CHECK(line_with(t, "FAILED: ", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "FAILED: ", dl, sizeof dl));
     CHECK_STR_CONTAINS(dl, "vec4");
     /* Newline and control character shown as (collapsed) spaces. */
     CHECK_STR_CONTAINS(dl, "FAILED: kernel, \"crashed\" line2\\x caf\xc3\xa9");
     /* Verification failure and a NaN bandwidth. */
-    CHECK(line_with(t, "median us", hl, sizeof hl));
-    CHECK(line_with(t, "scalar", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "median us", hl, sizeof hl));
+    CHECK(line_with(after_summary(t), "scalar", dl, sizeof dl));
     CHECK_STR_CONTAINS(dl, "FAILED");
     CHECK_STR_CONTAINS(dl, "100.00");
     CHECK_EQ_I64(right_edge(dl, "-"), right_edge(hl, "GB/s"));
@@ -1078,18 +1087,18 @@ static void test_table_measured(void)
      * the predicted ones first, [model X] at the one that differs, the
      * counters without a prediction after |, in the text column. */
     CHECK_STR_CONTAINS(t, "\nCounters (measured on the GPU; \"= N of N agree\" when every counter");
-    CHECK(line_with(t, "!= 1 of 2 differ: ", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "!= 1 of 2 differ: ", dl, sizeof dl));
     CHECK_STR_CONTAINS(dl, "copy \"a,b\" q\\z");
     CHECK_STR_CONTAINS(dl, "differ: l1tex__t_sectors_ld.sum 5, l1tex__t_requests_st.sum 3 [model 2] "
                            "| DRAMrd 1024.00MiB");
-    CHECK(line_with(t, "variant         counters", hl, sizeof hl));
+    CHECK(line_with(after_summary(t), "variant         counters", hl, sizeof hl));
     CHECK_EQ_I64(left_edge(dl, "!= 1 of 2"), left_edge(hl, "counters"));
     /* The only non-ASCII bytes are the record's own e-acute; the byte that
      * is not UTF-8 in the finding is shown as '?'. */
     size_t high = 0;
     for (const unsigned char *p = (const unsigned char *)t; *p; p++)
         high += *p >= 0x80;
-    CHECK_EQ_U64(high, 2 * count_occurrences(t, "\xc3\xa9"));
+    CHECK_EQ_U64(high, 2 * count_occurrences(after_summary(t), "\xc3\xa9"));
     CHECK_STR_CONTAINS(t, "Finding: Copy \"with quotes\", commas and a bad byte ? here.");
     check_lines(t, 130);
     free(t);
@@ -1116,9 +1125,9 @@ static void test_table_identity(void)
     char *t = render(cml_report_table, &r, &st);
     CHECK(st == CML_OK);
     CHECK_STR_CONTAINS(t, "In every row: block=256\n");
-    CHECK(line_with(t, "sect/req", hl, sizeof hl));
+    CHECK(line_with(after_summary(t), "sect/req", hl, sizeof hl));
     CHECK(strstr(hl, "variant") == NULL);
-    CHECK(line_with(t, " cg ", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), " cg ", dl, sizeof dl));
     /* Numbers right-aligned, labels left-aligned. */
     CHECK_EQ_I64(right_edge(dl, "0"), right_edge(hl, "offset"));
     CHECK_EQ_I64(left_edge(dl, "cg"), left_edge(hl, "path"));
@@ -1127,7 +1136,7 @@ static void test_table_identity(void)
     /* Parameters that do not tell two variants apart: the variant names rows. */
     r.items[1].params[1] = r.items[0].params[1];
     t = render(cml_report_table, &r, &st);
-    CHECK(line_with(t, "sect/req", hl, sizeof hl));
+    CHECK(line_with(after_summary(t), "sect/req", hl, sizeof hl));
     CHECK_STR_CONTAINS(hl, "variant");
     CHECK_STR_CONTAINS(t, "\noffset=0 path=cg ");
     CHECK(strstr(t, "In every row") == NULL);
@@ -1148,11 +1157,11 @@ static void test_table_wide(void)
     CHECK_STR_CONTAINS(t, "(left out to fit 130 columns: ");
     CHECK_STR_CONTAINS(t, "global_ld modern requests");
     /* ... and brought back where a panel has room. */
-    CHECK(line_with(t, "wf/req", dl, sizeof dl));
+    CHECK(line_with(after_summary(t), "wf/req", dl, sizeof dl));
     CHECK_STR_CONTAINS(dl, "requests");
     /* Two panels, each repeating the variant column. */
-    CHECK_EQ_U64(count_occurrences(t, "everything at once"), 2);
-    CHECK_EQ_U64(count_occurrences(t, "\nvariant "), 2);
+    CHECK_EQ_U64(count_occurrences(after_summary(t), "everything at once"), 2);
+    CHECK_EQ_U64(count_occurrences(after_summary(t), "\nvariant "), 2);
     /* What matters most stays. */
     CHECK_STR_CONTAINS(t, "GB/s");
     CHECK_STR_CONTAINS(t, "1234.5");
@@ -1207,7 +1216,7 @@ static void test_table_findings_grouped(void)
     CHECK(st == CML_OK);
     const char *want = "Findings:\n  - Alpha shared.\n  - v1: Beta alone.\n  - v4: Gamma alone.\n";
     CHECK_STR_CONTAINS(t, want);
-    CHECK_EQ_U64(count_occurrences(t, "Alpha shared."), 1);
+    CHECK_EQ_U64(count_occurrences(after_summary(t), "Alpha shared."), 1);
     free(t);
     cml_results_free(&r);
 }
@@ -1265,8 +1274,8 @@ static void test_table_linear(void)
     CHECK_STR_CONTAINS(big, "read-offset (8000 records)");
     CHECK_STR_CONTAINS(big, "\n  7999  ");
     CHECK_STR_CONTAINS(big, "  - offset=7999: Finding number 7999.\n");
-    CHECK_EQ_U64(count_occurrences(big, "Every tenth record says the same."), 1);
-    CHECK_EQ_U64(count_occurrences(big, "Finding number "), 8000 - 800);
+    CHECK_EQ_U64(count_occurrences(after_summary(big), "Every tenth record says the same."), 1);
+    CHECK_EQ_U64(count_occurrences(after_summary(big), "Finding number "), 8000 - 800);
     free(small);
     free(big);
 }

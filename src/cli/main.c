@@ -25,6 +25,7 @@ static const char *const usage_text =
     "  cumemlab tour                the tour (same as no arguments)\n"
     "  cumemlab device              the memory facts of this GPU\n"
     "  cumemlab report FILE.json    a saved run again: table, --html, --csv, --json\n"
+    "  cumemlab report A.json B.json  two saved runs compared record by record\n"
     "  cumemlab validate            the model against this GPU's hardware counters, every\n"
     "                               deterministic pattern (exit 1 on an unexplained difference)\n"
     "  cumemlab PROGRAM [args]      a textbook program by its name (readSegment 11 512, ...)\n"

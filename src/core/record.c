@@ -118,10 +118,61 @@ const cml_record_param *cml_record_find_param(const cml_record *rec, const char 
 
 void cml_record_finding(cml_record *rec, const char *fmt, ...)
 {
+    /* Formatted in a larger buffer first, so that a sentence longer than
+     * the field loses whole words, never half of one. */
+    char text[2 * sizeof rec->finding];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rec->finding, sizeof rec->finding, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    cml_text_cut_words(rec->finding, sizeof rec->finding, text, sizeof rec->finding);
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+int cml_text_cut_words(char *dst, size_t dst_len, const char *src, size_t max_chars)
+{
+    static const char dots[] = "...";
+    if (!dst || dst_len == 0)
+        return 0;
+    if (!src)
+        src = "";
+    size_t bytes = strlen(src), chars = 0;
+    for (size_t i = 0; i < bytes; i++)
+        chars += ((unsigned char)src[i] & 0xC0) != 0x80;
+    if (chars <= max_chars && bytes < dst_len) {
+        memcpy(dst, src, bytes + 1);
+        return 0;
+    }
+    if (dst_len < sizeof dots || max_chars < 3) {
+        dst[0] = '\0'; /* no room even for the dots */
+        return 1;
+    }
+    /* The longest prefix of whole characters within the room left for the
+     * dots (`whole`), and the longest that ends a word (`word`). */
+    size_t room_chars = max_chars - 3, room_bytes = dst_len - sizeof dots;
+    size_t i = 0, n = 0, whole = 0, word = 0;
+    while (i < bytes) {
+        size_t k = 1;
+        while (i + k < bytes && ((unsigned char)src[i + k] & 0xC0) == 0x80)
+            k++;
+        if (is_space(src[i]) && i > 0 && !is_space(src[i - 1]))
+            word = i;
+        if (n + 1 > room_chars || i + k > room_bytes)
+            break;
+        i += k;
+        n++;
+        whole = i;
+    }
+    /* A long word (a metric name, a path) is cut between two characters
+     * rather than dropped whole when its start would fill the room. */
+    size_t len = word && 2 * word >= whole ? word : whole;
+    /* No dangling separator before the dots ("word,..."). */
+    while (len > 0 && (is_space(src[len - 1]) || strchr(",;:(.", src[len - 1])))
+        len--;
+    memcpy(dst, src, len);
+    memcpy(dst + len, dots, sizeof dots);
+    return 1;
 }
 
 void cml_record_note(cml_record *rec, const char *fmt, ...)

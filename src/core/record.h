@@ -98,7 +98,8 @@ typedef struct cml_record {
     struct { char name[32]; double value; char unit[12]; } extra[16];
     unsigned nextra;
 
-    char finding[384];        /* one sentence: what the numbers show and why */
+    char finding[1024];       /* one sentence: what the numbers show and why (files of
+                                 cumemlab 0.1.0 held at most 383 bytes of it) */
 } cml_record;
 
 /* A run-level message: no GPU (model-only fallback), counters unavailable
@@ -147,7 +148,8 @@ int cml_diag_level_parse(const char *name);
 void cml_record_add_param(cml_record *rec, const char *name, int64_t value, const char *label);
 void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit);
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
-/* snprintf into rec->finding / rec->note. */
+/* snprintf into rec->finding / rec->note; a finding too long for its field
+ * is cut at a word boundary and ends in "..." (cml_text_cut_words). */
 void cml_record_finding(cml_record *rec, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -158,5 +160,15 @@ void cml_record_note(cml_record *rec, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/*
+ * Text cut to fit without splitting a word: src whole when it has at most
+ * max_chars characters (UTF-8 code points) and fits dst (dst_len bytes,
+ * NUL included); else its longest prefix that ends before a space and
+ * leaves room for "...", then "..."; where that prefix would fill less
+ * than half the room (a long word: a metric name, a path), the text is cut
+ * between two characters instead. Returns 1 when the text was cut.
+ */
+int cml_text_cut_words(char *dst, size_t dst_len, const char *src, size_t max_chars);
 
 #endif

@@ -42,18 +42,28 @@ static void say(cml_chart_plan *cs, const char *fmt, ...)
 {
     if (cs->nsentences >= CML_PLAN_MAX_SENTENCES)
         return;
+    /* Formatted in a larger buffer first: a sentence too long for its place
+     * loses whole words (cml_text_cut_words), never half of one. */
+    char text[2 * CML_PLAN_SENTENCE_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cs->sentences[cs->nsentences], CML_PLAN_SENTENCE_LEN, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    /* Sentences start with a capital letter. */
     char *s = cs->sentences[cs->nsentences];
+    cml_text_cut_words(s, CML_PLAN_SENTENCE_LEN, text, CML_PLAN_SENTENCE_LEN);
+    /* Sentences start with a capital letter. */
     if (s[0] >= 'a' && s[0] <= 'z')
         s[0] = (char)(s[0] - 'a' + 'A');
     cs->nsentences++;
 }
 
 static const char *str(const char *s) { return s ? s : ""; }
+
+/* Measured figures: their charts zoom in on close values (chart_range.h). */
+static int measured_metric(cml_metric_id id)
+{
+    return id == CML_METRIC_BANDWIDTH || id == CML_METRIC_TIME_US;
+}
 
 static cml_chart *new_chart(cml_chart_plan *cs, cml_chart_kind kind, const char *title,
                             const char *xlabel, const char *ylabel)
@@ -198,29 +208,32 @@ static void describe_series(cml_chart_plan *cs, const cml_chart_series *s, const
     }
 }
 
-/* Records of g that a chart may use: ok, with the choice asked for, with
- * `need_param` as a number, without `without_param` as one. */
-static size_t select_records(const group *g, const cml_chart_spec *sp, const char *need_param,
-                             const cml_record **sel)
+int cml_chart_spec_selects(const cml_chart_spec *sp, const cml_record *rec)
+{
+    double v;
+    if (!is_ok(rec))
+        return 0;
+    /* A record without the parameter is kept: older or newer records may
+     * not carry it. */
+    if (sp->only_param && cml_record_find_param(rec, sp->only_param) &&
+        !cml_rep_param_is(rec, sp->only_param, str(sp->only_label)))
+        return 0;
+    /* A sweep draws the records that have its x as a number. */
+    if (sp->shape == CML_PLOT_SWEEP && sp->xparam && !cml_rep_param_num(rec, sp->xparam, &v))
+        return 0;
+    /* Stride's patterns without a stride, say: bars beside its sweeps. */
+    if (sp->without_param && cml_rep_param_num(rec, sp->without_param, &v))
+        return 0;
+    return 1;
+}
+
+/* Records of g that a chart may use (cml_chart_spec_selects). */
+static size_t select_records(const group *g, const cml_chart_spec *sp, const cml_record **sel)
 {
     size_t n = 0;
-    double v;
-    for (size_t i = 0; i < g->n; i++) {
-        const cml_record *rec = g->recs[i];
-        if (!is_ok(rec))
-            continue;
-        /* A record without the parameter is kept: older or newer records
-         * may not carry it. */
-        if (sp->only_param && cml_record_find_param(rec, sp->only_param) &&
-            !cml_rep_param_is(rec, sp->only_param, str(sp->only_label)))
-            continue;
-        if (need_param && !cml_rep_param_num(rec, need_param, &v))
-            continue;
-        /* Stride's patterns without a stride, say: bars beside its sweeps. */
-        if (sp->without_param && cml_rep_param_num(rec, sp->without_param, &v))
-            continue;
-        sel[n++] = rec;
-    }
+    for (size_t i = 0; i < g->n; i++)
+        if (cml_chart_spec_selects(sp, g->recs[i]))
+            sel[n++] = g->recs[i];
     return n;
 }
 
@@ -238,7 +251,7 @@ static void sweep_chart(cml_chart_plan *cs, const group *g, const cml_chart_spec
         cs->oom = 1;
         return;
     }
-    size_t ns = select_records(g, sp, sp->xparam, sel);
+    size_t ns = select_records(g, sp, sel);
     const char *exclude[] = {sp->xparam, "n", NULL};
     const char *what = str(sp->what), *xname = str(sp->xname);
     names vary;
@@ -253,6 +266,7 @@ static void sweep_chart(cml_chart_plan *cs, const group *g, const cml_chart_spec
     c->x.from_zero = 0;
     c->y.format = sp->yfmt;
     int two = sp->m[1].id != CML_METRIC_NONE;
+    c->y.zoom = measured_metric(sp->m[0].id) && (!two || measured_metric(sp->m[1].id));
     size_t first_of_m0 = 0, end_of_m0 = 0;
     int dropped = 0;
     for (int m = 0; m < 2 && sp->m[m].id != CML_METRIC_NONE; m++) {
@@ -335,7 +349,7 @@ static void bar_chart(cml_chart_plan *cs, const group *g, const cml_chart_spec *
         cs->oom = 1;
         return;
     }
-    size_t ns = select_records(g, sp, NULL, sel);
+    size_t ns = select_records(g, sp, sel);
     const char *exclude[] = {sp->series_param ? sp->series_param : "", "n", NULL};
     const char *what = str(sp->what), *unit = str(sp->unit);
     names vary, sv;
@@ -346,6 +360,7 @@ static void bar_chart(cml_chart_plan *cs, const group *g, const cml_chart_spec *
         return;
     }
     c->y.format = sp->yfmt;
+    c->y.zoom = measured_metric(sp->m[0].id);
     sv.n = 0;
     if (sp->series_param)
         snprintf(sv.v[sv.n++], sizeof sv.v[0], "%s", sp->series_param);
@@ -413,7 +428,7 @@ static void extras_chart(cml_chart_plan *cs, const group *g, const cml_chart_spe
         cs->oom = 1;
         return;
     }
-    size_t ns = select_records(g, sp, NULL, sel);
+    size_t ns = select_records(g, sp, sel);
     const char *exclude[] = {"n", sp->ignore_param ? sp->ignore_param : "", NULL};
     names vary;
     cml_rep_varying_params(sel, ns, exclude, &vary);

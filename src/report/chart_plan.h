@@ -54,6 +54,11 @@ void cml_chart_plan_build(cml_chart_plan *plan, const cml_chart_spec *specs, siz
 void cml_chart_plan_experiment(cml_chart_plan *plan, const char *key,
                                const cml_record *const *recs, size_t n);
 
+/* 1 if a chart of spec `sp` draws record rec: an ok record with the choice
+ * the spec asks for (or without that parameter), with the sweep's x as a
+ * number, without the spec's `without_param`. */
+int cml_chart_spec_selects(const cml_chart_spec *sp, const cml_record *rec);
+
 /* Release the charts (the plan may be built again afterwards). */
 void cml_chart_plan_free(cml_chart_plan *plan);
 

@@ -39,7 +39,7 @@ static const struct csv_model_col {
 #define N_MODEL_COLS (sizeof model_cols / sizeof model_cols[0])
 
 /* Write one field, quoted only when it must be. */
-static void field_str(FILE *out, const char *s)
+void cml_csv_field(FILE *out, const char *s)
 {
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
@@ -53,6 +53,8 @@ static void field_str(FILE *out, const char *s)
     }
     fputc('"', out);
 }
+
+static void field_str(FILE *out, const char *s) { cml_csv_field(out, s); }
 
 static void sep(FILE *out) { fputc(',', out); }
 

@@ -16,6 +16,7 @@
 #include "report/chart_plan.h"
 #include "report/html_tables.h"
 #include "report/report_util.h"
+#include "report/summary.h"
 #include "report/svg_chart.h"
 
 static void esc(FILE *out, const char *s) { cml_xml_escape(out, s); }
@@ -54,6 +55,11 @@ static const char *const css =
     "svg.chart{max-width:100%;height:auto;display:block}\n"
     ".computed{font-size:1.02em}.findings li{margin:.2em 0}.fixed{color:#555;font-size:.9em}\n"
     "nav ol{columns:2;padding-left:1.4em}\n"
+    "table.summary{width:100%}table.summary th,table.summary td.by{white-space:nowrap}"
+    "table.summary td.finding{width:45%}\n"
+    "td.finding details summary,details.chart-data summary{cursor:pointer}"
+    "details.chart-data summary{color:#555;font-size:.85em;margin:2px 4px}\n"
+    "table.chart-data{font-size:.8em}.cut{color:#999}\n"
     "footer{color:#777;font-size:.85em;margin-top:3em}\n";
 
 static void fmt_bytes(char *buf, size_t len, uint64_t b)
@@ -82,13 +88,18 @@ static void write_header(FILE *out, const cml_results *r, size_t ngroups)
         fputs("</code>", out);
     }
     fputs("</p>\n", out);
+    cml_html_run_peak(out, r);
+    fputs("</header>\n", out);
+}
+
+void cml_html_run_peak(FILE *out, const cml_results *r)
+{
     if (r->model_only)
         fputs("<p class=\"banner\" role=\"note\"><strong>No GPU was used:</strong> every figure "
               "in this report is the model's prediction, not a measurement.</p>\n",
               out);
     if (r->has_device) {
         const cml_device_facts *d = &r->device;
-        char v[320], a[48], b[48];
         int theo = isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0;
         int peak = isfinite(r->peak_gbs) && r->peak_gbs > 0;
         fprintf(out, "<p class=\"peak\">%s peak bandwidth: <strong>",
@@ -102,6 +113,17 @@ static void write_header(FILE *out, const cml_results *r, size_t ngroups)
             fputs("not measured</strong>", out);
         }
         fputs("; every &ldquo;% of peak&rdquo; below is relative to it.</p>\n", out);
+    } else if (!r->model_only) {
+        fputs("<p class=\"meta\">No device facts in these results.</p>\n", out);
+    }
+}
+
+void cml_html_device_table(FILE *out, const cml_results *r)
+{
+    if (r->has_device) {
+        const cml_device_facts *d = &r->device;
+        char v[320], a[48], b[48];
+        int theo = isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0;
         fputs("<table class=\"facts\">\n<caption>The GPU</caption>\n<tbody>\n", out);
         snprintf(v, sizeof v, "%d: %s", d->index, d->name);
         fact_row(out, "device", v);
@@ -136,14 +158,10 @@ static void write_header(FILE *out, const cml_results *r, size_t ngroups)
                  (d->runtime_version % 1000) / 10);
         fact_row(out, "CUDA", v);
         fputs("</tbody>\n</table>\n", out);
-    } else if (!r->model_only) {
-        fputs("<p class=\"meta\">No device facts in these results.</p>\n", out);
     }
-    fputs("</header>\n", out);
 }
 
-/* Anchor of group i: only letters, digits and '-'. */
-static void anchor(char *buf, size_t len, size_t i, const char *key)
+void cml_html_anchor(char *buf, size_t len, size_t i, const char *key)
 {
     int w = snprintf(buf, len, "exp-%zu-", i + 1);
     size_t n = w > 0 ? (size_t)w : 0;
@@ -153,6 +171,13 @@ static void anchor(char *buf, size_t len, size_t i, const char *key)
         buf[n++] = okc ? ch : '-';
     }
     buf[n] = '\0';
+}
+
+/* The summary's link to the i-th experiment's section. */
+static void section_anchor(char *buf, size_t len, size_t i, const char *key, const void *ctx)
+{
+    (void)ctx;
+    cml_html_anchor(buf, len, i, key);
 }
 
 /* The run's diagnostics (no GPU, counters unavailable and why, an
@@ -184,7 +209,7 @@ static void write_diagnostics(FILE *out, const cml_results *r, const group *gs, 
             fputs("run", out);
         } else if (k < ng) {
             char id[96];
-            anchor(id, sizeof id, k, gs[k].key);
+            cml_html_anchor(id, sizeof id, k, gs[k].key);
             fprintf(out, "<a href=\"#%s\">", id);
             esc(out, d->experiment);
             fputs("</a>", out);
@@ -245,7 +270,7 @@ static void write_findings(FILE *out, const group *g)
             esc(out, r->variant);
             fputs(":</strong> ", out);
         }
-        esc(out, r->finding);
+        cml_html_finding(out, r->finding);
         fputs("</li>\n", out);
         shown++;
     }
@@ -255,7 +280,7 @@ static void write_findings(FILE *out, const group *g)
 static cml_status write_group(FILE *out, const group *g, size_t index)
 {
     char id[96], title[160];
-    anchor(id, sizeof id, index, g->key);
+    cml_html_anchor(id, sizeof id, index, g->key);
     group_title(g, title, sizeof title);
     fprintf(out,
             "<section class=\"experiment\" id=\"%s\" aria-labelledby=\"%s-h\">\n"
@@ -302,6 +327,7 @@ static cml_status write_group(FILE *out, const group *g, size_t index)
             fputs("</figcaption>\n", out);
             if (cml_chart_svg(out, &cs->charts[i]) != CML_OK)
                 st = CML_EIO;
+            cml_chart_data_html(out, &cs->charts[i]);
             fputs("</figure>\n", out);
         }
         fputs("</div>\n", out);
@@ -348,6 +374,41 @@ static group *make_groups(const cml_results *r, size_t *ngroups, const cml_recor
     return gs;
 }
 
+void cml_html_begin(FILE *out, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta name=\"generator\" content=\"cumemlab\">\n<title>",
+          out);
+    esc(out, title);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
+}
+
+void cml_html_end(FILE *out, const char *tool_version)
+{
+    fputs("<footer id=\"cml-end\">Written by cumemlab ", out);
+    esc(out, tool_version);
+    fputs(". Bandwidth counts the bytes each kernel must move (every input read once, every "
+          "output written once) over the median time, in GB/s (10<sup>9</sup> bytes per "
+          "second). Efficiency is bytes used / bytes moved. &ldquo;modern&rdquo; applies the "
+          "rules of Volta to Hopper (32-byte sectors); &ldquo;Fermi&rdquo; those of the "
+          "Fermi/Kepler textbooks.</footer>\n</main>\n</body>\n</html>\n",
+          out);
+}
+
+void cml_html_finding(FILE *out, const char *finding)
+{
+    char text[sizeof((const cml_record *)0)->finding];
+    int cut = cml_rep_finding_text(finding, text, sizeof text);
+    esc(out, text);
+    if (cut)
+        fprintf(out, "<span class=\"cut\" title=\"the file holds only the first %d bytes of "
+                     "this finding\">&hellip;</span>",
+                CML_REP_FINDING_V1_MAX);
+}
+
 cml_status cml_report_html(FILE *out, const cml_results *r)
 {
     size_t ng = 0;
@@ -355,26 +416,36 @@ cml_status cml_report_html(FILE *out, const cml_results *r)
     group *gs = make_groups(r, &ng, &storage);
     if (!gs)
         return CML_ENOMEM;
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "style-src 'unsafe-inline'\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta name=\"generator\" content=\"cumemlab\">\n<title>cumemlab report",
-          out);
-    if (r->has_device) {
-        fputs(": ", out);
-        esc(out, r->device.name);
-    } else if (r->model_only) {
-        fputs(" (model only)", out);
-    }
-    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
+    char page_title[320];
+    snprintf(page_title, sizeof page_title, "cumemlab report%s%s%s", r->has_device ? ": " : "",
+             r->has_device ? r->device.name : "",
+             !r->has_device && r->model_only ? " (model only)" : "");
+    cml_html_begin(out, page_title);
     write_header(out, r, ng);
     write_diagnostics(out, r, gs, ng);
+    cml_summary sum;
+    if (cml_summary_build(r, &sum) != CML_OK) {
+        free((void *)storage);
+        free(gs);
+        return CML_ENOMEM;
+    }
+    if (sum.n) {
+        fputs("<section class=\"summary\" id=\"summary\" aria-labelledby=\"summary-h\">\n"
+              "<h2 id=\"summary-h\">Summary</h2>\n",
+              out);
+        cml_summary_html(out, &sum,
+                         "The best and the worst variant of each experiment by its main "
+                         "figure (ratio: how many times better the best is)",
+                         section_anchor, NULL);
+        fputs("</section>\n", out);
+    }
+    cml_summary_free(&sum);
+    cml_html_device_table(out, r);
     if (ng) {
         fputs("<nav aria-label=\"experiments\">\n<h2>Experiments</h2>\n<ol>\n", out);
         for (size_t i = 0; i < ng; i++) {
             char id[96], title[160];
-            anchor(id, sizeof id, i, gs[i].key);
+            cml_html_anchor(id, sizeof id, i, gs[i].key);
             group_title(&gs[i], title, sizeof title);
             fprintf(out, "<li><a href=\"#%s\">", id);
             esc(out, title);
@@ -390,14 +461,7 @@ cml_status cml_report_html(FILE *out, const cml_results *r)
         if (s != CML_OK && st == CML_OK)
             st = s;
     }
-    fputs("<footer id=\"cml-end\">Written by cumemlab ", out);
-    esc(out, r->tool_version);
-    fputs(". Bandwidth counts the bytes each kernel must move (every input read once, every "
-          "output written once) over the median time, in GB/s (10<sup>9</sup> bytes per "
-          "second). Efficiency is bytes used / bytes moved. &ldquo;modern&rdquo; applies the "
-          "rules of Volta to Hopper (32-byte sectors); &ldquo;Fermi&rdquo; those of the "
-          "Fermi/Kepler textbooks.</footer>\n</main>\n</body>\n</html>\n",
-          out);
+    cml_html_end(out, r->tool_version);
     free((void *)storage);
     free(gs);
     if (st == CML_OK && (fflush(out) != 0 || ferror(out)))

@@ -199,7 +199,7 @@ static void build_table(table_layout *L, const group *g, const names *vary)
     /* Extra numbers: the union of names, in order of appearance. */
     for (size_t i = 0; i < g->n; i++) {
         const cml_record *r = g->recs[i];
-        for (unsigned k = 0; k < r->nextra && k < CML_REP_HTML_EXTRAS; k++) {
+        for (unsigned k = 0; k < cml_rep_nextra(r); k++) {
             int seen = 0;
             for (size_t j = 0; j < L->n; j++)
                 seen |= L->cols[j].kind == COL_EXTRA && !strcmp(L->cols[j].name, r->extra[k].name);
@@ -298,7 +298,7 @@ static void write_cell(FILE *out, const table_layout *L, const col *c, const cml
         return;
     case COL_EXTRA: {
         double v = NAN;
-        for (unsigned k = 0; k < r->nextra && k < CML_REP_HTML_EXTRAS; k++)
+        for (unsigned k = 0; k < cml_rep_nextra(r); k++)
             if (!strcmp(r->extra[k].name, c->name))
                 v = r->extra[k].value;
         count_cell(out, v);

@@ -122,11 +122,17 @@ static double m_const_serialized(const cml_record *rec)
     return v;
 }
 
+unsigned cml_rep_nextra(const cml_record *rec)
+{
+    const unsigned room = (unsigned)(sizeof rec->extra / sizeof rec->extra[0]);
+    return rec->nextra < room ? rec->nextra : room;
+}
+
 static double m_extra(const cml_record *rec, const char *arg)
 {
     if (!is_ok(rec) || !arg)
         return NAN;
-    for (unsigned i = 0; i < rec->nextra && i < CML_REP_HTML_EXTRAS; i++)
+    for (unsigned i = 0; i < cml_rep_nextra(rec); i++)
         if (strcmp(rec->extra[i].name, arg) == 0)
             return isfinite(rec->extra[i].value) ? rec->extra[i].value : NAN;
     return NAN;

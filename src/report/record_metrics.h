@@ -11,8 +11,9 @@
 #include "core/chart_spec.h"
 #include "core/record.h"
 
-/* The extras the HTML report reads of each record (charts and tables). */
-#define CML_REP_HTML_EXTRAS 8
+/* How many extra figures the record holds: nextra, bounded by the room the
+ * record has for them (every one of them is read: charts and tables). */
+unsigned cml_rep_nextra(const cml_record *rec);
 
 /* The record's figure for metric `id` (`arg`: the class name of
  * CML_METRIC_CLASS_SPR, the extra's name of CML_METRIC_EXTRA); NAN when the

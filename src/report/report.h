@@ -19,6 +19,9 @@ cml_status cml_report_json(FILE *out, const cml_results *r);
 
 /* CSV: one row per record, fixed header. */
 cml_status cml_report_csv(FILE *out, const cml_results *r);
+/* One CSV field (RFC 4180): quoted, its quotes doubled, only when it holds
+ * a comma, a quote, CR or LF. */
+void cml_csv_field(FILE *out, const char *s);
 
 /* Write with `writer` to `path` through a temporary file and rename.
  * On failure writes a one-line reason into err and leaves no file. */

@@ -268,3 +268,22 @@ void cml_rep_counters_line(const cml_record *rec, char *buf, size_t len)
         info = 0;
     }
 }
+
+int cml_rep_finding_text(const char *finding, char *buf, size_t len)
+{
+    if (!len)
+        return 0;
+    size_t n = strlen(finding);
+    int cut = n == CML_REP_FINDING_V1_MAX && !strchr(".!?)\"'", finding[n - 1]);
+    if (cut) {
+        const char *sp = strrchr(finding, ' ');
+        n = sp ? (size_t)(sp - finding) : 0;
+        while (n > 0 && strchr(" ,;:(", finding[n - 1]))
+            n--;
+    }
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, finding, n);
+    buf[n] = '\0';
+    return cut;
+}

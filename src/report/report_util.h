@@ -76,4 +76,15 @@ void cml_rep_counter_value(const char *metric, double v, char *buf, size_t len);
  */
 void cml_rep_counters_line(const cml_record *rec, char *buf, size_t len);
 
+/*
+ * A record's finding as the reporters show it. Files written by cumemlab
+ * 0.1.0 held at most CML_REP_FINDING_V1_MAX bytes of a finding and cut a
+ * longer one there, mid-word; a finding of exactly that length that does
+ * not end a sentence is such a cut: shown up to its last whole word, and
+ * the function returns 1 (the caller marks it: "..." in text, an ellipsis
+ * with an explanation in HTML). Otherwise the text unchanged, 0.
+ */
+#define CML_REP_FINDING_V1_MAX 383
+int cml_rep_finding_text(const char *finding, char *buf, size_t len);
+
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/chart_range.h"
 #include "report/report_util.h"
 
 /* Okabe-Ito colours: distinguishable with the common colour-vision
@@ -113,141 +114,8 @@ long cml_chart_category(cml_chart *c, const char *name)
     return (long)c->ncategories++;
 }
 
-/* ------------------------------------------------------------------ */
-/* Ticks and formatting                                               */
-/* ------------------------------------------------------------------ */
-
-size_t cml_nice_ticks(double lo, double hi, size_t max_ticks, double *ticks, double *step)
-{
-    *step = 0;
-    if (!isfinite(lo) || !isfinite(hi) || max_ticks == 0)
-        return 0;
-    if (lo > hi) {
-        double t = lo;
-        lo = hi;
-        hi = t;
-    }
-    if (lo == hi || max_ticks < 2) {
-        ticks[0] = lo;
-        return 1;
-    }
-    double rough = (hi - lo) / (double)(max_ticks - 1);
-    double mag = pow(10.0, floor(log10(rough)));
-    static const double mult[] = {1, 2, 5, 10, 20, 50, 100};
-    for (size_t m = 0; m < sizeof mult / sizeof mult[0]; m++) {
-        double s = mult[m] * mag;
-        if (s < rough * (1 - 1e-12))
-            continue;
-        double first = floor(lo / s + 1e-9) * s;
-        double last = ceil(hi / s - 1e-9) * s;
-        double count = floor((last - first) / s + 0.5) + 1;
-        if (count > (double)max_ticks)
-            continue;
-        size_t n = (size_t)count;
-        for (size_t i = 0; i < n; i++) {
-            double t = first + (double)i * s;
-            if (fabs(t) < s * 1e-9)
-                t = 0; /* -0 and 1e-17 print as 0 */
-            ticks[i] = t;
-        }
-        *step = s;
-        return n;
-    }
-    ticks[0] = lo;
-    ticks[1] = hi;
-    *step = hi - lo;
-    return 2;
-}
-
-size_t cml_log_ticks(double lo, double hi, double base, size_t max_ticks, double *ticks)
-{
-    if (!(lo > 0) || !(hi > 0) || !isfinite(lo) || !isfinite(hi) || max_ticks == 0 ||
-        !(base > 1))
-        return 0;
-    if (lo > hi) {
-        double t = lo;
-        lo = hi;
-        hi = t;
-    }
-    double lb = log(base);
-    /* The small tolerance keeps exact powers (log2(1024) = 10) on their tick. */
-    long e0 = (long)floor(log(lo) / lb + 1e-9);
-    long e1 = (long)ceil(log(hi) / lb - 1e-9);
-    if (e1 <= e0)
-        e1 = e0 + 1;
-    long span = e1 - e0;
-    long k = 1;
-    if (max_ticks > 1)
-        k = (span + (long)max_ticks - 2) / ((long)max_ticks - 1);
-    if (k < 1)
-        k = 1;
-    size_t n = 0;
-    for (long e = e0; n < max_ticks; e += k) {
-        ticks[n++] = pow(base, (double)e);
-        if (e >= e1)
-            break;
-    }
-    return n;
-}
-
-/* Decimals that show a step of `step` exactly (steps are 1, 2, 5 x 10^k). */
-static int decimals_for(double step)
-{
-    if (!(step > 0) || step >= 1)
-        return 0;
-    int d = (int)ceil(-log10(step) - 1e-9);
-    return d > 9 ? 9 : d;
-}
-
-void cml_fmt_tick(char *buf, size_t len, double v, double step, cml_tick_format fmt)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, len, "-");
-        return;
-    }
-    if (fmt == CML_FMT_BYTES) {
-        static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-        double a = fabs(v);
-        int u = 0;
-        while (a >= 1024 && u < 5) {
-            a /= 1024;
-            u++;
-        }
-        double scaled = v / pow(1024.0, u);
-        snprintf(buf, len, "%.3g %s", scaled, units[u]);
-        return;
-    }
-    const char *suffix = fmt == CML_FMT_PERCENT ? "%" : "";
-    if (step > 0) {
-        /* An axis: one scale for all its ticks, chosen from the step. */
-        double scale = 1;
-        const char *si = "";
-        if (fmt == CML_FMT_NUMBER) {
-            if (step >= 1e12) { scale = 1e12; si = "T"; }
-            else if (step >= 1e9) { scale = 1e9; si = "G"; }
-            else if (step >= 1e6) { scale = 1e6; si = "M"; }
-            else if (step >= 1e3 && fabs(v) >= 1e4) { scale = 1e3; si = "k"; }
-        }
-        double sv = v / scale;
-        if (v == 0)
-            snprintf(buf, len, "0%s", suffix);
-        else
-            snprintf(buf, len, "%.*f%s%s", decimals_for(step / scale), sv, si, suffix);
-        return;
-    }
-    /* A single value (a tooltip or a log tick): four significant digits. */
-    double a = fabs(v);
-    if (fmt == CML_FMT_NUMBER && a >= 1e4) {
-        static const struct { double s; const char *n; } si[] = {
-            {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-        for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
-            if (a >= si[i].s) {
-                snprintf(buf, len, "%.4g%s", v / si[i].s, si[i].n);
-                return;
-            }
-    }
-    snprintf(buf, len, "%.4g%s", v, suffix);
-}
+/* Ticks and their labels (cml_nice_ticks, cml_log_ticks, cml_fmt_tick):
+ * chart_range.c, with the rule for a value axis's range. */
 
 void cml_xml_escape(FILE *out, const char *str)
 {
@@ -294,6 +162,7 @@ typedef struct scale {
     double ticks[CML_CHART_MAX_TICKS];
     size_t nticks;
     double step;               /* linear: tick step; log: 0 */
+    int broken;                /* linear: starts above the 0 it should show */
 } scale;
 
 static int drawable(cml_scale s, double v)
@@ -311,8 +180,9 @@ static double map(const scale *s, double v)
     return s->p0 + t * (s->p1 - s->p0);
 }
 
-/* Build the axis range and ticks from the data range [lo, hi]. */
-static void make_scale(scale *s, cml_scale kind, double lo, double hi, int from_zero,
+/* Build the axis range and ticks from the data range [lo, hi]: linear
+ * axes by the rule of chart_range.h. */
+static void make_scale(scale *s, cml_scale kind, double lo, double hi, int from_zero, int zoom,
                        size_t max_ticks)
 {
     memset(s, 0, sizeof *s);
@@ -325,27 +195,16 @@ static void make_scale(scale *s, cml_scale kind, double lo, double hi, int from_
             s->hi = s->ticks[s->nticks - 1];
             return;
         }
-        kind = s->kind = CML_SCALE_LINEAR; /* cannot happen for positive data */
+        s->kind = CML_SCALE_LINEAR; /* cannot happen for positive data */
     }
-    if (from_zero) {
-        if (lo > 0) lo = 0;
-        if (hi < 0) hi = 0;
-    }
-    if (lo == hi) {
-        double pad = lo != 0 ? fabs(lo) * 0.5 : 1.0;
-        lo -= pad;
-        hi += pad;
-        if (from_zero && lo < 0 && hi - pad >= 0)
-            lo = 0;
-    }
-    s->nticks = cml_nice_ticks(lo, hi, max_ticks, s->ticks, &s->step);
-    if (s->nticks >= 2) {
-        s->lo = s->ticks[0];
-        s->hi = s->ticks[s->nticks - 1];
-    } else {
-        s->lo = lo;
-        s->hi = hi;
-    }
+    cml_axis_range ar;
+    cml_axis_range_choose(lo, hi, from_zero, zoom, max_ticks, &ar);
+    s->lo = ar.lo;
+    s->hi = ar.hi;
+    s->step = ar.step;
+    s->nticks = ar.nticks;
+    memcpy(s->ticks, ar.ticks, sizeof s->ticks);
+    s->broken = ar.broken;
 }
 
 /* ------------------------------------------------------------------ */
@@ -376,25 +235,41 @@ static int point_ok(const cml_chart *c, double x, double y)
 }
 
 /* A marker of shape `shape` centred at (x, y). */
-static void marker(FILE *out, int shape, double x, double y, const char *color)
+static void marker(FILE *out, int shape, double x, double y, const char *color, int hollow)
 {
     switch (shape % 4) {
     case 0:
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"", x, y, color);
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"", x, y);
         break;
     case 1:
-        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\"", x - 3.5,
-                y - 3.5, color);
+        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\"", x - 3.5, y - 3.5);
         break;
     case 2:
-        fprintf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\"", x, y - 4.5, x + 4.5,
-                y + 3.5, x - 4.5, y + 3.5, color);
+        fprintf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"", x, y - 4.5, x + 4.5, y + 3.5,
+                x - 4.5, y + 3.5);
         break;
     default:
-        fprintf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\"", x, y - 5,
-                x + 5, y, x, y + 5, x - 5, y, color);
+        fprintf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"", x, y - 5, x + 5, y, x,
+                y + 5, x - 5, y);
         break;
     }
+    /* The second of two runs: an open marker in the same colour. */
+    if (hollow)
+        fprintf(out, " fill=\"#fff\" stroke=\"%s\" stroke-width=\"1.5\"", color);
+    else
+        fprintf(out, " fill=\"%s\"", color);
+}
+
+/* Which look (colour, marker, dash) series i has. */
+static size_t look_of(const cml_chart_series *s, size_t i)
+{
+    return s->look > 0 ? (size_t)(s->look - 1) : i;
+}
+
+/* The dash pattern of series i: its look's, or the second run's. */
+static const char *dash_of(const cml_chart_series *s, size_t i)
+{
+    return s->second ? "5 3" : dashes[look_of(s, i) % 4];
 }
 
 static void text_el(FILE *out, double x, double y, const char *anchor, const char *extra,
@@ -415,27 +290,11 @@ static size_t text_chars(const char *s)
     return n;
 }
 
-/* A display copy of s cut to at most max characters, with "..." when cut. */
-static void clip_text(char *dst, size_t cap, const char *s, size_t max)
+/* A display copy of s cut to at most max characters at a word boundary,
+ * with "..." when cut (returns 1 then). */
+static int clip_text(char *dst, size_t cap, const char *s, size_t max)
 {
-    size_t n = 0, i = 0, chars = 0;
-    size_t len = strlen(s);
-    if (text_chars(s) <= max) {
-        copy_str(dst, cap, s);
-        return;
-    }
-    while (i < len && chars < max - 1 && n + 4 < cap) {
-        size_t k = 1;
-        while (i + k < len && ((unsigned char)s[i + k] & 0xC0) == 0x80)
-            k++;
-        if (n + k + 4 >= cap)
-            break;
-        memcpy(dst + n, s + i, k);
-        n += k;
-        i += k;
-        chars++;
-    }
-    memcpy(dst + n, "...", 4);
+    return cml_text_cut_words(dst, cap, s, max);
 }
 
 /* Break a category label at spaces into at most 3 lines of at most
@@ -511,21 +370,26 @@ static void write_legend(FILE *out, const cml_chart *c, const legend_layout *L)
     for (size_t i = 0; i <= CML_CHART_MAX_SERIES && i < n; i++) {
         double x = L->x[i], y = L->y[i];
         char name[128];
+        int clipped = 0;
         if (i < c->nseries) {
-            const char *col = palette[i % NPALETTE];
-            clip_text(name, sizeof name, c->series[i].name, 60);
+            const cml_chart_series *s = &c->series[i];
+            size_t look = look_of(s, i);
+            const char *col = palette[look % NPALETTE], *dash = dash_of(s, i);
+            clipped = clip_text(name, sizeof name, s->name, 60);
             if (c->kind == CML_CHART_BAR) {
-                fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"10\" fill=\"%s\"/>",
+                fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"10\" fill=\"%s\"",
                         x, y - 9, col);
+                if (s->second)
+                    fprintf(out, " fill-opacity=\"0.45\" stroke=\"%s\"", col);
+                fputs("/>", out);
             } else {
                 if (c->kind == CML_CHART_LINE)
                     fprintf(out,
                             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                             "stroke-width=\"2\"%s%s%s/>",
-                            x, y - 4, x + 24, y - 4, col,
-                            dashes[i % 4][0] ? " stroke-dasharray=\"" : "", dashes[i % 4],
-                            dashes[i % 4][0] ? "\"" : "");
-                marker(out, (int)i, x + 12, y - 4, col);
+                            x, y - 4, x + 24, y - 4, col, dash[0] ? " stroke-dasharray=\"" : "",
+                            dash, dash[0] ? "\"" : "");
+                marker(out, (int)look, x + 12, y - 4, col, s->second);
                 fputs("/>", out);
             }
         } else {
@@ -535,7 +399,16 @@ static void write_legend(FILE *out, const cml_chart *c, const legend_layout *L)
                     "stroke-dasharray=\"4 3\"/>",
                     x, y - 4, x + 24, y - 4);
         }
-        text_el(out, x + 30, y, "start", NULL, name);
+        if (clipped) {
+            /* The whole name as the entry's tooltip. */
+            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\"><title>", x + 30, y);
+            cml_xml_escape(out, c->series[i].name);
+            fputs("</title>", out);
+            cml_xml_escape(out, name);
+            fputs("</text>\n", out);
+        } else {
+            text_el(out, x + 30, y, "start", NULL, name);
+        }
     }
     fputs("</g>\n", out);
 }
@@ -664,10 +537,11 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
         sx.hi = (double)c->ncategories;
         sx.p0 = x0;
         sx.p1 = x1;
-        make_scale(&sy, CML_SCALE_LINEAR, ylo, yhi, 1, 7);
+        make_scale(&sy, CML_SCALE_LINEAR, ylo, yhi, 1, c->y.zoom, 7);
     } else {
-        make_scale(&sx, c->x.scale, xlo, xhi, c->x.from_zero, 11);
+        make_scale(&sx, c->x.scale, xlo, xhi, c->x.from_zero, 0, 11);
         make_scale(&sy, c->y.scale, ylo, yhi, c->y.scale == CML_SCALE_LINEAR && c->y.from_zero,
+                   c->y.zoom,
                    7);
         sx.p0 = x0;
         sx.p1 = x1;
@@ -729,6 +603,22 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
             y0, x1, y0);
     fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x0,
             y0, x0, y1);
+    if (sy.broken) {
+        /* The axis leaves out the 0 it would show (chart_range.h): a break
+         * across it near the bottom, and a note where it starts. */
+        double by = y0 - 10;
+        fprintf(out,
+                "<g class=\"axis-break\"><rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"6\" "
+                "fill=\"#fff\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                "stroke=\"#444\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                "stroke=\"#444\"/></g>\n",
+                x0 - 7, by - 3, x0 - 7, by + 1, x0 + 7, by - 5, x0 - 7, by + 5, x0 + 7, by + 1);
+        char lab[64], note[128];
+        cml_fmt_tick(lab, sizeof lab, sy.lo, sy.step, c->y.format);
+        snprintf(note, sizeof note, "y axis starts at %s, not 0", lab);
+        text_el(out, x1, MT - 3, "end", " class=\"axis-note\" font-size=\"10\" fill=\"#555\"",
+                note);
+    }
     if (c->x.label[0])
         text_el(out, (x0 + x1) / 2, y0 + MB - 8, "middle", " font-weight=\"bold\"", c->x.label);
     if (c->y.label[0]) {
@@ -768,10 +658,17 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
     size_t barslot = 0;
     for (size_t i = 0; i < c->nseries; i++) {
         const cml_chart_series *s = &c->series[i];
-        const char *col = palette[i % NPALETTE];
+        const size_t look = look_of(s, i);
+        const char *col = palette[look % NPALETTE], *dash = dash_of(s, i);
         if (s->n == 0)
             continue;
-        fprintf(out, "<g class=\"series\" data-series=\"%zu\">\n", i);
+        fprintf(out, "<g class=\"series\" data-series=\"%zu\"", i);
+        if (s->group[0]) {
+            fputs(" data-group=\"", out);
+            cml_xml_escape(out, s->group);
+            fputc('"', out);
+        }
+        fputs(">\n", out);
         if (bar) {
             double gw = band * 0.8, bw = gw / (double)(nbarseries ? nbarseries : 1);
             double base = map(&sy, sy.lo > 0 ? sy.lo : (sy.hi < 0 ? sy.hi : 0));
@@ -782,8 +679,11 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
                 double py = map(&sy, s->y[k]);
                 double top = py < base ? py : base, h = fabs(base - py);
                 fprintf(out,
-                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">",
+                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"",
                         px, top, bw > 1.5 ? bw - 1 : bw, h, col);
+                if (s->second)
+                    fprintf(out, " fill-opacity=\"0.45\" stroke=\"%s\"", col);
+                fputc('>', out);
                 tooltip(out, c, s, s->x[k], s->y[k]);
                 fputs("</rect>\n", out);
             }
@@ -801,8 +701,8 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
             qsort(pt, m, sizeof *pt, cmp_xy);
             if (c->kind == CML_CHART_LINE && m > 1) {
                 fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"", col);
-                if (dashes[i % 4][0])
-                    fprintf(out, " stroke-dasharray=\"%s\"", dashes[i % 4]);
+                if (dash[0])
+                    fprintf(out, " stroke-dasharray=\"%s\"", dash);
                 fputs(" points=\"", out);
                 for (size_t k = 0; k < m; k++)
                     fprintf(out, "%s%.1f,%.1f", k ? " " : "", map(&sx, pt[k].x),
@@ -810,10 +710,10 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
                 fputs("\"/>\n", out);
             }
             for (size_t k = 0; k < m; k++) {
-                marker(out, (int)i, map(&sx, pt[k].x), map(&sy, pt[k].y), col);
+                marker(out, (int)look, map(&sx, pt[k].x), map(&sy, pt[k].y), col, s->second);
                 fputc('>', out);
                 tooltip(out, c, s, pt[k].x, pt[k].y);
-                fputs(i % 4 == 0 ? "</circle>\n" : i % 4 == 1 ? "</rect>\n" : "</path>\n", out);
+                fputs(look % 4 == 0 ? "</circle>\n" : look % 4 == 1 ? "</rect>\n" : "</path>\n", out);
             }
             free(pt);
         }

@@ -35,12 +35,22 @@ typedef struct cml_chart_axis {
     cml_scale scale;
     cml_tick_format format;
     int from_zero;        /* linear: the range includes 0 */
+    int zoom;             /* with from_zero: may leave 0 out to show values that are
+                             close to each other (chart_range.h says when) */
 } cml_chart_axis;
 
 typedef struct cml_chart_series {
     char name[112];
     double *x, *y;
     size_t n, cap;
+    /* Optional, for two runs on one chart: `group` is written as the
+     * series' data-group attribute; `look` > 0 draws it with the colour,
+     * marker and dash of series look-1 (0: of its own position); `second`
+     * draws it as the second of a pair: open markers, a dashed line, a
+     * lighter bar. */
+    char group[16];
+    int look;
+    int second;
 } cml_chart_series;
 
 #define CML_CHART_MAX_XMARKS 4

@@ -18,11 +18,13 @@
 #include <string.h>
 
 #include "report/report_util.h"
+#include "report/summary.h"
 #include "report/text_table.h"
 
 #define TABLE_MAX_WIDTH 130   /* columns of lowest priority go beyond this */
 #define TEXT_WIDTH 100        /* findings and the header block wrap here */
 #define MAX_EXTRA_COLS 8
+#define SUMMARY_MAX_LINES 30  /* the summary the tables follow: one screen */
 
 /* What a column shows. */
 typedef enum col_kind {
@@ -672,7 +674,10 @@ static void print_findings(FILE *out, const cml_record *recs, size_t n)
                 snprintf(prefix, sizeof prefix, "  - %s: ", recs[i].variant);
             else
                 snprintf(prefix, sizeof prefix, "  - ");
-            cml_tt_wrap(out, prefix, recs[i].finding, TEXT_WIDTH, distinct == 1 ? 2 : 4);
+            char text[sizeof recs[i].finding + 4];
+            if (cml_rep_finding_text(recs[i].finding, text, sizeof text - 4))
+                strcat(text, "...");
+            cml_tt_wrap(out, prefix, text, TEXT_WIDTH, distinct == 1 ? 2 : 4);
         }
     }
     free(first);
@@ -787,6 +792,15 @@ cml_status cml_report_table(FILE *out, const cml_results *r)
     print_banner(out, r);
     if (r->count == 0)
         fputs("\nNo records.\n", out);
+    /* The one-screen summary first; the tables follow. */
+    cml_summary sum;
+    if (cml_summary_build(r, &sum) != CML_OK) {
+        fputs("\n(out of memory: no summary)\n", out);
+    } else if (sum.n) {
+        fputc('\n', out);
+        cml_summary_print(out, &sum, TABLE_MAX_WIDTH, SUMMARY_MAX_LINES);
+    }
+    cml_summary_free(&sum);
     size_t i = 0;
     while (i < r->count) {
         size_t j = i + 1;

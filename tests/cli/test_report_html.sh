@@ -2,8 +2,9 @@
 # The HTML report in a real browser: `cumemlab report` renders the committed
 # fixtures (tests/data/results-model.json, written by `cumemlab --model
 # --json`, and tests/data/results-measured.json, its copy with illustrative
-# measurements and counters), then headless Chromium loads each page with the
-# network mapped to nowhere: the page must load with no console message (an
+# measurements and counters) and compares two runs (tests/data/compare-a.json
+# and compare-b.json: every chart must draw both), then headless Chromium
+# loads each page with the network mapped to nowhere: the page must load with no console message (an
 # SVG attribute error, a blocked fetch, a CSP violation would all show up
 # there), every chart's <svg> must be in the DOM with marks in it, and a PNG
 # screenshot is written for a person to look at (its path is printed).
@@ -86,6 +87,31 @@ check "live run: HTML has charts" grep -q "<svg class=\"chart\"" "$tmp/live.html
 run "$bin" model read-offset --html ""
 check "--html with no file name: exit 2" test $rc -eq 2
 
+# --- two runs compared -------------------------------------------------------
+# tests/data/compare-{a,b}.json (tests/data/make_compare_fixtures.py lists
+# their figures): two devices, one record only in each run, a counter and a
+# model figure that differ.
+run "$bin" report "$data/compare-a.json" "$data/compare-b.json" --html "$tmp/compare.html" \
+    --csv "$tmp/compare.csv" --json "$tmp/compare.json"
+check "compare: exit 0" test $rc -eq 0
+check "compare: a line per experiment, with B/A" grep -qx \
+    "read-offset     2       1       1     1.37x  1.25x offset=0  1.50x offset=11     0.73x         0      0" "$tmp/out"
+check "compare: only in A" grep -qx "  read-offset (1): offset=32 path=ca block=512" "$tmp/out"
+check "compare: runs named by device" grep -q "^B  NVIDIA H200: " "$tmp/out"
+check "compare: CSV row" grep -qx \
+    "stride,pattern=stride stride=8 block=256,both,ok,ok,400,400,1,0.04194304,0.04194304,1,0,1,,modern.global_ld.sectors=2097152/2098152" \
+    "$tmp/compare.csv"
+check "compare: JSON schema" grep -q '"schema": "cumemlab-comparison"' "$tmp/compare.json"
+check "compare: HTML written" test -s "$tmp/compare.html"
+check "compare: HTML has no script" sh -c "! grep -qi '<script' '$tmp/compare.html'"
+run "$bin" report "$data/compare-a.json" "$tmp/missing.json"
+check "compare with a missing file: exit 1" test $rc -eq 1
+check "compare with a missing file: says which" grep -q "missing.json: cannot open" "$tmp/err"
+run "$bin" report - - <"$data/compare-a.json"
+check "compare: standard input only once: exit 2" test $rc -eq 2
+run "$bin" report a.json b.json c.json
+check "report of three files: exit 2" test $rc -eq 2
+
 # --- the browser -----------------------------------------------------------
 browser=""
 for b in chromium chromium-browser google-chrome; do
@@ -118,7 +144,7 @@ fi
 
 shots=${CML_SCREENSHOT_DIR:-$PWD/report-screenshots}
 mkdir -p "$shots"
-for name in model measured; do
+for name in model measured compare; do
     page="$tmp/$name.html"
     browse --dump-dom "file://$page" >"$tmp/$name.dom" 2>"$tmp/$name.log"
     load_rc=$?
@@ -131,9 +157,9 @@ for name in model measured; do
     [ -s "$tmp/$name.console" ] && sed 's/^/  /' "$tmp/$name.console" | head -20 >&2
     # Every chart in the file reached the DOM, each with its marks.
     want=$(grep -o '<svg class="chart"' "$page" | wc -l)
-    check "$name: the page has charts" test "$want" -ge 8
+    check "$name: the page has charts" test "$want" -ge 6
     if command -v python3 >/dev/null 2>&1; then
-        python3 - "$tmp/$name.dom" "$want" >"$tmp/$name.svgcheck" 2>&1 <<'PY'
+        python3 - "$tmp/$name.dom" "$want" "$name" >"$tmp/$name.svgcheck" 2>&1 <<'PY'
 import sys
 from html.parser import HTMLParser
 
@@ -145,10 +171,13 @@ class P(HTMLParser):
         a = dict(attrs)
         if tag == "svg" and "chart" in (a.get("class") or ""):
             self.cur = {"label": a.get("aria-label", ""), "marks": 0, "texts": 0,
-                        "w": a.get("width"), "h": a.get("height"), "nodata": False}
+                        "w": a.get("width"), "h": a.get("height"), "nodata": False,
+                        "groups": set()}
             self.depth = 1
             return
         if self.cur is not None:
+            if tag == "g" and a.get("data-group"):
+                self.cur["groups"].add(a["data-group"])
             if tag in ("circle", "rect", "path", "polyline", "line"):
                 # The frame rect and the grid are not marks: count only filled
                 # markers, bars and data lines.
@@ -181,10 +210,15 @@ p.feed(open(sys.argv[1], encoding="utf-8").read())
 want = int(sys.argv[2])
 bad = [c for c in p.charts if c["marks"] == 0 or c["texts"] < 3 or c["nodata"]
        or not c["w"] or not c["h"]]
-print(f"{len(p.charts)} charts in the DOM (the file has {want}); {len(bad)} empty")
+# Two runs compared: every chart draws both (series of groups A and B).
+one = [c for c in p.charts if sys.argv[3] == "compare" and c["groups"] != {"A", "B"}]
+print(f"{len(p.charts)} charts in the DOM (the file has {want}); {len(bad)} empty"
+      + (f"; {len(p.charts) - len(one)} with both runs" if sys.argv[3] == "compare" else ""))
 for c in bad:
     print("  empty chart:", c["label"])
-sys.exit(0 if len(p.charts) == want and not bad else 1)
+for c in one:
+    print("  a chart without both runs:", c["label"], sorted(c["groups"]))
+sys.exit(0 if len(p.charts) == want and not bad and not one else 1)
 PY
         svg_rc=$?
         check "$name: every chart's SVG is in the DOM, none empty: $(head -1 "$tmp/$name.svgcheck")" \

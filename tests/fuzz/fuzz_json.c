@@ -6,14 +6,18 @@
  * with the number conversions run on every value), and as a
  * "cumemlab-results" document (cml_results_from_json). What parses as
  * results is rendered in every format (terminal table, JSON, CSV, HTML),
- * and its JSON is read back and written again. Besides the sanitizers'
- * own checks, it aborts when an invariant breaks:
+ * and its JSON is read back and written again; the results are compared
+ * with what was read back (report A.json B.json: src/report/compare.h) and
+ * the comparison rendered in every format. Besides the sanitizers' own
+ * checks, it aborts when an invariant breaks:
  *   - an error is NUL-terminated, "line L, column C (byte B): ..." with B
  *     at most the input's length, whatever the buffer's size, and one line
  *     (control bytes of the input shown as '?');
  *   - every reporter returns CML_OK (or CML_ENOMEM) on a memory stream;
  *   - the JSON cumemlab writes reads back, and writing it again gives the
  *     same bytes (write -> read -> write is exact);
+ *   - a run compared with itself read back matches every record with its
+ *     twin (nothing only in one run, no counter or model figure differs);
  *   - the reader does not depend on the byte after the input (the input is
  *     copied into a buffer of exactly its size, so ASan sees any overread).
  *
@@ -29,6 +33,7 @@
 #include <string.h>
 
 #include "experiments/experiment.h"
+#include "report/compare.h"
 #include "report/html.h"
 #include "report/json_read.h"
 #include "report/report.h"
@@ -74,6 +79,39 @@ static char *render(cml_report_fn fn, const cml_results *r, size_t *len)
     }
     *len = n;
     return buf;
+}
+
+/* A comparison's renderer into memory (its text is dropped). */
+static void render_compare(cml_status (*fn)(FILE *, const void *), const cml_comparison *c)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return;
+    cml_status st = fn(f, c);
+    require(fclose(f) == 0);
+    require(st == CML_OK || st == CML_ENOMEM);
+    free(buf);
+}
+
+/* The run against itself read back: every record matched with its twin. */
+static void compare_twins(const cml_results *a, const cml_results *b)
+{
+    cml_comparison c;
+    if (cml_compare_build(&c, a, "a.json", b, "b.json") != CML_OK)
+        return;
+    require(c.npairs == a->count);
+    for (size_t i = 0; i < c.npairs; i++) {
+        const cml_cmp_pair *p = &c.pairs[i];
+        require(p->a && p->b && !strcmp(p->a->variant, p->b->variant));
+        require(p->counters_differ == 0 && !p->model_differs);
+    }
+    render_compare(cml_compare_table, &c);
+    render_compare(cml_compare_csv, &c);
+    render_compare(cml_compare_json, &c);
+    render_compare(cml_compare_html, &c);
+    cml_compare_free(&c);
 }
 
 /* Every number of the tree through every conversion; strings checked to
@@ -164,6 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         require(st == CML_OK || st == CML_ENOMEM);
         if (st == CML_OK) {
             require(back.count == r.count);
+            compare_twins(&r, &back);
             char *json2 = render(cml_report_json, &back, &n2);
             if (json2) {
                 require(n1 == n2 && memcmp(json1, json2, n1) == 0);

@@ -1,0 +1,196 @@
+/*
+ * Axes: the range of a linear value axis (chart_range.h), and the ticks at
+ * nice numbers and their labels that every axis uses (svg_chart.h).
+ */
+#include "report/chart_range.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Ticks and formatting                                               */
+/* ------------------------------------------------------------------ */
+
+size_t cml_nice_ticks(double lo, double hi, size_t max_ticks, double *ticks, double *step)
+{
+    *step = 0;
+    if (!isfinite(lo) || !isfinite(hi) || max_ticks == 0)
+        return 0;
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    if (lo == hi || max_ticks < 2) {
+        ticks[0] = lo;
+        return 1;
+    }
+    double rough = (hi - lo) / (double)(max_ticks - 1);
+    double mag = pow(10.0, floor(log10(rough)));
+    static const double mult[] = {1, 2, 5, 10, 20, 50, 100};
+    for (size_t m = 0; m < sizeof mult / sizeof mult[0]; m++) {
+        double s = mult[m] * mag;
+        if (s < rough * (1 - 1e-12))
+            continue;
+        double first = floor(lo / s + 1e-9) * s;
+        double last = ceil(hi / s - 1e-9) * s;
+        double count = floor((last - first) / s + 0.5) + 1;
+        if (count > (double)max_ticks)
+            continue;
+        size_t n = (size_t)count;
+        for (size_t i = 0; i < n; i++) {
+            double t = first + (double)i * s;
+            if (fabs(t) < s * 1e-9)
+                t = 0; /* -0 and 1e-17 print as 0 */
+            ticks[i] = t;
+        }
+        *step = s;
+        return n;
+    }
+    ticks[0] = lo;
+    ticks[1] = hi;
+    *step = hi - lo;
+    return 2;
+}
+
+size_t cml_log_ticks(double lo, double hi, double base, size_t max_ticks, double *ticks)
+{
+    if (!(lo > 0) || !(hi > 0) || !isfinite(lo) || !isfinite(hi) || max_ticks == 0 ||
+        !(base > 1))
+        return 0;
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    double lb = log(base);
+    /* The small tolerance keeps exact powers (log2(1024) = 10) on their tick. */
+    long e0 = (long)floor(log(lo) / lb + 1e-9);
+    long e1 = (long)ceil(log(hi) / lb - 1e-9);
+    if (e1 <= e0)
+        e1 = e0 + 1;
+    long span = e1 - e0;
+    long k = 1;
+    if (max_ticks > 1)
+        k = (span + (long)max_ticks - 2) / ((long)max_ticks - 1);
+    if (k < 1)
+        k = 1;
+    size_t n = 0;
+    for (long e = e0; n < max_ticks; e += k) {
+        ticks[n++] = pow(base, (double)e);
+        if (e >= e1)
+            break;
+    }
+    return n;
+}
+
+/* Decimals that show a step of `step` exactly (steps are 1, 2, 5 x 10^k). */
+static int decimals_for(double step)
+{
+    if (!(step > 0) || step >= 1)
+        return 0;
+    int d = (int)ceil(-log10(step) - 1e-9);
+    return d > 9 ? 9 : d;
+}
+
+void cml_fmt_tick(char *buf, size_t len, double v, double step, cml_tick_format fmt)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (fmt == CML_FMT_BYTES) {
+        static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        double a = fabs(v);
+        int u = 0;
+        while (a >= 1024 && u < 5) {
+            a /= 1024;
+            u++;
+        }
+        double scaled = v / pow(1024.0, u);
+        snprintf(buf, len, "%.3g %s", scaled, units[u]);
+        return;
+    }
+    const char *suffix = fmt == CML_FMT_PERCENT ? "%" : "";
+    if (step > 0) {
+        /* An axis: one scale for all its ticks, chosen from the step. */
+        double scale = 1;
+        const char *si = "";
+        if (fmt == CML_FMT_NUMBER) {
+            if (step >= 1e12) { scale = 1e12; si = "T"; }
+            else if (step >= 1e9) { scale = 1e9; si = "G"; }
+            else if (step >= 1e6) { scale = 1e6; si = "M"; }
+            else if (step >= 1e3 && fabs(v) >= 1e4) { scale = 1e3; si = "k"; }
+        }
+        double sv = v / scale;
+        if (v == 0)
+            snprintf(buf, len, "0%s", suffix);
+        else
+            snprintf(buf, len, "%.*f%s%s", decimals_for(step / scale), sv, si, suffix);
+        return;
+    }
+    /* A single value (a tooltip or a log tick): four significant digits. */
+    double a = fabs(v);
+    if (fmt == CML_FMT_NUMBER && a >= 1e4) {
+        static const struct { double s; const char *n; } si[] = {
+            {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+        for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
+            if (a >= si[i].s) {
+                snprintf(buf, len, "%.4g%s", v / si[i].s, si[i].n);
+                return;
+            }
+    }
+    snprintf(buf, len, "%.4g%s", v, suffix);
+}
+
+
+/* Ticks at nice numbers over [lo, hi]; the axis from the first to the last. */
+static void ticks_over(double lo, double hi, size_t max_ticks, cml_axis_range *out)
+{
+    out->nticks = cml_nice_ticks(lo, hi, max_ticks, out->ticks, &out->step);
+    if (out->nticks >= 2) {
+        out->lo = out->ticks[0];
+        out->hi = out->ticks[out->nticks - 1];
+    } else {
+        out->lo = lo;
+        out->hi = hi;
+    }
+}
+
+void cml_axis_range_choose(double lo, double hi, int from_zero, int zoom, size_t max_ticks,
+                           cml_axis_range *out)
+{
+    memset(out, 0, sizeof *out);
+    if (max_ticks > CML_CHART_MAX_TICKS)
+        max_ticks = CML_CHART_MAX_TICKS;
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    if (from_zero && zoom && lo > 0 && hi - lo <= CML_AXIS_ZOOM_SPREAD * hi) {
+        double start = hi > lo ? lo - 0.25 * (hi - lo) : lo * 0.95;
+        double end = hi > lo ? hi : hi * 1.05;
+        ticks_over(start, end, max_ticks, out);
+        if (out->nticks >= 2 && out->lo > 0) {
+            out->broken = 1;
+            return;
+        }
+        memset(out, 0, sizeof *out);
+    }
+    if (from_zero) {
+        if (lo > 0)
+            lo = 0;
+        if (hi < 0)
+            hi = 0;
+    }
+    if (lo == hi) {
+        double pad = lo != 0 ? fabs(lo) * 0.5 : 1.0;
+        lo -= pad;
+        hi += pad;
+        if (from_zero && lo < 0 && hi - pad >= 0)
+            lo = 0;
+    }
+    ticks_over(lo, hi, max_ticks, out);
+}

@@ -1,0 +1,44 @@
+/*
+ * The range of a chart's linear value axis, and where its ticks go: a pure
+ * function of the data range, so that a test can check the rule on numbers
+ * made by hand.
+ *
+ * The rule, for values in [lo, hi]:
+ *   - An axis that should show 0 (from_zero: counts, fractions, bandwidth)
+ *     runs from 0 to just above hi.
+ *   - Except where the chart asks to show differences (zoom: the charts of
+ *     measured bandwidth and time) and every value is positive and within
+ *     CML_AXIS_ZOOM_SPREAD (15%) of the largest, hi - lo <= 0.15 hi: drawn
+ *     from 0, such values would differ by a sliver of the plot's height.
+ *     The axis then starts below the smallest value by a quarter of the
+ *     spread (by 5% of the value when all are equal), at the nice tick at
+ *     or below that, and `broken` says that 0 is left out: the chart marks
+ *     the break on its axis and says where the axis starts. Where that
+ *     tick would be 0 or less, the axis simply starts at 0.
+ *   - Otherwise the range is [lo, hi] (a single value v gets v +- 50%).
+ * The ends are then widened to ticks at nice numbers (cml_nice_ticks): the
+ * first tick at or below the start, the last at or above the end.
+ */
+#ifndef CML_REPORT_CHART_RANGE_H
+#define CML_REPORT_CHART_RANGE_H
+
+#include <stddef.h>
+
+#include "report/svg_chart.h"
+
+#define CML_AXIS_ZOOM_SPREAD 0.15
+
+typedef struct cml_axis_range {
+    double lo, hi;                      /* the axis: its first and last tick */
+    double step;                        /* between ticks */
+    double ticks[CML_CHART_MAX_TICKS];
+    size_t nticks;
+    int broken;                         /* 1: from_zero asked, but the axis starts above 0 */
+} cml_axis_range;
+
+/* The axis for data in [lo, hi] (finite, lo <= hi) with at most max_ticks
+ * (2..CML_CHART_MAX_TICKS) ticks, by the rule above. */
+void cml_axis_range_choose(double lo, double hi, int from_zero, int zoom, size_t max_ticks,
+                           cml_axis_range *out);
+
+#endif
