@@ -1430,6 +1430,7 @@ static void test_counter_labels_and_line(void)
         {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "st.sectors"},
         {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct", "st.eff"},
         {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "L1hit"},
+        {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "L2hit"},
         {"lts__t_sectors_srcunit_tex_op_read.sum", "L2rd"},
         {"lts__t_sectors_srcunit_tex_op_write.sum", "L2wr"},
         {"dram__bytes_read.sum", "DRAMrd"},

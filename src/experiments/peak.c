@@ -19,10 +19,11 @@
  *
  * Sizes: 256 MiB, 1 GiB and 4 GiB per array by default, each capped at
  * min(a quarter of the free device memory, 8 GiB) when the run starts; a
- * size capped to one already in the list is not run twice. --size (or
- * --where l2|l1) without a size= list of the experiment's own runs the one
- * size they give. Without a GPU the model is the same at every size
- * (peak_model.c), so it is shown at the first size only.
+ * size capped to one already in the list is not run twice. A global --size
+ * (`suite --size 64k`) or --where l2|l1 runs the one size they give instead
+ * (`run peak-bandwidth --size 1G,4G` is this experiment's own list). Without
+ * a GPU the model is the same at every size (peak_model.c), so it is shown
+ * at the first size only, unless sizes are given.
  */
 #include "experiments/peak.h"
 
@@ -98,7 +99,9 @@ static int point_size(cml_sweep *ctx, const peak_settings *s, uint64_t *bytes)
     const int idx = cml_param_index(ctx->values, "size");
     const cml_param_list *l = idx >= 0 ? &ctx->values->list[idx] : NULL;
     const int given = l && l->given;
-    const int plan_size = !given && (plan->size_bytes || plan->where != CML_WHERE_DRAM);
+    /* A global --size (suite --size 64k) or --where l2|l1 is one size for
+     * every experiment, this one included. */
+    const int plan_size = plan->size_bytes || plan->where != CML_WHERE_DRAM;
     const uint64_t cap = size_cap(plan, ctx->state);
     size_t pos = 0;
     while (l && pos < l->count && l->v[pos] != s->size)
