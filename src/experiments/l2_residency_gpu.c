@@ -66,22 +66,27 @@ static cml_status window_begin(l2r_state *st, const l2r_geom *g, const cml_l2r_a
                               s->prop == L2R_PROP_PERSISTING);
 }
 
-/* Step 4, whatever happened before: back to the state before. CML_OK only
- * when the limit reads back as it was. */
+/* Step 4, whatever happened before: back to the state before. The limit is
+ * set only when it differs (a device that refused to change it is not asked
+ * again). CML_OK only when it reads back as it was. */
 static cml_status window_end(l2r_state *st, cml_record *rec)
 {
     cml_status r1 = cml_l2r_window_clear(st->stream);
     cml_status r2 = cml_l2r_reset_persisting();
-    cml_status r3 = st->have_before ? cml_l2r_limit_set(st->limit_before) : CML_OK;
     size_t now = st->limit_before;
-    cml_status r4 = st->have_before ? cml_l2r_limit_get(&now) : CML_OK;
-    if (r1 != CML_OK || r2 != CML_OK || r3 != CML_OK || r4 != CML_OK) {
-        if (rec && rec->state == CML_REC_OK) {
+    cml_status r3 = st->have_before ? cml_l2r_limit_get(&now) : CML_OK;
+    if (r3 == CML_OK && now != st->limit_before) {
+        r3 = cml_l2r_limit_set(st->limit_before);
+        if (r3 == CML_OK)
+            r3 = cml_l2r_limit_get(&now);
+    }
+    if (r1 != CML_OK || r2 != CML_OK || r3 != CML_OK) {
+        if (rec && rec->state != CML_REC_FAILED) {
             rec->state = CML_REC_FAILED;
             cml_record_note(rec, "restoring the persisting-L2 state failed: %s",
                             cml_gpu_last_error());
         }
-        return r1 ? r1 : r2 ? r2 : r3 ? r3 : r4;
+        return r1 ? r1 : r2 ? r2 : r3;
     }
     if (now != st->limit_before) {
         if (rec) {
@@ -148,8 +153,10 @@ cml_status cml_l2r_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     cml_l2r_args a = {x->ptr,   h->ptr, out->ptr, g.nv, g.chunks, L2R_SEED_CHUNK, (int)s->policy,
                       256u, window ? st->stream : NULL};
     if (!window) {
-        /* Lines an earlier window left persisting would be hits for free. */
-        if ((r = cml_l2r_reset_persisting()) != CML_OK)
+        /* Lines an earlier window left persisting would be hits for free
+         * (only a device with persisting L2 has any, or the call). */
+        if (g.persist_max && plan->dev->cc_major >= 8 &&
+            (r = cml_l2r_reset_persisting()) != CML_OK)
             return cml_exp_fail(plan, rec, r);
         /* The measured half of the finding comes in finish, once the
          * queued counters are read. */

@@ -804,10 +804,13 @@ static void print_banner(FILE *out, const cml_results *r)
         }
         fprintf(out, "peak bandwidth: theoretical %s, %s %s\n", theo,
                 r->peak_given && r->peak_gbs > 0 ? "given with --peak" : "measured", meas);
-        char classes[160];
-        if (!r->peak_given && peak_classes_text(r, classes, sizeof classes))
-            fprintf(out, "peak by class (each record's \"peak %%\" is of its class, column "
-                         "\"of\"): %s\n", classes);
+        char classes[240];
+        if (!r->peak_given && peak_classes_text(r, classes, sizeof classes)) {
+            size_t used = strlen(classes);
+            snprintf(classes + used, sizeof classes - used,
+                     "; each record's \"peak %%\" is of its class (column \"of\")");
+            cml_tt_wrap(out, "peak by class: ", classes, TEXT_WIDTH, 2);
+        }
     }
     if (r->model_only)
         fputs("No GPU was used: every figure below is the model's prediction.\n", out);
