@@ -161,10 +161,9 @@ static void why(char *buf, size_t len, const l2r_settings *s, const l2r_geom *g,
 }
 
 void cml_l2r_model_finding(const cml_plan *plan, cml_record *rec, const l2r_settings *s,
-                           const l2r_geom *g, double set_aside)
+                           const l2r_geom *g, double set_aside, double window)
 {
     (void)plan;
-    const double window = (double)g->hot / MIB;
     cml_l2r_expect e;
     cml_l2r_expectation((int)s->policy, (double)g->l2, (double)g->hot, (double)g->stream,
                         set_aside * MIB, window * MIB, (double)s->ratio / 100.0,
@@ -253,7 +252,7 @@ static cml_status l2r_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     cml_status st = cml_exp_trace_1d(rec, nblocks, BLOCK, 0, g.nv % BLOCK ? 1 : 0, l2r_mirror, &a);
     if (st != CML_OK)
         return st;
-    cml_l2r_model_finding(plan, rec, s, &g, (double)g.persist_max / MIB);
+    cml_l2r_model_finding(plan, rec, s, &g, (double)g.persist_max / MIB, (double)g.hot / MIB);
     return CML_OK;
 }
 

@@ -184,14 +184,12 @@ cml_status cml_l2r_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         return back == CML_ECUDA ? back : CML_EVERIFY;
     /* The model again with the set-aside the device gave. */
     const double given = (double)set_aside / MIB;
+    const double window_mib =
+        (double)(g.hot < st->max_window || !st->max_window ? g.hot : st->max_window) / MIB;
     rec->nextra = 0;
-    cml_l2r_model_finding(plan, rec, s, &g, given);
+    cml_l2r_model_finding(plan, rec, s, &g, given, window_mib);
     cml_record_add_extra(rec, "set_aside", given, "MiB");
-    cml_record_add_extra(rec, "window",
-                         (double)(g.hot < st->max_window || !st->max_window ? g.hot
-                                                                            : st->max_window) /
-                             MIB,
-                         "MiB");
+    cml_record_add_extra(rec, "window", window_mib, "MiB");
     measured_finding(rec);
     return CML_OK;
 }

@@ -47,9 +47,11 @@ typedef struct l2r_state {
 /* The counters by name (counter_map.c): NaN when the record has none. */
 double cml_l2r_counter(const cml_record *rec, const char *metric);
 
-/* l2_residency.c: the model's sentence for rec (and its extras). */
+/* l2_residency.c: the model's sentence for rec (and its extras), with the
+ * set-aside and the window's bytes (a window covers at most
+ * cudaDevAttrMaxAccessPolicyWindowSize), both in MiB. */
 void cml_l2r_model_finding(const cml_plan *plan, cml_record *rec, const l2r_settings *s,
-                           const l2r_geom *g, double set_aside);
+                           const l2r_geom *g, double set_aside, double window);
 
 /* l2_residency_gpu.c */
 cml_status cml_l2r_measure(cml_sweep *ctx, void *settings, cml_record *rec);
