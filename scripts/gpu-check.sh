@@ -103,7 +103,7 @@ banner "ctest (all labels)"
 ctest --test-dir "$BUILD" --output-on-failure -V --timeout 400 >"$LOG_CTEST" 2>&1
 rc=$?
 # The GPU tests' own lines (facts, timings, the peak table), then ctest's tally.
-grep -E "^[0-9]+: (device 0|trivial|triad of|occupancy|1 PiB|planted|peak |cml_peak|WARN|SKIP|  [a-z]|kernel=|variant|cost:|profiler|timing:|batched|at once)" "$LOG_CTEST" | cut -c1-200 | head -80
+grep -E "^[0-9]+: (device 0|trivial|triad of|occupancy|1 PiB|planted|peak |cml_peak|references|best copy|persisting L2|WARN|SKIP|  [a-z]|kernel=|variant|cost:|profiler|timing:|batched|at once)" "$LOG_CTEST" | cut -c1-200 | head -80
 sed -n '/tests passed/,$p' "$LOG_CTEST"
 T_PASS=$(grep -cE "Test +#[0-9]+: .* Passed" "$LOG_CTEST")
 T_FAIL=$(grep -cE "Test +#[0-9]+: .*\*\*\*(Failed|Timeout|Exception)|Test +#[0-9]+: .*(Not Run|SEGFAULT)" "$LOG_CTEST")

@@ -662,12 +662,88 @@ static void test_diagnostics(void)
     expect_schema_error(no_message, "{\"level\"", 0, "missing member \"message\"");
 }
 
+/* The peak classes: the run's reference of each class (null where a class
+ * was not measured) and, on a measured record, the class its share of peak
+ * is of and that reference; read back exactly, written again the same; an
+ * unknown class name is refused where it stands. */
+static void test_peak_classes(void)
+{
+    cml_results r, back;
+    cml_results_init(&r);
+    r.model_only = 0;
+    r.peak_gbs = 3240.25;
+    r.peaks.gbs[CML_PEAK_CLASS_READ] = 3131.0 + 1.0 / 3.0; /* 17 digits */
+    r.peaks.gbs[CML_PEAK_CLASS_WRITE] = 3240.25;
+    r.peaks.gbs[CML_PEAK_CLASS_COPY] = 3006.5;
+    snprintf(r.peaks.source[CML_PEAK_CLASS_READ], sizeof r.peaks.source[0],
+             "kernel=sum shape=gs-v16-u8 block=256 size=4G");
+    snprintf(r.peaks.source[CML_PEAK_CLASS_WRITE], sizeof r.peaks.source[0], "kernel=memset size=1G");
+    snprintf(r.peaks.source[CML_PEAK_CLASS_COPY], sizeof r.peaks.source[0], "kernel=memcpy size=1G");
+    cml_record *m = cml_results_add(&r, "peak-bandwidth", "kernel=copy");
+    m->measured = 1;
+    m->timing = (cml_timing){3, 10, 0.5, 0.5, 0.5, 0.5, 0.0};
+    m->bytes_read = m->bytes_written = 751625000; /* 1503.25 GB/s at 1 ms: half the copy's */
+    m->bandwidth_gbs = 1503.25;
+    cml_record_set_peak(m, &r.peaks);
+    CHECK_EQ_I64(m->peak_class, CML_PEAK_CLASS_COPY);
+    CHECK(m->peak_ref_gbs == 3006.5 && m->peak_fraction == 0.5);
+    cml_record *t = cml_results_add(&r, "peak-bandwidth", "kernel=triad");
+    t->measured = 1;
+    t->timing = m->timing;
+    t->bytes_read = 8;
+    t->bytes_written = 4;
+    t->bandwidth_gbs = 2000;
+    cml_record_set_peak(t, &r.peaks); /* triad not measured: the copy's */
+    CHECK_EQ_I64(t->peak_class, CML_PEAK_CLASS_COPY);
+    cml_record *x = cml_results_add(&r, "transfers", "pinned");
+    x->measured = 1;
+    x->timing = m->timing;
+    x->bandwidth_gbs = 25;
+    cml_record_set_peak(x, NULL); /* not a DRAM figure: no class */
+    cml_results_add(&r, "stride", "model only");
+
+    char *j1 = render_json(&r), err[512] = "";
+    CHECK_STR_CONTAINS(j1, "\"peak_class\": \"copy\",\n      \"peak_gbs\": 3006.5");
+    CHECK_STR_CONTAINS(j1, "\"triad\": null");
+    CHECK_STR_CONTAINS(j1, "\"source\": \"kernel=memset size=1G\"");
+    CHECK(cml_results_from_json(j1, strlen(j1), &back, err, sizeof err) == CML_OK);
+    char *j2 = render_json(&back);
+    CHECK(strcmp(j1, j2) == 0);
+    CHECK(back.peaks.gbs[CML_PEAK_CLASS_READ] == 3131.0 + 1.0 / 3.0);
+    CHECK(back.peaks.gbs[CML_PEAK_CLASS_TRIAD] == 0 && !back.peaks.given);
+    CHECK(!strcmp(back.peaks.source[CML_PEAK_CLASS_COPY], "kernel=memcpy size=1G"));
+    if (back.count == 4) {
+        CHECK_EQ_I64(back.items[0].peak_class, CML_PEAK_CLASS_COPY);
+        CHECK(back.items[0].peak_ref_gbs == 3006.5 && back.items[0].peak_fraction == 0.5);
+        CHECK_EQ_I64(back.items[2].peak_class, CML_PEAK_CLASS_NONE);
+        CHECK(back.items[2].peak_ref_gbs == 0 && back.items[2].peak_fraction == -1.0);
+        CHECK_EQ_I64(back.items[3].peak_class, CML_PEAK_CLASS_NONE);
+    }
+    CHECK_EQ_U64(back.count, 4);
+    cml_results_free(&back);
+
+    /* An unknown class, named where it stands. */
+    char *bad = strstr(j1, "\"copy\",\n      \"peak_gbs\"");
+    CHECK(bad != NULL);
+    if (bad) {
+        memcpy(bad + 1, "cop!", 4);
+        CHECK(cml_results_from_json(j1, strlen(j1), &back, err, sizeof err) == CML_EINVAL);
+        CHECK_STR_CONTAINS(err, "records[0].peak_class: \"cop!\" is not read, write, copy, "
+                                "triad or given");
+        cml_results_free(&back);
+    }
+    free(j1);
+    free(j2);
+    cml_results_free(&r);
+}
+
 int main(void)
 {
     test_diagnostics();
     test_malformed();
     test_values();
     test_round_trip_built();
+    test_peak_classes();
     test_round_trip_fixtures();
     test_schema();
     test_mutations();

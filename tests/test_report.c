@@ -1439,6 +1439,7 @@ static void test_counter_labels_and_line(void)
         {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "st.sectors"},
         {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct", "st.eff"},
         {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "L1hit"},
+        {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "L2hit"},
         {"lts__t_sectors_srcunit_tex_op_read.sum", "L2rd"},
         {"lts__t_sectors_srcunit_tex_op_write.sum", "L2wr"},
         {"dram__bytes_read.sum", "DRAMrd"},
@@ -1506,6 +1507,50 @@ static void test_counter_labels_and_line(void)
     CHECK(line[0] == '\0');
 }
 
+/* The peak classes: the header lists the reference of each class, and the
+ * column "of" names the class each record's "peak %" is of (a read-only
+ * record at 3130 GB/s is 100% of the read class; a copy at 1503 GB/s is
+ * 50% of the copy's 3006). */
+static void test_table_peak_classes(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    r.has_device = 1;
+    snprintf(r.device.name, sizeof r.device.name, "GPU");
+    r.device.theoretical_gbs = 3352.32;
+    r.peak_gbs = 3240;
+    CHECK(cml_peak_refs_offer(&r.peaks, CML_PEAK_CLASS_READ, 3130, "kernel=sum"));
+    CHECK(cml_peak_refs_offer(&r.peaks, CML_PEAK_CLASS_WRITE, 3240, "kernel=memset"));
+    CHECK(cml_peak_refs_offer(&r.peaks, CML_PEAK_CLASS_COPY, 3006, "kernel=memcpy"));
+    static const struct { const char *v; uint64_t rd, wr; double gbs; } recs[] = {
+        {"sum", 1u << 30, 0, 3130}, {"copy", 1u << 30, 1u << 30, 1503}};
+    for (size_t i = 0; i < 2; i++) {
+        cml_record *rec = cml_results_add(&r, "peak-bandwidth", recs[i].v);
+        rec->bytes_read = recs[i].rd;
+        rec->bytes_written = recs[i].wr;
+        rec->measured = 1;
+        rec->timing.median_ms = 1.0;
+        rec->timing.reps = 10;
+        rec->bandwidth_gbs = recs[i].gbs;
+        rec->verify = CML_VERIFY_PASSED;
+        cml_record_set_peak(rec, &r.peaks);
+    }
+    cml_status st;
+    char *t = render(cml_report_table, &r, &st);
+    CHECK(st == CML_OK);
+    CHECK_STR_CONTAINS(t, "peak by class: read 3130.0, write 3240.0, copy 3006.0 GB/s; each "
+                          "record's \"peak %\" is of its class\n  (column \"of\")\n");
+    char hl[512], dl[512];
+    CHECK(line_with(t, "peak %  of", hl, sizeof hl));
+    CHECK_STR_CONTAINS(hl, "peak %  of");
+    CHECK(line_with(t, "3130.0  ", dl, sizeof dl));
+    CHECK_STR_CONTAINS(dl, "100.0  read");
+    CHECK(line_with(t, "1503.0", dl, sizeof dl));
+    CHECK_STR_CONTAINS(dl, "50.0  copy");
+    free(t);
+    cml_results_free(&r);
+}
+
 int main(void)
 {
     test_fmt_double();
@@ -1515,6 +1560,7 @@ int main(void)
     test_csv();
     test_table_model_only();
     test_table_measured();
+    test_table_peak_classes();
     test_table_identity();
     test_table_wide();
     test_write_file();

@@ -1,6 +1,7 @@
 /* Result records: a growable array and small helpers for filling records. */
 #include "core/record.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,7 @@ cml_record *cml_results_add(cml_results *r, const char *experiment, const char *
     copy_str(rec->variant, sizeof rec->variant, variant);
     rec->occupancy = -1.0;
     rec->peak_fraction = -1.0;
+    rec->peak_class = CML_PEAK_CLASS_NONE;
     return rec;
 }
 
@@ -114,6 +116,23 @@ const cml_record_param *cml_record_find_param(const cml_record *rec, const char 
         if (strcmp(rec->params[i].name, name) == 0)
             return &rec->params[i];
     return NULL;
+}
+
+void cml_record_set_peak(cml_record *rec, const cml_peak_refs *refs)
+{
+    rec->peak_fraction = -1.0;
+    rec->peak_class = CML_PEAK_CLASS_NONE;
+    rec->peak_ref_gbs = 0.0;
+    if (!rec->measured || !(rec->bandwidth_gbs >= 0) || !isfinite(rec->bandwidth_gbs))
+        return;
+    int used = CML_PEAK_CLASS_NONE;
+    double ref = cml_peak_refs_lookup(refs, cml_peak_class_of(rec->bytes_read,
+                                                              rec->bytes_written), &used);
+    if (!(ref > 0))
+        return;
+    rec->peak_class = used;
+    rec->peak_ref_gbs = ref;
+    rec->peak_fraction = rec->bandwidth_gbs / ref;
 }
 
 void cml_record_finding(cml_record *rec, const char *fmt, ...)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/peak_class.h"
 #include "cumemlab/model.h"
 
 #define CML_RECORD_MAX_PARAMS 12
@@ -83,7 +84,9 @@ typedef struct cml_record {
     int measured;
     cml_timing timing;
     double bandwidth_gbs;     /* (bytes_read + bytes_written) / median time */
-    double peak_fraction;     /* bandwidth / measured peak of this GPU, <0 unknown */
+    double peak_fraction;     /* bandwidth / peak_ref_gbs, <0 unknown */
+    int peak_class;           /* the reference used: cml_peak_class, CML_PEAK_CLASS_NONE */
+    double peak_ref_gbs;      /* that reference's bandwidth (0: none) */
     cml_verify verify;
 
     /* The model's prediction, under both rule sets. */
@@ -121,7 +124,8 @@ typedef struct cml_results {
     char command_line[1024];
     int has_device;
     cml_device_facts device;
-    double peak_gbs;          /* peak bandwidth, 0 if not known */
+    double peak_gbs;          /* peak bandwidth, 0 if not known: the largest of peaks */
+    cml_peak_refs peaks;      /* the reference of each class (core/peak_class.h) */
     int peak_given;           /* 1: peak_gbs came from --peak, not a measurement */
     int model_only;           /* 1: no GPU ran, every figure is a prediction */
     char tool_version[32];
@@ -148,6 +152,11 @@ int cml_diag_level_parse(const char *name);
 void cml_record_add_param(cml_record *rec, const char *name, int64_t value, const char *label);
 void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit);
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
+/* rec's share of peak against the reference of its class (core/peak_class.h:
+ * its bytes read and written pick the class): peak_class, peak_ref_gbs and
+ * peak_fraction. Unmeasured, no bandwidth or no reference: fraction -1 and
+ * class CML_PEAK_CLASS_NONE. */
+void cml_record_set_peak(cml_record *rec, const cml_peak_refs *refs);
 /* snprintf into rec->finding / rec->note; a finding too long for its field
  * is cut at a word boundary and ends in "..." (cml_text_cut_words). */
 void cml_record_finding(cml_record *rec, const char *fmt, ...)

@@ -41,6 +41,10 @@ static const cml_counter_def map[] = {
      "global load sectors that hit in L1"},
     {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
      "sectors L1TEX read from L2 (global, local and texture misses)"},
+    /* Of those, the ones the L2 partition they reached first held (a miss
+     * there may still hit in the other partition: docs/model.md §13 R-G5). */
+    {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
+     "sectors L1TEX read from L2 that hit in the L2 partition they reached"},
     /* At most the store sectors (L1 is write-through, E5), fewer when stores
      * of different instructions to one sector meet in L1 before leaving it. */
     {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO,

@@ -266,7 +266,7 @@ cml_status cml_exp_time_copy(const cml_plan *plan, cml_record *rec, cml_launch_f
     rec->measured = 1;
     rec->bandwidth_gbs = cml_gbs((double)(rec->bytes_read + rec->bytes_written),
                                  rec->timing.median_ms);
-    rec->peak_fraction = plan->peak_gbs > 0 ? rec->bandwidth_gbs / plan->peak_gbs : -1.0;
+    cml_record_set_peak(rec, &plan->peaks); /* against its class's reference */
     if (kernel) {
         double occ;
         if (cml_gpu_occupancy(plan->gpu, kernel, block, smem, &occ) == CML_OK)

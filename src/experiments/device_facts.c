@@ -187,11 +187,13 @@ static cml_status facts_measure(cml_sweep *ctx, void *settings, cml_record *rec)
     cml_results *out = ctx->out;
     const cml_device_facts *f = cml_gpu_facts(plan->gpu);
     double peak = plan->peak_gbs > 0 ? plan->peak_gbs : out->peak_gbs;
+    cml_peak_refs refs = plan->peak_gbs > 0 ? plan->peaks : out->peaks;
     cml_status st = CML_OK;
     if (peak <= 0) {
-        st = cml_peak_measure(plan, &peak);
-        if (st != CML_OK)
-            peak = 0.0;
+        st = cml_peak_measure(plan, &refs);
+        peak = st == CML_OK ? cml_peak_refs_max(&refs) : 0.0;
+        for (int c = 0; st == CML_OK && c < CML_PEAK_CLASS_COUNT; c++)
+            cml_peak_refs_offer(&out->peaks, c, refs.gbs[c], refs.source[c]);
     }
     if (peak > out->peak_gbs)
         out->peak_gbs = peak;
@@ -204,6 +206,13 @@ static cml_status facts_measure(cml_sweep *ctx, void *settings, cml_record *rec)
             return CML_ENOMEM;
         groups[g].fill(r, f, peak);
     }
+    /* The reference of each class (core/peak_class.h), beside the largest. */
+    static const char *const extra_names[CML_PEAK_CLASS_COUNT] = {"peak_read", "peak_write",
+                                                                  "peak_copy", "peak_triad"};
+    for (int c = 0; c < CML_PEAK_CLASS_COUNT && !refs.given; c++)
+        if (refs.gbs[c] > 0)
+            cml_record_add_extra(&out->items[first + GROUP_DEVICE_MEMORY], extra_names[c],
+                                 refs.gbs[c], "GB/s");
     if (st != CML_OK)
         cml_record_note(&out->items[first + GROUP_DEVICE_MEMORY], "peak not measured: %s (%s)",
                         cml_status_str(st), cml_gpu_error(plan->gpu));

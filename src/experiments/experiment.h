@@ -46,7 +46,9 @@ typedef struct cml_plan {
     cml_where where;
     uint64_t size_bytes;          /* 0: choose from `where` and the L2 size */
     unsigned warmup, reps;        /* timing; 0 = the experiment's default */
-    double peak_gbs;              /* measured peak of this GPU (0 = unknown) */
+    double peak_gbs;              /* measured peak of this GPU: the largest of peaks (0 = unknown) */
+    cml_peak_refs peaks;          /* the reference of each class (core/peak_class.h): what a
+                                     record's "% of peak" is taken against */
     int quick;                    /* tour: fewer variants and repetitions */
     int textbook;                 /* started by a textbook program name */
     int counters;                 /* CML_COUNTERS_OFF / _ON / _AUTO as asked for */

@@ -1,20 +1,18 @@
 /*
  * Experiment 16: the peak bandwidth kernels, their checker and the sum's
- * reference. See peak.h for the arithmetic of each kernel and why it can be
- * verified bit for bit.
+ * reference. peak.h gives the arithmetic of each kernel, why it verifies
+ * bit for bit, and the shapes (CML_PEAK_SHAPES): every shape is compiled
+ * for every kernel here, from one template per layout.
  *
  * The C mirror in peak.c (cml_peak_mirror) emits exactly the accesses of
  * these kernels, site by site; keep them in step.
  *
- * Why these shapes reach the memory's limit: every access is 16 bytes
- * (float4) and a warp's 32 accesses cover 512 contiguous bytes, i.e. four
- * whole 128-byte lines, so no sector is fetched twice or half used; inputs
- * go through the read-only path (__ldg) and stores are plain write-back.
- * The grid-stride shape keeps every SM full of resident warps (grid from the
- * occupancy calculator) and takes four float4s per loop iteration; the
- * one-shot shape puts CML_PEAK_PER_THREAD loads in
- * flight per thread before the first store. Both are measured and the better
- * one is reported, since which wins depends on the GPU.
+ * Why these kernels can reach the memory's limit: a warp's accesses cover
+ * 32 x W contiguous bytes (whole 128-byte lines for W = 4, 8, 16), so no
+ * sector is fetched twice or half used; U independent loads per thread are
+ * in flight before the first store. Which shape wins depends on the card
+ * (docs/experiments/peak-bandwidth.md, "Why a shape loses"), so all are
+ * measured on every card.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -23,143 +21,189 @@
 #include "experiments/peak.h"
 #include "gpu/gpu_internal.h"
 
-#define K CML_PEAK_PER_THREAD
+/* ---- vectors of W bytes ------------------------------------------------- */
+
+template <int W> struct vec;
+template <> struct vec<4> { typedef float T; };
+template <> struct vec<8> { typedef float2 T; };
+template <> struct vec<16> { typedef float4 T; };
+
+template <class V> __device__ __forceinline__ V zero();
+template <> __device__ __forceinline__ float zero<float>() { return 0.0f; }
+template <> __device__ __forceinline__ float2 zero<float2>() { return make_float2(0.0f, 0.0f); }
+template <> __device__ __forceinline__ float4 zero<float4>()
+{
+    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+/* Loads through the read-only path, or streaming (evict-first) loads. */
+template <bool CS, class V> __device__ __forceinline__ V load(const V *p)
+{
+    return CS ? __ldcs(p) : __ldg(p);
+}
+/* Plain write-back stores, or streaming stores. */
+template <bool CS, class V> __device__ __forceinline__ void store(V *p, V v)
+{
+    if (CS)
+        __stcs(p, v);
+    else
+        *p = v;
+}
 
 /* ---- the element operations, with no contraction into FMA ------------- */
 
-__device__ __forceinline__ float op_copy(float x, float y)
+template <int OP> __device__ __forceinline__ float elem(float x, float y)
 {
-    (void)y;
-    return x;
-}
-__device__ __forceinline__ float op_scale(float x, float y)
-{
-    (void)y;
-    return __fmul_rn(CML_PEAK_SCALAR, x);
-}
-__device__ __forceinline__ float op_add(float x, float y)
-{
-    return __fadd_rn(x, y);
-}
-__device__ __forceinline__ float op_triad(float x, float y)
-{
-    return __fadd_rn(x, __fmul_rn(CML_PEAK_SCALAR, y));
-}
-
-#define APPLY4(FN, a, b) make_float4(FN(a.x, b.x), FN(a.y, b.y), FN(a.z, b.z), FN(a.w, b.w))
-
-/* ---- elementwise kernels ---------------------------------------------- */
-
-/* Grid-stride: thread t takes float4 t, t + stride, t + 2 stride, ... The
- * main loop takes four of them per iteration, all loads issued before the
- * first store (an unroll pragma would not do it: the compiler guards every
- * unrolled step with its own exit test); the remainder loop takes the last
- * < 4; then the < 4 trailing floats (n not a multiple of 4) go to threads
- * 0..2 of the grid. */
-#define GRID_STRIDE_KERNEL(NAME, FN, NEEDS_Y)                                                  \
-    __global__ void NAME(const float *__restrict__ x, const float *__restrict__ y,             \
-                         float *__restrict__ z, uint64_t n)                                    \
-    {                                                                                          \
-        const float4 *x4 = (const float4 *)x;                                                  \
-        const float4 *y4 = (const float4 *)y;                                                  \
-        float4 *z4 = (float4 *)z;                                                              \
-        const uint64_t n4 = n / 4;                                                             \
-        const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;                              \
-        uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;                          \
-        const uint64_t t = i;                                                                  \
-        for (; i + 3 * stride < n4; i += 4 * stride) {                                         \
-            float4 a[4], b[4];                                                                 \
-            _Pragma("unroll") for (unsigned k = 0; k < 4; k++) a[k] = __ldg(x4 + i + k * stride); \
-            _Pragma("unroll") for (unsigned k = 0; k < 4; k++) b[k] =                          \
-                NEEDS_Y ? __ldg(y4 + i + k * stride) : a[k];                                   \
-            _Pragma("unroll") for (unsigned k = 0; k < 4; k++) z4[i + k * stride] =            \
-                APPLY4(FN, a[k], b[k]);                                                        \
-        }                                                                                      \
-        for (; i < n4; i += stride) {                                                          \
-            float4 a = __ldg(x4 + i);                                                          \
-            float4 b = NEEDS_Y ? __ldg(y4 + i) : a;                                            \
-            z4[i] = APPLY4(FN, a, b);                                                          \
-        }                                                                                      \
-        const uint64_t r = n4 * 4 + t;                                                         \
-        if (r < n) {                                                                           \
-            float av = __ldg(x + r);                                                           \
-            float bv = NEEDS_Y ? __ldg(y + r) : av;                                            \
-            z[r] = FN(av, bv);                                                                 \
-        }                                                                                      \
+    switch (OP) {
+    case CML_PEAK_SCALE: return __fmul_rn(CML_PEAK_SCALAR, x);
+    case CML_PEAK_ADD: return __fadd_rn(x, y);
+    case CML_PEAK_TRIAD: return __fadd_rn(x, __fmul_rn(CML_PEAK_SCALAR, y));
+    case CML_PEAK_FILL: return CML_PEAK_FILL_VALUE;
+    default: return x; /* copy */
     }
+}
 
-/* One-shot: block b covers float4s [b*blockDim*K, (b+1)*blockDim*K); thread
- * t takes base + k*blockDim (k < K), so each of the K loads is a coalesced
- * warp access; all loads are issued before the first store. The trailing
- * floats go to the first threads of block 0. */
-#define ONE_SHOT_KERNEL(NAME, FN, NEEDS_Y)                                                     \
-    __global__ void NAME(const float *__restrict__ x, const float *__restrict__ y,             \
-                         float *__restrict__ z, uint64_t n)                                    \
-    {                                                                                          \
-        const float4 *x4 = (const float4 *)x;                                                  \
-        const float4 *y4 = (const float4 *)y;                                                  \
-        float4 *z4 = (float4 *)z;                                                              \
-        const uint64_t n4 = n / 4;                                                             \
-        const uint64_t base = (uint64_t)blockIdx.x * blockDim.x * K + threadIdx.x;             \
-        float4 a[K], b[K];                                                                     \
-        _Pragma("unroll") for (unsigned k = 0; k < K; k++)                                     \
-        {                                                                                      \
-            uint64_t i = base + (uint64_t)k * blockDim.x;                                      \
-            if (i < n4)                                                                        \
-                a[k] = __ldg(x4 + i);                                                          \
-        }                                                                                      \
-        _Pragma("unroll") for (unsigned k = 0; k < K; k++)                                     \
-        {                                                                                      \
-            uint64_t i = base + (uint64_t)k * blockDim.x;                                      \
-            if (NEEDS_Y && i < n4)                                                             \
-                b[k] = __ldg(y4 + i);                                                          \
-        }                                                                                      \
-        _Pragma("unroll") for (unsigned k = 0; k < K; k++)                                     \
-        {                                                                                      \
-            uint64_t i = base + (uint64_t)k * blockDim.x;                                      \
-            if (i < n4)                                                                        \
-                z4[i] = NEEDS_Y ? APPLY4(FN, a[k], b[k]) : APPLY4(FN, a[k], a[k]);             \
-        }                                                                                      \
-        const uint64_t r = n4 * 4 + threadIdx.x;                                               \
-        if (blockIdx.x == 0 && r < n) {                                                        \
-            float av = __ldg(x + r);                                                           \
-            float bv = NEEDS_Y ? __ldg(y + r) : av;                                            \
-            z[r] = FN(av, bv);                                                                 \
-        }                                                                                      \
+template <int OP> __device__ __forceinline__ float apply(float a, float b)
+{
+    return elem<OP>(a, b);
+}
+template <int OP> __device__ __forceinline__ float2 apply(float2 a, float2 b)
+{
+    return make_float2(elem<OP>(a.x, b.x), elem<OP>(a.y, b.y));
+}
+template <int OP> __device__ __forceinline__ float4 apply(float4 a, float4 b)
+{
+    return make_float4(elem<OP>(a.x, b.x), elem<OP>(a.y, b.y), elem<OP>(a.z, b.z),
+                       elem<OP>(a.w, b.w));
+}
+
+/* The sum's checksum: the words' bit patterns added as unsigned integers. */
+__device__ __forceinline__ unsigned long long bits(float a)
+{
+    return (unsigned long long)__float_as_uint(a);
+}
+__device__ __forceinline__ unsigned long long bits(float2 a)
+{
+    return bits(a.x) + bits(a.y);
+}
+__device__ __forceinline__ unsigned long long bits(float4 a)
+{
+    return (bits(a.x) + bits(a.y)) + (bits(a.z) + bits(a.w));
+}
+
+/* ---- elementwise kernels (copy, scale, add, triad, fill) --------------- */
+
+/*
+ * Grid-stride: thread t takes vector t, t + stride, t + 2 stride, ... The
+ * main loop takes U of them per iteration, all loads issued before the
+ * first store (an unroll pragma on a plain loop would not do it: the
+ * compiler guards every unrolled step with its own exit test); the
+ * remainder loop takes the last < U; then the < W/4 trailing floats go to
+ * the first threads of the grid.
+ */
+template <int OP, int W, int U, bool CS>
+__global__ void peak_gs(const float *__restrict__ x, const float *__restrict__ y,
+                        float *__restrict__ z, uint64_t n)
+{
+    typedef typename vec<W>::T V;
+    const bool needs_x = OP != CML_PEAK_FILL;
+    const bool needs_y = OP == CML_PEAK_ADD || OP == CML_PEAK_TRIAD;
+    const V *xv = (const V *)x;
+    const V *yv = (const V *)y;
+    V *zv = (V *)z;
+    const uint64_t nv = n / (W / 4);
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint64_t t = i;
+    for (; i + (U - 1) * stride < nv; i += U * stride) {
+        V a[U], b[U];
+#pragma unroll
+        for (int k = 0; k < U; k++)
+            a[k] = needs_x ? load<CS>(xv + i + k * stride) : zero<V>();
+#pragma unroll
+        for (int k = 0; k < U; k++)
+            b[k] = needs_y ? load<CS>(yv + i + k * stride) : a[k];
+#pragma unroll
+        for (int k = 0; k < U; k++)
+            store<CS>(zv + i + k * stride, apply<OP>(a[k], b[k]));
     }
+    for (; i < nv; i += stride) {
+        const V a = needs_x ? load<CS>(xv + i) : zero<V>();
+        const V b = needs_y ? load<CS>(yv + i) : a;
+        store<CS>(zv + i, apply<OP>(a, b));
+    }
+    const uint64_t r = nv * (W / 4) + t;
+    if (W > 4 && r < n) {
+        float av = needs_x ? load<CS>(x + r) : 0.0f;
+        float bv = needs_y ? load<CS>(y + r) : av;
+        store<CS>(z + r, elem<OP>(av, bv));
+    }
+}
 
-GRID_STRIDE_KERNEL(peak_copy_gs, op_copy, 0)
-GRID_STRIDE_KERNEL(peak_scale_gs, op_scale, 0)
-GRID_STRIDE_KERNEL(peak_add_gs, op_add, 1)
-GRID_STRIDE_KERNEL(peak_triad_gs, op_triad, 1)
-ONE_SHOT_KERNEL(peak_copy_os, op_copy, 0)
-ONE_SHOT_KERNEL(peak_scale_os, op_scale, 0)
-ONE_SHOT_KERNEL(peak_add_os, op_add, 1)
-ONE_SHOT_KERNEL(peak_triad_os, op_triad, 1)
+/* One-shot: block b covers vectors [b*blockDim*U, (b+1)*blockDim*U); thread
+ * t takes base + k*blockDim (k < U), so each of the U accesses is a
+ * coalesced warp access; all loads are issued before the first store. The
+ * trailing floats go to the first threads of block 0. */
+template <int OP, int W, int U, bool CS>
+__global__ void peak_os(const float *__restrict__ x, const float *__restrict__ y,
+                        float *__restrict__ z, uint64_t n)
+{
+    typedef typename vec<W>::T V;
+    const bool needs_x = OP != CML_PEAK_FILL;
+    const bool needs_y = OP == CML_PEAK_ADD || OP == CML_PEAK_TRIAD;
+    const V *xv = (const V *)x;
+    const V *yv = (const V *)y;
+    V *zv = (V *)z;
+    const uint64_t nv = n / (W / 4);
+    const uint64_t base = (uint64_t)blockIdx.x * blockDim.x * U + threadIdx.x;
+    V a[U], b[U];
+#pragma unroll
+    for (int k = 0; k < U; k++) {
+        const uint64_t i = base + (uint64_t)k * blockDim.x;
+        a[k] = needs_x && i < nv ? load<CS>(xv + i) : zero<V>();
+    }
+#pragma unroll
+    for (int k = 0; k < U; k++) {
+        const uint64_t i = base + (uint64_t)k * blockDim.x;
+        b[k] = needs_y && i < nv ? load<CS>(yv + i) : a[k];
+    }
+#pragma unroll
+    for (int k = 0; k < U; k++) {
+        const uint64_t i = base + (uint64_t)k * blockDim.x;
+        if (i < nv)
+            store<CS>(zv + i, apply<OP>(a[k], b[k]));
+    }
+    const uint64_t r = nv * (W / 4) + threadIdx.x;
+    if (W > 4 && blockIdx.x == 0 && r < n) {
+        float av = needs_x ? load<CS>(x + r) : 0.0f;
+        float bv = needs_y ? load<CS>(y + r) : av;
+        store<CS>(z + r, elem<OP>(av, bv));
+    }
+}
 
-/* ---- the read-only sum -------------------------------------------------- */
+/* ---- the read-only sum ---------------------------------------------------- */
 
 /*
  * Sum of a block's values into thread 0: shuffles within each warp, lane 0
  * of each warp writes its warp's sum to shared memory, warp 0 adds those.
  * Needs blockDim.x a multiple of 32 (full-mask shuffles); the host checks.
  */
-__device__ __forceinline__ double warp_sum(double v)
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
 {
     for (int off = 16; off > 0; off >>= 1)
         v += __shfl_down_sync(0xFFFFFFFFu, v, off);
     return v;
 }
 
-__device__ double block_sum(double v)
+__device__ unsigned long long block_sum(unsigned long long v)
 {
-    __shared__ double warp_sums[32];
+    __shared__ unsigned long long warp_sums[32];
     const unsigned lane = threadIdx.x & 31u, w = threadIdx.x >> 5;
     v = warp_sum(v);
     if (lane == 0)
         warp_sums[w] = v;
     __syncthreads();
-    v = 0.0;
+    v = 0ull;
     if (w == 0) {
         if (lane < (blockDim.x >> 5))
             v = warp_sums[lane];
@@ -168,20 +212,14 @@ __device__ double block_sum(double v)
     return v;
 }
 
-/* float4 loads, accumulated in double: exact for n < 2^29 (see peak.h), so
- * the order of additions (and of the atomics below) cannot change the result. */
-__device__ __forceinline__ double sum4(float4 a)
-{
-    return ((double)a.x + (double)a.y) + ((double)a.z + (double)a.w);
-}
-
 /*
- * The end of both sum kernels: thread 0 adds the block's sum into a slot,
+ * The end of every sum kernel: thread 0 adds the block's sum into a slot,
  * then takes a ticket; the block with the last ticket adds the slots into
  * *result and zeroes slots and ticket for the next launch. The fence makes
  * the slot update visible to every block before the ticket says it is there.
  */
-__device__ void sum_finish(double block_total, double *slots, unsigned *ticket, double *result)
+__device__ void sum_finish(unsigned long long block_total, unsigned long long *slots,
+                           unsigned *ticket, unsigned long long *result)
 {
     __shared__ int is_last;
     if (threadIdx.x == 0) {
@@ -194,12 +232,9 @@ __device__ void sum_finish(double block_total, double *slots, unsigned *ticket, 
     __syncthreads();
     if (!is_last)
         return;
-    double v = 0.0;
-    if (threadIdx.x < CML_PEAK_SUM_SLOTS) {
-        /* Read and zero in one atomic: the slot is ready for the next launch. */
-        unsigned long long bits = atomicExch((unsigned long long *)&slots[threadIdx.x], 0ull);
-        v = __longlong_as_double((long long)bits);
-    }
+    unsigned long long v = 0ull;
+    if (threadIdx.x < CML_PEAK_SUM_SLOTS)
+        v = atomicExch(&slots[threadIdx.x], 0ull); /* read and zero in one atomic */
     v = block_sum(v);
     if (threadIdx.x == 0) {
         *result = v;
@@ -207,91 +242,147 @@ __device__ void sum_finish(double block_total, double *slots, unsigned *ticket, 
     }
 }
 
-/* The grid-stride shape of the elementwise kernels: four independent
- * 16-byte loads in flight per thread per main-loop iteration. */
-__global__ void peak_sum_gs(const float *__restrict__ x, uint64_t n, double *slots,
-                            unsigned *ticket, double *result)
+template <int W, int U, bool CS>
+__global__ void peak_sum_gs(const float *__restrict__ x, uint64_t n, unsigned long long *slots,
+                            unsigned *ticket, unsigned long long *result)
 {
-    const float4 *x4 = (const float4 *)x;
-    const uint64_t n4 = n / 4;
+    typedef typename vec<W>::T V;
+    const V *xv = (const V *)x;
+    const uint64_t nv = n / (W / 4);
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const uint64_t t = i;
-    double acc = 0.0;
-    for (; i + 3 * stride < n4; i += 4 * stride) {
-        float4 a[4];
+    unsigned long long acc = 0ull;
+    for (; i + (U - 1) * stride < nv; i += U * stride) {
+        V a[U];
 #pragma unroll
-        for (unsigned k = 0; k < 4; k++)
-            a[k] = __ldg(x4 + i + k * stride);
+        for (int k = 0; k < U; k++)
+            a[k] = load<CS>(xv + i + k * stride);
 #pragma unroll
-        for (unsigned k = 0; k < 4; k++)
-            acc += sum4(a[k]);
+        for (int k = 0; k < U; k++)
+            acc += bits(a[k]);
     }
-    for (; i < n4; i += stride)
-        acc += sum4(__ldg(x4 + i));
-    const uint64_t r = n4 * 4 + t;
-    if (r < n)
-        acc += (double)__ldg(x + r);
+    for (; i < nv; i += stride)
+        acc += bits(load<CS>(xv + i));
+    const uint64_t r = nv * (W / 4) + t;
+    if (W > 4 && r < n)
+        acc += bits(load<CS>(x + r));
     sum_finish(block_sum(acc), slots, ticket, result);
 }
 
-__global__ void peak_sum_os(const float *__restrict__ x, uint64_t n, double *slots,
-                            unsigned *ticket, double *result)
+template <int W, int U, bool CS>
+__global__ void peak_sum_os(const float *__restrict__ x, uint64_t n, unsigned long long *slots,
+                            unsigned *ticket, unsigned long long *result)
 {
-    const float4 *x4 = (const float4 *)x;
-    const uint64_t n4 = n / 4;
-    const uint64_t base = (uint64_t)blockIdx.x * blockDim.x * K + threadIdx.x;
-    float4 a[K];
+    typedef typename vec<W>::T V;
+    const V *xv = (const V *)x;
+    const uint64_t nv = n / (W / 4);
+    const uint64_t base = (uint64_t)blockIdx.x * blockDim.x * U + threadIdx.x;
+    V a[U];
 #pragma unroll
-    for (unsigned k = 0; k < K; k++) {
-        uint64_t i = base + (uint64_t)k * blockDim.x;
-        a[k] = i < n4 ? __ldg(x4 + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int k = 0; k < U; k++) {
+        const uint64_t i = base + (uint64_t)k * blockDim.x;
+        a[k] = i < nv ? load<CS>(xv + i) : zero<V>(); /* zero adds nothing */
     }
-    double acc = 0.0;
+    unsigned long long acc = 0ull;
 #pragma unroll
-    for (unsigned k = 0; k < K; k++)
-        acc += sum4(a[k]);
-    const uint64_t r = n4 * 4 + threadIdx.x;
-    if (blockIdx.x == 0 && r < n)
-        acc += (double)__ldg(x + r);
+    for (int k = 0; k < U; k++)
+        acc += bits(a[k]);
+    const uint64_t r = nv * (W / 4) + threadIdx.x;
+    if (W > 4 && blockIdx.x == 0 && r < n)
+        acc += bits(load<CS>(x + r));
     sum_finish(block_sum(acc), slots, ticket, result);
 }
 
-/* ---- launchers ---------------------------------------------------------- */
+/* ---- the tables: every kernel in every shape --------------------------- */
 
 typedef void (*elementwise_kernel)(const float *, const float *, float *, uint64_t);
-typedef void (*sum_kernel)(const float *, uint64_t, double *, unsigned *, double *);
+typedef void (*sum_kernel)(const float *, uint64_t, unsigned long long *, unsigned *,
+                           unsigned long long *);
+
+template <int OP, int LAYOUT, int W, int U, int CS> struct pick_ew {
+    static elementwise_kernel get()
+    {
+        return LAYOUT == CML_PEAK_ONE_SHOT ? peak_os<OP, W, U, (CS != 0)>
+                                           : peak_gs<OP, W, U, (CS != 0)>;
+    }
+};
+template <int LAYOUT, int W, int U, int CS> struct pick_sum {
+    static sum_kernel get()
+    {
+        return LAYOUT == CML_PEAK_ONE_SHOT ? peak_sum_os<W, U, (CS != 0)>
+                                           : peak_sum_gs<W, U, (CS != 0)>;
+    }
+};
+
+#define EW_ROW(OP)                                                                          \
+    static elementwise_kernel ew_##OP(int shape)                                           \
+    {                                                                                      \
+        switch (shape) {                                                                   \
+            CML_PEAK_SHAPES(EW_CASE_##OP)                                                  \
+        default: return NULL;                                                              \
+        }                                                                                  \
+    }
+#define EW_CASE(OP, ID, LAYOUT, W, U, CS) \
+    case ID: return pick_ew<OP, LAYOUT, W, U, CS>::get();
+#define EW_CASE_COPY(ID, NAME, LAYOUT, W, U, CS, Q) EW_CASE(CML_PEAK_COPY, ID, LAYOUT, W, U, CS)
+#define EW_CASE_SCALE(ID, NAME, LAYOUT, W, U, CS, Q) EW_CASE(CML_PEAK_SCALE, ID, LAYOUT, W, U, CS)
+#define EW_CASE_ADD(ID, NAME, LAYOUT, W, U, CS, Q) EW_CASE(CML_PEAK_ADD, ID, LAYOUT, W, U, CS)
+#define EW_CASE_TRIAD(ID, NAME, LAYOUT, W, U, CS, Q) EW_CASE(CML_PEAK_TRIAD, ID, LAYOUT, W, U, CS)
+#define EW_CASE_FILL(ID, NAME, LAYOUT, W, U, CS, Q) EW_CASE(CML_PEAK_FILL, ID, LAYOUT, W, U, CS)
+EW_ROW(COPY)
+EW_ROW(SCALE)
+EW_ROW(ADD)
+EW_ROW(TRIAD)
+EW_ROW(FILL)
+
+#define SUM_CASE(ID, NAME, LAYOUT, W, U, CS, Q) \
+    case ID: return pick_sum<LAYOUT, W, U, CS>::get();
+static sum_kernel sum_of(int shape)
+{
+    switch (shape) {
+        CML_PEAK_SHAPES(SUM_CASE)
+    default: return NULL;
+    }
+}
 
 static elementwise_kernel pick_elementwise(int op, int shape)
 {
-    static const elementwise_kernel gs[] = {peak_copy_gs, peak_scale_gs, peak_add_gs,
-                                            peak_triad_gs};
-    static const elementwise_kernel os[] = {peak_copy_os, peak_scale_os, peak_add_os,
-                                            peak_triad_os};
-    if (op < CML_PEAK_COPY || op > CML_PEAK_TRIAD)
-        return NULL;
-    return shape == CML_PEAK_ONE_SHOT ? os[op] : gs[op];
+    switch (op) {
+    case CML_PEAK_COPY: return ew_COPY(shape);
+    case CML_PEAK_SCALE: return ew_SCALE(shape);
+    case CML_PEAK_ADD: return ew_ADD(shape);
+    case CML_PEAK_TRIAD: return ew_TRIAD(shape);
+    case CML_PEAK_FILL: return ew_FILL(shape);
+    default: return NULL;
+    }
 }
 
 extern "C" const void *cml_peak_kernel(cml_peak_op op, cml_peak_shape shape)
 {
     if (op == CML_PEAK_SUM)
-        return shape == CML_PEAK_ONE_SHOT ? (const void *)peak_sum_os : (const void *)peak_sum_gs;
+        return (const void *)sum_of(shape);
     return (const void *)pick_elementwise(op, shape);
 }
 
 extern "C" cml_status cml_peak_launch(void *vctx)
 {
     const cml_peak_args *a = (const cml_peak_args *)vctx;
+    const size_t bytes = (size_t)a->n * sizeof(float);
     if (a->op == CML_PEAK_MEMCPY) {
-        CML_CU(cudaMemcpyAsync(a->z, a->x, (size_t)a->n * sizeof(float),
-                               cudaMemcpyDeviceToDevice, 0));
+        CML_CU(cudaMemcpyAsync(a->z, a->x, bytes, cudaMemcpyDeviceToDevice, 0));
+        return CML_OK;
+    }
+    if (a->op == CML_PEAK_MEMSET) {
+        CML_CU(cudaMemsetAsync(a->z, CML_PEAK_MEMSET_BYTE, bytes, 0));
         return CML_OK;
     }
     if (a->grid == 0 || a->block == 0 || a->block % 32u != 0)
         return CML_EINVAL;
     if (a->op == CML_PEAK_SUM) {
-        sum_kernel k = a->shape == CML_PEAK_ONE_SHOT ? peak_sum_os : peak_sum_gs;
+        sum_kernel k = sum_of(a->shape);
+        if (!k)
+            return CML_EINVAL;
         k<<<a->grid, a->block>>>(a->x, a->n, a->slots, a->ticket, a->result);
         CML_CU_LAUNCH();
         return CML_OK;
@@ -308,11 +399,17 @@ extern "C" cml_status cml_peak_launch(void *vctx)
 
 __device__ __forceinline__ float expected(int op, uint64_t seed_x, uint64_t seed_y, uint64_t i)
 {
-    float xv = cml_random_f32(seed_x, i);
     switch (op) {
-    case CML_PEAK_SCALE: return op_scale(xv, 0.0f);
-    case CML_PEAK_ADD: return op_add(xv, cml_random_f32(seed_y, i));
-    case CML_PEAK_TRIAD: return op_triad(xv, cml_random_f32(seed_y, i));
+    case CML_PEAK_FILL: return CML_PEAK_FILL_VALUE;
+    case CML_PEAK_MEMSET:
+        return __uint_as_float(0x01010101u * (unsigned)CML_PEAK_MEMSET_BYTE);
+    default: break;
+    }
+    const float xv = cml_random_f32(seed_x, i);
+    switch (op) {
+    case CML_PEAK_SCALE: return elem<CML_PEAK_SCALE>(xv, 0.0f);
+    case CML_PEAK_ADD: return elem<CML_PEAK_ADD>(xv, cml_random_f32(seed_y, i));
+    case CML_PEAK_TRIAD: return elem<CML_PEAK_TRIAD>(xv, cml_random_f32(seed_y, i));
     default: return xv; /* copy, memcpy */
     }
 }
@@ -336,33 +433,33 @@ extern "C" cml_status cml_peak_check(const cml_peak_args *a, uint64_t seed_x, ui
     if (a->n == 0)
         return CML_OK;
     uint64_t want = (a->n + 255) / 256;
-    unsigned grid = (unsigned)(want < 4096 ? want : 4096);
+    unsigned grid = (unsigned)(want < 8192 ? want : 8192);
     peak_check<<<grid, 256>>>(a->z, a->n, (int)a->op, seed_x, seed_y, d_counters,
                               d_counters + 1);
     CML_CU_LAUNCH();
     return CML_OK;
 }
 
-/* The reference sum straight from the generator (not from memory), so a
- * wrong input element or a skipped one changes the kernel's sum but not
- * this. Exact for n < 2^29, so the atomics' order does not matter. */
-__global__ void peak_reference_sum(uint64_t n, uint64_t seed, double *sum)
+/* The reference checksum straight from the generator (not from memory), so
+ * a wrong input element or a skipped one changes the kernel's sum but not
+ * this. Integer sums modulo 2^64: the atomics' order does not matter. */
+__global__ void peak_reference_sum(uint64_t n, uint64_t seed, unsigned long long *sum)
 {
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    double acc = 0.0;
+    unsigned long long acc = 0ull;
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        acc += (double)cml_random_f32(seed, i);
+        acc += bits(cml_random_f32(seed, i));
     acc = block_sum(acc);
     if (threadIdx.x == 0)
         atomicAdd(sum, acc);
 }
 
-extern "C" cml_status cml_peak_reference_sum(uint64_t n, uint64_t seed, double *d_sum)
+extern "C" cml_status cml_peak_reference_sum(uint64_t n, uint64_t seed, unsigned long long *d_sum)
 {
     if (n == 0)
         return CML_OK;
     uint64_t want = (n + 255) / 256;
-    unsigned grid = (unsigned)(want < 2048 ? want : 2048);
+    unsigned grid = (unsigned)(want < 4096 ? want : 4096);
     peak_reference_sum<<<grid, 256>>>(n, seed, d_sum);
     CML_CU_LAUNCH();
     return CML_OK;

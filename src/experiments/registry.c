@@ -14,6 +14,7 @@
 #include "experiments/device_vars.h"
 #include "experiments/expr.h"
 #include "experiments/hierarchy.h"
+#include "experiments/l2_residency.h"
 #include "experiments/local.h"
 #include "experiments/offset.h"
 #include "experiments/parallelism.h"
@@ -33,7 +34,7 @@ static const cml_experiment *const experiments[] = {
     &cml_exp_local,        &cml_exp_constant,
     &cml_exp_shuffle,      &cml_exp_shared_banks, &cml_exp_transfers,    &cml_exp_device_vars,
     &cml_exp_device_facts, &cml_exp_peak,         &cml_exp_transpose,    &cml_exp_expr,
-    &cml_exp_hierarchy,
+    &cml_exp_hierarchy,    &cml_exp_l2_residency,
     &cml_exp_async_copy,   &cml_exp_cluster_smem,
 };
 

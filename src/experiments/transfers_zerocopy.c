@@ -267,7 +267,7 @@ cml_status tr_zc_measure(cml_sweep *ctx, const tr_settings *s, cml_record *rec)
     if (st != CML_OK)
         return st;
     if (s->memory != MEM_DEVICE)
-        rec->peak_fraction = -1.0; /* the DRAM peak is not this path's limit */
+        cml_record_set_peak(rec, NULL); /* the DRAM peak is not this path's limit */
     zc_quote_measured(ctx, ctx->point, &tr_state_of(ctx)->quoted);
     return CML_OK;
 }

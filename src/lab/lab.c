@@ -90,24 +90,26 @@ cml_lab_state cml_lab_open(cml_lab *lab, const cml_lab_settings *s, cml_results 
         cml_gpu_set_noise_limit(lab->gpu, 0.0, 1);
     int peak_given = 0;
     if (s->measure_peak && s->peak_gbs > 0) {
-        lab->plan.peak_gbs = s->peak_gbs; /* --peak: the user's reference */
+        cml_peak_refs_given(&lab->plan.peaks, s->peak_gbs); /* --peak: the user's reference */
         peak_given = 1;
     } else if (s->measure_peak) {
-        /* The reference is DRAM's peak whatever --where/--size ask of the
-         * experiments: at L2 sizes it would measure the cache instead. */
+        /* The references are DRAM's whatever --where/--size ask of the
+         * experiments: at L2 sizes they would measure the cache instead. */
         cml_plan dram = lab->plan;
         dram.where = CML_WHERE_DRAM;
         dram.size_bytes = 0;
-        if (cml_peak_measure(&dram, &lab->plan.peak_gbs) != CML_OK) {
+        if (cml_peak_measure(&dram, &lab->plan.peaks) != CML_OK) {
             snprintf(lab->why, sizeof lab->why, "measuring the peak bandwidth failed: %s",
                      cml_gpu_error(lab->gpu));
             return open_failed(lab, r);
         }
     }
+    lab->plan.peak_gbs = cml_peak_refs_max(&lab->plan.peaks);
     r->model_only = 0;
     r->has_device = 1;
     r->device = *lab->plan.dev;
     r->peak_gbs = lab->plan.peak_gbs;
+    r->peaks = lab->plan.peaks;
     r->peak_given = peak_given;
     if (s->counters == CML_COUNTERS_OFF)
         return CML_LAB_GPU;

@@ -112,7 +112,21 @@ void cml_html_run_peak(FILE *out, const cml_results *r)
         } else {
             fputs("not measured</strong>", out);
         }
-        fputs("; every &ldquo;% of peak&rdquo; below is relative to it.</p>\n", out);
+        int classes = 0;
+        for (int c = 0; c < CML_PEAK_CLASS_COUNT && peak && !r->peak_given; c++)
+            classes += r->peaks.gbs[c] > 0;
+        if (!classes) {
+            fputs("; every &ldquo;% of peak&rdquo; below is relative to it.</p>\n", out);
+        } else {
+            /* One reference per class of traffic (core/peak_class.h). */
+            fputs("; each &ldquo;% of peak&rdquo; below is of its record's class "
+                  "(&ldquo;peak of&rdquo;):", out);
+            for (int c = 0, k = 0; c < CML_PEAK_CLASS_COUNT; c++)
+                if (r->peaks.gbs[c] > 0)
+                    fprintf(out, "%s %s %.1f", k++ ? "," : "", cml_peak_class_name(c),
+                            r->peaks.gbs[c]);
+            fputs(" GB/s.</p>\n", out);
+        }
     } else if (!r->model_only) {
         fputs("<p class=\"meta\">No device facts in these results.</p>\n", out);
     }

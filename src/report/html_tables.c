@@ -23,7 +23,8 @@ typedef struct group {
 static void esc(FILE *out, const char *s) { cml_xml_escape(out, s); }
 
 typedef enum col_kind {
-    COL_PARAM, COL_VARIANT, COL_STATE, COL_MEDIAN, COL_CV, COL_GBS, COL_PEAK, COL_VERIFY,
+    COL_PARAM, COL_VARIANT, COL_STATE, COL_MEDIAN, COL_CV, COL_GBS, COL_PEAK, COL_PEAK_REF,
+    COL_VERIFY,
     COL_OCC, COL_MODEL, COL_EXTRA
 } col_kind;
 
@@ -130,7 +131,7 @@ static void build_table(table_layout *L, const group *g, const names *vary)
     } else {
         add_col(L, COL_VARIANT, "", "variant");
     }
-    int any_state = 0, any_measured = 0, any_peak = 0, any_occ = 0;
+    int any_state = 0, any_measured = 0, any_peak = 0, any_occ = 0, any_ref = 0;
     double max_median = 0;
     for (size_t i = 0; i < g->n; i++) {
         const cml_record *r = g->recs[i];
@@ -141,6 +142,7 @@ static void build_table(table_layout *L, const group *g, const names *vary)
                 max_median = r->timing.median_ms;
         }
         any_peak |= r->measured && r->peak_fraction >= 0;
+        any_ref |= r->measured && r->peak_class != CML_PEAK_CLASS_NONE;
         any_occ |= r->occupancy >= 0;
     }
     if (any_state)
@@ -152,6 +154,8 @@ static void build_table(table_layout *L, const group *g, const names *vary)
         add_col(L, COL_GBS, "measured", "GB/s");
         if (any_peak)
             add_col(L, COL_PEAK, "measured", "% of peak");
+        if (any_peak && any_ref) /* which class's reference (core/peak_class.h) */
+            add_col(L, COL_PEAK_REF, "measured", "peak of");
         add_col(L, COL_VERIFY, "measured", "verify");
     }
     if (any_occ)
@@ -283,6 +287,12 @@ static void write_cell(FILE *out, const table_layout *L, const col *c, const cml
     case COL_PEAK:
         num_cell(out, ok && r->measured && r->peak_fraction >= 0 ? 100.0 * r->peak_fraction : NAN,
                  "%.1f");
+        return;
+    case COL_PEAK_REF:
+        if (ok && r->measured && r->peak_class != CML_PEAK_CLASS_NONE)
+            fprintf(out, "<td>%s</td>", cml_peak_class_name(r->peak_class));
+        else
+            fputs("<td class=\"na\">-</td>", out);
         return;
     case COL_VERIFY:
         fputs(r->verify == CML_VERIFY_PASSED   ? "<td>passed</td>"

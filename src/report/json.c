@@ -150,6 +150,14 @@ static void write_record(cml_json *j, const cml_record *rec)
         cml_json_end_object(j);
         cml_json_kv_double(j, "bandwidth_gbs", rec->bandwidth_gbs);
         kv_nonneg(j, "peak_fraction", rec->peak_fraction);
+        /* Which class's reference the fraction is of (core/peak_class.h). */
+        if (rec->peak_class != CML_PEAK_CLASS_NONE && rec->peak_ref_gbs > 0) {
+            cml_json_kv_string(j, "peak_class", cml_peak_class_name(rec->peak_class));
+            cml_json_kv_double(j, "peak_gbs", rec->peak_ref_gbs);
+        } else {
+            cml_json_kv_null(j, "peak_class");
+            cml_json_kv_null(j, "peak_gbs");
+        }
     } else {
         cml_json_null(j);
         cml_json_kv_null(j, "bandwidth_gbs");
@@ -214,6 +222,23 @@ cml_status cml_report_json(FILE *out, const cml_results *r)
     else
         cml_json_kv_null(&j, "peak_gbs");
     cml_json_kv_bool(&j, "peak_given", r->peak_gbs > 0 && r->peak_given);
+    if (r->peak_gbs > 0) {
+        /* The reference of each class, where a peak is known (absent otherwise). */
+        cml_json_key(&j, "peak_classes");
+        cml_json_begin_object(&j);
+        for (int c = 0; c < CML_PEAK_CLASS_COUNT; c++) {
+            cml_json_key(&j, cml_peak_class_name(c));
+            if (!(r->peaks.gbs[c] > 0)) {
+                cml_json_null(&j);
+                continue;
+            }
+            cml_json_begin_object(&j);
+            cml_json_kv_double(&j, "gbs", r->peaks.gbs[c]);
+            cml_json_kv_string(&j, "source", r->peaks.source[c]);
+            cml_json_end_object(&j);
+        }
+        cml_json_end_object(&j);
+    }
     cml_json_key(&j, "diagnostics");
     cml_json_begin_array(&j);
     for (size_t i = 0; i < r->ndiags; i++) {

@@ -448,6 +448,21 @@ static int read_record(rd *c, const cml_jval *o, size_t index, cml_results *r)
         return 0;
     rec->verify = verify == 1 ? CML_VERIFY_PASSED : verify == 2 ? CML_VERIFY_FAILED
                                                                 : CML_VERIFY_NONE;
+    /* peak_class, peak_gbs: absent in files written before the peak classes
+     * and in unmeasured records. */
+    if ((v = cml_jobject_get(o, "peak_class")) && v->type != CML_J_NULL) {
+        char name[16];
+        if (!get_str(c, o, w, "peak_class", name, sizeof name))
+            return 0;
+        rec->peak_class = cml_peak_class_parse(name);
+        if (rec->peak_class == CML_PEAK_CLASS_NONE)
+            return rfail(c, v->offset,
+                         "%s.peak_class: \"%s\" is not read, write, copy, triad or given", w,
+                         name);
+    }
+    if (cml_jobject_get(o, "peak_gbs") &&
+        !get_num(c, o, w, "peak_gbs", &rec->peak_ref_gbs, 0.0))
+        return 0;
     if (!(v = need(c, o, w, "model")))
         return 0;
     if (v->type != CML_J_NULL && !read_model(c, v, w, rec))
@@ -490,6 +505,29 @@ static int read_diagnostics(rd *c, const cml_jval *v, cml_results *r)
     return 1;
 }
 
+/* The reference of each class: {"read": {"gbs": N, "source": "..."} or
+ * null, "write": ..., "copy": ..., "triad": ...}. */
+static int read_peak_classes(rd *c, const cml_jval *v, cml_results *r)
+{
+    if (!need_type(c, v, "top level", "peak_classes", CML_J_OBJECT))
+        return 0;
+    for (int k = 0; k < CML_PEAK_CLASS_COUNT; k++) {
+        const char *name = cml_peak_class_name(k);
+        const cml_jval *e = need(c, v, "peak_classes", name);
+        if (!e)
+            return 0;
+        if (e->type == CML_J_NULL)
+            continue;
+        char where[40];
+        snprintf(where, sizeof where, "peak_classes.%s", name);
+        if (!need_type(c, e, "peak_classes", name, CML_J_OBJECT) ||
+            !get_num(c, e, where, "gbs", &r->peaks.gbs[k], 0.0) ||
+            !get_str(c, e, where, "source", r->peaks.source[k], sizeof r->peaks.source[k]))
+            return 0;
+    }
+    return 1;
+}
+
 static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
 {
     const char *w = "top level";
@@ -526,6 +564,11 @@ static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
         return CML_EINVAL;
     if (!get_num(c, root, w, "peak_gbs", &r->peak_gbs, 0.0))
         return CML_EINVAL;
+    /* peak_classes: absent in older files and where no peak is known. */
+    v = cml_jobject_get(root, "peak_classes");
+    if (v && !read_peak_classes(c, v, r))
+        return CML_EINVAL;
+    r->peaks.given = r->peak_given;
     /* diagnostics: absent in files written before the run engine had them. */
     v = cml_jobject_get(root, "diagnostics");
     if (v) {

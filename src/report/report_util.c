@@ -164,6 +164,7 @@ void cml_rep_counter_label(const char *metric, char *buf, size_t len)
         {"inst_executed_op_shared_ld", "sld.inst"},
         {"inst_executed_op_shared_st", "sst.inst"},
         {"_op_ld_lookup_hit", "L1hit"},
+        {"srcunit_tex_op_read_lookup_hit", "L2hit"},
         {"lts__t_sectors_srcunit_tex_op_read", "L2rd"},
         {"lts__t_sectors_srcunit_tex_op_write", "L2wr"},
         {"dram__bytes_read", "DRAMrd"},

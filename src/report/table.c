@@ -29,7 +29,7 @@
 /* What a column shows. */
 typedef enum col_kind {
     K_PARAM, K_VARIANT,
-    K_MEDIAN, K_CV, K_GBS, K_PEAK, K_VERIFY,
+    K_MEDIAN, K_CV, K_GBS, K_PEAK, K_PEAK_REF, K_VERIFY,
     K_REQUESTS, K_SECTORS, K_SECT_PER_REQ, K_EFF, K_TRANS_PER_REQ,
     K_WF_PER_REQ, K_CONFLICTS, K_SER_PER_REQ,
     K_EXTRA
@@ -310,13 +310,14 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
     L->nid = L->tt.ncol;
 
     /* Measured figures, when any record has them. */
-    int measured = 0, peak = 0;
+    int measured = 0, peak = 0, ref = 0;
     double max_median = 0;
     for (size_t i = 0; i < n; i++) {
         if (!is_ok(recs[i]) || !recs[i]->measured)
             continue;
         measured = 1;
         peak |= recs[i]->peak_fraction >= 0;
+        ref |= recs[i]->peak_class != CML_PEAK_CLASS_NONE;
         if (isfinite(recs[i]->timing.median_ms) && recs[i]->timing.median_ms > max_median)
             max_median = recs[i]->timing.median_ms;
     }
@@ -328,6 +329,8 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
         add_col(L, spec(K_GBS, 0, 0), "measured", NULL, "GB/s", CML_TT_RIGHT, 95);
         if (peak)
             add_col(L, spec(K_PEAK, 0, 0), "measured", NULL, "peak %", CML_TT_RIGHT, 85);
+        if (peak && ref) /* which class's reference (core/peak_class.h) */
+            add_col(L, spec(K_PEAK_REF, 0, 0), "measured", NULL, "of", CML_TT_LEFT, 80);
         add_col(L, spec(K_VERIFY, 0, 0), "measured", NULL, "verify", CML_TT_RIGHT, 92);
     }
 
@@ -447,6 +450,12 @@ static size_t fill_row(const layout *L, const cml_record *rec, cml_tt_row row, c
             set_fixed(row, ci, 1,
                       rec->measured && rec->peak_fraction >= 0 ? 100.0 * rec->peak_fraction
                                                                : NAN);
+            break;
+        case K_PEAK_REF:
+            cml_tt_set(row, ci, "%s",
+                       rec->measured && rec->peak_fraction >= 0
+                           ? cml_peak_class_name(rec->peak_class)
+                           : "-");
             break;
         case K_VERIFY:
             cml_tt_set(row, ci, "%s",
@@ -735,6 +744,26 @@ static void print_experiment(FILE *out, const cml_record *recs, size_t n)
     print_findings(out, recs, n);
 }
 
+/* "read 3131.0, write 3240.2, copy 3006.1, triad 3030.7 GB/s": the measured
+ * class references (core/peak_class.h); 0 when none is known. */
+static int peak_classes_text(const cml_results *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < CML_PEAK_CLASS_COUNT; c++) {
+        if (!(r->peaks.gbs[c] > 0) || used >= len)
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s %.1f", used ? ", " : "",
+                         cml_peak_class_name(c), r->peaks.gbs[c]);
+        if (w < 0)
+            return 0;
+        used += (size_t)w;
+    }
+    if (used && used < len)
+        snprintf(buf + used, len - used, " GB/s");
+    return used > 0;
+}
+
 /* Bytes as KiB/MiB/GiB with one decimal. */
 static void fmt_bytes(char *buf, size_t len, uint64_t b)
 {
@@ -780,6 +809,13 @@ static void print_banner(FILE *out, const cml_results *r)
         }
         fprintf(out, "peak bandwidth: theoretical %s, %s %s\n", theo,
                 r->peak_given && r->peak_gbs > 0 ? "given with --peak" : "measured", meas);
+        char classes[240];
+        if (!r->peak_given && peak_classes_text(r, classes, sizeof classes)) {
+            size_t used = strlen(classes);
+            snprintf(classes + used, sizeof classes - used,
+                     "; each record's \"peak %%\" is of its class (column \"of\")");
+            cml_tt_wrap(out, "peak by class: ", classes, TEXT_WIDTH, 2);
+        }
     }
     if (r->model_only)
         fputs("No GPU was used: every figure below is the model's prediction.\n", out);

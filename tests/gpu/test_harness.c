@@ -139,7 +139,7 @@ static void test_timing(cml_gpu *g)
     cml_peak_bench bench;
     CHECK(cml_peak_bench_open(g, 4096, 256, &bench) == CML_OK);
     cml_peak_args a;
-    CHECK(cml_peak_configure(&bench, CML_PEAK_COPY, CML_PEAK_GRID_STRIDE, &a, NULL) == CML_OK);
+    CHECK(cml_peak_configure(&bench, CML_PEAK_COPY, CML_PEAK_GS_V16_U4, &a, NULL) == CML_OK);
     cml_timing t;
     /* Exactly the samples asked for (the noise limit off, as with --reps). */
     cml_gpu_set_noise_limit(g, 0.0, 1);
@@ -173,7 +173,7 @@ static void test_timing(cml_gpu *g)
     /* A long launch: one per sample. */
     cml_peak_bench big;
     CHECK(cml_peak_bench_open(g, (uint64_t)1 << 26, 256, &big) == CML_OK);
-    CHECK(cml_peak_configure(&big, CML_PEAK_TRIAD, CML_PEAK_GRID_STRIDE, &a, NULL) == CML_OK);
+    CHECK(cml_peak_configure(&big, CML_PEAK_TRIAD, CML_PEAK_GS_V16_U4, &a, NULL) == CML_OK);
     CHECK(cml_gpu_time(g, cml_peak_launch, &a, 1, 5, &t) == CML_OK);
     printf("triad of 2^26 floats: median %.4f ms (%.0f GB/s)\n", t.median_ms,
            12.0 * (1 << 26) / (t.median_ms * 1e-3) / 1e9);
@@ -187,7 +187,7 @@ static void test_timing(cml_gpu *g)
 
     /* Occupancy of the copy kernel: a fraction in (0, 1]. */
     double occ = -1;
-    CHECK(cml_gpu_occupancy(g, cml_peak_kernel(CML_PEAK_COPY, CML_PEAK_GRID_STRIDE), 256, 0,
+    CHECK(cml_gpu_occupancy(g, cml_peak_kernel(CML_PEAK_COPY, CML_PEAK_GS_V16_U4), 256, 0,
                             &occ) == CML_OK);
     printf("occupancy of the copy kernel at 256 threads: %.3f\n", occ);
     CHECK(occ > 0 && occ <= 1.0);

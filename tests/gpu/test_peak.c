@@ -1,10 +1,12 @@
 /*
- * Experiment 16's kernels (src/experiments/peak.cu): every kernel in both
- * launch shapes, at sizes that are not multiples of 4 or of the block size
- * (the tails), compared element by element with a host reference on the
- * whole array; the device verifier must catch planted wrong elements and
- * unwritten (poisoned) output; the full experiment at its default DRAM size
- * must verify and give the peak. Without a GPU: "SKIP: <reason>", 77.
+ * Experiment 16's kernels (src/experiments/peak.cu): every kernel in every
+ * shape, at sizes that are not multiples of 4 or of the block size (the
+ * tails), compared element by element with a host reference on the whole
+ * array; the device verifier must catch planted wrong elements and
+ * unwritten (poisoned) output; the experiment must verify every record and
+ * give a reference for every class, ordered sensibly; the lab's quick
+ * search must find every class too. The model part runs without a GPU;
+ * then "SKIP: <reason>", 77.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,31 +19,35 @@
 #include "lab/sweep.h"
 #include "../test_util.h"
 
-/* Run op/shape once on the bench and compare the whole output on the host. */
+/* Run op/shape once on the bench and compare the whole output on the host;
+ * `sum` is the host's checksum of x. */
 static void check_kernel(cml_gpu *g, cml_peak_bench *b, cml_peak_op op, cml_peak_shape shape,
-                         float *host)
+                         float *host, uint64_t sum)
 {
     cml_peak_args a;
     CHECK(cml_peak_configure(b, op, shape, &a, NULL) == CML_OK);
     CHECK(cml_peak_poison(b, &a) == CML_OK);
     cml_status st = cml_peak_launch(&a);
     CHECK(st == CML_OK);
-    if (st != CML_OK)
+    if (st != CML_OK) {
+        fprintf(stderr, "%s %s: %s\n", cml_peak_op_name(op), cml_peak_shape_name(shape),
+                cml_gpu_error(g));
         return;
+    }
     uint64_t n = b->n, bad = 0, first = 0;
     if (op == CML_PEAK_SUM) {
-        double got = 0, want = 0, host_sum = 0;
+        unsigned long long got = 0;
+        double dgot = 0, dwant = 0;
         cml_dbuf r = b->result;
         CHECK(cml_gpu_download(g, &got, &r, sizeof got) == CML_OK);
-        for (uint64_t i = 0; i < n; i++)
-            host_sum += (double)cml_random_f32(b->seed_x, i);
-        if (got != host_sum)
-            fprintf(stderr, "sum %s n=%llu block=%u: %.17g, host %.17g\n",
-                    cml_peak_shape_name(shape), (unsigned long long)n, b->block, got, host_sum);
-        CHECK(got == host_sum); /* exact: see peak.h */
-        CHECK(cml_peak_verify(b, &a, &bad, &first, &got, &want) == CML_OK);
+        if (got != sum)
+            fprintf(stderr, "sum %s n=%llu block=%u: %llu, host %llu\n",
+                    cml_peak_shape_name(shape), (unsigned long long)n, b->block, got,
+                    (unsigned long long)sum);
+        CHECK(got == sum);
+        CHECK(cml_peak_verify(b, &a, &bad, &first, &dgot, &dwant) == CML_OK);
         CHECK_EQ_U64(bad, 0);
-        CHECK(want == host_sum);
+        CHECK(dwant == (double)sum);
         return;
     }
     CHECK(cml_gpu_download(g, host, &b->z, n * sizeof(float)) == CML_OK);
@@ -67,12 +73,15 @@ static void test_sizes(cml_gpu *g)
 {
     static const uint64_t sizes[] = {1, 3, 4, 5, 31, 1027, 4099, 65536, 1000003, (1u << 22) + 7};
     static const unsigned blocks[] = {256, 96};
+    const size_t nsizes = getenv("CML_QUICK_TEST") ? 8 : sizeof sizes / sizeof sizes[0];
     float *host = malloc(((1u << 22) + 7) * sizeof *host);
     CHECK(host != NULL);
     if (!host)
         return;
     for (size_t bi = 0; bi < 2; bi++)
-        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        for (size_t si = 0; si < nsizes; si++) {
+            if (bi == 1 && sizes[si] > 100000)
+                continue; /* the second block size at the small sizes only */
             cml_peak_bench b;
             cml_status st = cml_peak_bench_open(g, sizes[si], blocks[bi], &b);
             CHECK(st == CML_OK);
@@ -80,10 +89,11 @@ static void test_sizes(cml_gpu *g)
                 fprintf(stderr, "bench: %s\n", cml_gpu_error(g));
                 continue;
             }
+            const uint64_t sum = cml_peak_expected_sum(b.seed_x, b.n);
             for (int op = 0; op < CML_PEAK_OP_COUNT; op++)
                 for (int s = 0; s < CML_PEAK_SHAPE_COUNT; s++)
-                    if (op != CML_PEAK_MEMCPY || s == 0)
-                        check_kernel(g, &b, (cml_peak_op)op, (cml_peak_shape)s, host);
+                    if (op < CML_PEAK_KERNEL_OPS || s == 0)
+                        check_kernel(g, &b, (cml_peak_op)op, (cml_peak_shape)s, host, sum);
             cml_peak_bench_close(&b);
         }
     free(host);
@@ -99,7 +109,7 @@ static void test_verifier(cml_gpu *g)
     double got = 0, want = 0;
 
     /* Unwritten output: every element still poison. */
-    CHECK(cml_peak_configure(&b, CML_PEAK_TRIAD, CML_PEAK_ONE_SHOT, &a, NULL) == CML_OK);
+    CHECK(cml_peak_configure(&b, CML_PEAK_TRIAD, CML_PEAK_OS_V16_U4, &a, NULL) == CML_OK);
     CHECK(cml_peak_poison(&b, &a) == CML_OK);
     CHECK(cml_peak_verify(&b, &a, &bad, &first, NULL, NULL) == CML_OK);
     CHECK_EQ_U64(bad, n);
@@ -125,8 +135,18 @@ static void test_verifier(cml_gpu *g)
     CHECK_EQ_U64(first, 777777);
     CHECK(got == (double)wrong1 && want == (double)right);
 
+    /* The fill and memset: one element left unwritten is caught. */
+    CHECK(cml_peak_configure(&b, CML_PEAK_MEMSET, CML_PEAK_GS_V16_U4, &a, NULL) == CML_OK);
+    CHECK(cml_peak_poison(&b, &a) == CML_OK);
+    CHECK(cml_peak_launch(&a) == CML_OK);
+    CHECK(cml_peak_verify(&b, &a, &bad, &first, NULL, NULL) == CML_OK);
+    CHECK_EQ_U64(bad, 0);
+    CHECK(cml_gpu_upload(g, &e1, &wrong2, sizeof wrong2) == CML_OK);
+    CHECK(cml_peak_verify(&b, &a, &bad, &first, NULL, NULL) == CML_OK);
+    CHECK_EQ_U64(bad, 1);
+
     /* The sum: one input element changed must change the verdict. */
-    CHECK(cml_peak_configure(&b, CML_PEAK_SUM, CML_PEAK_GRID_STRIDE, &a, NULL) == CML_OK);
+    CHECK(cml_peak_configure(&b, CML_PEAK_SUM, CML_PEAK_GS_V16_U4, &a, NULL) == CML_OK);
     CHECK(cml_peak_launch(&a) == CML_OK);
     CHECK(cml_peak_verify(&b, &a, &bad, &first, NULL, NULL) == CML_OK);
     CHECK_EQ_U64(bad, 0);
@@ -140,10 +160,12 @@ static void test_verifier(cml_gpu *g)
     cml_peak_bench_close(&b);
 }
 
-/* The experiment itself at its default (DRAM) size: every record verified,
- * a peak set; the figures are printed for the person running the check.
- * CML_QUICK_TEST (set by gpu-check.sh under compute-sanitizer, which slows
- * kernels down many times): a small size and few repetitions. */
+/* The experiment at its default sizes and shapes: every record verified, a
+ * reference for every class, each record against its own class, the pure
+ * classes above the mixed ones; the figures are printed for the person
+ * running the check. CML_QUICK_TEST (set by gpu-check.sh under
+ * compute-sanitizer, which slows kernels down many times): one small size
+ * and few repetitions. */
 static void test_experiment(cml_gpu *g)
 {
     const cml_experiment *e = &cml_exp_peak;
@@ -153,7 +175,7 @@ static void test_experiment(cml_gpu *g)
     cml_plan plan;
     memset(&plan, 0, sizeof plan);
     if (getenv("CML_QUICK_TEST")) {
-        CHECK(cml_param_set(&pv, "n", "1048579", err, sizeof err) == CML_OK);
+        CHECK(cml_param_set(&pv, "size", "4194316", err, sizeof err) == CML_OK);
         plan.warmup = 1;
         plan.reps = 3;
     }
@@ -166,98 +188,158 @@ static void test_experiment(cml_gpu *g)
     CHECK(st == CML_OK);
     if (st != CML_OK)
         fprintf(stderr, "peak-bandwidth: %s (%s)\n", cml_status_str(st), cml_gpu_error(g));
-    CHECK_EQ_U64(out.count, 11); /* 5 kernels x 2 shapes + memcpy */
-    double theo = plan.dev->theoretical_gbs, best_kernel = 0, memcpy_gbs = 0;
-    printf("%-44s %10s %10s %8s %6s %s\n", "variant", "GB/s", "median ms", "cv", "%theo",
-           "verify");
+    CHECK(out.count >= 50); /* 8 shapes x 6 kernels + memcpy + memset, per size */
+    const double theo = plan.dev->theoretical_gbs;
+    double memcpy_gbs = 0, best_copy_kernel = 0;
+    printf("%-52s %10s %10s %8s %6s %-6s %s\n", "variant", "GB/s", "median ms", "cv", "%theo",
+           "class", "verify");
     for (size_t i = 0; i < out.count; i++) {
         const cml_record *r = &out.items[i];
-        printf("%-44s %10.1f %10.4f %8.4f %6.1f %s\n", r->variant, r->bandwidth_gbs,
+        printf("%-52s %10.1f %10.4f %8.4f %6.1f %-6s %s\n", r->variant, r->bandwidth_gbs,
                r->timing.median_ms, r->timing.cv, 100.0 * r->bandwidth_gbs / theo,
+               cml_peak_class_name(r->peak_class),
                r->verify == CML_VERIFY_PASSED ? "passed" : r->note);
         CHECK(r->state == CML_REC_OK);
         CHECK(r->verify == CML_VERIFY_PASSED);
         CHECK(r->measured);
         CHECK(r->bandwidth_gbs > 0);
-        CHECK(r->peak_fraction > 0 && r->peak_fraction <= 1.0);
-        if (strstr(r->variant, "memcpy")) {
-            memcpy_gbs = r->bandwidth_gbs;
-        } else {
+        /* Each record against the best of its own class, found in this run. */
+        CHECK(r->peak_fraction > 0 && r->peak_fraction <= 1.0 + 1e-12);
+        CHECK_EQ_I64(r->peak_class, cml_peak_class_of(r->bytes_read, r->bytes_written));
+        if (strstr(r->variant, "kernel=memcpy"))
+            memcpy_gbs = r->bandwidth_gbs > memcpy_gbs ? r->bandwidth_gbs : memcpy_gbs;
+        else if (strstr(r->variant, "kernel=copy") && r->bandwidth_gbs > best_copy_kernel)
+            best_copy_kernel = r->bandwidth_gbs;
+        if (!strstr(r->variant, "kernel=mem")) {
             CHECK(r->has_model);
-            /* Whole float4s of whole warps: every fetched byte is used. */
+            /* Whole vectors of whole warps: every fetched byte is used. */
             const cml_traffic *ld = &r->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD];
-            CHECK(cml_traffic_efficiency(ld) > 0.999);
-            if (r->bandwidth_gbs > best_kernel)
-                best_kernel = r->bandwidth_gbs;
+            const cml_traffic *sto = &r->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_ST];
+            CHECK(ld->requests == 0 || cml_traffic_efficiency(ld) > 0.999);
+            CHECK(sto->requests <= 1 || cml_traffic_efficiency(sto) > 0.999);
         }
     }
-    printf("peak %.1f GB/s = %.1f%% of the theoretical %.1f GB/s; best kernel %.1f, memcpy %.1f\n",
-           out.peak_gbs, 100.0 * out.peak_gbs / theo, theo, best_kernel, memcpy_gbs);
+    printf("references:");
+    for (int c = 0; c < CML_PEAK_CLASS_COUNT; c++) {
+        printf(" %s %.1f GB/s (%.1f%% of theoretical; %s)", cml_peak_class_name(c),
+               out.peaks.gbs[c], 100.0 * out.peaks.gbs[c] / theo, out.peaks.source[c]);
+        CHECK(out.peaks.gbs[c] > 0);
+        CHECK(out.peaks.gbs[c] < 1.05 * theo);
+        CHECK(out.peaks.source[c][0] != '\0');
+    }
+    printf("\nbest copy kernel %.1f GB/s, cudaMemcpy %.1f GB/s\n", best_copy_kernel, memcpy_gbs);
     for (size_t i = 0; i < out.count; i++)
-        printf("  %s\n", out.items[i].finding);
-    CHECK(out.peak_gbs > 0);
-    if (out.peak_gbs < 0.9 * theo)
-        printf("WARN: the peak is below 90%% of the theoretical bandwidth\n");
-    if (best_kernel < memcpy_gbs)
-        printf("WARN: the best kernel is slower than cudaMemcpy D2D\n");
+        printf("  %s: %s\n", out.items[i].variant, out.items[i].finding);
+    /* A pure stream never turns the bus around: it beats every mix. */
+    const double pure = out.peaks.gbs[CML_PEAK_CLASS_READ] > out.peaks.gbs[CML_PEAK_CLASS_WRITE]
+                            ? out.peaks.gbs[CML_PEAK_CLASS_READ]
+                            : out.peaks.gbs[CML_PEAK_CLASS_WRITE];
+    CHECK(pure >= out.peaks.gbs[CML_PEAK_CLASS_COPY]);
+    CHECK(pure >= out.peaks.gbs[CML_PEAK_CLASS_TRIAD]);
+    CHECK(out.peak_gbs == cml_peak_refs_max(&out.peaks));
+    if (best_copy_kernel < memcpy_gbs)
+        printf("WARN: the best copy kernel is slower than cudaMemcpy D2D\n");
 
-    double quick = 0;
+    cml_peak_refs quick;
     CHECK(cml_peak_measure(&plan, &quick) == CML_OK);
-    printf("cml_peak_measure: %.1f GB/s\n", quick);
-    CHECK(quick > 0.5 * out.peak_gbs);
+    printf("cml_peak_measure:");
+    for (int c = 0; c < CML_PEAK_CLASS_COUNT; c++) {
+        printf(" %s %.1f (%s)", cml_peak_class_name(c), quick.gbs[c], quick.source[c]);
+        CHECK(quick.gbs[c] > 0.5 * out.peaks.gbs[c]);
+    }
+    printf("\n");
     cml_results_free(&out);
 }
 
-/* The model alone (runs without a GPU too): every kernel's mirror traced,
- * 16 sectors per float4 request, every fetched byte used, exact counts. */
+/* Sectors (or requests) of one array of n floats read or written in W-byte
+ * vectors: whole warps cover aligned runs of 32 vectors, so no sector is
+ * shared between two instructions except the trailing floats' own one, and
+ * `split` runs of 32 that a warp covers with two instructions. */
+static uint64_t array_sectors(uint64_t n, unsigned W, uint64_t split)
+{
+    const uint64_t N = W / 4, nv = n / N;
+    return (nv * W + 31) / 32 + (n % N ? 1 : 0) + split;
+}
+static uint64_t array_requests(uint64_t n, unsigned W, uint64_t split)
+{
+    const uint64_t N = W / 4, nv = n / N;
+    return (nv + 31) / 32 + (n % N ? 1 : 0) + split;
+}
+
+/* The runs of 32 vectors a grid-stride warp splits: threads below b =
+ * nv - (U-1) x stride take one unrolled iteration (vectors t + k stride,
+ * k < U), the others the remainder loop; a warp holding b takes vector
+ * group b + k stride (k < U-1) with two instructions, one per loop, when b
+ * is not a multiple of 32. (Here every nv < U x stride: one iteration at
+ * most.) */
+static uint64_t gs_splits(const cml_peak_shape_def *d, uint64_t n, uint64_t grid, unsigned block)
+{
+    const uint64_t nv = n / (d->width / 4), stride = grid * block;
+    if (d->layout != CML_PEAK_GRID_STRIDE || d->unroll == 1 || nv <= (d->unroll - 1) * stride)
+        return 0;
+    const uint64_t b = nv - (d->unroll - 1) * stride;
+    CHECK(b < stride);
+    return b % 32 ? d->unroll - 1 : 0;
+}
+
+/* The model alone (runs without a GPU too): every kernel's mirror in every
+ * shape, exact sectors and requests against the hand-derived counts. */
 static void test_model(void)
 {
     const cml_experiment *e = &cml_exp_peak;
     cml_param_values pv;
     char err[256];
     CHECK(cml_param_defaults(e->options, e->noptions, &pv, err, sizeof err) == CML_OK);
-    CHECK(cml_param_set(&pv, "n", "1048579", err, sizeof err) == CML_OK); /* 2^20 + 3 */
+    CHECK(cml_param_set(&pv, "size", "4194316", err, sizeof err) == CML_OK); /* (2^20 + 3) floats */
+    CHECK(cml_param_set(&pv, "shape", "all", err, sizeof err) == CML_OK);
     cml_plan plan;
     memset(&plan, 0, sizeof plan);
     cml_results out;
     cml_results_init(&out);
     CHECK(cml_sweep_run(e, &plan, &pv, &out) == CML_OK); /* plan.gpu NULL: the model */
-    CHECK_EQ_U64(out.count, 11);
-    const uint64_t n = 1048579, n4 = n / 4;
+    CHECK_EQ_U64(out.count, 6 * CML_PEAK_SHAPE_COUNT + 2);
+    const uint64_t n = 1048579;
     for (size_t i = 0; i < out.count; i++) {
         const cml_record *r = &out.items[i];
         CHECK(r->state == CML_REC_OK);
-        CHECK(!r->measured);
+        CHECK(!r->measured && r->peak_fraction < 0 && r->peak_class == CML_PEAK_CLASS_NONE);
         CHECK(r->finding[0] != '\0');
-        if (strstr(r->variant, "memcpy")) {
-            CHECK(!r->has_model);
-            CHECK_EQ_U64(r->bytes_read + r->bytes_written, 8 * n);
-            continue;
-        }
-        CHECK(r->has_model);
         const cml_record_param *k = cml_record_find_param(r, "kernel");
+        const cml_record_param *sh = cml_record_find_param(r, "shape");
         CHECK(k != NULL);
         if (!k)
             continue;
-        int loads_per_elem = (k->value == CML_PEAK_ADD || k->value == CML_PEAK_TRIAD) ? 2 : 1;
+        const cml_peak_op op = (cml_peak_op)k->value;
+        CHECK_EQ_U64(r->bytes_read, cml_peak_bytes_read(op, n));
+        CHECK_EQ_U64(r->bytes_written, cml_peak_bytes_written(op, n));
+        if (op >= CML_PEAK_KERNEL_OPS) {
+            CHECK(!r->has_model && sh == NULL);
+            continue;
+        }
+        CHECK(r->has_model && sh != NULL);
+        if (!sh)
+            continue;
+        const cml_peak_shape_def *d = cml_peak_shape_at((int)sh->value);
+        const unsigned W = d->width;
+        const uint64_t split = gs_splits(d, n, r->grid, (unsigned)r->block);
+        const uint64_t loads = op == CML_PEAK_FILL ? 0 : (op == CML_PEAK_ADD || op == CML_PEAK_TRIAD) ? 2 : 1;
         const cml_traffic *ld = &r->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD];
         const cml_traffic *st = &r->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_ST];
-        /* float4 part: n4/32 full warps per array; the 3-float tail: one
-         * instruction of 3 lanes and one sector per array. */
-        CHECK_EQ_U64(ld->sectors, loads_per_elem * (n4 * 16 / 32 + 1));
-        CHECK_EQ_U64(ld->requested_bytes, loads_per_elem * 4 * n);
-        CHECK(cml_traffic_efficiency(ld) > 0.9999);
-        if (k->value == CML_PEAK_SUM) {
-            /* No float stores: the result (one double) only. */
+        if (ld->sectors != loads * array_sectors(n, W, split) || st->requests == 0)
+            fprintf(stderr, "%s: %llu load sectors, %llu store requests\n", r->variant,
+                    (unsigned long long)ld->sectors, (unsigned long long)st->requests);
+        CHECK_EQ_U64(ld->sectors, loads * array_sectors(n, W, split));
+        CHECK_EQ_U64(ld->requests, loads * array_requests(n, W, split));
+        CHECK_EQ_U64(ld->requested_bytes, loads * 4 * n);
+        if (op == CML_PEAK_SUM) {
+            /* No float stores: the checksum (one 8-byte word) only. */
             CHECK_EQ_U64(st->requested_bytes, 8);
             CHECK_EQ_U64(st->requests, 1);
         } else {
-            CHECK_EQ_U64(st->requests, n4 / 32 + 1);
-            CHECK_EQ_U64(st->sectors, n4 * 16 / 32 + 1);
-            CHECK(cml_traffic_efficiency(st) > 0.9999);
+            CHECK_EQ_U64(st->requests, array_requests(n, W, split));
+            CHECK_EQ_U64(st->sectors, array_sectors(n, W, split));
+            CHECK_EQ_U64(st->requested_bytes, 4 * n);
         }
-        /* Fermi rules: whole 128-byte lines too (quarter-warp requests). */
-        CHECK(cml_traffic_efficiency(&r->model[CML_RULES_FERMI].cls[CML_CLASS_GLOBAL_LD]) > 0.99);
     }
     cml_results_free(&out);
 }
