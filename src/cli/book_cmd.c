@@ -43,9 +43,9 @@ int cml_cmd_textbook_list(const cml_cli *cli)
            "the book runs them: cumemlab PROGRAM [its arguments]\n\n");
     for (size_t i = 0; i < cml_book_count(); i++) {
         const cml_book_program *p = cml_book_at(i);
-        char usage[96];
-        snprintf(usage, sizeof usage, "%s %s", p->name, p->args_usage);
-        printf("  %-38s %s\n  %-38s %s\n", usage, p->file, "", p->summary);
+        printf("  %s%s%s%s%s%s\n      %s: %s\n", p->name, p->args_usage[0] ? " " : "",
+               p->args_usage, p->alias ? "   (also: " : "", p->alias ? p->alias : "",
+               p->alias ? ")" : "", p->file, p->summary);
     }
     printf("\nOther textbook names run the lab's experiment on the book's topic:\n");
     for (size_t i = 0; i < cml_experiment_count(); i++) {
