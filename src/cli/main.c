@@ -46,11 +46,36 @@ static const char *const usage_tail =
     "\n"
     "Exit status: 0 ok, 1 a run failed (no GPU, CUDA error, wrong output), 2 bad usage.\n";
 
+/* The book's programs by name, wrapped at 90 columns. */
+static void print_programs(void)
+{
+    size_t col = 0;
+    fputs("\nThe book's programs (cumemlab textbook: their files and arguments):\n", stdout);
+    for (size_t i = 0; i < cml_book_count(); i++) {
+        const char *name = cml_book_at(i)->name;
+        if (col && col + strlen(name) + 2 > 88) {
+            fputs(",\n", stdout);
+            col = 0;
+        } else if (col) {
+            fputs(", ", stdout);
+            col += 2;
+        }
+        if (!col) {
+            fputs("  ", stdout);
+            col = 2;
+        }
+        fputs(name, stdout);
+        col += strlen(name);
+    }
+    fputs("\n", stdout);
+}
+
 void cml_print_help(const char *topic)
 {
     (void)topic;
     fputs(usage_text, stdout);
     cml_cli_print_options(stdout);
+    print_programs();
     fputs(usage_tail, stdout);
 }
 
