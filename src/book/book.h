@@ -78,7 +78,7 @@ cml_status cml_book_parse_args(const cml_book_program *p, const char *const *arg
 /* The option definition of positional argument k (NULL past the last). */
 const cml_param_def *cml_book_arg_def(const cml_book_program *p, int k);
 
-/* ---- helpers of the programs' print functions -------------------------- */
+/* ---- what the programs' print functions share --------------------------- */
 
 /* The record of launch `launch` (its choice name), NULL if it did not run. */
 const cml_record *cml_book_record(const cml_book_output *o, const char *launch);
@@ -90,7 +90,7 @@ const char *cml_book_device_name(const cml_book_output *o);
 /* The value of parameter `name` of rec (0 when absent). */
 int64_t cml_book_param(const cml_record *rec, const char *name);
 
-/* ---- helpers of the programs' records ---------------------------------- */
+/* ---- what the programs' records share ----------------------------------- */
 
 /*
  * The model of a 2-D launch whose blocks all make the same traffic (each
