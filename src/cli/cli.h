@@ -88,6 +88,10 @@ int cml_cmd_report(const cml_cli *cli);
 int cml_cmd_validate(const cml_cli *cli);
 int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,
                      const cml_textbook_alias *alias);
+/* The book's programs (src/book/book.h): one run by name, and the list. */
+struct cml_book_program;
+int cml_cmd_book(const cml_cli *cli, const struct cml_book_program *p);
+int cml_cmd_textbook_list(const cml_cli *cli);
 void cml_print_help(const char *topic);
 int cml_print_experiment_help(const cml_experiment *exp);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "cli/cli.h"
 #include "cli/session.h"
 #include "lab/lab.h"
@@ -43,7 +44,15 @@ int cml_cmd_list(const cml_cli *cli)
                    range, e->options[p].def);
         }
     }
-    printf("\nTextbook programs (their original arguments):\n");
+    printf("\nThe book's programs, run as the book runs them (cumemlab textbook lists "
+           "them):\n");
+    for (size_t i = 0; i < cml_book_count(); i++) {
+        const cml_book_program *p = cml_book_at(i);
+        char usage[96];
+        snprintf(usage, sizeof usage, "%s %s", p->name, p->args_usage);
+        printf("  cumemlab %-36s %s\n", usage, p->file);
+    }
+    printf("\nOther textbook names (the lab's experiment on the book's topic):\n");
     for (size_t i = 0; i < cml_experiment_count(); i++) {
         const cml_experiment *e = cml_experiment_at(i);
         for (size_t k = 0; k < e->naliases; k++)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "cli/cli.h"
 #include "report/output_file.h"
 
@@ -28,7 +29,9 @@ static const char *const usage_text =
     "  cumemlab report A.json B.json  two saved runs compared record by record\n"
     "  cumemlab validate            the model against this GPU's hardware counters, every\n"
     "                               deterministic pattern (exit 1 on an unexplained difference)\n"
-    "  cumemlab PROGRAM [args]      a textbook program by its name (readSegment 11 512, ...)\n"
+    "  cumemlab PROGRAM [args]      the book's program by its name, run as the book runs it\n"
+    "                               (readSegment 11 512, transpose 2, checkSmemSquare, ...)\n"
+    "  cumemlab textbook            the book's programs and their source files\n"
     "  cumemlab help [NAME]         this text, or an experiment's options\n"
     "\n"
     "Options:\n";
@@ -44,11 +47,36 @@ static const char *const usage_tail =
     "\n"
     "Exit status: 0 ok, 1 a run failed (no GPU, CUDA error, wrong output), 2 bad usage.\n";
 
+/* The book's programs by name, wrapped at 90 columns. */
+static void print_programs(void)
+{
+    size_t col = 0;
+    fputs("\nThe book's programs (cumemlab textbook: their files and arguments):\n", stdout);
+    for (size_t i = 0; i < cml_book_count(); i++) {
+        const char *name = cml_book_at(i)->name;
+        if (col && col + strlen(name) + 2 > 88) {
+            fputs(",\n", stdout);
+            col = 0;
+        } else if (col) {
+            fputs(", ", stdout);
+            col += 2;
+        }
+        if (!col) {
+            fputs("  ", stdout);
+            col = 2;
+        }
+        fputs(name, stdout);
+        col += strlen(name);
+    }
+    fputs("\n", stdout);
+}
+
 void cml_print_help(const char *topic)
 {
     (void)topic;
     fputs(usage_text, stdout);
     cml_cli_print_options(stdout);
+    print_programs();
     fputs(usage_tail, stdout);
 }
 
@@ -133,9 +161,21 @@ int main(int argc, char **argv)
             return CML_EXIT_USAGE;
         }
         if (cli.npos == 1) {
+            /* An experiment by its key first (the book's transpose.cu and the
+             * lab's transpose share a name: help shows the experiment and
+             * points to the program), then a book's program. */
+            const cml_book_program *bp = cml_book_find(cli.pos[0]);
             const cml_experiment *e = cml_experiment_find(cli.pos[0]);
-            if (e)
-                return cml_print_experiment_help(e);
+            if (e && (!bp || !strcmp(e->key, cli.pos[0]))) {
+                int hrc = cml_print_experiment_help(e);
+                if (bp)
+                    printf("\nThe book's %s: cumemlab %s --help\n", bp->file, bp->name);
+                return hrc;
+            }
+            if (bp) {
+                cli.help = 1;
+                return cml_cmd_book(&cli, bp);
+            }
             const cml_experiment *ae;
             const cml_textbook_alias *a = cml_textbook_find(cli.pos[0], &ae);
             if (a) {
@@ -170,6 +210,11 @@ int main(int argc, char **argv)
         return cml_cmd_report(&cli);
     if (!strcmp(cmd, "validate"))
         return cml_cmd_validate(&cli);
+    if (!strcmp(cmd, "textbook"))
+        return cml_cmd_textbook_list(&cli);
+    const cml_book_program *program = cml_book_find(cmd);
+    if (program)
+        return cml_cmd_book(&cli, program);
     const cml_experiment *aexp;
     const cml_textbook_alias *alias = cml_textbook_find(cmd, &aexp);
     if (alias)

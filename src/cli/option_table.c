@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "cli/cli.h"
 
 /* Commands, as bits of an option's `commands`. */
@@ -109,6 +110,7 @@ static unsigned command_bit(const cml_cli *cli)
         {"tour", C_TOUR},     {"suite", C_SUITE},   {"list", C_LIST},
         {"model", C_MODEL},   {"run", C_RUN},       {"device", C_DEVICE},
         {"report", C_REPORT}, {"validate", C_VALIDATE}, {"help", C_HELP},
+        {"textbook", C_LIST},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cli->command, cmds[i].name))
@@ -241,6 +243,9 @@ static const cml_experiment *command_experiment(const char *command, int argc, c
                                                 int first)
 {
     const cml_experiment *exp = NULL;
+    const cml_book_program *program = cml_book_find(command);
+    if (program)
+        return program->row;
     if (cml_textbook_find(command, &exp))
         return exp;
     if (strcmp(command, "model") && strcmp(command, "run") && strcmp(command, "help"))

@@ -229,13 +229,6 @@ static cml_status aos_soa_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     return st;
 }
 
-static const cml_textbook_alias aos_soa_aliases[] = {
-    {"simpleMathAoS", "n=2^22 layout=aos fields=2 touched=2", {"block"},
-     "simpleMathAoS [blocksize]"},
-    {"simpleMathSoA", "n=2^22 layout=soa fields=2 touched=2", {"block"},
-     "simpleMathSoA [blocksize]"},
-};
-
 /* Bandwidth and efficiency, one bar colour per layout. */
 static const cml_chart_spec aos_soa_charts[] = {
     {.shape = CML_PLOT_BARS, .title = "Measured bandwidth: AoS vs SoA",
@@ -266,8 +259,6 @@ const cml_experiment cml_exp_aos_soa = {
     .tour = "layout=aos,soa fields=2,8 touched=1,2",
     .variant = aos_soa_variant,
     .measure = aos_soa_measure,
-    .aliases = aos_soa_aliases,
-    .naliases = CML_COUNT(aos_soa_aliases),
     .charts = aos_soa_charts,
     .ncharts = CML_COUNT(aos_soa_charts),
     .validate = &aos_soa_validate,

@@ -502,11 +502,6 @@ static void constant_summary(cml_sweep *ctx, size_t first, size_t last)
     ((constant_state *)ctx->state)->k1_cycles = 0;
 }
 
-static const cml_textbook_alias constant_aliases[] = {
-    {"constantStencil", "pattern=stencil coef=constant", {NULL}, "constantStencil"},
-    {"constantReadOnly", "pattern=stencil coef=constant,readonly", {NULL}, "constantReadOnly"},
-};
-
 /* The serialization (predicted) and the kernel time (measured) against k,
  * and the stencil's bandwidth by coefficient memory. */
 static const cml_chart_spec constant_charts[] = {
@@ -551,8 +546,6 @@ const cml_experiment cml_exp_constant = {
     .variant = constant_variant,
     .measure = constant_measure,
     .summarize = constant_summary,
-    .aliases = constant_aliases,
-    .naliases = CML_COUNT(constant_aliases),
     .charts = constant_charts,
     .ncharts = CML_COUNT(constant_charts),
     .validate = &constant_validate,

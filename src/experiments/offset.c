@@ -1,6 +1,7 @@
 /*
- * Experiments 1 and 2: misaligned reads and writes (the textbook's
- * readOffset / writeOffset, programs readSegment and writeSegment).
+ * Experiments 1 and 2: misaligned reads and writes, swept over offsets,
+ * paths and DRAM-sized arrays (the book's own readSegment and writeSegment
+ * run as the book runs them in src/book/segment.c).
  *
  * Kernels (offset.cu), one thread per element, i = blockIdx.x*blockDim.x +
  * threadIdx.x, k = i + offset:
@@ -231,16 +232,6 @@ static void offset_summary(cml_sweep *ctx, size_t first, size_t last)
                        100.0 * worst_eff, measured);
 }
 
-static const cml_textbook_alias read_aliases[] = {
-    {"readSegment", "n=2^20 path=ca", {"offset", "block"}, "readSegment [offset] [blocksize]"},
-    {"readOffset", "n=2^20 path=ca", {"offset", "block"}, "readOffset [offset] [blocksize]"},
-};
-
-static const cml_textbook_alias write_aliases[] = {
-    {"writeSegment", "n=2^20 path=wb", {"offset", "block"}, "writeSegment [offset] [blocksize]"},
-    {"writeOffset", "n=2^20 path=wb", {"offset", "block"}, "writeOffset [offset] [blocksize]"},
-};
-
 /* Bandwidth, efficiency and sectors per request against the offset. */
 #define OFFSET_CHARTS(dir)                                                                        \
     {CML_PLOT_SWEEP, "Measured bandwidth vs " dir " offset", "offset", "offset",                  \
@@ -280,8 +271,6 @@ const cml_experiment cml_exp_read_offset = {
     .variant = offset_variant,
     .measure = offset_measure,
     .summarize = offset_summary,
-    .aliases = read_aliases,
-    .naliases = CML_COUNT(read_aliases),
     .charts = read_charts,
     .ncharts = CML_COUNT(read_charts),
     .validate = &read_validate,
@@ -300,8 +289,6 @@ const cml_experiment cml_exp_write_offset = {
     .variant = offset_variant,
     .measure = offset_measure,
     .summarize = offset_summary,
-    .aliases = write_aliases,
-    .naliases = CML_COUNT(write_aliases),
     .charts = write_charts,
     .ncharts = CML_COUNT(write_charts),
     .validate = &write_validate,

@@ -573,12 +573,6 @@ static void banks_release(cml_sweep *ctx)
         cml_gpu_free(ctx->plan->gpu, &g->out);
 }
 
-static const cml_textbook_alias banks_aliases[] = {
-    {"checkSmemSquare", "pattern=tile tile=32x32", {NULL, NULL, NULL, NULL}, "checkSmemSquare"},
-    {"checkSmemRectangle", "pattern=tile tile=32x16", {NULL, NULL, NULL, NULL},
-     "checkSmemRectangle"},
-};
-
 static const cml_chart_spec banks_charts[] = {
     {.shape = CML_PLOT_SWEEP,
      .title = "Predicted bank conflicts vs stride",
@@ -645,8 +639,6 @@ const cml_experiment cml_exp_shared_banks = {
     .measure = banks_measure,
     .summarize = banks_summary,
     .release = banks_release,
-    .aliases = banks_aliases,
-    .naliases = CML_COUNT(banks_aliases),
     .charts = banks_charts,
     .ncharts = CML_COUNT(banks_charts),
     .validate = &banks_validate,

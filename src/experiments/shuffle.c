@@ -617,12 +617,6 @@ static void shuffle_summary(cml_sweep *ctx, size_t first, size_t last)
     }
 }
 
-static const cml_textbook_alias shuffle_aliases[] = {
-    {"simpleShfl", "op=broadcast,up,down,xor", {NULL, NULL, NULL, NULL}, "simpleShfl"},
-    {"reduceIntegerShfl", "op=reduce-smem,reduce-shfl,warp-reduce-smem,warp-reduce-shfl",
-     {NULL, NULL, NULL, NULL}, "reduceIntegerShfl"},
-};
-
 static const cml_chart_spec shuffle_charts[] = {
     {.shape = CML_PLOT_BARS,
      .title = "Measured bandwidth by shuffle operation",
@@ -658,8 +652,6 @@ const cml_experiment cml_exp_shuffle = {
     .variant = shuffle_variant,
     .measure = shuffle_measure,
     .summarize = shuffle_summary,
-    .aliases = shuffle_aliases,
-    .naliases = CML_COUNT(shuffle_aliases),
     .charts = shuffle_charts,
     .ncharts = CML_COUNT(shuffle_charts),
     .validate = NULL, /* no counters row: validate lists it as skipped */

@@ -351,10 +351,6 @@ static const cml_textbook_alias transfers_aliases[] = {
      "memTransfer"},
     {"pinMemTransfer", "mode=copy memory=pinned direction=h2d,d2h size=16M", {NULL},
      "pinMemTransfer"},
-    {"sumArrayZerocpy", "mode=zero-copy memory=device,mapped,mapped-uva access=coalesced", {NULL},
-     "sumArrayZerocpy"},
-    {"sumMatrixGPUManaged", "mode=managed um=64M", {NULL}, "sumMatrixGPUManaged"},
-    {"sumMatrixGPUManual", "mode=managed um=64M", {NULL}, "sumMatrixGPUManual"},
     {"Unified_Memory", "mode=managed um=64M", {NULL}, "Unified_Memory"},
 };
 

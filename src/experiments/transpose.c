@@ -515,11 +515,6 @@ static cml_status transpose_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     return CML_OK;
 }
 
-static const cml_textbook_alias transpose_aliases[] = {
-    {"transpose", "kernel=copy,naive-row,naive-col,unroll4-row,unroll4-col,smem,smem-pad",
-     {NULL, NULL, NULL, NULL}, "transpose"},
-};
-
 /* The report's default chart: the kernels' bandwidth side by side. */
 static const cml_chart_spec transpose_charts[] = {CML_CHART_BANDWIDTH_BY_VARIANT};
 
@@ -552,8 +547,6 @@ const cml_experiment cml_exp_transpose = {
     .variant = transpose_variant,
     .measure = transpose_measure,
     .summarize = transpose_summary,
-    .aliases = transpose_aliases,
-    .naliases = CML_COUNT(transpose_aliases),
     .charts = transpose_charts,
     .ncharts = CML_COUNT(transpose_charts),
     .validate = &transpose_validate,

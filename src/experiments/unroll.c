@@ -192,10 +192,6 @@ static cml_status unroll_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     return st;
 }
 
-static const cml_textbook_alias unroll_aliases[] = {
-    {"readSegmentUnroll", "n=2^20 unroll=1,2,4 width=4", {"offset", "block"},
-     "readSegmentUnroll [offset] [blocksize]"},
-};
 
 /* Bandwidth and bytes in flight, one bar colour per unrolling factor. */
 static const cml_chart_spec unroll_charts[] = {
@@ -226,8 +222,6 @@ const cml_experiment cml_exp_unroll = {
     .tour = "unroll=1,4 width=4,16 offset=0",
     .variant = unroll_variant,
     .measure = unroll_measure,
-    .aliases = unroll_aliases,
-    .naliases = CML_COUNT(unroll_aliases),
     .charts = unroll_charts,
     .ncharts = CML_COUNT(unroll_charts),
     .validate = &unroll_validate,

@@ -54,7 +54,7 @@ usage "help read" "'read' is ambiguous: read-offset, read-only" help read
 usage "--json ." "is a directory" model read-offset --json .
 usage "--n 2^70" "--n: out of range: '2^70' (allowed: 0..17179869184)" model read-offset --n 2^70
 usage "--offset 99999999999999999999" "out of range" model read-offset --offset 99999999999999999999
-usage "readSegment abc" "--offset: not an integer: 'abc'" readSegment abc
+usage "readSegment abc" "argument 1 (offset): 'abc' is not an integer" readSegment abc
 check "readSegment abc: no model-only notice first" sh -c "! grep -q 'no GPU used' '$tmp/err'"
 
 usage "--expr --block 33x33" "--block 33x33: 1089 threads per block" model --expr i --block 33x33
