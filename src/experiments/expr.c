@@ -271,6 +271,15 @@ cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
     rec->has_model = 1;
     rec->grid = p->grid;
     rec->block = p->block;
+    if (p->tile_len == 0 && p->grid <= 0x7FFFFFFFu) {
+        /* The cache levels of the one-phase kernels (global patterns; the
+         * shared and constant ones' tile phases are not modelled there). */
+        trace_args a = {p, PH_MAIN, 0, 0, 0};
+        cml_status st = cml_exp_levels(rec, cml_dim1(p->grid), cml_dim2(p->bdx, p->bdy), mirror,
+                                       &a);
+        if (st != CML_OK)
+            return st;
+    }
     /* The bytes the threads ask of global memory (unique per instruction:
      * a broadcast counts once per warp), the 8-byte results included. */
     rec->bytes_read = rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].requested_bytes;

@@ -229,7 +229,7 @@ cml_status cml_transpose_model(cml_record *rec, const cml_transpose_args *a, uns
         rec->grid = nblocks;
         rec->block = (uint64_t)block.x * block.y;
         *traced_blocks = 5;
-        return CML_OK;
+        return cml_exp_levels(rec, grid, block, cml_transpose_mirror, a);
     }
     *traced_blocks = nblocks;
     return cml_exp_trace(rec, grid, block, cml_transpose_mirror, a);
