@@ -426,6 +426,10 @@ static const char *const expr_validate_settings[] = {"", NULL};
 static const cml_explained_diff expr_explained[] = {
     {"shared column store", "_mem_shared_op_ld", 0.30,
      "§4.4 shared tile of an expression store (the mechanism of §4.3)"},
+    /* Every block stores the same 256 floats: the stores meet in L1 (§4.5);
+     * strided reads leave a different dirty residue (§4.6). */
+    {"transposed store", "lts__t_sectors_srcunit_tex_op_write", -1.0, "§4.5 stores meeting in L1"},
+    {"stride", "dram__bytes_write", -0.03, "§4.6 the write-back horizon"},
 };
 static const cml_validate_spec expr_validate = {expr_validate_settings, expr_explained,
                                                 CML_COUNT(expr_explained)};

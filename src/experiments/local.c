@@ -469,7 +469,15 @@ static const cml_chart_spec local_charts[] = {
 };
 
 static const char *const local_validate_settings[] = {"", NULL};
-static const cml_validate_spec local_validate = {local_validate_settings, NULL, 0};
+/* The frames of the resident blocks fill L1 almost exactly: how many of a
+ * thread's local loads still find their line depends on how the blocks'
+ * phases interleave (docs/model-evidence.md §4.10), up to half of the load
+ * sectors either way. */
+static const cml_explained_diff local_explained[] = {
+    {"impl=local", "lts__t_sectors_srcunit_tex_op_read", -0.5, "§4.10 local frames filling L1"},
+};
+static const cml_validate_spec local_validate = {local_validate_settings, local_explained,
+                                                 CML_COUNT(local_explained)};
 
 const cml_experiment cml_exp_local = {
     .key = "local",

@@ -30,15 +30,18 @@
 #include <string.h>
 
 /* Samples of a large grid, in warp instructions: SM 0's blocks up to
- * REP_INS (at least one wave); the first blocks in rounds of about
+ * REP_INS (at least two waves); the first blocks in rounds of about
  * ROUND_INS, at least MIN_ROUNDS of them, more (up to WINDOW_INS) while the
  * DRAM rates still move. A grid is simulated whole when it has at most
  * CML_LEVELS_FULL_THREADS threads and FULL_INS instructions. */
-#define REP_INS (UINT64_C(1) << 12)
-#define ROUND_INS (UINT64_C(1) << 10)
-#define MIN_ROUNDS 8u
-#define WINDOW_INS (UINT64_C(1) << 16)
+#define REP_INS (UINT64_C(1) << 11)
+#define ROUND_INS (UINT64_C(1) << 9)
+#define MIN_ROUNDS 6u
+#define WINDOW_INS (UINT64_C(1) << 14)
 #define FULL_INS (UINT64_C(1) << 16)
+/* A grid of rows of blocks gets a window of four whole rows at least, up
+ * to this many instructions. */
+#define ROWS_INS (UINT64_C(1) << 16)
 /* Instructions buffered before a group is fed to the simulator even if it
  * is not complete (a group of very long blocks). */
 #define MAX_BUFFERED (UINT64_C(1) << 16)
@@ -270,8 +273,8 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
     cml_cache_sim_skip_footprint(k->f.sim);
     uint64_t m = (k->nblocks + k->sms - 1u) / k->sms;
     uint64_t cap = REP_INS / k->ins_per_block;
-    if (cap < k->resident)
-        cap = k->resident;
+    if (cap < 2u * k->resident)
+        cap = 2u * k->resident; /* two waves at least: the second meets the first's lines */
     if (m > cap)
         m = cap;
     l1_count half = {0, 0, 0, 0};
@@ -361,12 +364,16 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
      * blocks above it (a row apart in launch order, e.g. the other sector
      * of a 64-byte DRAM granule) comes into the rates in proportion. */
     const int rows = k->grid.y * (uint64_t)k->grid.z > 1u;
-    if (rows && (uint64_t)k->grid.x * k->ins_per_block * MIN_ROUNDS <= WINDOW_INS)
+    uint64_t budget = WINDOW_INS;
+    if (rows && (uint64_t)k->grid.x * k->ins_per_block * 4u <= ROWS_INS) {
         round = k->grid.x;
-    else if (round > (uint64_t)k->sms * k->resident)
+        if (budget < round * k->ins_per_block * 4u)
+            budget = round * k->ins_per_block * 4u;
+    } else if (round > (uint64_t)k->sms * k->resident) {
         round = (uint64_t)k->sms * k->resident;
+    }
     const int whole_rows = rows && round == k->grid.x;
-    uint64_t max_rounds = WINDOW_INS / (round * k->ins_per_block);
+    uint64_t max_rounds = budget / (round * k->ins_per_block);
     if (max_rounds < MIN_ROUNDS)
         max_rounds = MIN_ROUNDS;
     snap *snaps = calloc(max_rounds + 1u, sizeof *snaps);
@@ -382,7 +389,7 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
         take(k, &snaps[++r]);
         /* Settled: the second half of the window runs at the rates of the
          * quarter before it (a cache still warming up does not). */
-        if (r >= MIN_ROUNDS && (!whole_rows || r % 4u == 0)) {
+        if ((r >= MIN_ROUNDS || (whole_rows && r >= 4u)) && (!whole_rows || r % 2u == 0)) {
             const snap *a = &snaps[r / 4], *b = &snaps[r / 2], *c = &snaps[r];
             if (settled(read_rate(a, b), read_rate(b, c)) &&
                 settled(footprint_rate(a, b), footprint_rate(b, c))) {

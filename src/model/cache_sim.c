@@ -50,6 +50,8 @@ typedef struct lru {
     uint64_t *since;        /* [4 per line] clock when it became dirty    */
     uint32_t *slot;         /* hash table: line index + 1, 0 empty  */
     unsigned hbits;
+    uint32_t last;          /* the line found last (the sectors of one
+                               instruction mostly share lines): checked first */
 } lru;
 
 static uint64_t mix64(uint64_t x)
@@ -88,6 +90,7 @@ static void lru_init(lru *l, uint32_t cap, int state)
     l->cap = cap;
     l->state = state;
     l->head = l->tail = NIL;
+    l->last = NIL;
 }
 
 static int grow(void **p, size_t count, size_t size)
@@ -138,14 +141,16 @@ static cml_status lru_reserve(lru *l)
     return CML_OK;
 }
 
-static uint32_t lru_find(const lru *l, uint64_t tag)
+static uint32_t lru_find(lru *l, uint64_t tag)
 {
+    if (l->last < l->n && l->tag[l->last] == tag)
+        return l->last;
     if (!l->slot)
         return NIL;
     const uint32_t mask = (uint32_t)((UINT64_C(1) << l->hbits) - 1u);
     for (uint32_t h = home_slot(l, tag); l->slot[h]; h = (h + 1u) & mask)
         if (l->tag[l->slot[h] - 1u] == tag)
-            return l->slot[h] - 1u;
+            return l->last = l->slot[h] - 1u;
     return NIL;
 }
 
@@ -277,6 +282,7 @@ struct cml_cache_sim {
     uint8_t *seen_mask;
     unsigned seen_bits;
     size_t seen_n;
+    size_t seen_last;       /* slot of the line recorded last */
     cml_levels tot;
     cml_cache_sim_stats st;  /* clock is kept in `clock` above */
     int no_footprint;
@@ -448,11 +454,16 @@ static cml_status seen_add(cml_cache_sim *s, uint64_t line, unsigned sector)
         s->seen_tag = t;
         s->seen_mask = m;
         s->seen_bits = bits;
+        s->seen_last = 0;
     }
     const size_t mask = ((size_t)1 << s->seen_bits) - 1u;
-    size_t h = (size_t)(mix64(line) >> (64 - s->seen_bits));
-    while (s->seen_mask[h] && s->seen_tag[h] != line)
-        h = (h + 1u) & mask;
+    size_t h = s->seen_last;
+    if (!(s->seen_mask[h] && s->seen_tag[h] == line)) {
+        h = (size_t)(mix64(line) >> (64 - s->seen_bits));
+        while (s->seen_mask[h] && s->seen_tag[h] != line)
+            h = (h + 1u) & mask;
+        s->seen_last = h;
+    }
     if (!s->seen_mask[h]) {
         s->seen_tag[h] = line;
         s->seen_n++;
