@@ -25,7 +25,6 @@
 #include "model/cache_internal.h"
 #include "model/trace_hook.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +44,20 @@
 /* Instructions buffered before a group is fed to the simulator even if it
  * is not complete (a group of very long blocks). */
 #define MAX_BUFFERED (UINT64_C(1) << 16)
+
+/* The model library links nothing but libc: no libm for these. */
+static double dmin(double a, double b)
+{
+    return a < b ? a : b;
+}
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+static double dabs(double a)
+{
+    return a < 0 ? -a : a;
+}
 
 /* ---- tracing a list of a grid's blocks ------------------------------------ */
 
@@ -335,8 +348,8 @@ static double footprint_rate(const snap *a, const snap *b)
 /* Whether two rates agree within 2% (or both are negligible). */
 static int settled(double x, double y)
 {
-    double m = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
-    return m < 1e-9 || fabs(x - y) <= 0.02 * m;
+    double m = dabs(x) > dabs(y) ? dabs(x) : dabs(y);
+    return m < 1e-9 || dabs(x - y) <= 0.02 * m;
 }
 
 static uint64_t round_u64(double x)
@@ -407,8 +420,8 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
                                      exact->cls[CML_CLASS_LOCAL_LD].sectors);
     const double st_total = (double)(exact->cls[CML_CLASS_GLOBAL_ST].sectors +
                                      exact->cls[CML_CLASS_LOCAL_ST].sectors);
-    const double ld_rest = fmax(0.0, ld_total - (double)w->st.load_sectors);
-    const double st_rest = fmax(0.0, st_total - (double)w->st.store_sectors);
+    const double ld_rest = dmax(0.0, ld_total - (double)w->st.load_sectors);
+    const double st_rest = dmax(0.0, st_total - (double)w->st.store_sectors);
     const double dst = (double)(w->st.store_sectors - h->st.store_sectors);
 
     out->l2_write_sectors = (uint64_t)st_total;
@@ -439,13 +452,13 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
                                      CML_SECTOR_BYTES);
     const double h_whole = age_whole > 0 && age_whole < l2_sectors ? age_whole : l2_sectors;
     const double h_part = age_part > 0 && age_part < l2_sectors ? age_part : l2_sectors;
-    const double res_part = fmin(partials, share_part * h_part);
-    double residue = fmin(episodes, share_whole * h_whole + res_part);
+    const double res_part = dmin(partials, share_part * h_part);
+    double residue = dmin(episodes, share_whole * h_whole + res_part);
     if (k->cfg->dirty_max_bytes)
-        residue = fmin(residue, (double)(k->cfg->dirty_max_bytes / CML_SECTOR_BYTES));
+        residue = dmin(residue, (double)(k->cfg->dirty_max_bytes / CML_SECTOR_BYTES));
     const double uncapped = share_whole * h_whole + res_part;
-    const double kept_part = uncapped > 0 ? res_part * fmin(1.0, residue / uncapped) : 0.0;
-    out->dram_read_bytes = round_u64(miss_read + CML_SECTOR_BYTES * fmax(0.0, partials - kept_part));
+    const double kept_part = uncapped > 0 ? res_part * dmin(1.0, residue / uncapped) : 0.0;
+    out->dram_read_bytes = round_u64(miss_read + CML_SECTOR_BYTES * dmax(0.0, partials - kept_part));
     out->dram_write_bytes = round_u64(CML_SECTOR_BYTES * (episodes - residue));
     out->l2_dirty_end_bytes = round_u64(CML_SECTOR_BYTES * residue);
     out->footprint_bytes =
