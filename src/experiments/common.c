@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/stats.h"
+#include "counters/counter_map.h"
 #include "experiments/counters_pass.h"
 #include "gpu/gpu_internal.h"
 
@@ -237,6 +238,42 @@ void cml_variant_add_label(char *buf, size_t len, const char *name, const char *
     size_t used = strlen(buf);
     if (used < len)
         snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", name, label);
+}
+
+int cml_exp_level(const cml_record *rec, int field, double *value)
+{
+    for (size_t i = 0; i < cml_counter_map_count(); i++) {
+        const cml_counter_def *d = cml_counter_map_at(i);
+        if ((int)d->field != field)
+            continue;
+        for (unsigned k = 0; k < rec->ncounters; k++) {
+            if (strcmp(rec->counters[k].name, d->metric) == 0) {
+                *value = rec->counters[k].measured;
+                return 1;
+            }
+        }
+        /* A counter that read 0 is left out of a measured record. */
+        if (rec->measured && rec->ncounters > 0) {
+            *value = 0;
+            return 1;
+        }
+        if (!rec->has_levels)
+            return -1;
+        return cml_counter_predict_levels(d, &rec->model[CML_RULES_MODERN], &rec->levels,
+                                          value)
+                   ? 0
+                   : -1;
+    }
+    return -1;
+}
+
+double cml_exp_dram_ratio(const cml_record *rec)
+{
+    const double need = (double)(rec->bytes_read + rec->bytes_written);
+    if (!rec->has_levels || need <= 0)
+        return 0.0;
+    const cml_levels *l = &rec->levels;
+    return (double)(l->dram_read_bytes + l->dram_write_bytes + l->l2_dirty_end_bytes) / need;
 }
 
 void cml_fmt_bytes(char *buf, size_t len, double bytes)

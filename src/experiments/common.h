@@ -80,6 +80,19 @@ void cml_variant_add_label(char *buf, size_t len, const char *name, const char *
             return CML_ENOMEM;                               \
     } while (0)
 
+/*
+ * A cache-level figure of a record for a finding: the hardware counter when
+ * the record has it (returns 1, "measured"), else the model's levels
+ * (returns 0), else -1 (no figure). `field` is one of CML_CTR_L1_HIT ..
+ * CML_CTR_DRAM_WRITE (counters/counter_map.h).
+ */
+int cml_exp_level(const cml_record *rec, int field, double *value);
+
+/* DRAM bytes the model's cache levels say a record's kernel moves (read,
+ * written during the kernel, and still dirty in L2 at its end) per byte
+ * the algorithm needs (bytes_read + bytes_written); 0 without levels. */
+double cml_exp_dram_ratio(const cml_record *rec);
+
 /* Human-readable sizes for findings: "64.0 MiB". */
 void cml_fmt_bytes(char *buf, size_t len, double bytes);
 

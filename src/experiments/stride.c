@@ -139,10 +139,13 @@ static void stride_finding(cml_record *rec, const cml_stride_args *a, int64_t wi
         snprintf(text, sizeof text,
                  "Stride %llu: a warp's 32 %s are %llu bytes apart and fall in %.1f sectors on "
                  "%.1f lines per request, %.1f%% of the moved bytes used (Fermi: %.1f%%); "
-                 "sectors move whole, so useful bandwidth drops with the stride until every "
-                 "float costs a sector of its own (stride >= 8).",
+                 "sectors move whole: DRAM moves %.2fx the bytes needed (model)%s.",
                  (unsigned long long)a->stride, store ? "stores" : "loads",
-                 (unsigned long long)(4 * a->stride), spr, lpr, eff, feff);
+                 (unsigned long long)(4 * a->stride), spr, lpr, eff, feff,
+                 cml_exp_dram_ratio(rec),
+                 store && a->stride > 1
+                     ? ", each part-written sector read before it is written back"
+                     : (!store && a->stride >= 16 ? ", reads in 64-byte pieces" : ""));
         break;
     case CML_STRIDE_BROADCAST:
         snprintf(text, sizeof text,
