@@ -46,8 +46,13 @@ cml_status cml_exp_levels(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_th
     const cml_kernel_traffic *m = &rec->model[CML_RULES_MODERN];
     memset(&rec->levels, 0, sizeof rec->levels);
     rec->has_levels = 0;
-    if (rec->cache.sm_count == 0)
+    if (rec->cache.sm_count == 0) {
+        /* A record the run engine did not set up (a test's, a scratch one):
+         * an H100, keeping the shared memory the experiment gave. */
+        const uint64_t smem = rec->cache.smem_per_block;
         cml_cache_config_h100(&rec->cache);
+        rec->cache.smem_per_block = smem;
+    }
     if (m->cls[CML_CLASS_GLOBAL_LD].instructions || m->cls[CML_CLASS_GLOBAL_ST].instructions ||
         m->cls[CML_CLASS_LOCAL_LD].instructions || m->cls[CML_CLASS_LOCAL_ST].instructions) {
         cml_status st = cml_trace_levels(&rec->cache, grid, block, fn, args, m, &rec->levels);

@@ -190,6 +190,10 @@ cml_status cml_transpose_model(cml_record *rec, const cml_transpose_args *a, uns
 {
     cml_dim3 grid, block;
     cml_tr_shape(a->kernel, a->nx, a->ny, bx, by, &grid, &block);
+    /* The tile kernels' shared memory takes its carve-out from L1 (the
+     * cache levels' L1 capacity): 32 rows of 32 or 33 floats per block. */
+    if (a->kernel == CML_TR_SMEM || a->kernel == CML_TR_SMEM_PAD)
+        rec->cache.smem_per_block = 32u * (a->kernel == CML_TR_SMEM_PAD ? 33u : 32u) * 4u;
     const uint64_t w = cml_tr_reads_columns(a->kernel) ? a->ny : a->nx;
     const uint64_t h = cml_tr_reads_columns(a->kernel) ? a->nx : a->ny;
     const uint64_t fx = (uint64_t)block.x *

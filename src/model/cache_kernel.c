@@ -458,7 +458,8 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
         residue = dmin(residue, (double)(k->cfg->dirty_max_bytes / CML_SECTOR_BYTES));
     const double uncapped = share_whole * h_whole + res_part;
     const double kept_part = uncapped > 0 ? res_part * dmin(1.0, residue / uncapped) : 0.0;
-    out->dram_read_bytes = round_u64(miss_read + CML_SECTOR_BYTES * dmax(0.0, partials - kept_part));
+    out->dram_read_bytes =
+        round_u64(miss_read + CML_SECTOR_BYTES * dmax(0.0, partials - kept_part));
     out->dram_write_bytes = round_u64(CML_SECTOR_BYTES * (episodes - residue));
     out->l2_dirty_end_bytes = round_u64(CML_SECTOR_BYTES * residue);
     out->footprint_bytes =

@@ -193,8 +193,8 @@ int main(void)
                 int has = 0;
                 double pred = -1;
                 const double lds = 2 * ((warps - 1) * 5 + 3);
-                double hit = counter(rec, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
-                                     &has, &pred);
+                const char *hits = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum";
+                double hit = counter(rec, hits, &has, &pred);
                 CHECK(has);
                 CHECK_NEAR(pred, 2.0 * 15 * (N / 512), 2.0);
                 CHECK_NEAR(hit, pred, 0.01 * lds);
