@@ -1,13 +1,16 @@
 /*
  * Throughput of the CPU model: warp instructions analysed per second by
- * cml_model_access() for typical patterns, and threads per second through
- * cml_trace_kernel() for a readOffset mirror.
+ * cml_model_access() for typical patterns, threads per second through
+ * cml_trace_kernel() for a readOffset mirror, and the cache levels: warp
+ * instructions per second through the simulator (cml_cache_sim_access) and
+ * the time of cml_trace_levels for the same mirror, whole and sampled.
  *
  * Usage: bench_model [log2 threads for the traced kernel, default 24]
  * (the divergent trace uses at most 2^20 threads).
  * Addresses are precomputed (the generator is not timed); each figure is the
  * median of 5 timed runs of about 0.2 s, with min and max beside it.
  */
+#include "cumemlab/cache.h"
 #include "cumemlab/model.h"
 #include "core/random.h"
 
@@ -184,6 +187,77 @@ static void bench_trace_divergent(unsigned lg)
            (double)n / secs[0] / 1e6, 1e9 * secs[RUNS / 2] / (double)n, secs[RUNS / 2]);
 }
 
+/* Warp instructions per second through the cache simulator (H100 config):
+ * the pattern's NINS instructions, each moved on by `advance` bytes per pass
+ * so that a streaming pattern keeps missing, on SMs in turn. */
+static void bench_sim(const pattern *p, cml_op op, cml_access *ins)
+{
+    build(p, ins);
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    double rate[RUNS];
+    for (int run = 0; run < RUNS; run++) {
+        cml_cache_sim *s = NULL;
+        if (cml_cache_sim_new(&c, 256, &s) != CML_OK) {
+            fprintf(stderr, "bench_model: simulator\n");
+            exit(1);
+        }
+        const uint64_t advance = p->random ? 0 : 64u * p->base_step;
+        unsigned passes = 0;
+        double t0 = now(), t;
+        do {
+            for (unsigned i = 0; i < NINS; i++) {
+                cml_access a = ins[i];
+                a.op = op;
+                for (unsigned l = 0; l < CML_WARP_SIZE; l++)
+                    a.addr[l] += advance * passes;
+                if (cml_cache_sim_access(s, i % c.sm_count, i, &a) != CML_OK) {
+                    fprintf(stderr, "bench_model: simulator error\n");
+                    exit(1);
+                }
+            }
+            passes++;
+            t = now() - t0;
+        } while (t < 0.1);
+        rate[run] = (double)passes * NINS / t;
+        cml_cache_sim_free(s);
+    }
+    qsort(rate, RUNS, sizeof rate[0], cmp_double);
+    printf("%-34s %-6s %10.2f %8.2f %8.2f %8.1f\n", p->name, op == CML_OP_LOAD ? "load" : "store",
+           rate[RUNS / 2] / 1e6, rate[0] / 1e6, rate[RUNS - 1] / 1e6, 1e9 / rate[RUNS / 2]);
+}
+
+/* cml_trace_levels of the readOffset mirror over 2^lg threads (block 512),
+ * H100 config, with its exact traffic traced beforehand (not timed). */
+static void bench_levels(unsigned lg, uint64_t offset)
+{
+    const uint64_t n = UINT64_C(1) << lg;
+    ro_args args = {n, offset};
+    cml_dim3 grid = {(uint32_t)((n + 511) / 512), 1, 1}, block = {512, 1, 1};
+    cml_kernel_traffic k;
+    memset(&k, 0, sizeof k);
+    if (cml_trace_kernel(CML_RULES_MODERN, grid, block, read_offset, &args, &k) != CML_OK)
+        exit(1);
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    double secs[RUNS];
+    cml_levels lv;
+    for (int run = 0; run < RUNS; run++) {
+        double t0 = now();
+        cml_status rc = cml_trace_levels(&c, grid, block, read_offset, &args, &k, &lv);
+        secs[run] = now() - t0;
+        if (rc != CML_OK) {
+            fprintf(stderr, "bench_model: levels failed: %s\n", cml_status_str(rc));
+            exit(1);
+        }
+    }
+    qsort(secs, RUNS, sizeof secs[0], cmp_double);
+    printf("levels readOffset off=%u 2^%u thr  %-7s %9.2f ms (min %.2f, max %.2f), %llu blocks "
+           "simulated\n",
+           (unsigned)offset, lg, lv.sampled ? "sampled" : "whole", 1e3 * secs[RUNS / 2],
+           1e3 * secs[0], 1e3 * secs[RUNS - 1], (unsigned long long)lv.simulated_blocks);
+}
+
 int main(int argc, char **argv)
 {
     unsigned lg = 24;
@@ -218,7 +292,19 @@ int main(int argc, char **argv)
         if (pats[i].space == CML_SPACE_GLOBAL)
             bench_pattern(&pats[i], CML_RULES_FERMI, ins);
     }
+
+    printf("\ncml_cache_sim_access: warp instructions per second, H100 caches, one core\n");
+    printf("%-34s %-6s %10s %8s %8s %8s\n", "pattern (32 active lanes)", "op", "Minstr/s", "min",
+           "max", "ns/instr");
+    for (size_t i = 0; i < 5; i++) /* the global patterns */
+        bench_sim(&pats[i], CML_OP_LOAD, ins);
+    bench_sim(&pats[0], CML_OP_STORE, ins);
     free(ins);
+
+    printf("\ncml_trace_levels: one call, H100 caches (the exact traffic traced beforehand)\n");
+    bench_levels(18, 11);
+    bench_levels(lg, 11);
+    bench_levels(lg, 0);
 
     printf("\ncml_trace_kernel: threads per second, block 512, 3 accesses per thread\n");
     printf("%-34s %-6s %10s %8s %8s %8s\n", "traced kernel", "rules", "Mthr/s", "min", "max",

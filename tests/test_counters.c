@@ -49,10 +49,15 @@ static void test_map_shape(void)
         CHECK(cml_counter_map_find(d->metric) == d);
         for (size_t j = 0; j < i; j++)
             CHECK(strcmp(cml_counter_map_at(j)->metric, d->metric) != 0);
-        CHECK(d->kind == CML_CTR_EXACT || d->kind == CML_CTR_PERCENT || d->kind == CML_CTR_INFO);
+        CHECK(d->kind == CML_CTR_EXACT || d->kind == CML_CTR_PERCENT || d->kind == CML_CTR_INFO ||
+              d->kind == CML_CTR_RELATIVE);
         CHECK(d->field >= CML_CTR_NONE && d->field < CML_CTR_FIELD_COUNT);
         if (d->kind == CML_CTR_INFO) {
             CHECK(d->field == CML_CTR_NONE);
+        } else if (d->kind == CML_CTR_RELATIVE) {
+            /* Cache levels: whole-kernel figures across classes. */
+            CHECK(d->cls == -1);
+            CHECK(d->field >= CML_CTR_L1_HIT && d->field <= CML_CTR_DRAM_WRITE);
         } else {
             CHECK(d->field != CML_CTR_NONE);
             CHECK(d->cls >= 0 && d->cls < (int)CML_CLASS_COUNT);
@@ -102,7 +107,14 @@ static void test_map_shape(void)
     };
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
         CHECK(cml_counter_map_find(needed[i]) != NULL);
-    CHECK(find("dram__bytes_read.sum")->kind == CML_CTR_INFO);
+    CHECK(find("dram__bytes_read.sum")->kind == CML_CTR_RELATIVE);
+    CHECK(find("dram__bytes_read.sum")->field == CML_CTR_DRAM_READ);
+    CHECK(find("dram__bytes_write.sum")->field == CML_CTR_DRAM_WRITE);
+    CHECK(find("lts__t_sectors_srcunit_tex_op_read.sum")->field == CML_CTR_L2_READ);
+    CHECK(find("lts__t_sectors_srcunit_tex_op_write.sum")->field == CML_CTR_L2_WRITE);
+    CHECK(find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum")->field ==
+          CML_CTR_L1_HIT);
+    CHECK(find("smsp__inst_executed_op_global_ld.sum")->kind == CML_CTR_INFO);
     CHECK(find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")->field == CML_CTR_SECTORS);
     CHECK(find("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")->field ==
           CML_CTR_BANK_CONFLICTS);
@@ -149,7 +161,7 @@ static void test_predict(void)
     CHECK(cml_counter_predict(find("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"),
                               &t, &v));
     CHECK_NEAR(v, 100.0, 1e-9);
-    /* L2 write sectors: at most the store sectors, not predicted exactly. */
+    /* Cache-level metrics: no prediction without the levels. */
     CHECK(!cml_counter_predict(find("lts__t_sectors_srcunit_tex_op_write.sum"), &t, &v));
     CHECK(cml_counter_predict(find("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), &t,
                               &v) &&
@@ -157,7 +169,8 @@ static void test_predict(void)
     CHECK(cml_counter_predict(find("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), &t,
                               &v) &&
           v == 31);
-    /* No prediction: INFO metrics, and a percentage of a class without traffic. */
+    /* No prediction: INFO metrics, cache levels without levels, and a
+     * percentage of a class without traffic. */
     CHECK(!cml_counter_predict(find("dram__bytes_read.sum"), &t, &v));
     CHECK(!cml_counter_predict(find("lts__t_sectors_srcunit_tex_op_read.sum"), &t, &v));
     CHECK(!cml_counter_predict(find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
@@ -171,6 +184,47 @@ static void test_predict(void)
           v == 0);
     CHECK(!cml_counter_predict(NULL, &t, &v));
     CHECK(!cml_counter_predict(find("dram__bytes_write.sum"), NULL, &v));
+
+    /* With the levels, each cache metric reads its field; the others are
+     * predicted as without. */
+    cml_levels lv;
+    memset(&lv, 0, sizeof lv);
+    lv.l1_hit_sectors = 11;
+    lv.l2_read_sectors = 22;
+    lv.l2_write_sectors = 33;
+    lv.dram_read_bytes = 44;
+    lv.dram_write_bytes = 55;
+    CHECK(cml_counter_predict_levels(
+              find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"), &t, &lv, &v) &&
+          v == 11);
+    CHECK(cml_counter_predict_levels(find("lts__t_sectors_srcunit_tex_op_read.sum"), &t, &lv, &v) &&
+          v == 22);
+    CHECK(cml_counter_predict_levels(find("lts__t_sectors_srcunit_tex_op_write.sum"), &t, &lv,
+                                     &v) &&
+          v == 33);
+    CHECK(cml_counter_predict_levels(find("dram__bytes_read.sum"), &t, &lv, &v) && v == 44);
+    CHECK(cml_counter_predict_levels(find("dram__bytes_write.sum"), &t, &lv, &v) && v == 55);
+    CHECK(cml_counter_predict_levels(find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), &t,
+                                     &lv, &v) &&
+          v == 5);
+    CHECK(!cml_counter_predict_levels(find("smsp__inst_executed_op_global_ld.sum"), &t, &lv, &v));
+
+    /* Which DRAM figures validate judges: settled samples with a footprint
+     * of at least 4x L2 or at most L2/4; L1 and L2 always. */
+    const uint64_t l2 = 50u << 20;
+    const cml_counter_def *dr = find("dram__bytes_read.sum");
+    const cml_counter_def *l1 = find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum");
+    lv.settled = 1;
+    lv.footprint_bytes = 4 * l2;
+    CHECK(cml_counter_judged(dr, &lv, l2));
+    lv.footprint_bytes = 4 * l2 - 1;
+    CHECK(!cml_counter_judged(dr, &lv, l2));
+    CHECK(cml_counter_judged(l1, &lv, l2));
+    lv.footprint_bytes = l2 / 4;
+    CHECK(cml_counter_judged(dr, &lv, l2));
+    lv.settled = 0;
+    CHECK(!cml_counter_judged(dr, &lv, l2));
+    CHECK(!cml_counter_judged(dr, NULL, l2));
 }
 
 static void test_agree(void)
@@ -178,7 +232,7 @@ static void test_agree(void)
     const cml_counter_def *sec = find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
     const cml_counter_def *pct =
         find("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct");
-    const cml_counter_def *info = find("dram__bytes_write.sum");
+    const cml_counter_def *info = find("smsp__inst_executed_op_global_ld.sum");
     CHECK(cml_counter_agrees(sec, 1310720.0, 1310720.0));
     CHECK(!cml_counter_agrees(sec, 1310719.0, 1310720.0));
     CHECK(!cml_counter_agrees(sec, NAN, 5.0));
@@ -186,6 +240,20 @@ static void test_agree(void)
     CHECK(!cml_counter_agrees(pct, 80.5, 80.0));
     CHECK(!cml_counter_agrees(pct, 12.5, 400.0));
     CHECK(cml_counter_agrees(info, 123.0, 0.0));
+    /* Relative: 1% for L1 and L2 (floor 1024 sectors), 2% for DRAM (floor
+     * 256 KiB), of the larger value. */
+    const cml_counter_def *l2w = find("lts__t_sectors_srcunit_tex_op_write.sum");
+    const cml_counter_def *dw = find("dram__bytes_write.sum");
+    CHECK(cml_counter_tolerance(l2w) == 0.01 && cml_counter_tolerance(dw) == 0.02);
+    CHECK(cml_counter_tolerance(sec) == 0.0);
+    CHECK(cml_counter_agrees(l2w, 1000000.0, 990000.0));
+    CHECK(!cml_counter_agrees(l2w, 1000000.0, 989000.0));
+    CHECK(cml_counter_agrees(l2w, 5000.0, 4000.0)); /* within the floor */
+    CHECK(!cml_counter_agrees(l2w, 5000.0, 3900.0));
+    CHECK(cml_counter_agrees(dw, 100e6, 98.1e6));
+    CHECK(!cml_counter_agrees(dw, 100e6, 97.9e6));
+    CHECK(cml_counter_agrees(dw, 0.0, 262144.0));
+    CHECK(!cml_counter_agrees(dw, 0.0, 262145.0));
 }
 
 /* Hand-derived per-instruction figures of some probes (the model must give

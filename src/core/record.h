@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/peak_class.h"
+#include "cumemlab/cache.h"
 #include "cumemlab/model.h"
 
 #define CML_RECORD_MAX_PARAMS 12
@@ -92,6 +93,14 @@ typedef struct cml_record {
     /* The model's prediction, under both rule sets. */
     int has_model;
     cml_kernel_traffic model[CML_RULES_COUNT];
+
+    /* The cache levels (include/cumemlab/cache.h): what the model assumes
+     * about the GPU and launch (set by the run engine from the device, the
+     * experiment adds its shared memory; sm_count 0: an H100), and what it
+     * predicts for L1, L2 and DRAM under the modern rules. */
+    cml_cache_config cache;
+    int has_levels;
+    cml_levels levels;
 
     /* Counters read from the hardware. */
     cml_counter counters[CML_RECORD_MAX_COUNTERS];

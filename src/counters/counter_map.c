@@ -2,7 +2,8 @@
  * The counter map (counter_map.h): which hardware metric the model predicts
  * with which output. Metric names are Nsight Compute's sm_70..sm_90 names;
  * docs/model.md §12 gives the rule behind each row (§12.1) and the names
- * already accepted on an H100 (§12.2).
+ * already accepted on an H100 (§12.2); the cache-level rows, the section
+ * "The cache levels".
  */
 #include <math.h>
 #include <string.h>
@@ -35,24 +36,20 @@ static const cml_counter_def map[] = {
     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct", CML_CLASS_GLOBAL_ST,
      CML_CTR_EFFICIENCY, CML_CTR_PERCENT,
      "global store efficiency: bytes written / (32 * sectors), percent"},
-    /* Caches and DRAM: cache state across warps, not predicted per instruction
-     * (docs/model.md §13). */
-    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
-     "global load sectors that hit in L1"},
-    {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
-     "sectors L1TEX read from L2 (global, local and texture misses)"},
-    /* Of those, the ones the L2 partition they reached first held (a miss
-     * there may still hit in the other partition: docs/model.md §13 R-G5). */
-    {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
-     "sectors L1TEX read from L2 that hit in the L2 partition they reached"},
-    /* At most the store sectors (L1 is write-through, E5), fewer when stores
-     * of different instructions to one sector meet in L1 before leaving it. */
-    {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
-     "sectors L1TEX wrote to L2 (at most the global + local store sectors)"},
-    {"dram__bytes_read.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
-     "bytes read from DRAM"},
-    {"dram__bytes_write.sum", -1, CML_CTR_NONE, CML_CTR_INFO,
-     "bytes written to DRAM (dirty lines may stay in L2 after the kernel)"},
+    /* Caches and DRAM: the cache levels (cumemlab/cache.h, docs/model.md
+     * "The cache levels"), cache state across warps and blocks. */
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", -1, CML_CTR_L1_HIT,
+     CML_CTR_RELATIVE, "global load sectors that hit in L1"},
+    {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_L2_READ, CML_CTR_RELATIVE,
+     "sectors L1TEX read from L2 (global and local loads that missed L1)"},
+    /* The store sectors (L1 is write-through, E5); fewer when stores of
+     * different instructions to one sector meet in L1 before leaving it. */
+    {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_L2_WRITE, CML_CTR_RELATIVE,
+     "sectors L1TEX wrote to L2 (the global + local store sectors)"},
+    {"dram__bytes_read.sum", -1, CML_CTR_DRAM_READ, CML_CTR_RELATIVE,
+     "bytes read from DRAM (L2 read misses in 64-byte pieces, partial-sector merges)"},
+    {"dram__bytes_write.sum", -1, CML_CTR_DRAM_WRITE, CML_CTR_RELATIVE,
+     "bytes written to DRAM during the kernel (dirty data L2 still holds is not)"},
     /* Shared memory (docs/model.md §5: wavefronts and bank conflicts, model S1). */
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", CML_CLASS_SHARED_LD,
      CML_CTR_WAVEFRONTS, CML_CTR_EXACT,
@@ -109,8 +106,22 @@ const char *const *cml_counter_map_metrics(void)
 
 int cml_counter_predict(const cml_counter_def *d, const cml_kernel_traffic *t, double *out)
 {
+    return cml_counter_predict_levels(d, t, NULL, out);
+}
+
+int cml_counter_predict_levels(const cml_counter_def *d, const cml_kernel_traffic *t,
+                               const cml_levels *lv, double *out)
+{
     if (!d || !t || !out)
         return 0;
+    switch (d->field) {
+    case CML_CTR_L1_HIT: if (!lv) return 0; *out = (double)lv->l1_hit_sectors; return 1;
+    case CML_CTR_L2_READ: if (!lv) return 0; *out = (double)lv->l2_read_sectors; return 1;
+    case CML_CTR_L2_WRITE: if (!lv) return 0; *out = (double)lv->l2_write_sectors; return 1;
+    case CML_CTR_DRAM_READ: if (!lv) return 0; *out = (double)lv->dram_read_bytes; return 1;
+    case CML_CTR_DRAM_WRITE: if (!lv) return 0; *out = (double)lv->dram_write_bytes; return 1;
+    default: break;
+    }
     if (d->cls < 0 || d->cls >= (int)CML_CLASS_COUNT)
         return 0;
     const cml_traffic *c = &t->cls[d->cls];
@@ -125,11 +136,38 @@ int cml_counter_predict(const cml_counter_def *d, const cml_kernel_traffic *t, d
             return 0;
         *out = 100.0 * (double)c->requested_bytes / (double)c->efficiency_bytes;
         return 1;
-    case CML_CTR_NONE:
-    case CML_CTR_FIELD_COUNT:
+    default:
         break;
     }
     return 0;
+}
+
+static int is_dram(const cml_counter_def *d)
+{
+    return d->field == CML_CTR_DRAM_READ || d->field == CML_CTR_DRAM_WRITE;
+}
+
+double cml_counter_tolerance(const cml_counter_def *d)
+{
+    if (!d || d->kind != CML_CTR_RELATIVE)
+        return 0;
+    return is_dram(d) ? 0.02 : 0.01;
+}
+
+double cml_counter_floor(const cml_counter_def *d)
+{
+    if (!d || d->kind != CML_CTR_RELATIVE)
+        return 0;
+    return is_dram(d) ? 256.0 * 1024.0 : 1024.0;
+}
+
+int cml_counter_judged(const cml_counter_def *d, const cml_levels *lv, uint64_t l2)
+{
+    if (!d || !is_dram(d))
+        return 1;
+    if (!lv || !lv->settled || l2 == 0)
+        return 0;
+    return lv->footprint_bytes >= 4u * l2 || lv->footprint_bytes <= l2 / 4u;
 }
 
 int cml_counter_agrees(const cml_counter_def *d, double measured, double predicted)
@@ -140,6 +178,11 @@ int cml_counter_agrees(const cml_counter_def *d, double measured, double predict
         return 0;
     if (d->kind == CML_CTR_PERCENT)
         return fabs(measured - predicted) <= 0.01;
+    if (d->kind == CML_CTR_RELATIVE) {
+        double big = fabs(measured) > fabs(predicted) ? fabs(measured) : fabs(predicted);
+        double diff = fabs(measured - predicted);
+        return diff <= cml_counter_tolerance(d) * big || diff <= cml_counter_floor(d);
+    }
     /* Counts are integers; CUPTI hands them over as doubles. */
     return fabs(measured - predicted) < 0.5;
 }
@@ -150,6 +193,7 @@ const char *cml_ctr_kind_name(cml_ctr_kind k)
     case CML_CTR_EXACT: return "exact";
     case CML_CTR_PERCENT: return "percent";
     case CML_CTR_INFO: return "info";
+    case CML_CTR_RELATIVE: return "relative";
     }
     return "invalid";
 }
@@ -164,6 +208,11 @@ const char *cml_ctr_field_name(cml_ctr_field f)
     case CML_CTR_WAVEFRONTS: return "wavefronts";
     case CML_CTR_BANK_CONFLICTS: return "bank_conflicts";
     case CML_CTR_EFFICIENCY: return "efficiency";
+    case CML_CTR_L1_HIT: return "l1_hit_sectors";
+    case CML_CTR_L2_READ: return "l2_read_sectors";
+    case CML_CTR_L2_WRITE: return "l2_write_sectors";
+    case CML_CTR_DRAM_READ: return "dram_read_bytes";
+    case CML_CTR_DRAM_WRITE: return "dram_write_bytes";
     case CML_CTR_FIELD_COUNT: break;
     }
     return "invalid";

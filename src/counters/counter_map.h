@@ -7,23 +7,33 @@
  * Kinds:
  *   EXACT    a count; agreement is measured == predicted.
  *   PERCENT  a percentage (ncu's *.pct); agreement within 0.01 points.
+ *   RELATIVE a count the cache levels predict (cumemlab/cache.h): L1 hit and
+ *            L2 sectors agree within 1%, DRAM bytes within 2% (each with a
+ *            floor below which a difference is noise: 1024 sectors, 256 KiB;
+ *            `validate` measures the 1% against the sectors the kernel asks
+ *            for, and judges DRAM only where docs/model.md claims it).
  *   INFO     measured and reported, not judged: the model has no prediction
- *            for it (L1 hits, L2 sectors and DRAM bytes depend on cache state
- *            across warps, which the per-instruction model leaves out; issued
- *            SASS instructions include predicated-off ones a mirror cannot see).
+ *            for it (issued SASS instructions include predicated-off ones a
+ *            mirror cannot see).
  */
 #ifndef CML_COUNTER_MAP_H
 #define CML_COUNTER_MAP_H
 
 #include <stddef.h>
 
+#include "cumemlab/cache.h"
 #include "cumemlab/model.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum cml_ctr_kind { CML_CTR_EXACT = 0, CML_CTR_PERCENT, CML_CTR_INFO } cml_ctr_kind;
+typedef enum cml_ctr_kind {
+    CML_CTR_EXACT = 0,
+    CML_CTR_PERCENT,
+    CML_CTR_INFO,
+    CML_CTR_RELATIVE
+} cml_ctr_kind;
 
 /* The cml_traffic field (or derived figure) a metric is compared with. */
 typedef enum cml_ctr_field {
@@ -34,6 +44,11 @@ typedef enum cml_ctr_field {
     CML_CTR_WAVEFRONTS,       /* cml_traffic.wavefronts                            */
     CML_CTR_BANK_CONFLICTS,   /* cml_traffic.bank_conflicts                        */
     CML_CTR_EFFICIENCY,       /* 100 * requested_bytes / efficiency_bytes          */
+    CML_CTR_L1_HIT,           /* cml_levels.l1_hit_sectors                         */
+    CML_CTR_L2_READ,          /* cml_levels.l2_read_sectors                        */
+    CML_CTR_L2_WRITE,         /* cml_levels.l2_write_sectors                       */
+    CML_CTR_DRAM_READ,        /* cml_levels.dram_read_bytes                        */
+    CML_CTR_DRAM_WRITE,       /* cml_levels.dram_write_bytes                       */
     CML_CTR_FIELD_COUNT
 } cml_ctr_field;
 
@@ -54,14 +69,34 @@ const cml_counter_def *cml_counter_map_find(const char *metric);
 const char *const *cml_counter_map_metrics(void);
 
 /* The model's prediction of `d` from whole-kernel traffic (modern rules):
- * 1 and *out set, or 0 when the map has no prediction for it (INFO) or the
- * prediction is undefined (a percentage of a class with no traffic). */
+ * 1 and *out set, or 0 when the map has no prediction for it (INFO, or a
+ * cache-level metric: see cml_counter_predict_levels) or the prediction is
+ * undefined (a percentage of a class with no traffic). */
 int cml_counter_predict(const cml_counter_def *d, const cml_kernel_traffic *t, double *out);
 
-/* Whether measured agrees with predicted under d's kind (INFO: always 1). */
+/* The same, with the cache levels for the metrics they predict (lv NULL:
+ * those have no prediction). */
+int cml_counter_predict_levels(const cml_counter_def *d, const cml_kernel_traffic *t,
+                               const cml_levels *lv, double *out);
+
+/* Whether measured agrees with predicted under d's kind (INFO: always 1;
+ * RELATIVE: within the tolerance of its field, relative to the larger of
+ * the two, or within the field's floor). */
 int cml_counter_agrees(const cml_counter_def *d, double measured, double predicted);
 
-const char *cml_ctr_kind_name(cml_ctr_kind k);    /* "exact", "percent", "info" */
+/* RELATIVE metrics: the tolerance as a fraction (0.01 or 0.02) and the
+ * floor (in the metric's unit); 0 for other kinds. */
+double cml_counter_tolerance(const cml_counter_def *d);
+double cml_counter_floor(const cml_counter_def *d);
+
+/* Whether `validate` judges a cache-level metric of a kernel with levels
+ * `lv` on an L2 of `l2` bytes: L1 and L2 always; DRAM only where the model
+ * claims 2% (docs/model.md, the cache levels): a footprint of at least 4x
+ * L2 or at most L2/4, and a sample whose DRAM rates settled. Other kinds:
+ * always. */
+int cml_counter_judged(const cml_counter_def *d, const cml_levels *lv, uint64_t l2);
+
+const char *cml_ctr_kind_name(cml_ctr_kind k);    /* "exact", "percent", "info", "relative" */
 const char *cml_ctr_field_name(cml_ctr_field f);  /* "sectors", ...            */
 
 #ifdef __cplusplus

@@ -11,8 +11,9 @@
 #include "experiments/experiment.h"
 
 /* Run the mirror `fn` over grid x block under the modern and the Fermi rules
- * and store both predictions in rec->model (rec->has_model = 1); also sets
- * rec->grid and rec->block. On error marks the record failed. */
+ * and store both predictions in rec->model (rec->has_model = 1), and the
+ * cache levels under rec->cache in rec->levels (rec->has_levels = 1); also
+ * sets rec->grid and rec->block. On error marks the record failed. */
 cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
                          const void *args);
 
@@ -28,6 +29,22 @@ cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thr
  */
 cml_status cml_exp_trace_1d(cml_record *rec, uint64_t nblocks, unsigned block, uint64_t head,
                             uint64_t tail, cml_thread_fn fn, const void *args);
+
+/*
+ * The cache levels of a record whose modern traffic is in rec->model
+ * (cml_exp_trace and cml_exp_trace_1d call it): `fn` over grid x block
+ * through cml_trace_levels under rec->cache (an H100 when unset) into
+ * rec->levels, rec->has_levels = 1. A record without global or local
+ * traffic gets zeros. On error marks the record failed.
+ */
+cml_status cml_exp_levels(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
+                          const void *args);
+
+/* The cache levels' assumptions for a run of `plan`: the device's SMs,
+ * residency limits, L1/shared and L2 sizes where known, else an H100's
+ * (cml_cache_config_h100); no shared memory. The run engine puts it in
+ * every record before the experiment's variant function runs. */
+void cml_exp_cache_config(const cml_plan *plan, cml_cache_config *c);
 
 /* ceil(a / b) for b > 0. */
 static inline uint64_t cml_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -81,6 +98,19 @@ cml_status cml_exp_one_block_per_sm(cml_sweep *ctx, cml_record *rec, const void 
         if (!(rec))                                          \
             return CML_ENOMEM;                               \
     } while (0)
+
+/*
+ * A cache-level figure of a record for a finding: the hardware counter when
+ * the record has it (returns 1, "measured"), else the model's levels
+ * (returns 0), else -1 (no figure). `field` is one of CML_CTR_L1_HIT ..
+ * CML_CTR_DRAM_WRITE (counters/counter_map.h).
+ */
+int cml_exp_level(const cml_record *rec, int field, double *value);
+
+/* DRAM bytes the model's cache levels say a record's kernel moves (read,
+ * written during the kernel, and still dirty in L2 at its end) per byte
+ * the algorithm needs (bytes_read + bytes_written); 0 without levels. */
+double cml_exp_dram_ratio(const cml_record *rec);
 
 /* Human-readable sizes for findings: "64.0 MiB". */
 void cml_fmt_bytes(char *buf, size_t len, double bytes);

@@ -113,7 +113,9 @@ static void fill_record(cml_record *rec, const double *v)
     for (size_t i = 0; i < n && rec->ncounters < CML_RECORD_MAX_COUNTERS; i++) {
         const cml_counter_def *d = cml_counter_map_at(i);
         double pred = 0;
-        int has = rec->has_model && cml_counter_predict(d, &rec->model[CML_RULES_MODERN], &pred);
+        int has = rec->has_model &&
+                  cml_counter_predict_levels(d, &rec->model[CML_RULES_MODERN],
+                                             rec->has_levels ? &rec->levels : NULL, &pred);
         if (isnan(v[i]) || (v[i] == 0 && (!has || pred == 0)))
             continue;
         cml_counter *c = &rec->counters[rec->ncounters++];

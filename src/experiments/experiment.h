@@ -115,14 +115,18 @@ typedef struct cml_textbook_alias {
  * differences docs/model-evidence.md explains. A differing counter of a
  * record is explained when the variant contains `variant_has` (NULL: any),
  * the metric contains `metric_has`, and, with max_frac > 0, the difference
- * is an excess of at most max_frac times the predicted wavefronts of the
- * same shared-memory operation (for a bank-conflict counter) or of the
- * counter itself.
+ * is an excess (measured above the model) of at most max_frac times the
+ * reference, with max_frac < 0 a difference either way of at most
+ * -max_frac times it. The reference: the predicted wavefronts of the same
+ * shared-memory operation (for a bank-conflict counter), the sectors the
+ * kernel asks for (for L1 hit and L2 sector counters: loads, or stores for
+ * L2 writes), else the predicted counter itself.
  * With a `control` ("option=value"), the explanation is a measured one: the
  * difference must be an excess, and the control variant (the same variant
  * with that option set to that value, run by the validate settings) must
- * have every counter equal to the model, so the excess is shown to come
- * from what the control removes. A control that differs explains nothing.
+ * have every counter the entry names (metric_has) equal to the model, so
+ * the excess is shown to come from what the control removes. A control
+ * that differs explains nothing.
  */
 typedef struct cml_explained_diff {
     const char *variant_has;

@@ -272,6 +272,15 @@ cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
     rec->has_model = 1;
     rec->grid = p->grid;
     rec->block = p->block;
+    if (p->tile_len == 0 && p->grid <= 0x7FFFFFFFu) {
+        /* The cache levels of the one-phase kernels (global patterns; the
+         * shared and constant ones' tile phases are not modelled there). */
+        trace_args a = {p, PH_MAIN, 0, 0, 0};
+        cml_status st = cml_exp_levels(rec, cml_dim1(p->grid), cml_dim2(p->bdx, p->bdy), mirror,
+                                       &a);
+        if (st != CML_OK)
+            return st;
+    }
     /* The bytes the threads ask of global memory (unique per instruction:
      * a broadcast counts once per warp), the 8-byte results included. */
     rec->bytes_read = rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].requested_bytes;
@@ -423,6 +432,10 @@ static const char *const expr_validate_settings[] = {"", "expr=12:14 residency=o
 static const cml_explained_diff expr_explained[] = {
     {"shared column store", "_mem_shared_op_ld", 0,
      "§4.4 shared tile of an expression store (the mechanism of §4.3)", "residency=one"},
+    /* Every block stores the same 256 floats: the stores meet in L1 (§4.5);
+     * strided reads leave a different dirty residue (§4.6). */
+    {"transposed store", "lts__t_sectors_srcunit_tex_op_write", -1.0, "§4.5 stores meeting in L1", NULL},
+    {"stride", "dram__bytes_write", -0.03, "§4.6 the write-back horizon", NULL},
 };
 static const cml_validate_spec expr_validate = {expr_validate_settings, expr_explained,
                                                 CML_COUNT(expr_explained)};

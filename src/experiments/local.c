@@ -179,6 +179,7 @@ static cml_status local_trace(cml_record *rec, uint64_t nblocks, unsigned block,
     const unsigned total = local_emissions(a), step = CML_MAX_EMITS - 6u;
     cml_kernel_traffic sum[CML_RULES_COUNT];
     memset(sum, 0, sizeof sum);
+    int windows = 0;
     cml_record *scratch = malloc(sizeof *scratch); /* a record is a few KB */
     if (!scratch)
         return CML_ENOMEM;
@@ -186,6 +187,8 @@ static cml_status local_trace(cml_record *rec, uint64_t nblocks, unsigned block,
         a->emit_lo = lo;
         a->emit_hi = lo + step;
         memset(scratch, 0, sizeof *scratch);
+        scratch->cache = rec->cache;
+        windows++;
         /* Blocks differ only by a shift of 4*block bytes (a multiple of 128)
          * in in[] and out[]; the last block may be partial. */
         cml_status st = cml_exp_trace_1d(scratch, nblocks, block, 0, 1, cml_local_mirror, a);
@@ -199,6 +202,11 @@ static cml_status local_trace(cml_record *rec, uint64_t nblocks, unsigned block,
             for (int c = 0; c < CML_CLASS_COUNT; c++)
                 cml_traffic_add(&sum[r].cls[c], &scratch->model[r].cls[c]);
     }
+    /* The cache levels need each warp's instructions in order: they are
+     * the one window's when the kernel fits in one (K up to about 120),
+     * else not modelled. */
+    rec->has_levels = windows == 1 && scratch->has_levels;
+    rec->levels = scratch->levels;
     free(scratch);
     memcpy(rec->model, sum, sizeof sum);
     rec->has_model = 1;
@@ -461,7 +469,15 @@ static const cml_chart_spec local_charts[] = {
 };
 
 static const char *const local_validate_settings[] = {"", NULL};
-static const cml_validate_spec local_validate = {local_validate_settings, NULL, 0};
+/* The frames of the resident blocks fill L1 almost exactly: how many of a
+ * thread's local loads still find their line depends on how the blocks'
+ * phases interleave (docs/model-evidence.md §4.10), up to half of the load
+ * sectors either way. */
+static const cml_explained_diff local_explained[] = {
+    {"impl=local", "lts__t_sectors_srcunit_tex_op_read", -0.5, "§4.10 local frames filling L1", NULL},
+};
+static const cml_validate_spec local_validate = {local_validate_settings, local_explained,
+                                                 CML_COUNT(local_explained)};
 
 const cml_experiment cml_exp_local = {
     .key = "local",

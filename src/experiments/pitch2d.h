@@ -9,10 +9,12 @@ typedef struct cml_pitch2d_args {
     uint64_t width, height; /* image size in elements                        */
     uint64_t pitch;         /* row length in ELEMENTS (pitch bytes / elem)    */
     unsigned elem;          /* element size in bytes: 1, 2, 4 or 8            */
+    uint64_t image_stride;  /* ELEMENTS from one image to the next (blockIdx.z) */
 } cml_pitch2d_args;
 
-/* One thread of pitch2d_<type> in image 0 of the batch (see the contract at
- * the top of pitch2d.c; every image of a batch has the same traffic). */
+/* One thread of pitch2d_<type> in image blockIdx.z of the batch (see the
+ * contract at the top of pitch2d.c; every image of a batch has the same
+ * traffic, so the per-instruction model traces image 0 alone). */
 void cml_pitch2d_mirror(const cml_thread *t, const void *args, cml_emitter *e);
 
 /* Row length in bytes of each layout ("unpadded", "pitch", "pad32",

@@ -192,6 +192,10 @@ cml_status cml_transpose_model(cml_record *rec, const cml_transpose_args *a, uns
 {
     cml_dim3 grid, block;
     cml_tr_shape(a->kernel, a->nx, a->ny, bx, by, &grid, &block);
+    /* The tile kernels' shared memory takes its carve-out from L1 (the
+     * cache levels' L1 capacity): 32 rows of 32 or 33 floats per block. */
+    if (a->kernel == CML_TR_SMEM || a->kernel == CML_TR_SMEM_PAD)
+        rec->cache.smem_per_block = 32u * (a->kernel == CML_TR_SMEM_PAD ? 33u : 32u) * 4u;
     const uint64_t w = cml_tr_reads_columns(a->kernel) ? a->ny : a->nx;
     const uint64_t h = cml_tr_reads_columns(a->kernel) ? a->nx : a->ny;
     const uint64_t fx = (uint64_t)block.x *
@@ -231,7 +235,7 @@ cml_status cml_transpose_model(cml_record *rec, const cml_transpose_args *a, uns
         rec->grid = nblocks;
         rec->block = (uint64_t)block.x * block.y;
         *traced_blocks = 5;
-        return CML_OK;
+        return cml_exp_levels(rec, grid, block, cml_transpose_mirror, a);
     }
     *traced_blocks = nblocks;
     return cml_exp_trace(rec, grid, block, cml_transpose_mirror, a);
@@ -527,6 +531,9 @@ static const char *const transpose_validate_settings[] = {
  * (and bench/gpu/shared_contention.c one change at a time). */
 static const cml_explained_diff transpose_explained[] = {
     {"smem", "_mem_shared_op_", 0, "§4.3 transpose tile kernels", "residency=one"},
+    /* Columns written one float per warp: some sectors go back to DRAM
+     * before the block has filled them, read and written again (§4.11). */
+    {"-row", "dram__bytes", -0.35, "§4.11 partial sectors written back early", NULL},
 };
 static const cml_validate_spec transpose_validate = {
     transpose_validate_settings, transpose_explained, CML_COUNT(transpose_explained)};

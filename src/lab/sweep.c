@@ -151,6 +151,7 @@ cml_record *cml_sweep_add_record(cml_sweep *ctx, const cml_record *like, const c
         return NULL;
     memcpy(rec->params, copy.params, sizeof rec->params);
     rec->nparams = copy.nparams;
+    rec->cache = copy.cache;
     size_t index = ctx->out->count - 1;
     if (keep_settings(ctx, index, NULL, ctx->point) != CML_OK) {
         ctx->out->count--;
@@ -231,6 +232,7 @@ static void point(walk *w)
     }
     unsigned char *settings = ctx->settings + (index - ctx->first) * exp->settings_size;
     fill_params(w, rec, settings);
+    cml_exp_cache_config(ctx->plan, &rec->cache);
     cml_status st = exp->variant(ctx, settings, rec);
     settings = ctx->settings + (index - ctx->first) * exp->settings_size; /* may have moved */
     if (st == CML_SKIP_POINT) {

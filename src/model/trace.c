@@ -19,6 +19,7 @@
  * once per trace call.
  */
 #include "cumemlab/model.h"
+#include "model/trace_hook.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -56,6 +57,10 @@ typedef struct tracer {
     unsigned count[WARP];              /* emissions per lane of the current warp */
     uint32_t site_meta[CML_MAX_SITES]; /* attributes each site must keep; 0 = unseen */
     cml_kernel_traffic tot;            /* added to *out only on success */
+    int traffic;                       /* run the per-instruction model */
+    const cml_trace_hook *hook;        /* NULL: nobody listens */
+    uint64_t block;                    /* linear index of the block being traced */
+    unsigned warp;                     /* warp of that block being assembled */
     /* General path (divergent warps). */
     uint16_t *lane_slot;  /* [WARP][CML_MAX_EMITS]: instruction of each emission */
     uint16_t *key_slot;   /* [NKEYS]: instruction of key (site, occurrence)       */
@@ -116,7 +121,12 @@ static cml_status issue(tracer *t, uint32_t meta, uint32_t mask, cml_access *acc
     cml_class c = cml_class_of(acc->space, acc->op);
     if (c >= CML_CLASS_COUNT)
         return CML_EINVAL; /* constant store */
-    return cml_model_access(t->rules, acc, &t->tot.cls[c]);
+    if (t->traffic) {
+        cml_status rc = cml_model_access(t->rules, acc, &t->tot.cls[c]);
+        if (rc != CML_OK)
+            return rc;
+    }
+    return t->hook ? t->hook->issue(t->hook->user, t->block, t->warp, acc) : CML_OK;
 }
 
 /*
@@ -345,8 +355,18 @@ static bool valid_launch(cml_dim3 grid, cml_dim3 block)
 cml_status cml_trace_kernel(cml_rules rules, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
                             const void *args, cml_kernel_traffic *out)
 {
-    if (fn == NULL || out == NULL || (unsigned)rules >= (unsigned)CML_RULES_COUNT ||
-        !valid_launch(grid, block))
+    if (out == NULL)
+        return CML_EINVAL;
+    return cml_trace_kernel_hooked(rules, grid, block, fn, args, out, NULL);
+}
+
+cml_status cml_trace_kernel_hooked(cml_rules rules, cml_dim3 grid, cml_dim3 block,
+                                   cml_thread_fn fn, const void *args, cml_kernel_traffic *out,
+                                   const cml_trace_hook *hook)
+{
+    if (fn == NULL || (out == NULL && hook == NULL) ||
+        (unsigned)rules >= (unsigned)CML_RULES_COUNT || !valid_launch(grid, block) ||
+        (hook != NULL && hook->issue == NULL))
         return CML_EINVAL;
 
     tracer *t = malloc(sizeof *t);
@@ -357,6 +377,8 @@ cml_status cml_trace_kernel(cml_rules rules, cml_dim3 grid, cml_dim3 block, cml_
         free(t);
         return rc;
     }
+    t->traffic = out != NULL;
+    t->hook = hook;
 
     const uint32_t nthreads = block.x * block.y * block.z;
     cml_thread th;
@@ -368,7 +390,9 @@ cml_status cml_trace_kernel(cml_rules rules, cml_dim3 grid, cml_dim3 block, cml_
             for (uint32_t bx = 0; bx < grid.x && rc == CML_OK; bx++) {
                 const cml_dim3 bid = {bx, by, bz};
                 uint32_t tx = 0, ty = 0, tz = 0;
+                t->block = ((uint64_t)bz * grid.y + by) * grid.x + bx;
                 for (uint32_t base = 0; base < nthreads && rc == CML_OK; base += WARP) {
+                    t->warp = base / WARP;
                     const unsigned nl = nthreads - base < WARP ? nthreads - base : WARP;
                     for (unsigned l = 0; l < nl; l++) {
                         th.bid = bid;
@@ -400,7 +424,7 @@ cml_status cml_trace_kernel(cml_rules rules, cml_dim3 grid, cml_dim3 block, cml_
             }
         }
     }
-    if (rc == CML_OK)
+    if (rc == CML_OK && out != NULL)
         for (unsigned c = 0; c < CML_CLASS_COUNT; c++)
             cml_traffic_add(&out->cls[c], &t->tot.cls[c]);
     tracer_free(t);

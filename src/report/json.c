@@ -89,6 +89,47 @@ static void write_traffic(cml_json *j, const cml_traffic *t)
     cml_json_end_object(j);
 }
 
+/* The cache levels: the figures, then what the model assumed. */
+static void write_levels(cml_json *j, const cml_record *rec)
+{
+    const cml_levels *l = &rec->levels;
+    const cml_cache_config *c = &rec->cache;
+    cml_json_begin_object(j);
+    cml_json_kv_u64(j, "l1_hit_sectors", l->l1_hit_sectors);
+    cml_json_kv_u64(j, "l1_miss_sectors", l->l1_miss_sectors);
+    cml_json_kv_u64(j, "local_hit_sectors", l->local_hit_sectors);
+    cml_json_kv_u64(j, "l2_read_sectors", l->l2_read_sectors);
+    cml_json_kv_u64(j, "l2_write_sectors", l->l2_write_sectors);
+    cml_json_kv_u64(j, "l2_read_hit_sectors", l->l2_read_hit_sectors);
+    cml_json_kv_u64(j, "dram_read_bytes", l->dram_read_bytes);
+    cml_json_kv_u64(j, "dram_write_bytes", l->dram_write_bytes);
+    cml_json_kv_u64(j, "l2_dirty_end_bytes", l->l2_dirty_end_bytes);
+    cml_json_kv_u64(j, "footprint_bytes", l->footprint_bytes);
+    cml_json_kv_string(j, "method", l->sampled ? "sampled" : "whole");
+    cml_json_kv_bool(j, "settled", l->settled);
+    cml_json_kv_u64(j, "simulated_blocks", l->simulated_blocks);
+    cml_json_kv_u64(j, "resident_blocks", l->resident_blocks);
+    cml_json_kv_u64(j, "l1_bytes", l->l1_bytes);
+    cml_json_key(j, "assumed");
+    cml_json_begin_object(j);
+    cml_json_kv_u64(j, "sm_count", c->sm_count);
+    cml_json_kv_u64(j, "max_threads_per_sm", c->max_threads_per_sm);
+    cml_json_kv_u64(j, "max_blocks_per_sm", c->max_blocks_per_sm);
+    cml_json_kv_u64(j, "l1_total_bytes", c->l1_total_bytes);
+    cml_json_kv_u64(j, "smem_per_sm", c->smem_per_sm);
+    cml_json_kv_u64(j, "smem_per_block", c->smem_per_block);
+    cml_json_kv_u64(j, "l1_bytes", c->l1_bytes);
+    cml_json_kv_u64(j, "resident_blocks", c->resident_blocks);
+    cml_json_kv_u64(j, "l2_bytes", c->l2_bytes);
+    cml_json_kv_u64(j, "l2_partitions", c->l2_partitions);
+    cml_json_kv_u64(j, "dram_granule", c->dram_granule);
+    cml_json_kv_u64(j, "clean_age_bytes", c->clean_age_bytes);
+    cml_json_kv_u64(j, "partial_age_bytes", c->partial_age_bytes);
+    cml_json_kv_u64(j, "dirty_max_bytes", c->dirty_max_bytes);
+    cml_json_end_object(j);
+    cml_json_end_object(j);
+}
+
 static void write_model(cml_json *j, const cml_record *rec)
 {
     if (!rec->has_model) {
@@ -108,6 +149,11 @@ static void write_model(cml_json *j, const cml_record *rec)
         }
         cml_json_end_object(j);
     }
+    cml_json_key(j, "levels");
+    if (rec->has_levels)
+        write_levels(j, rec);
+    else
+        cml_json_null(j);
     cml_json_end_object(j);
 }
 

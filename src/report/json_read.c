@@ -324,6 +324,72 @@ static int read_traffic(rd *c, const cml_jval *o, const char *w, cml_traffic *t)
     return 1;
 }
 
+/* model.levels: the cache levels and what they assumed (absent in files
+ * written before the cache model: no levels). */
+static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *rec)
+{
+    char w[128], wa[160];
+    snprintf(w, sizeof w, "%s.levels", where);
+    if (!need_type(c, o, where, "levels", CML_J_OBJECT))
+        return 0;
+    cml_levels *l = &rec->levels;
+    cml_cache_config *k = &rec->cache;
+    char method[16];
+    uint64_t resident = 0, sm = 0, threads = 0, blocks = 0, parts = 0, granule = 0,
+             kres = 0;
+    if (!(get_u64(c, o, w, "l1_hit_sectors", &l->l1_hit_sectors) &&
+          get_u64(c, o, w, "l1_miss_sectors", &l->l1_miss_sectors) &&
+          get_u64(c, o, w, "local_hit_sectors", &l->local_hit_sectors) &&
+          get_u64(c, o, w, "l2_read_sectors", &l->l2_read_sectors) &&
+          get_u64(c, o, w, "l2_write_sectors", &l->l2_write_sectors) &&
+          get_u64(c, o, w, "l2_read_hit_sectors", &l->l2_read_hit_sectors) &&
+          get_u64(c, o, w, "dram_read_bytes", &l->dram_read_bytes) &&
+          get_u64(c, o, w, "dram_write_bytes", &l->dram_write_bytes) &&
+          get_u64(c, o, w, "l2_dirty_end_bytes", &l->l2_dirty_end_bytes) &&
+          get_u64(c, o, w, "footprint_bytes", &l->footprint_bytes) &&
+          get_str(c, o, w, "method", method, sizeof method) &&
+          get_bool(c, o, w, "settled", &l->settled) &&
+          get_u64(c, o, w, "simulated_blocks", &l->simulated_blocks) &&
+          get_u64(c, o, w, "resident_blocks", &resident) &&
+          get_u64(c, o, w, "l1_bytes", &l->l1_bytes)))
+        return 0;
+    if (strcmp(method, "whole") && strcmp(method, "sampled"))
+        return rfail(c, o->offset, "%s.method: expected \"whole\" or \"sampled\", found \"%s\"",
+                     w, method);
+    l->sampled = strcmp(method, "sampled") == 0;
+    const cml_jval *a = need(c, o, w, "assumed");
+    snprintf(wa, sizeof wa, "%s.assumed", w);
+    if (!a || !need_type(c, a, w, "assumed", CML_J_OBJECT) ||
+        !(get_u64(c, a, wa, "sm_count", &sm) &&
+          get_u64(c, a, wa, "max_threads_per_sm", &threads) &&
+          get_u64(c, a, wa, "max_blocks_per_sm", &blocks) &&
+          get_u64(c, a, wa, "l1_total_bytes", &k->l1_total_bytes) &&
+          get_u64(c, a, wa, "smem_per_sm", &k->smem_per_sm) &&
+          get_u64(c, a, wa, "smem_per_block", &k->smem_per_block) &&
+          get_u64(c, a, wa, "l1_bytes", &k->l1_bytes) &&
+          get_u64(c, a, wa, "resident_blocks", &kres) &&
+          get_u64(c, a, wa, "l2_bytes", &k->l2_bytes) &&
+          get_u64(c, a, wa, "l2_partitions", &parts) &&
+          get_u64(c, a, wa, "dram_granule", &granule) &&
+          get_u64(c, a, wa, "clean_age_bytes", &k->clean_age_bytes) &&
+          get_u64(c, a, wa, "partial_age_bytes", &k->partial_age_bytes) &&
+          get_u64(c, a, wa, "dirty_max_bytes", &k->dirty_max_bytes)))
+        return 0;
+    const uint64_t lim = UINT32_MAX;
+    if (resident > lim || sm > lim || threads > lim || blocks > lim || parts > lim ||
+        granule > lim || kres > lim)
+        return rfail(c, a->offset, "%s: a count beyond %llu", wa, (unsigned long long)lim);
+    l->resident_blocks = (unsigned)resident;
+    k->sm_count = (unsigned)sm;
+    k->max_threads_per_sm = (unsigned)threads;
+    k->max_blocks_per_sm = (unsigned)blocks;
+    k->resident_blocks = (unsigned)kres;
+    k->l2_partitions = (unsigned)parts;
+    k->dram_granule = (unsigned)granule;
+    rec->has_levels = 1;
+    return 1;
+}
+
 static int read_model(rd *c, const cml_jval *m, const char *where, cml_record *rec)
 {
     static const char *const rules[CML_RULES_COUNT] = {"modern", "fermi"};
@@ -347,6 +413,9 @@ static int read_model(rd *c, const cml_jval *m, const char *where, cml_record *r
             }
         }
     }
+    const cml_jval *lv = cml_jobject_get(m, "levels");
+    if (lv && lv->type != CML_J_NULL && !read_levels(c, lv, w, rec))
+        return 0;
     rec->has_model = 1;
     return 1;
 }

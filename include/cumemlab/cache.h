@@ -1,0 +1,158 @@
+/*
+ * cumemlab cache-level model: public API.
+ *
+ * Pure C11, no CUDA. Where model.h counts what each warp instruction asks of
+ * L1TEX, this header follows the sectors further: through an L1 per SM, the
+ * shared L2 and DRAM, with cache state kept across instructions, warps and
+ * blocks. It predicts per kernel the figures the hardware counts there:
+ * global-load sectors that hit in L1, sectors L1 reads from and writes to
+ * L2, and DRAM bytes read and written. docs/model.md ("The cache levels")
+ * states every assumption and where it fails.
+ *
+ * Two ways in:
+ *   - the simulator (cml_cache_sim_*): feed it warp instructions, each with
+ *     the SM that issues it, in the order they reach the memory system, and
+ *     read the totals. Exact for the model's rules; its cost is linear in the
+ *     sectors fed.
+ *   - whole kernels (cml_trace_levels): a kernel mirror (model.h) run over a
+ *     grid, its blocks placed on SMs as the block scheduler does and the
+ *     warps of an SM's resident blocks interleaved. Small grids are simulated
+ *     whole; large ones from samples (one SM's blocks and the first blocks
+ *     of the grid), scaled by the exact per-instruction totals.
+ *
+ * Every function returns a cml_status (status.h); none exits or prints.
+ */
+#ifndef CUMEMLAB_CACHE_H
+#define CUMEMLAB_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cumemlab/model.h"
+#include "cumemlab/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the model assumes about the GPU and the kernel's launch. */
+typedef struct cml_cache_config {
+    unsigned sm_count;           /* SMs the blocks are spread over                  */
+    unsigned max_threads_per_sm; /* resident threads per SM (H100: 2048)            */
+    unsigned max_blocks_per_sm;  /* resident blocks per SM (H100: 32)               */
+    uint64_t l1_total_bytes;     /* L1 and shared memory together per SM (256 KiB)  */
+    uint64_t smem_per_sm;        /* the most shared memory an SM can have (228 KiB) */
+    uint64_t smem_per_block;     /* the kernel's shared memory per block            */
+    uint64_t l1_bytes;           /* L1 data capacity per SM; 0: l1_total_bytes minus
+                                    the carve-out the resident blocks need          */
+    unsigned resident_blocks;    /* blocks an SM runs at once; 0: from the limits   */
+    uint64_t l2_bytes;           /* L2 capacity (H100: 50 MiB)                      */
+    unsigned l2_partitions;      /* 1: one shared L2 (default); 2: two halves, each
+                                    address homed in one, far reads copied into the
+                                    reader's half (docs/model.md, the cache levels) */
+    unsigned dram_granule;       /* bytes a read miss fetches from DRAM: 32 or 64   */
+    uint64_t clean_age_bytes;    /* L2 writes a dirty sector back once this many bytes
+                                    have been brought into L2 after it became dirty;
+                                    0: only when evicted                            */
+    uint64_t partial_age_bytes;  /* the same horizon for a partially written sector;
+                                    0: clean_age_bytes                              */
+    uint64_t dirty_max_bytes;    /* and writes back the oldest dirty sector while more
+                                    than this is dirty; 0: no limit                 */
+} cml_cache_config;
+
+/*
+ * An H100 SXM (132 SMs, 2048 threads and 32 blocks per SM, 256 KiB of L1
+ * and shared memory per SM of which up to 228 KiB shared, 50 MiB L2, DRAM
+ * read in 64-byte pieces) with the write-back behaviour measured on one
+ * (docs/model-evidence.md, the cache levels); no shared memory.
+ */
+void cml_cache_config_h100(cml_cache_config *c);
+
+/* CML_EINVAL unless every field is in range (sm_count 1..65536, positive
+ * limits, l1 and l2 of at least one 128-byte line, 1 or 2 partitions, a
+ * granule of 32 or 64, smem_per_block <= smem_per_sm <= l1_total_bytes). */
+cml_status cml_cache_config_check(const cml_cache_config *c);
+
+/* Blocks of `threads` threads one SM holds at once under c (>= 1), and the
+ * L1 capacity left beside their shared memory (a multiple of 128 bytes). */
+unsigned cml_cache_resident_blocks(const cml_cache_config *c, uint64_t threads);
+uint64_t cml_cache_l1_bytes(const cml_cache_config *c, uint64_t threads);
+
+/* The model's figures for one kernel (or for what a simulator was fed). */
+typedef struct cml_levels {
+    uint64_t l1_hit_sectors;     /* global-load sectors that hit in L1
+                                    (l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit) */
+    uint64_t l1_miss_sectors;    /* global-load sectors that missed (or bypassed) L1  */
+    uint64_t local_hit_sectors;  /* local-load sectors that hit in L1                 */
+    uint64_t l2_read_sectors;    /* sectors L1TEX read from L2: global and local loads
+                                    that missed L1 (lts__t_sectors_srcunit_tex_op_read) */
+    uint64_t l2_write_sectors;   /* sectors L1TEX wrote to L2: global and local store
+                                    sectors (lts__t_sectors_srcunit_tex_op_write)      */
+    uint64_t l2_read_hit_sectors;/* of l2_read_sectors, those L2 held                  */
+    uint64_t dram_read_bytes;    /* read misses (granules) and partial-sector merges   */
+    uint64_t dram_write_bytes;   /* dirty sectors written back while the kernel ran    */
+    uint64_t l2_dirty_end_bytes; /* written data still dirty in L2 when it ended        */
+    uint64_t footprint_bytes;    /* distinct 32-byte sectors the kernel touched, x 32   */
+    /* How they were obtained. */
+    unsigned resident_blocks;    /* blocks per SM the schedule used                    */
+    uint64_t l1_bytes;           /* L1 capacity per SM used                            */
+    uint64_t simulated_blocks;   /* blocks run through the caches                      */
+    int sampled;                 /* 0: every block simulated; 1: scaled from samples   */
+    int settled;                 /* 1: whole, or the sample's DRAM rates had settled;
+                                    0: they still moved when the sample ended (reuse
+                                    farther apart than the sample: DRAM figures and the
+                                    footprint are rough)                              */
+} cml_levels;
+
+/* ---------------------------------------------------------------------- */
+/* The simulator                                                          */
+/* ---------------------------------------------------------------------- */
+
+typedef struct cml_cache_sim cml_cache_sim;
+
+/* A simulator with cold caches for threads-per-block `threads` (it sets
+ * the L1 capacity beside the blocks' shared memory). CML_EINVAL for a bad
+ * config, CML_ENOMEM. */
+cml_status cml_cache_sim_new(const cml_cache_config *c, uint64_t threads, cml_cache_sim **out);
+void cml_cache_sim_free(cml_cache_sim *s);
+
+/*
+ * One warp instruction, issued on SM `sm` (< sm_count) by the warp numbered
+ * `warp` (any number unique to the warp in the grid: it places the warp's
+ * local memory). Global and local loads and stores go through the caches;
+ * shared and constant accesses are ignored. Returns CML_EINVAL for an
+ * invalid access or SM, CML_EMISALIGNED as cml_model_access, CML_ENOMEM.
+ */
+cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
+                                const cml_access *a);
+
+/* The totals so far. Dirty data still in L2 is not written: it is
+ * l2_dirty_end_bytes (a kernel's counters stop before it is written). */
+void cml_cache_sim_levels(const cml_cache_sim *s, cml_levels *out);
+
+/* ---------------------------------------------------------------------- */
+/* Whole kernels                                                          */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The levels of a kernel mirror run over grid x block (the same launch as
+ * cml_trace_kernel, same limits). Blocks go to SMs in launch order, round
+ * robin (block b on SM b mod sm_count); an SM runs its blocks in waves of
+ * resident_blocks, and the warps of a wave advance together, one
+ * instruction each in turn.
+ *
+ * `exact`: the kernel's modern-rule traffic from cml_trace_kernel (or
+ * cml_exp_trace_1d). Grids of up to CML_LEVELS_FULL_THREADS threads are
+ * simulated whole and `exact` may be NULL. Larger grids need it: L1 hit
+ * rates come from one SM's blocks, DRAM rates from the grid's first blocks,
+ * each scaled to the exact sector totals (out->sampled = 1).
+ */
+#define CML_LEVELS_FULL_THREADS (UINT64_C(1) << 18)
+cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
+                            cml_thread_fn fn, const void *args, const cml_kernel_traffic *exact,
+                            cml_levels *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

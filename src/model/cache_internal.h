@@ -1,0 +1,26 @@
+/*
+ * Inside the model library: what the kernel driver (cache_kernel.c) reads
+ * from a simulator to scale a sample to a whole grid. Not public.
+ */
+#ifndef CML_MODEL_CACHE_INTERNAL_H
+#define CML_MODEL_CACHE_INTERNAL_H
+
+#include "cumemlab/cache.h"
+
+typedef struct cml_cache_sim_stats {
+    uint64_t clock;           /* sectors brought into L2 (by reads and writes)        */
+    uint64_t load_sectors;    /* global and local load sectors fed                    */
+    uint64_t store_sectors;   /* global and local store sectors fed                   */
+    uint64_t miss_read_bytes; /* DRAM bytes read to serve L2 read misses              */
+    uint64_t episodes;        /* times a sector became dirty (clean or absent before) */
+    uint64_t partial_now;     /* dirty sectors holding only some of their bytes       */
+    uint64_t merges;          /* partial sectors merged with a DRAM read at write-back */
+} cml_cache_sim_stats;
+
+void cml_cache_sim_stats_get(const cml_cache_sim *s, cml_cache_sim_stats *out);
+
+/* Stop counting the footprint (saves a hash lookup per sector where the
+ * caller does not read it). */
+void cml_cache_sim_skip_footprint(cml_cache_sim *s);
+
+#endif

@@ -1,0 +1,526 @@
+/*
+ * Whole kernels through the cache levels: cml_trace_levels (cache.h).
+ *
+ * The schedule: block b runs on SM b mod sm_count (the block scheduler's
+ * round robin over the first wave; afterwards a block starts where one
+ * finished, which for blocks of equal length is the same SM again). An SM
+ * holds `resident` blocks at once, and the blocks that run at once form a
+ * group whose warps issue together: instruction 0 of every warp of the
+ * group, then instruction 1, ... (a warp that has run out is skipped).
+ *
+ * A grid of up to CML_LEVELS_FULL_THREADS threads is simulated whole, group
+ * by group (all SMs' blocks of one wave at a time). A larger one from two
+ * samples, each scaled by the kernel's exact per-instruction totals:
+ *   - the blocks of SM 0 (0, P, 2P, ... for P SMs), in waves of `resident`
+ *     blocks: its L1 hit rates for global and local loads;
+ *   - the grid's first blocks, on their own SMs, in rounds, extended until
+ *     the last two rounds agree: the DRAM rates per sector once the caches
+ *     have warmed up, the share of L2 insertions that are dirty, and the
+ *     footprint per sector.
+ * The dirty data L2 still holds at the end is then the dirty share of what
+ * L2 holds (its capacity, or the clean-age horizon), capped by the dirty
+ * limit and by what was written: docs/model.md, the cache levels.
+ */
+#include "cumemlab/cache.h"
+#include "model/cache_internal.h"
+#include "model/trace_hook.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Samples of a large grid, in warp instructions: SM 0's blocks up to
+ * REP_INS (at least two waves); the first blocks in rounds of about
+ * ROUND_INS, at least MIN_ROUNDS of them, more (up to WINDOW_INS) while the
+ * DRAM rates still move. A grid is simulated whole when it has at most
+ * CML_LEVELS_FULL_THREADS threads and FULL_INS instructions. */
+#define REP_INS (UINT64_C(1) << 11)
+#define ROUND_INS (UINT64_C(1) << 9)
+#define MIN_ROUNDS 6u
+#define WINDOW_INS (UINT64_C(1) << 14)
+#define FULL_INS (UINT64_C(1) << 16)
+/* A grid of rows of blocks gets a window of four whole rows at least, up
+ * to this many instructions. */
+#define ROWS_INS (UINT64_C(1) << 16)
+/* Instructions buffered before a group is fed to the simulator even if it
+ * is not complete (a group of very long blocks). */
+#define MAX_BUFFERED (UINT64_C(1) << 16)
+
+/* The model library links nothing but libc: no libm for these. */
+static double dmin(double a, double b)
+{
+    return a < b ? a : b;
+}
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+static double dabs(double a)
+{
+    return a < 0 ? -a : a;
+}
+
+/* ---- tracing a list of a grid's blocks ------------------------------------ */
+
+typedef struct block_list {
+    cml_thread_fn fn;
+    const void *args;
+    cml_dim3 grid;        /* the real grid */
+    const uint64_t *ids;  /* real linear block id of each traced block */
+} block_list;
+
+/* Traced block j is real block ids[j]: a thread of the virtual 1-D grid
+ * is told the block index and grid size it has in the real launch. */
+static void list_shim(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const block_list *b = vargs;
+    cml_thread real = *t;
+    uint64_t id = b->ids[t->bid.x];
+    real.bid.x = (uint32_t)(id % b->grid.x);
+    id /= b->grid.x;
+    real.bid.y = (uint32_t)(id % b->grid.y);
+    real.bid.z = (uint32_t)(id / b->grid.y);
+    real.gdim = b->grid;
+    b->fn(&real, b->args, e);
+}
+
+/* ---- feeding a group's warps to the simulator, interleaved ---------------- */
+
+typedef struct warp_slot {
+    size_t start;       /* first instruction in feeder.ins */
+    uint32_t count;
+    unsigned sm;
+    uint64_t uid;       /* unique in the grid: places local memory */
+} warp_slot;
+
+typedef struct feeder {
+    cml_cache_sim *sim;
+    const uint64_t *ids;      /* real block ids of the traced list */
+    const unsigned *sms;      /* SM of each traced block */
+    unsigned warps_per_block;
+    cml_access *ins;
+    size_t n, cap;
+    warp_slot *w;
+    size_t nw, wcap;
+    uint64_t cur_block;       /* traced index of the block being buffered */
+    unsigned cur_warp;
+} feeder;
+
+/* Feed every buffered warp, one instruction of each in turn. */
+static cml_status flush(feeder *f)
+{
+    uint32_t most = 0;
+    for (size_t i = 0; i < f->nw; i++)
+        most = f->w[i].count > most ? f->w[i].count : most;
+    for (uint32_t k = 0; k < most; k++) {
+        for (size_t i = 0; i < f->nw; i++) {
+            const warp_slot *w = &f->w[i];
+            if (k >= w->count)
+                continue;
+            cml_status rc = cml_cache_sim_access(f->sim, w->sm, w->uid, &f->ins[w->start + k]);
+            if (rc != CML_OK)
+                return rc;
+        }
+    }
+    f->n = 0;
+    f->nw = 0;
+    return CML_OK;
+}
+
+static cml_status on_issue(void *user, uint64_t block, unsigned warp, const cml_access *a)
+{
+    feeder *f = user;
+    if (f->nw == 0 || block != f->cur_block || warp != f->cur_warp) {
+        /* A new warp. A group too large to buffer is fed in parts, at warp
+         * boundaries, rather than held whole. */
+        if (f->n >= MAX_BUFFERED) {
+            cml_status rc = flush(f);
+            if (rc != CML_OK)
+                return rc;
+        }
+        if (f->nw == f->wcap) {
+            size_t cap = f->wcap ? f->wcap * 2u : 256u;
+            warp_slot *w = realloc(f->w, cap * sizeof *w);
+            if (!w)
+                return CML_ENOMEM;
+            f->w = w;
+            f->wcap = cap;
+        }
+        warp_slot *w = &f->w[f->nw++];
+        w->start = f->n;
+        w->count = 0;
+        w->sm = f->sms[block];
+        w->uid = f->ids[block] * f->warps_per_block + warp;
+        f->cur_block = block;
+        f->cur_warp = warp;
+    }
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2u : 1024u;
+        cml_access *ins = realloc(f->ins, cap * sizeof *ins);
+        if (!ins)
+            return CML_ENOMEM;
+        f->ins = ins;
+        f->cap = cap;
+    }
+    f->ins[f->n++] = *a;
+    f->w[f->nw - 1u].count++;
+    return CML_OK;
+}
+
+/* Run blocks ids[0..count) (on SMs sms[]) through f->sim as one group. */
+static cml_status run_group(feeder *f, cml_thread_fn fn, const void *args, cml_dim3 grid,
+                            cml_dim3 block, const uint64_t *ids, const unsigned *sms,
+                            uint64_t count)
+{
+    block_list list = {fn, args, grid, ids};
+    cml_trace_hook hook = {f, on_issue};
+    f->ids = ids;
+    f->sms = sms;
+    f->nw = 0;
+    f->n = 0;
+    cml_dim3 vgrid = {(uint32_t)count, 1, 1};
+    cml_status rc =
+        cml_trace_kernel_hooked(CML_RULES_MODERN, vgrid, block, list_shim, &list, NULL, &hook);
+    if (rc == CML_OK)
+        rc = flush(f);
+    return rc;
+}
+
+/* ---- the pieces of a grid ---------------------------------------------------- */
+
+typedef struct kernel {
+    const cml_cache_config *cfg;
+    cml_thread_fn fn;
+    const void *args;
+    cml_dim3 grid, block;
+    uint64_t nblocks, threads;
+    uint64_t ins_per_block;  /* warp instructions of a block (from the exact totals) */
+    unsigned resident, sms;
+    uint64_t *ids;        /* scratch: ids of one group */
+    unsigned *smv;        /* scratch: SMs of one group */
+    uint64_t scratch;     /* their length */
+    feeder f;
+} kernel;
+
+/* A fresh simulator in k->f.sim. */
+static cml_status fresh_sim(kernel *k)
+{
+    cml_cache_sim_free(k->f.sim);
+    k->f.sim = NULL;
+    return cml_cache_sim_new(k->cfg, k->threads, &k->f.sim);
+}
+
+/* Consecutive blocks [first, first + count) as one group, each on SM id mod P. */
+static cml_status run_consecutive(kernel *k, uint64_t first, uint64_t count)
+{
+    for (uint64_t j = 0; j < count; j++) {
+        k->ids[j] = first + j;
+        k->smv[j] = (unsigned)((first + j) % k->sms);
+    }
+    return run_group(&k->f, k->fn, k->args, k->grid, k->block, k->ids, k->smv, count);
+}
+
+/* Every block, a wave of every SM at a time. */
+static cml_status run_full(kernel *k, cml_levels *out)
+{
+    cml_status rc = fresh_sim(k);
+    const uint64_t group = (uint64_t)k->sms * k->resident;
+    for (uint64_t b = 0; rc == CML_OK && b < k->nblocks; b += group)
+        rc = run_consecutive(k, b, k->nblocks - b < group ? k->nblocks - b : group);
+    if (rc != CML_OK)
+        return rc;
+    cml_cache_sim_levels(k->f.sim, out);
+    out->simulated_blocks = k->nblocks;
+    out->sampled = 0;
+    out->settled = 1;
+    return CML_OK;
+}
+
+/* Hit sectors of all SMs from SM 0's sample: the hits of its sampled
+ * blocks, then its later blocks at the rate of the sample's second half,
+ * times the SMs (each SM warms its own L1). */
+static uint64_t scale_hits(uint64_t total, uint64_t sms, uint64_t fed, uint64_t hits,
+                           uint64_t fed_half, uint64_t hits_half)
+{
+    if (fed == 0 || total == 0)
+        return 0;
+    const double per_sm = (double)total / (double)sms;
+    double h;
+    if (per_sm <= (double)fed) {
+        h = (double)hits * per_sm / (double)fed;
+    } else {
+        double rate = fed > fed_half ? (double)(hits - hits_half) / (double)(fed - fed_half)
+                                     : (double)hits / (double)fed;
+        h = (double)hits + (per_sm - (double)fed) * rate;
+    }
+    double all = h * (double)sms;
+    if (all > (double)total)
+        all = (double)total;
+    return all <= 0 ? 0 : (uint64_t)(all + 0.5);
+}
+
+/* The global and local load sectors fed to SM 0 so far, and their hits. */
+typedef struct l1_count {
+    uint64_t gfed, ghit, lfed, lhit;
+} l1_count;
+
+static l1_count l1_counts(const cml_cache_sim *sim)
+{
+    cml_levels lv;
+    cml_cache_sim_levels(sim, &lv);
+    l1_count c;
+    c.gfed = lv.l1_hit_sectors + lv.l1_miss_sectors;
+    c.ghit = lv.l1_hit_sectors;
+    /* Local loads: those that hit, and those L2 read beyond the global misses. */
+    c.lhit = lv.local_hit_sectors;
+    c.lfed = lv.local_hit_sectors + (lv.l2_read_sectors - lv.l1_miss_sectors);
+    return c;
+}
+
+/* SM 0's blocks (0, P, 2P, ...) in waves: the L1 hits of every SM. */
+static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_levels *out,
+                             uint64_t *blocks)
+{
+    cml_status rc = fresh_sim(k);
+    if (rc != CML_OK)
+        return rc;
+    cml_cache_sim_skip_footprint(k->f.sim);
+    uint64_t m = (k->nblocks + k->sms - 1u) / k->sms;
+    uint64_t cap = REP_INS / k->ins_per_block;
+    if (cap < 2u * k->resident)
+        cap = 2u * k->resident; /* two waves at least: the second meets the first's lines */
+    if (m > cap)
+        m = cap;
+    l1_count half = {0, 0, 0, 0};
+    for (uint64_t j = 0; rc == CML_OK && j < m; j += k->resident) {
+        if (j && j >= m / 2 && half.gfed + half.lfed == 0)
+            half = l1_counts(k->f.sim);
+        uint64_t count = m - j < k->resident ? m - j : k->resident;
+        for (uint64_t i = 0; i < count; i++) {
+            k->ids[i] = (j + i) * k->sms;
+            k->smv[i] = 0;
+        }
+        rc = run_group(&k->f, k->fn, k->args, k->grid, k->block, k->ids, k->smv, count);
+    }
+    if (rc != CML_OK)
+        return rc;
+    const l1_count all = l1_counts(k->f.sim);
+    const uint64_t gld = exact->cls[CML_CLASS_GLOBAL_LD].sectors;
+    const uint64_t lld = exact->cls[CML_CLASS_LOCAL_LD].sectors;
+    out->l1_hit_sectors = scale_hits(gld, k->sms, all.gfed, all.ghit, half.gfed, half.ghit);
+    out->l1_miss_sectors = gld - out->l1_hit_sectors;
+    out->local_hit_sectors = scale_hits(lld, k->sms, all.lfed, all.lhit, half.lfed, half.lhit);
+    out->l2_read_sectors = out->l1_miss_sectors + (lld - out->local_hit_sectors);
+    *blocks = m;
+    return CML_OK;
+}
+
+/* What the DRAM estimate reads after each round of the window. */
+typedef struct snap {
+    cml_cache_sim_stats st;
+    cml_levels lv;
+} snap;
+
+static void take(const kernel *k, snap *s)
+{
+    cml_cache_sim_stats_get(k->f.sim, &s->st);
+    cml_cache_sim_levels(k->f.sim, &s->lv);
+}
+
+static double ratio(double num, double den)
+{
+    return den > 0 ? num / den : 0.0;
+}
+
+/* DRAM bytes read per load sector from `a` to `b`. */
+static double read_rate(const snap *a, const snap *b)
+{
+    return ratio((double)(b->st.miss_read_bytes - a->st.miss_read_bytes),
+                 (double)(b->st.load_sectors - a->st.load_sectors));
+}
+
+static double footprint_rate(const snap *a, const snap *b)
+{
+    return ratio((double)(b->lv.footprint_bytes - a->lv.footprint_bytes),
+                 (double)(b->st.load_sectors + b->st.store_sectors - a->st.load_sectors -
+                          a->st.store_sectors));
+}
+
+/* Whether two rates agree within 2% (or both are negligible). */
+static int settled(double x, double y)
+{
+    double m = dabs(x) > dabs(y) ? dabs(x) : dabs(y);
+    return m < 1e-9 || dabs(x - y) <= 0.02 * m;
+}
+
+static uint64_t round_u64(double x)
+{
+    return x <= 0 ? 0 : (uint64_t)(x + 0.5);
+}
+
+static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t rep_blocks = 0;
+    cml_status rc = sample_sm0(k, exact, out, &rep_blocks);
+    if (rc != CML_OK)
+        return rc;
+
+    /* The window: the first blocks, round after round. */
+    rc = fresh_sim(k);
+    if (rc != CML_OK)
+        return rc;
+    uint64_t round = ROUND_INS / k->ins_per_block;
+    if (round < 1)
+        round = 1;
+    /* A grid of rows of blocks: rounds of whole rows where they fit, and
+     * halves of whole pairs of rows, so that what a block shares with the
+     * blocks above it (a row apart in launch order, e.g. the other sector
+     * of a 64-byte DRAM granule) comes into the rates in proportion. */
+    const int rows = k->grid.y * (uint64_t)k->grid.z > 1u;
+    uint64_t budget = WINDOW_INS;
+    if (rows && (uint64_t)k->grid.x * k->ins_per_block * 4u <= ROWS_INS) {
+        round = k->grid.x;
+        if (budget < round * k->ins_per_block * 4u)
+            budget = round * k->ins_per_block * 4u;
+    } else if (round > (uint64_t)k->sms * k->resident) {
+        round = (uint64_t)k->sms * k->resident;
+    }
+    const int whole_rows = rows && round == k->grid.x;
+    uint64_t max_rounds = budget / (round * k->ins_per_block);
+    if (max_rounds < MIN_ROUNDS)
+        max_rounds = MIN_ROUNDS;
+    snap *snaps = calloc(max_rounds + 1u, sizeof *snaps);
+    if (!snaps)
+        return CML_ENOMEM;
+    take(k, &snaps[0]);
+    uint64_t done = 0, r = 0;
+    int settled_rates = 0;
+    while (rc == CML_OK && done < k->nblocks && r < max_rounds) {
+        uint64_t count = k->nblocks - done < round ? k->nblocks - done : round;
+        rc = run_consecutive(k, done, count);
+        done += count;
+        take(k, &snaps[++r]);
+        /* Settled: the second half of the window runs at the rates of the
+         * quarter before it (a cache still warming up does not). */
+        if ((r >= MIN_ROUNDS || (whole_rows && r >= 4u)) && (!whole_rows || r % 2u == 0)) {
+            const snap *a = &snaps[r / 4], *b = &snaps[r / 2], *c = &snaps[r];
+            if (settled(read_rate(a, b), read_rate(b, c)) &&
+                settled(footprint_rate(a, b), footprint_rate(b, c))) {
+                settled_rates = 1;
+                break;
+            }
+        }
+    }
+    if (rc != CML_OK) {
+        free(snaps);
+        return rc;
+    }
+    const snap *w = &snaps[r], *h = &snaps[r / 2];
+    const double ld_total = (double)(exact->cls[CML_CLASS_GLOBAL_LD].sectors +
+                                     exact->cls[CML_CLASS_LOCAL_LD].sectors);
+    const double st_total = (double)(exact->cls[CML_CLASS_GLOBAL_ST].sectors +
+                                     exact->cls[CML_CLASS_LOCAL_ST].sectors);
+    const double ld_rest = dmax(0.0, ld_total - (double)w->st.load_sectors);
+    const double st_rest = dmax(0.0, st_total - (double)w->st.store_sectors);
+    const double dst = (double)(w->st.store_sectors - h->st.store_sectors);
+
+    out->l2_write_sectors = (uint64_t)st_total;
+    out->l2_read_hit_sectors =
+        round_u64(ratio((double)(w->lv.l2_read_hit_sectors - h->lv.l2_read_hit_sectors),
+                        (double)(w->lv.l2_read_sectors - h->lv.l2_read_sectors)) *
+                  (double)out->l2_read_sectors);
+
+    /* DRAM: the window, and the rest at the window's settled rates. */
+    const double miss_read = (double)w->st.miss_read_bytes + ld_rest * read_rate(h, w);
+    const double episodes = (double)w->st.episodes +
+                            st_rest * ratio((double)(w->st.episodes - h->st.episodes), dst);
+    /* Dirty sectors by kind: those still partial (or merged partial) and
+     * the rest, whole. */
+    const double pw = (double)(w->st.partial_now + w->st.merges);
+    const double ph = (double)(h->st.partial_now + h->st.merges);
+    const double partials = pw + st_rest * ratio(pw - ph, dst);
+    const double dclock = (double)(w->st.clock - h->st.clock);
+    const double share_part = ratio(pw - ph, dclock);
+    const double share_whole = ratio((double)(w->st.episodes - h->st.episodes) - (pw - ph), dclock);
+    /* What L2 still holds dirty at the end: the dirty share of the last
+     * horizon's insertions (whole and partial sectors each on its own),
+     * at most the dirty limit and what was written. */
+    const double l2_sectors = (double)(k->cfg->l2_bytes / CML_SECTOR_BYTES);
+    const double age_whole = (double)(k->cfg->clean_age_bytes / CML_SECTOR_BYTES);
+    const double age_part = (double)((k->cfg->partial_age_bytes ? k->cfg->partial_age_bytes
+                                                                : k->cfg->clean_age_bytes) /
+                                     CML_SECTOR_BYTES);
+    const double h_whole = age_whole > 0 && age_whole < l2_sectors ? age_whole : l2_sectors;
+    const double h_part = age_part > 0 && age_part < l2_sectors ? age_part : l2_sectors;
+    const double res_part = dmin(partials, share_part * h_part);
+    double residue = dmin(episodes, share_whole * h_whole + res_part);
+    if (k->cfg->dirty_max_bytes)
+        residue = dmin(residue, (double)(k->cfg->dirty_max_bytes / CML_SECTOR_BYTES));
+    const double uncapped = share_whole * h_whole + res_part;
+    const double kept_part = uncapped > 0 ? res_part * dmin(1.0, residue / uncapped) : 0.0;
+    out->dram_read_bytes =
+        round_u64(miss_read + CML_SECTOR_BYTES * dmax(0.0, partials - kept_part));
+    out->dram_write_bytes = round_u64(CML_SECTOR_BYTES * (episodes - residue));
+    out->l2_dirty_end_bytes = round_u64(CML_SECTOR_BYTES * residue);
+    out->footprint_bytes =
+        round_u64((double)w->lv.footprint_bytes + (ld_rest + st_rest) * footprint_rate(h, w));
+    out->resident_blocks = w->lv.resident_blocks;
+    out->l1_bytes = w->lv.l1_bytes;
+    out->simulated_blocks = rep_blocks + done;
+    out->sampled = 1;
+    out->settled = settled_rates || done == k->nblocks;
+    free(snaps);
+    return CML_OK;
+}
+
+static int valid_grid(cml_dim3 g, cml_dim3 b)
+{
+    return g.x && g.y && g.z && b.x && b.y && b.z && g.x <= 0x7FFFFFFFu && g.y <= 65535u &&
+           g.z <= 65535u && b.x <= 1024u && b.y <= 1024u && b.z <= 64u &&
+           (uint64_t)b.x * b.y * b.z <= 1024u;
+}
+
+cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
+                            cml_thread_fn fn, const void *args, const cml_kernel_traffic *exact,
+                            cml_levels *out)
+{
+    if (!fn || !out || cml_cache_config_check(c) != CML_OK || !valid_grid(grid, block))
+        return CML_EINVAL;
+    kernel k;
+    memset(&k, 0, sizeof k);
+    k.cfg = c;
+    k.fn = fn;
+    k.args = args;
+    k.grid = grid;
+    k.block = block;
+    k.nblocks = (uint64_t)grid.x * grid.y * grid.z;
+    k.threads = (uint64_t)block.x * block.y * block.z;
+    k.resident = cml_cache_resident_blocks(c, k.threads);
+    k.sms = c->sm_count;
+    k.f.warps_per_block = (unsigned)((k.threads + CML_WARP_SIZE - 1u) / CML_WARP_SIZE);
+    uint64_t ins = 0;
+    for (int cls = 0; exact && cls < CML_CLASS_COUNT; cls++)
+        ins += exact->cls[cls].instructions;
+    k.ins_per_block = ins / k.nblocks ? ins / k.nblocks : 1u;
+    const int whole =
+        k.nblocks * k.threads <= CML_LEVELS_FULL_THREADS && (!exact || ins <= FULL_INS);
+    if (!whole && !exact)
+        return CML_EINVAL;
+    /* Scratch for one group: a wave of every SM, or a round of the window. */
+    k.scratch = (uint64_t)k.sms * k.resident;
+    k.ids = malloc(k.scratch * sizeof *k.ids);
+    k.smv = malloc(k.scratch * sizeof *k.smv);
+    cml_status rc = (k.ids && k.smv) ? CML_OK : CML_ENOMEM;
+    cml_levels lv;
+    memset(&lv, 0, sizeof lv);
+    if (rc == CML_OK)
+        rc = whole ? run_full(&k, &lv) : sampled(&k, exact, &lv);
+    cml_cache_sim_free(k.f.sim);
+    free(k.f.ins);
+    free(k.f.w);
+    free(k.ids);
+    free(k.smv);
+    if (rc == CML_OK)
+        *out = lv;
+    return rc;
+}
