@@ -106,6 +106,11 @@ cml_status tr_zc_variant(cml_sweep *ctx, tr_settings *s, cml_record *rec)
                                      &args);
     if (st)
         return st;
+    /* The cache levels place every array in device memory. Mapped memory is
+     * the host's: in[]'s L2 misses cross PCIe, not DRAM, and out[] (device
+     * memory, whole sectors) costs DRAM no read. */
+    if (s->memory != MEM_DEVICE && rec->has_levels)
+        rec->levels.dram_read_bytes = 0;
     zc_quote_model(rec, s, &tr_state_of(ctx)->quoted);
     return CML_OK;
 }
