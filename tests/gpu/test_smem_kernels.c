@@ -395,7 +395,6 @@ static void test_transpose(void)
                                            CML_TR_SMEM_PAD, 0};
             CHECK_EQ_I64(cml_gpu_one_block_per_sm(g, kern, 1024, 0, &a.smem), CML_OK);
             const cml_device_facts *f = cml_gpu_facts(g);
-            CHECK(2 * a.smem > f->shared_per_sm);
             double occ = 0;
             CHECK_EQ_I64(cml_gpu_occupancy(g, kern, 1024, a.smem, &occ), CML_OK);
             CHECK_NEAR(occ, 1024.0 / f->max_threads_per_sm, 1e-9);
