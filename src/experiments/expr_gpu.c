@@ -398,7 +398,7 @@ static cml_status compile(cml_sweep *ctx, cml_nvrtc *nv, const cml_expr_point *p
 
 cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    const cml_expr_settings *s = vs;
+    (void)vs;
     cml_expr_state *st = ctx->state;
     if (!st->have_point || st->point_index != ctx->point)
         return CML_EINVAL;
@@ -430,12 +430,6 @@ cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         return rc;
     if (p->smem > 48u * 1024u && (rc = cml_module_set_smem(plan->gpu, kernel, p->smem)) != CML_OK)
         return rc;
-    size_t smem = p->smem;
-    if (s->residency == CML_RESIDENCY_ONE) {
-        rc = cml_exp_one_block_per_sm(ctx, rec, kernel, (unsigned)p->block, p->smem, &smem);
-        if (rc)
-            return rc == CML_EUNSUPPORTED ? CML_OK : rc;
-    }
     cml_dbuf *src = NULL, *dst = NULL, *out = NULL;
     if (p->src_bytes && !(src = cml_sweep_buffer(ctx, rec, 0, p->src_bytes, SEED_SRC)))
         return CML_ECUDA;
@@ -448,7 +442,7 @@ cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     la.kernel = kernel;
     la.grid = cml_dim1(p->grid);
     la.block = cml_dim2(p->bdx, p->bdy);
-    la.smem = smem;
+    la.smem = p->smem;
     /* The indexed arrays start `base` bytes into their buffers. */
     la.src = src ? (const char *)src->ptr + p->base : NULL;
     la.dst = dst ? (char *)dst->ptr + p->base : NULL;
@@ -458,7 +452,7 @@ cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     la.tile_len = (long long)p->tile_len;
     expr_check chk = {plan, p, dst, out};
     rc = cml_exp_measure(plan, rec, out ? out : dst, expr_launch_fn, &la, kernel,
-                         (unsigned)p->block, smem, expr_check_cb, &chk);
+                         (unsigned)p->block, p->smem, expr_check_cb, &chk);
     if (rc != CML_OK)
         return rc;
     char text[sizeof rec->finding];
