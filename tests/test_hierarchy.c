@@ -167,38 +167,50 @@ static void test_plan(void)
     /* 64 KiB read on 132 SMs of 2048 threads: 1056 blocks; 16 GiB per
      * launch = 16 Mi rows / 1056 = 15887.5 -> 15888 rows a block (a whole
      * number of 16-row steps: 993). */
-    cml_hier_plan_bw(64 * KIB, CML_HIER_READ, 132, 2048, 16 * GIB, &p);
+    cml_hier_plan_bw(64 * KIB, CML_HIER_READ, 132, 2048, 16 * GIB, 0, &p);
     CHECK_EQ_U64(p.grid, 1056);
     CHECK_EQ_U64(p.rows, 64);
     CHECK_EQ_U64(p.per_block, 15888);
     CHECK_EQ_U64(p.launch_bytes, 1056ull * 15888 * 1024);
     /* 1 GiB read, 1 GiB per launch: 1 Mi rows; every row needs 993 + 16 =
      * 1009 rows a block, 1024 in whole steps. */
-    cml_hier_plan_bw(GIB, CML_HIER_READ, 132, 2048, GIB, &p);
+    cml_hier_plan_bw(GIB, CML_HIER_READ, 132, 2048, GIB, 0, &p);
     CHECK_EQ_U64(p.rows, 1048576);
     CHECK_EQ_U64(p.per_block, 1024);
     CHECK(all_rows_walked(p.rows, p.grid, p.per_block));
     /* Copy: two arrays of ws / 2, each walked per launch. */
-    cml_hier_plan_bw(64 * KIB, CML_HIER_COPY, 2, 1024, 64 * KIB, &p);
+    cml_hier_plan_bw(64 * KIB, CML_HIER_COPY, 2, 1024, 64 * KIB, 0, &p);
     CHECK_EQ_U64(p.grid, 8);
     CHECK_EQ_U64(p.rows, 32);
     CHECK_EQ_U64(p.per_block, 32); /* 32 KiB / (8 KiB a row of blocks) = 4, +16 -> 20 -> 32 */
     CHECK_EQ_U64(p.launch_bytes, 2ull * 8 * 32 * 1024);
     /* Sizes the arrays cannot hold in whole rows. */
-    cml_hier_plan_bw(3 * KIB, CML_HIER_COPY, 132, 2048, GIB, &p);
+    cml_hier_plan_bw(3 * KIB, CML_HIER_COPY, 132, 2048, GIB, 0, &p);
     CHECK_EQ_U64(p.rows, 0);
-    cml_hier_plan_bw(1000, CML_HIER_READ, 132, 2048, GIB, &p);
+    cml_hier_plan_bw(1000, CML_HIER_READ, 132, 2048, GIB, 0, &p);
     CHECK_EQ_U64(p.rows, 0);
     /* Coverage where rows and blocks do not divide. */
     static const uint64_t rows[] = {17, 100, 1000, 4099, 65536};
     static const uint32_t grids[] = {8, 132, 1056};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
-            cml_hier_plan_bw(rows[i] * KIB, CML_HIER_WRITE, grids[g], CML_HIER_BLOCK, 1, &p);
+            cml_hier_plan_bw(rows[i] * KIB, CML_HIER_WRITE, grids[g], CML_HIER_BLOCK, 1, 0, &p);
             CHECK_EQ_U64(p.grid, grids[g]);
             CHECK(p.per_block % CML_HIER_STEP == 0);
             CHECK(all_rows_walked(p.rows, p.grid, p.per_block));
         }
+    /* Fewer than 16 rows: a step would load one row twice; refused. */
+    cml_hier_plan_bw(8 * KIB, CML_HIER_READ, 132, 2048, GIB, 0, &p);
+    CHECK_EQ_U64(p.rows, 0);
+    /* Partitioned (DRAM) 1 GiB read: 1 Mi rows / 1056 blocks = 993 rows
+     * of words per thread, 1008 in whole steps; no extra step needed. */
+    cml_hier_plan_bw(GIB, CML_HIER_READ, 132, 2048, GIB, 1, &p);
+    CHECK_EQ_U64(p.stream, 1);
+    CHECK_EQ_U64(p.rows, 1048576);
+    CHECK_EQ_U64(p.per_block, 1008);
+    /* Partitioning needs a word per thread: 512 KiB < 1056 KiB stays whole. */
+    cml_hier_plan_bw(512 * KIB, CML_HIER_READ, 132, 2048, GIB, 1, &p);
+    CHECK_EQ_U64(p.stream, 0);
     /* The blocks' first rows: spread evenly, on whole steps. */
     CHECK_EQ_U64(cml_hier_block_start(0, 8, 1024), 0);
     CHECK_EQ_U64(cml_hier_block_start(3, 8, 1024), 384);
@@ -206,6 +218,49 @@ static void test_plan(void)
     CHECK_EQ_U64(cml_hier_block_start(5, 8, 8), 0);
     CHECK_EQ_U64(cml_hier_row(5, 8, 8, 13), 5);
     CHECK_EQ_U64(cml_hier_row(7, 8, 100, 20), (80 + 20) % 100); /* 87.5 -> 80 */
+}
+
+/* The partitioned launch reads each word exactly once per pass: over the
+ * grid's loads in order n = j T + g, loads [pass W, (pass+1) W) hit every
+ * word once (brute force on a small grid). */
+static void test_stream_once_per_pass(void)
+{
+    static const uint64_t rowss[] = {8, 40, 1000};
+    for (size_t r = 0; r < sizeof rowss / sizeof rowss[0]; r++) {
+        cml_hier_plan p;
+        cml_hier_plan_bw(rowss[r] * KIB, CML_HIER_READ, 2, 1024, 3 * rowss[r] * KIB, 1, &p);
+        CHECK_EQ_U64(p.grid, 8);
+        CHECK_EQ_U64(p.stream, 1);
+        const uint64_t T = (uint64_t)p.grid * CML_HIER_BLOCK, W = p.rows * CML_HIER_BLOCK;
+        const uint64_t loads = T * p.per_block, passes = loads / W;
+        CHECK(passes >= 3);
+        uint32_t *seen = calloc(W * passes, sizeof *seen);
+        if (!seen)
+            return;
+        for (uint64_t b = 0; b < p.grid; b++)
+            for (uint64_t t = 0; t < CML_HIER_BLOCK; t++)
+                for (uint64_t j = 0; j < p.per_block; j++) {
+                    const uint64_t n = j * T + b * CML_HIER_BLOCK + t;
+                    const uint64_t w = cml_hier_word(1, b, t, p.grid, p.rows, j);
+                    CHECK(w < W);
+                    if (n < W * passes && w < W)
+                        seen[(n / W) * W + w]++;
+                    /* A warp's 32 lanes: 32 consecutive words. */
+                    if (t % 32 == 0 && w < W)
+                        CHECK_EQ_U64(cml_hier_word(1, b, t + 31, p.grid, p.rows, j), w + 31);
+                }
+        int once = 1;
+        for (uint64_t i = 0; i < W * passes; i++)
+            once &= seen[i] == 1;
+        CHECK(once);
+        free(seen);
+    }
+    /* Hand-derived: 8 rows, 8 blocks: T = 2048 = W, so thread (3, 5) reads
+     * word 3 * 256 + 5 = 773 at every load. 40 rows: W = 10240, its 6th
+     * load (j = 5) is 773 + 5 * 2048 = 11013 - 10240 = 773 too (T*5 = W). */
+    CHECK_EQ_U64(cml_hier_stream_word(3, 5, 8, 8, 7), 773);
+    CHECK_EQ_U64(cml_hier_stream_word(3, 5, 8, 40, 5), 773);
+    CHECK_EQ_U64(cml_hier_stream_word(3, 5, 8, 40, 2), 773 + 4096);
 }
 
 static void test_perm(void)
@@ -379,7 +434,7 @@ static void test_options(void)
 static void test_chart_marks(void)
 {
     cml_results r;
-    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, "ws=4K,1M,1G op=read path=ca,cg", &r), CML_OK);
+    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, "ws=16K,1M,1G op=read path=ca,cg", &r), CML_OK);
     const cml_record **recs = calloc(r.count, sizeof *recs);
     CHECK(recs != NULL);
     if (!recs)
@@ -450,6 +505,7 @@ int main(void)
     test_predict();
     test_measured();
     test_plan();
+    test_stream_once_per_pass();
     test_perm();
     test_model_run();
     test_options();

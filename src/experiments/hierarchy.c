@@ -43,7 +43,7 @@ typedef struct hier_settings {
 static const cml_param_def hier_params[] = {
     {"ws", "working set in bytes, walked by every SM: a multiple of 1K (copy: 2K, half source, "
            "half destination)",
-     1024, (int64_t)1 << 36, "4K,32K,128K,192K,256K,512K,4M,16M,32M,48M,96M,1G", NULL, 0,
+     1024, (int64_t)1 << 36, "32K,64K,128K,192K,256K,512K,4M,16M,32M,48M,96M,1G", NULL, 0,
      CML_FIELD(hier_settings, ws), NULL},
     {"hops", "chase: dependent loads per launch (0: by the level, 16K for L1, 4K for L2, 2K "
              "beyond)",
@@ -112,7 +112,8 @@ static void bw_plan(const cml_plan *plan, const hier_settings *s, const cml_hier
                     cml_hier_level level, cml_hier_plan *p)
 {
     cml_hier_plan_bw((uint64_t)s->ws, (int)s->op, caps->sms, cml_exp_threads_per_sm(plan),
-                     s->walk ? (uint64_t)s->walk : bw_target(level, plan && plan->quick), p);
+                     s->walk ? (uint64_t)s->walk : bw_target(level, plan && plan->quick),
+                     level >= CML_HIER_L2_DRAM, p);
 }
 
 static void chase_perm(const hier_settings *s, cml_hier_perm *q)
@@ -174,9 +175,11 @@ static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
     bw_plan(plan, s, caps, level, &p);
     if (!p.rows) {
         rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "ws=%llu: %s needs a multiple of %u bytes",
+        cml_record_note(rec, "ws=%llu: %s needs a multiple of %u bytes, %u at least (16 "
+                        "distinct rows per unrolled step)",
                         (unsigned long long)ws, hier_ops[op],
-                        (op == CML_HIER_COPY ? 2 : 1) * CML_HIER_ROW_BYTES);
+                        (op == CML_HIER_COPY ? 2 : 1) * CML_HIER_ROW_BYTES,
+                        (op == CML_HIER_COPY ? 2 : 1) * CML_HIER_ROW_BYTES * CML_HIER_STEP);
         return CML_OK;
     }
     const uint64_t walked = (uint64_t)p.grid * p.per_block * CML_HIER_ROW_BYTES;
@@ -191,7 +194,9 @@ static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
     char w[32], why[160];
     cml_fmt_bytes(w, sizeof w, (double)ws);
     level_reason(why, sizeof why, caps, level, op, path, ws);
-    cml_record_finding(rec, "Every SM %s all %s %.0fx per launch%s%s: the model says %s, as %s%s.",
+    cml_record_finding(rec, "%s %s all %s %.0fx per launch%s%s: the model says %s, as %s%s.",
+                       p.stream ? "The grid, partitioned (each pass every byte once),"
+                                : "Every SM",
                        op == CML_HIER_READ ? "reads" : op == CML_HIER_WRITE ? "writes" : "copies",
                        w, (double)walked / (double)(p.rows * CML_HIER_ROW_BYTES),
                        op == CML_HIER_READ ? " through " : "",
@@ -335,10 +340,11 @@ static cml_status bw_measure(cml_sweep *ctx, const hier_settings *s, cml_record 
         return st;
     cml_hier_bw_args a = {.A = g->buf[SLOT_A].ptr, .C = g->buf[SLOT_C].ptr,
                           .out = g->buf[SLOT_OUT].ptr, .rows = p.rows, .per_block = p.per_block,
-                          .grid = p.grid, .key = WRITE_KEY, .op = op, .path = path};
+                          .grid = p.grid, .key = WRITE_KEY, .op = op, .path = path,
+                          .stream = p.stream};
     cml_dbuf *out = op == CML_HIER_READ ? &g->buf[SLOT_OUT] : &g->buf[SLOT_C];
     st = cml_exp_measure(ctx->plan, rec, out, cml_hier_bw_launch, &a,
-                         cml_hier_bw_kernel(op, path, p.rows), CML_HIER_BLOCK, 0, bw_check_cb, &a);
+                         cml_hier_bw_kernel(op, path, p.rows, p.stream), CML_HIER_BLOCK, 0, bw_check_cb, &a);
     if (st == CML_OK)
         add_text(rec, " Measured %.0f GB/s.", rec->bandwidth_gbs);
     return st;
@@ -527,18 +533,25 @@ static void plateaus(cml_sweep *ctx, size_t first)
     if (!s0)
         return;
     const int chase = s0->op == CML_HIER_CHASE;
-    char line[400] = "";
+    char line[600] = "";
     size_t used = 0;
     static const cml_hier_level shown[] = {CML_HIER_L1, CML_HIER_L2, CML_HIER_DRAM};
     for (size_t l = 0; l < sizeof shown / sizeof shown[0]; l++) {
         double v[64], c[64];
-        size_t n = 0;
+        size_t n = 0, off = 0;
         for (size_t i = first; i < ctx->out->count && n < 64; i++) {
             const hier_settings *s = cml_sweep_settings_of(ctx, i);
             const cml_record *rec = &ctx->out->items[i];
             if (!s || !same_series(s, s0) || !rec->measured || rec->state != CML_REC_OK ||
                 extra_of(rec, "level_pred") != cml_hier_level_code(shown[l]))
                 continue;
+            /* A size the counters place elsewhere (an L2 size that still
+             * hits L1, say) is not the level's plateau: left out, counted. */
+            const double meas = extra_of(rec, "level_meas");
+            if (!isnan(meas) && meas != cml_hier_level_code(shown[l])) {
+                off++;
+                continue;
+            }
             v[n] = chase ? extra_of(rec, "ns_per_load") : rec->bandwidth_gbs;
             c[n++] = chase ? extra_of(rec, "cycles_per_load") : 0;
         }
@@ -550,9 +563,12 @@ static void plateaus(cml_sweep *ctx, size_t first)
             snprintf(cyc, sizeof cyc, " = %.1f cycles", medc);
         else /* sorted by median(): the largest is the last */
             snprintf(cyc, sizeof cyc, ", max %.0f", v[n - 1]);
-        int w = snprintf(line + used, sizeof line - used, "%s%s %.*f %s%s (%zu size%s)",
+        char left[64] = "";
+        if (off)
+            snprintf(left, sizeof left, "; %zu more the counters place elsewhere", off);
+        int w = snprintf(line + used, sizeof line - used, "%s%s %.*f %s%s (%zu size%s%s)",
                          used ? ", " : "", cml_hier_level_name(shown[l]), chase ? 1 : 0, med,
-                         chase ? "ns" : "GB/s", cyc, n, n == 1 ? "" : "s");
+                         chase ? "ns" : "GB/s", cyc, n, n == 1 ? "" : "s", left);
         if (w < 0 || (size_t)w >= sizeof line - used)
             break;
         used += (size_t)w;

@@ -139,6 +139,49 @@ __global__ void __launch_bounds__(CML_HIER_BLOCK)
         out[(uint64_t)blockIdx.x * ROW + t] = acc;
 }
 
+/* The partitioned walk (cml_hier_stream_word): a grid-stride loop, 16
+ * loads in flight per thread, the index stepped by T and wrapped once at W
+ * (T <= W) rather than divided. */
+template <int OP, int PATH>
+__global__ void __launch_bounds__(CML_HIER_BLOCK)
+    hier_bw_stream(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
+                   uint64_t per_block, uint32_t grid, uint32_t key)
+{
+    const uint64_t T = (uint64_t)grid * ROW, W = rows * ROW;
+    uint64_t i = (uint64_t)blockIdx.x * ROW + threadIdx.x;
+    uint32_t acc = 0;
+    for (uint64_t j = 0; j < per_block; j += CML_HIER_STEP) {
+        uint64_t idx[CML_HIER_STEP];
+#pragma unroll
+        for (int u = 0; u < (int)CML_HIER_STEP; u++) {
+            idx[u] = i;
+            i += T;
+            if (i >= W)
+                i -= W;
+        }
+        if (OP == CML_HIER_WRITE) {
+#pragma unroll
+            for (int u = 0; u < (int)CML_HIER_STEP; u++)
+                st32(C + idx[u], cml_hier_write_value(idx[u], key));
+        } else {
+            constexpr int LP = OP == CML_HIER_READ ? PATH : CML_HIER_CA;
+            uint32_t v[CML_HIER_STEP];
+#pragma unroll
+            for (int u = 0; u < (int)CML_HIER_STEP; u++)
+                v[u] = ld32<LP>(A + idx[u]);
+#pragma unroll
+            for (int u = 0; u < (int)CML_HIER_STEP; u++) {
+                if (OP == CML_HIER_READ)
+                    acc += v[u];
+                else
+                    st32(C + idx[u], v[u]);
+            }
+        }
+    }
+    if (OP == CML_HIER_READ)
+        out[(uint64_t)blockIdx.x * ROW + threadIdx.x] = acc;
+}
+
 typedef void (*bw_kernel)(const uint32_t *, uint32_t *, uint32_t *, uint64_t, uint64_t, uint32_t,
                           uint32_t);
 
@@ -151,6 +194,9 @@ static const bw_kernel read_kernels[CML_HIER_PATH_COUNT][5] = {
     SMALLS(CML_HIER_READ, CML_HIER_NC)};
 static const bw_kernel write_kernels[5] = SMALLS(CML_HIER_WRITE, CML_HIER_CA);
 static const bw_kernel copy_kernels[5] = SMALLS(CML_HIER_COPY, CML_HIER_CA);
+static const bw_kernel stream_read_kernels[CML_HIER_PATH_COUNT] = {
+    hier_bw_stream<CML_HIER_READ, CML_HIER_CA>, hier_bw_stream<CML_HIER_READ, CML_HIER_CG>,
+    hier_bw_stream<CML_HIER_READ, CML_HIER_NC>};
 
 static int small_index(uint64_t rows)
 {
@@ -163,10 +209,18 @@ static int small_index(uint64_t rows)
     }
 }
 
-static bw_kernel pick(int op, int path, uint64_t rows)
+static bw_kernel pick(int op, int path, uint64_t rows, int stream)
 {
     if (path < 0 || path >= CML_HIER_PATH_COUNT)
         return NULL;
+    if (stream) {
+        switch (op) {
+        case CML_HIER_READ: return stream_read_kernels[path];
+        case CML_HIER_WRITE: return hier_bw_stream<CML_HIER_WRITE, CML_HIER_CA>;
+        case CML_HIER_COPY: return hier_bw_stream<CML_HIER_COPY, CML_HIER_CA>;
+        default: return NULL;
+        }
+    }
     int s = small_index(rows);
     switch (op) {
     case CML_HIER_READ: return read_kernels[path][s];
@@ -176,17 +230,18 @@ static bw_kernel pick(int op, int path, uint64_t rows)
     }
 }
 
-extern "C" const void *cml_hier_bw_kernel(int op, int path, uint64_t rows)
+extern "C" const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream)
 {
-    return (const void *)pick(op, path, rows);
+    return (const void *)pick(op, path, rows, stream);
 }
 
 /* The arguments a kernel may run with: a walk of whole steps over arrays
  * that exist, on the arrays its operation uses. */
 static int bw_args_ok(const cml_hier_bw_args *a)
 {
-    if (!a || !pick(a->op, a->path, a->rows) || a->rows == 0 || a->grid == 0 ||
-        a->per_block == 0 || a->per_block % CML_HIER_STEP != 0)
+    if (!a || !pick(a->op, a->path, a->rows, a->stream) || a->rows == 0 || a->grid == 0 ||
+        a->per_block == 0 || a->per_block % CML_HIER_STEP != 0 ||
+        (a->stream && a->rows < a->grid))
         return 0;
     if (a->op == CML_HIER_READ)
         return a->A && a->out;
@@ -200,7 +255,7 @@ extern "C" cml_status cml_hier_bw_launch(void *vctx)
     const cml_hier_bw_args *a = (const cml_hier_bw_args *)vctx;
     if (!bw_args_ok(a) || a->grid > 0x7FFFFFFFu)
         return CML_EINVAL;
-    pick(a->op, a->path, a->rows)<<<a->grid, CML_HIER_BLOCK>>>(a->A, a->C, a->out, a->rows,
+    pick(a->op, a->path, a->rows, a->stream)<<<a->grid, CML_HIER_BLOCK>>>(a->A, a->C, a->out, a->rows,
                                                               a->per_block, a->grid, a->key);
     CML_CU_LAUNCH();
     return CML_OK;
@@ -216,9 +271,21 @@ __device__ void count_bad(unsigned long long *bad, unsigned long long *first, ui
  * whole passes over every row and `rem` rows from its start. The sum is
  * recomputed from the fill's formula, not from the array. */
 __global__ void hier_read_check(const uint32_t *out, uint64_t rows, uint64_t per_block,
-                                uint32_t grid, uint64_t seed, unsigned long long *bad,
-                                unsigned long long *first)
+                                uint32_t grid, int stream, uint64_t seed,
+                                unsigned long long *bad, unsigned long long *first)
 {
+    if (stream) { /* each thread's own words, one by one */
+        for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+             j < (uint64_t)grid * ROW; j += (uint64_t)gridDim.x * blockDim.x) {
+            uint32_t want = 0;
+            for (uint64_t k = 0; k < per_block; k++)
+                want += cml_hier_input_word(seed, cml_hier_stream_word(j / ROW, j % ROW, grid,
+                                                                       rows, k));
+            if (out[j] != want)
+                count_bad(bad, first, j);
+        }
+        return;
+    }
     const uint64_t threads = (uint64_t)grid * ROW;
     for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < threads;
          j += (uint64_t)gridDim.x * blockDim.x) {
@@ -255,8 +322,8 @@ extern "C" cml_status cml_hier_bw_check(const cml_hier_bw_args *a, uint64_t seed
     if (!bw_args_ok(a) || !d_counters)
         return CML_EINVAL;
     if (a->op == CML_HIER_READ)
-        hier_read_check<<<1024, 256>>>(a->out, a->rows, a->per_block, a->grid, seed, d_counters,
-                                       d_counters + 1);
+        hier_read_check<<<1024, 256>>>(a->out, a->rows, a->per_block, a->grid, a->stream, seed,
+                                       d_counters, d_counters + 1);
     else
         hier_store_check<<<1024, 256>>>(a->C, a->rows * ROW, a->op, a->key, seed, d_counters,
                                         d_counters + 1);
@@ -326,12 +393,29 @@ extern "C" const void *cml_hier_chase_kernel(int path)
     return path >= 0 && path < CML_HIER_PATH_COUNT ? (const void *)chases[path] : NULL;
 }
 
+/* The chase wants the whole L1 as cache (no shared memory carved out), as
+ * a latency benchmark on its own would get; a per-kernel preference, set
+ * once, not a device-wide setting. */
+static cml_status prefer_l1(const void *fn)
+{
+    CML_CU(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                (int)cudaSharedmemCarveoutMaxL1));
+    return CML_OK;
+}
+
 extern "C" cml_status cml_hier_chase_launch(void *vctx)
 {
     const cml_hier_chase_args *a = (const cml_hier_chase_args *)vctx;
     if (!a || !a->cursor || !a->out || a->hops == 0 || a->hops % CML_HIER_STEP != 0 ||
         a->path < 0 || a->path >= CML_HIER_PATH_COUNT || ((uintptr_t)a->out & 15u) != 0)
         return CML_EINVAL;
+    static int preferred[CML_HIER_PATH_COUNT];
+    if (!preferred[a->path]) {
+        cml_status st = prefer_l1((const void *)chases[a->path]);
+        if (st != CML_OK)
+            return st;
+        preferred[a->path] = 1;
+    }
     chases[a->path]<<<1, CML_WARP_SIZE>>>(a->cursor, a->out, a->hops);
     CML_CU_LAUNCH();
     return CML_OK;

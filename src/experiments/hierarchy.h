@@ -95,12 +95,17 @@ typedef struct cml_hier_plan {
     uint64_t per_block;  /* rows each block walks per launch */
     uint32_t grid;       /* blocks: SMs x resident blocks of 256 threads */
     uint64_t launch_bytes; /* bytes loaded plus bytes stored per launch */
+    int stream;          /* the partitioned walk (cml_hier_stream_word) */
 } cml_hier_plan;
 
 /* `target` bytes walked per array per launch at least (the working set at
- * least once, by every block together). */
+ * least once, by every block together). `partition`: the level is the
+ * L2/DRAM edge or beyond, so the grid reads the array partitioned (each
+ * pass every byte once) where it holds a word per thread at least; else
+ * every block walks all of it. The per-block walk needs 16 rows at least
+ * (a step's 16 loads on 16 distinct rows): smaller arrays get rows = 0. */
 void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
-                      uint64_t target, cml_hier_plan *out);
+                      uint64_t target, int partition, cml_hier_plan *out);
 
 /* The model of one bandwidth launch or one chase launch, into rec->model. */
 cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, int path);

@@ -51,6 +51,23 @@ CML_HD uint64_t cml_hier_block_start(uint64_t b, uint64_t grid, uint64_t rows)
     return (b * rows / grid) / CML_HIER_STEP * CML_HIER_STEP;
 }
 
+/*
+ * The partitioned walk (`stream`), used from the L2/DRAM edge on: the grid's
+ * T = grid x 256 threads read the array's W = rows x 256 words as one
+ * grid-stride loop, thread g = block x 256 + t taking word (g + j T) mod W
+ * for its j-th load. Load n = j T + g of the whole grid is word n mod W, so
+ * each pass (W consecutive loads) reads every word exactly once, like
+ * gpu-l2-cache and STREAM at DRAM sizes; blocks on different SMs never read
+ * the same line inside a pass, so no SM's L2 hit on a line another SM just
+ * brought in counts as DRAM bandwidth. A warp's load stays 128 contiguous
+ * bytes (T and W are multiples of 256 words). Needs W >= T (rows >= grid).
+ */
+CML_HD uint64_t cml_hier_stream_word(uint64_t b, uint64_t t, uint64_t grid, uint64_t rows,
+                                     uint64_t j)
+{
+    return (b * CML_HIER_BLOCK + t + j * grid * CML_HIER_BLOCK) % (rows * CML_HIER_BLOCK);
+}
+
 /* The small-array kernel that walks `rows` rows, or 0 for the general one. */
 CML_HD unsigned cml_hier_small_rows(uint64_t rows)
 {
@@ -63,6 +80,15 @@ CML_HD uint64_t cml_hier_row(uint64_t b, uint64_t grid, uint64_t rows, uint64_t 
     if (cml_hier_small_rows(rows))
         return j % rows;
     return (cml_hier_block_start(b, grid, rows) + j) % rows;
+}
+
+/* Word of thread t of block b at its j-th load, in either walk. */
+CML_HD uint64_t cml_hier_word(int stream, uint64_t b, uint64_t t, uint64_t grid, uint64_t rows,
+                              uint64_t j)
+{
+    if (stream)
+        return cml_hier_stream_word(b, t, grid, rows, j);
+    return cml_hier_row(b, grid, rows, j) * CML_HIER_BLOCK + t;
 }
 
 /* The word the write kernel stores at index i: cheap (one multiply), and
@@ -161,6 +187,7 @@ typedef struct cml_hier_bw_args {
     uint32_t key;      /* write: cml_hier_write_value's key */
     int op;            /* CML_HIER_READ, _WRITE or _COPY */
     int path;          /* read: cml_hier_path */
+    int stream;        /* the partitioned walk (cml_hier_stream_word; rows >= grid) */
 } cml_hier_bw_args;
 
 /* One pointer-chase launch: a warp follows `hops` pointers (a multiple of
@@ -178,7 +205,7 @@ typedef struct cml_hier_chase_args {
 CML_LAUNCHER cml_status cml_hier_bw_launch(void *args);
 /* The __global__ function a bandwidth launch runs, for the occupancy
  * calculator (NULL for arguments out of range). */
-CML_LAUNCHER const void *cml_hier_bw_kernel(int op, int path, uint64_t rows);
+CML_LAUNCHER const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream);
 /* Count wrong words into d_counters[0] (zeroed by the caller) and the
  * lowest wrong index into d_counters[1] (all ones from the caller): read:
  * every thread's sum against the sum of the words it walked (A filled with

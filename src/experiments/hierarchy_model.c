@@ -109,7 +109,7 @@ int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured)
 }
 
 void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
-                      uint64_t target, cml_hier_plan *out)
+                      uint64_t target, int partition, cml_hier_plan *out)
 {
     memset(out, 0, sizeof *out);
     const uint64_t arrays = op == CML_HIER_COPY ? 2 : 1;
@@ -117,10 +117,17 @@ void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm
     out->grid = (uint32_t)((sms ? sms : 1) * per_sm);
     if (ws % (arrays * CML_HIER_ROW_BYTES) != 0 || ws < arrays * CML_HIER_ROW_BYTES)
         return;
-    out->rows = ws / arrays / CML_HIER_ROW_BYTES;
-    /* Every row at least once (the blocks' first rows are up to a step
-     * apart more than rows/grid), and `target` bytes per array. */
-    uint64_t need = cml_div_up(out->rows, out->grid) + CML_HIER_STEP;
+    const uint64_t rows_ws = ws / arrays / CML_HIER_ROW_BYTES;
+    out->stream = partition && rows_ws >= out->grid;
+    /* Smaller arrays would repeat a row inside a step: loads of one address
+     * that the compiler may merge, so fewer bytes move than are counted. */
+    if (!out->stream && rows_ws < CML_HIER_STEP)
+        return;
+    out->rows = rows_ws;
+    /* Every row at least once (partitioned: rows/grid rows' worth of words
+     * per thread; else the blocks' first rows are up to a step apart more
+     * than rows/grid), and `target` bytes per array. */
+    uint64_t need = cml_div_up(out->rows, out->grid) + (out->stream ? 0 : CML_HIER_STEP);
     uint64_t want = cml_div_up(target, (uint64_t)out->grid * CML_HIER_ROW_BYTES);
     uint64_t rows = need > want ? need : want;
     out->per_block = cml_div_up(rows, CML_HIER_STEP) * CML_HIER_STEP;
@@ -182,8 +189,8 @@ static void bw_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
     }
     const uint64_t b = t->bid.x / a->steps, k = t->bid.x % a->steps;
     for (unsigned u = 0; u < CML_HIER_STEP; u++) {
-        uint64_t row = cml_hier_row(b, a->p->grid, a->p->rows, k * CML_HIER_STEP + u);
-        uint64_t i = row * CML_HIER_BLOCK + t->tid.x;
+        uint64_t i = cml_hier_word(a->p->stream, b, t->tid.x, a->p->grid, a->p->rows,
+                                   k * CML_HIER_STEP + u);
         if (a->op != CML_HIER_WRITE)
             cml_emit(e, u, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 4, A + 4 * i);
         if (a->op != CML_HIER_READ)

@@ -81,11 +81,11 @@ static void test_chase(uint64_t ws, uint64_t hop, int random, int path)
 
 /* A launch of `op` over ws bytes on a grid of `grid` blocks walking at
  * least `walk` bytes per array; the whole output compared with the host. */
-static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk)
+static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk, int partition)
 {
     cml_hier_plan p;
-    cml_hier_plan_bw(ws, op, grid, CML_HIER_BLOCK, walk, &p);
-    CHECK(p.rows > 0);
+    cml_hier_plan_bw(ws, op, grid, CML_HIER_BLOCK, walk, partition, &p);
+    CHECK(p.rows > 0 && p.stream == partition);
     const uint64_t words = p.rows * CML_HIER_BLOCK;
     cml_dbuf A = {0}, C = {0}, out = {0};
     if (op != CML_HIER_WRITE) {
@@ -100,7 +100,7 @@ static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk)
     if (res->ptr && (op == CML_HIER_WRITE || A.ptr)) {
         CHECK(cml_gpu_poison(g, res) == CML_OK);
         cml_hier_bw_args a = {A.ptr, C.ptr, out.ptr, p.rows, p.per_block, p.grid, 0xC0FFEEu,
-                              op, path};
+                              op, path, p.stream};
         CHECK(cml_hier_bw_launch(&a) == CML_OK);
         char what[96];
         snprintf(what, sizeof what, "op=%d path=%d ws=%llu grid=%u per_block=%llu", op, path,
@@ -116,7 +116,7 @@ static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk)
                         uint32_t acc = 0;
                         for (uint64_t j = 0; j < p.per_block; j++)
                             acc += cml_hier_input_word(
-                                SEED, cml_hier_row(b, p.grid, p.rows, j) * CML_HIER_BLOCK + t);
+                                SEED, cml_hier_word(p.stream, b, t, p.grid, p.rows, j));
                         want[b * CML_HIER_BLOCK + t] = acc;
                     }
                 compare_words(what, "sums", n, ref_want, want);
@@ -173,17 +173,17 @@ int main(void)
     test_chase(64 * 1024, 64, 1, CML_HIER_CA);
     test_chase(40 * 1024, 128, 0, CML_HIER_CG);
     test_chase(1024 * 1024, 8, 1, CML_HIER_NC);
-    /* Small arrays (1, 4, 8 rows), a multiple of a step, and not. */
-    test_bw(CML_HIER_READ, CML_HIER_CA, 1024, 4, 64 * 1024);
-    test_bw(CML_HIER_READ, CML_HIER_NC, 4096, 4, 64 * 1024);
-    test_bw(CML_HIER_READ, CML_HIER_CG, 8192, 3, 64 * 1024);
-    test_bw(CML_HIER_READ, CML_HIER_CA, 64 * 1024, 5, 256 * 1024);
-    test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 64 * 1024);
-    test_bw(CML_HIER_READ, CML_HIER_NC, 3 * 1024, 2, 16 * 1024);
-    test_bw(CML_HIER_WRITE, CML_HIER_CA, 2048, 4, 64 * 1024);
-    test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 16 * 1024);
-    test_bw(CML_HIER_COPY, CML_HIER_CA, 16 * 1024, 4, 64 * 1024);
-    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 16 * 1024);
+    /* 16 rows (the least), a multiple of a step, and not. */
+    test_bw(CML_HIER_READ, CML_HIER_CA, 16 * 1024, 4, 64 * 1024, 0);
+    test_bw(CML_HIER_READ, CML_HIER_CA, 64 * 1024, 5, 256 * 1024, 0);
+    test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 64 * 1024, 0);
+    test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 16 * 1024, 0);
+    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 16 * 1024, 0);
+    /* Partitioned, rows a multiple of the grid's and not. */
+    test_bw(CML_HIER_READ, CML_HIER_NC, 64 * 1024, 4, 256 * 1024, 1);
+    test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 100 * 1024, 1);
+    test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 300 * 1024, 1);
+    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 256 * 1024, 1);
     test_tour();
     gpu_test_close(g);
     return cml_test_summary("gpu_test_hierarchy");
