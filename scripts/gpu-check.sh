@@ -171,9 +171,12 @@ if [ -x "$BUILD/cumemlab" ]; then
         echo "measurements: $CV_NOTE"
     fi
     banner "suite --counters off"
+    [ "${SUITE_OFF:-1}" = 0 ] && echo "(skipped: SUITE_OFF=0)"
     t0=$(date +%s.%N)
-    "$BUILD/cumemlab" suite --counters off --quiet --json "$OUT/suite-off.json" >/dev/null 2>&1
-    rc=$?
+    rc=0
+    [ "${SUITE_OFF:-1}" = 0 ] ||
+        "$BUILD/cumemlab" suite --counters off --quiet --json "$OUT/suite-off.json" >/dev/null 2>&1 ||
+        rc=$?
     t1=$(date +%s.%N)
     SUITE_OFF_S=$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}")
     record "cumemlab suite --counters off" $rc "${SUITE_OFF_S} s"
@@ -195,6 +198,22 @@ if [ -x "$BUILD/cumemlab" ]; then
     t1=$(date +%s.%N)
     tail -5 "$LOG_RUN"
     record "cumemlab (the tour)" $rc "$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s"
+fi
+# The book's programs as the book runs them (docs/textbook.md), each with
+# the lab's record of every launch: the book's own line, then the counters.
+if [ -x "$BUILD/cumemlab" ]; then
+    banner "the book's programs"
+    rc=0
+    for prog in "readSegment 0" "readSegment 11" "readSegmentUnroll 11" "writeSegment 0" \
+        "writeSegment 11" "simpleMathAoS" "simpleMathSoA" "transpose 0" "transpose 1" \
+        "transpose 2" "transpose 3" "transpose 4" "transpose 5" "transpose 6" "transpose 7" \
+        "checkSmemSquare" "checkSmemRectangle" "constantStencil" "constantReadOnly" \
+        "reduceIntegerShfl" "simpleShfl" "sumArrayZerocpy" "sumMatrixGPUManual"; do
+        { echo; echo "==== cumemlab $prog ===="; } >>"$LOG_RUN"
+        # shellcheck disable=SC2086
+        timeout 60 "$BUILD/cumemlab" $prog >>"$LOG_RUN" 2>&1 || rc=$?
+    done
+    record "the book's programs" $rc
 fi
 # Index expressions compiled at run time (NVRTC) and run beside the model
 # and the counters: the classic patterns written as expressions.
@@ -284,7 +303,14 @@ sanitize() { # tool log label cmd...
 
 if command -v compute-sanitizer >/dev/null 2>&1; then
     banner "compute-sanitizer"
+    # The newest GPU code first: the time budget may cut the list short.
+    first="async_copy cluster_smem hierarchy l2_residency book peak"
+    order=""
+    for n in $first; do order="$order $BUILD/tests/gpu_test_$n"; done
     for t in "$BUILD"/tests/gpu_test_*; do
+        case " $first " in *" ${t##*/gpu_test_} "*) ;; *) order="$order $t" ;; esac
+    done
+    for t in $order; do
         [ -x "$t" ] || continue
         sanitize memcheck "$LOG_MEMCHECK" "$(basename "$t")" "$t"
         sanitize racecheck "$LOG_RACECHECK" "$(basename "$t")" "$t"
@@ -321,6 +347,10 @@ THEO=$(grep -Eo "theoretical [0-9.]+ GB/s" "$LOG_CTEST" | head -1 | grep -Eo "[0
     printf '%-44s %s\n' "tests" "${T_PASS:-?} passed, ${T_FAIL:-?} failed, ${T_SKIP:-?} skipped"
     printf '%-44s %s\n' "sanitizer errors" "memcheck $SAN_MEM_ERRORS, racecheck $SAN_RACE_ERRORS"
     printf '%-44s %s\n' "peak bandwidth" "${PEAK:-?} GB/s (theoretical ${THEO:-?} GB/s)"
+    [ -s "$JSON_SUITE" ] && printf '%-44s %s\n' "peak by class" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(", ".join("%s %.1f" % (k, v["gbs"]) for k, v in (d.get("peak_classes") or {}).items()))' "$JSON_SUITE")"
     printf '%-44s %s\n' "suite wall time" "${SUITE_S} s with counters, ${SUITE_OFF_S} s with --counters off ($(awk "BEGIN{if (\"$SUITE_OFF_S\" + 0 > 0) printf \"%.2fx\", \"$SUITE_S\" / \"$SUITE_OFF_S\"; else print \"?\"}"))"
     printf '%-44s %s\n' "counters" "$(grep -hE "^cumemlab: counters:" "$LOG_RUN" | head -1 | cut -c21-)"
     printf '%-44s %s\n' "validate" "$VALIDATE"
