@@ -207,6 +207,11 @@ static cml_status trace_add(cml_record *rec, uint64_t nblocks, unsigned block, c
     int had = rec->has_model;
     memcpy(before, rec->model, sizeof before);
     cml_status st = cml_exp_trace_1d(rec, nblocks, block, 0, 0, fn, args);
+    /* The level this experiment predicts is its capacity rule's
+     * (docs/experiments/hierarchy.md): its kernels walk the working set
+     * again and again, far past the blocks the cache simulator samples, so
+     * the record carries no cache-level figures for validate to judge. */
+    rec->has_levels = 0;
     if (st != CML_OK || !had)
         return st;
     for (int r = 0; r < CML_RULES_COUNT; r++)

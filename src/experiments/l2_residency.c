@@ -252,6 +252,11 @@ static cml_status l2r_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     cml_status st = cml_exp_trace_1d(rec, nblocks, BLOCK, 0, g.nv % BLOCK ? 1 : 0, l2r_mirror, &a);
     if (st != CML_OK)
         return st;
+    /* The DRAM bytes this experiment is about come from its own model of the
+     * policy window and the hints (cml_l2r_model_finding); the LRU cache
+     * simulator knows neither, so the record carries no cache-level figures
+     * for validate to judge. */
+    rec->has_levels = 0;
     cml_l2r_model_finding(plan, rec, s, &g, (double)g.persist_max / MIB, (double)g.hot / MIB);
     return CML_OK;
 }
