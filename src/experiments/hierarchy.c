@@ -645,7 +645,7 @@ static const cml_chart_spec hier_charts[] = {
 };
 
 static const char *const hier_validate_settings[] = {
-    "ws=16K,64M op=read,write,copy path=ca,cg,nc", "ws=16K op=chase path=ca,cg", NULL};
+    "ws=32K,64M op=read,write,copy path=ca,cg,nc", "ws=32K op=chase path=ca,cg", NULL};
 static const cml_validate_spec hier_validate = {hier_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_hierarchy = {
