@@ -229,10 +229,11 @@ static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, cml
         s->hops = (int64_t)chase_hops(level);
     cml_hier_perm q;
     chase_perm(s, &q);
-    rec->bytes_read = 8 * ((uint64_t)s->hops + 1);
+    rec->bytes_read = 8 * (CML_HIER_CHASE_WALKS * (uint64_t)s->hops + 1);
     rec->bytes_written = 40;
     add_level_extras(rec, caps, level);
-    cml_status st = cml_hier_trace_chase(rec, &q, hop, (uint64_t)s->hops, path);
+    cml_status st =
+        cml_hier_trace_chase(rec, &q, hop, CML_HIER_CHASE_WALKS * (uint64_t)s->hops, path);
     if (st)
         return st;
     char w[32], why[160];
@@ -379,7 +380,8 @@ static cml_status chase_check_cb(void *vctx, unsigned long long *d_counters)
     }
     if (res[0] == 0) {
         uint64_t pos = cml_hier_perm_invert(c->perm, (c->got[0] - base) / c->hop);
-        uint64_t want = cml_hier_perm_apply(c->perm, (pos + c->hops % c->perm->m) % c->perm->m);
+        const uint64_t walked = CML_HIER_CHASE_WALKS * c->hops;
+        uint64_t want = cml_hier_perm_apply(c->perm, (pos + walked % c->perm->m) % c->perm->m);
         if ((c->got[1] - base) / c->hop != want) {
             res[0] = 1;
             res[1] = 1;

@@ -367,6 +367,11 @@ __global__ void hier_chase(uint64_t *cursor, uint64_t *out, uint64_t hops)
 {
     uint64_t p = ld64<PATH>(cursor);
     const uint64_t start = p;
+    for (uint64_t k = 0; k < hops * (CML_HIER_CHASE_WALKS - 1); k += CML_HIER_STEP) {
+#pragma unroll
+        for (int u = 0; u < (int)CML_HIER_STEP; u++)
+            p = ld64<PATH>((const uint64_t *)(uintptr_t)p);
+    }
     const long long c0 = clock64();
     const uint64_t t0 = global_ns();
     for (uint64_t k = 0; k < hops; k += CML_HIER_STEP) {

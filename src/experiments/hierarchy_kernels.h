@@ -33,6 +33,10 @@ typedef enum cml_hier_path { CML_HIER_CA = 0, CML_HIER_CG, CML_HIER_NC, CML_HIER
 #define CML_HIER_BLOCK 256u
 #define CML_HIER_ROW_BYTES 1024u
 #define CML_HIER_STEP 16u
+/* A chase launch walks its `hops` twice: once to bring the table into the
+ * SM it runs on (each launch may land on another SM, with a cold L1), then
+ * timed, as gpu-latency warms inside its kernel. */
+#define CML_HIER_CHASE_WALKS 2u
 
 /*
  * The walk of the bandwidth kernels. The array holds `rows` rows; every

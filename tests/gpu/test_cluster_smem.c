@@ -113,7 +113,11 @@ static void check_launch(cml_dbuf *copy, cml_dbuf *out, const cml_dbuf *dchain, 
     if (test == CML_CL_LATENCY)
         for (unsigned b = 0; b < a.grid; b++) {
             uint64_t cycles = fetched[4 * b + 2] | (uint64_t)fetched[4 * b + 3] << 32;
-            CHECK(cycles >= STEPS && cycles < (uint64_t)STEPS * 100000u);
+            /* At least a cycle a step; the upper bound only outside the
+             * sanitizers (CML_QUICK_TEST), which slow every access. */
+            CHECK(cycles >= STEPS);
+            if (!getenv("CML_QUICK_TEST"))
+                CHECK(cycles < (uint64_t)STEPS * 100000u);
         }
 }
 

@@ -54,7 +54,7 @@ static void test_chase(uint64_t ws, uint64_t hop, int random, int path)
             uint64_t cur = 0;
             CHECK(cml_gpu_download(g, &cur, &cursor, sizeof cur) == CML_OK);
             const uint64_t want_start = base + hop * cml_hier_perm_apply(&q, pos);
-            pos = (pos + 4096) % q.m;
+            pos = (pos + CML_HIER_CHASE_WALKS * 4096) % q.m; /* warm walk + timed walk */
             const uint64_t want_end = base + hop * cml_hier_perm_apply(&q, pos);
             if (got[0] != want_start || got[1] != want_end)
                 fprintf(stderr, "chase ws=%llu hop=%llu random=%d path=%d launch %d: start "
