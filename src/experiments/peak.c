@@ -274,7 +274,7 @@ const cml_experiment cml_exp_peak = {
     .noptions = CML_COUNT(peak_params),
     .settings_size = sizeof(peak_settings),
     .state_size = sizeof(peak_state),
-    .tour = "size=1G",
+    .tour = "size=1G shape=gs-v16-u4,os-v16-u1", /* the two layouts; the suite tries all */
     .variant = peak_variant,
     .measure = peak_measure,
     .finish = peak_finish,
