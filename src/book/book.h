@@ -123,6 +123,27 @@ void cml_book_quote(cml_record *rec, const char *name, double book_value, const 
 cml_status cml_book_compare(struct cml_gpu *g, const void *dptr, const uint32_t *want,
                             size_t words, double tol, unsigned long long *d_counters);
 
+/*
+ * The run-engine row of a book program's kernels: chapter CHAPTER's file
+ * KEY, its options, and the PREFIX_settings / PREFIX_variant /
+ * PREFIX_measure of its .c file. Book rows are not in the registry: the
+ * textbook command runs them.
+ */
+#define CML_BOOK_ROW(ROW, CHAPTER, KEY, TITLE, SUMMARY, OPTIONS, PREFIX)                         \
+    const cml_experiment ROW = {                                                                \
+        .key = KEY,                                                                             \
+        .number = CHAPTER,                                                                      \
+        .title = TITLE,                                                                         \
+        .summary = SUMMARY,                                                                     \
+        .doc = "docs/textbook.md",                                                              \
+        .options = OPTIONS,                                                                     \
+        .noptions = CML_COUNT(OPTIONS),                                                         \
+        .settings_size = sizeof(PREFIX##_settings),                                             \
+        .tour = "",                                                                             \
+        .variant = PREFIX##_variant,                                                            \
+        .measure = PREFIX##_measure,                                                            \
+    }
+
 /* The poison pattern of an output word (cml_gpu_poison writes 0xFF bytes). */
 #define CML_BOOK_POISON 0xFFFFFFFFu
 

@@ -239,20 +239,8 @@ static void rect_print(FILE *out, const cml_book_output *o)
     smem_lines(out, o, 1);
 }
 
-#define SMEM_ROW(ROW, KEY, TITLE, SUMMARY, OPTIONS)                                             \
-    const cml_experiment ROW = {                                                                \
-        .key = KEY,                                                                             \
-        .number = 5,                                                                            \
-        .title = TITLE,                                                                         \
-        .summary = SUMMARY,                                                                     \
-        .doc = "docs/textbook.md",                                                              \
-        .options = OPTIONS,                                                                     \
-        .noptions = CML_COUNT(OPTIONS),                                                         \
-        .settings_size = sizeof(smem_settings),                                                 \
-        .tour = "",                                                                             \
-        .variant = smem_variant,                                                                \
-        .measure = smem_measure,                                                                \
-    }
+#define SMEM_ROW(ROW, KEY, TITLE, SUMMARY, OPTIONS) \
+    CML_BOOK_ROW(ROW, 5, KEY, TITLE, SUMMARY, OPTIONS, smem)
 
 SMEM_ROW(cml_book_row_check_smem_square, "checkSmemSquare.cu", "The book's checkSmemSquare.cu",
          "a 32 x 32 shared tile by rows and columns, static, dynamic, padded", square_options);

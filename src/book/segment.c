@@ -342,20 +342,8 @@ static void write_print(FILE *out, const cml_book_output *o)
 
 /* ---- rows and programs --------------------------------------------------- */
 
-#define SEG_ROW(ROW, KEY, TITLE, SUMMARY, OPTIONS)                                              \
-    const cml_experiment ROW = {                                                                \
-        .key = KEY,                                                                             \
-        .number = 4,                                                                            \
-        .title = TITLE,                                                                         \
-        .summary = SUMMARY,                                                                     \
-        .doc = "docs/textbook.md",                                                              \
-        .options = OPTIONS,                                                                     \
-        .noptions = CML_COUNT(OPTIONS),                                                         \
-        .settings_size = sizeof(seg_settings),                                                  \
-        .tour = "",                                                                             \
-        .variant = seg_variant,                                                                 \
-        .measure = seg_measure,                                                                 \
-    }
+#define SEG_ROW(ROW, KEY, TITLE, SUMMARY, OPTIONS) \
+    CML_BOOK_ROW(ROW, 4, KEY, TITLE, SUMMARY, OPTIONS, seg)
 
 SEG_ROW(cml_book_row_read_segment, "readSegment.cu", "The book's readSegment.cu",
         "warmup and readOffset: C[i] = A[i + offset] + B[i + offset], 2^20 floats",

@@ -180,20 +180,8 @@ static void soa_print(FILE *out, const cml_book_output *o)
     math_lines(out, o, soa_launches, labels);
 }
 
-#define MATH_ROW(ROW, KEY, TITLE, SUMMARY, OPTIONS)                                             \
-    const cml_experiment ROW = {                                                                \
-        .key = KEY,                                                                             \
-        .number = 4,                                                                            \
-        .title = TITLE,                                                                         \
-        .summary = SUMMARY,                                                                     \
-        .doc = "docs/textbook.md",                                                              \
-        .options = OPTIONS,                                                                     \
-        .noptions = CML_COUNT(OPTIONS),                                                         \
-        .settings_size = sizeof(math_settings),                                                 \
-        .tour = "",                                                                             \
-        .variant = math_variant,                                                                \
-        .measure = math_measure,                                                                \
-    }
+#define MATH_ROW(ROW, KEY, TITLE, SUMMARY, OPTIONS) \
+    CML_BOOK_ROW(ROW, 4, KEY, TITLE, SUMMARY, OPTIONS, math)
 
 MATH_ROW(cml_book_row_simple_math_aos, "simpleMathAoS.cu", "The book's simpleMathAoS.cu",
          "x += 10, y += 20 on innerStruct[1 << 22]", aos_options);

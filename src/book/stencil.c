@@ -212,20 +212,8 @@ static void stencil_print(FILE *out, const cml_book_output *o)
             o->prog->name, cml_book_device_name(o), ISIZE, stencil_grid(), BDIM);
 }
 
-#define STENCIL_ROW(ROW, KEY, TITLE, SUMMARY, OPTIONS)                                          \
-    const cml_experiment ROW = {                                                                \
-        .key = KEY,                                                                             \
-        .number = 5,                                                                            \
-        .title = TITLE,                                                                         \
-        .summary = SUMMARY,                                                                     \
-        .doc = "docs/textbook.md",                                                              \
-        .options = OPTIONS,                                                                     \
-        .noptions = CML_COUNT(OPTIONS),                                                         \
-        .settings_size = sizeof(stencil_settings),                                              \
-        .tour = "",                                                                             \
-        .variant = stencil_variant,                                                             \
-        .measure = stencil_measure,                                                             \
-    }
+#define STENCIL_ROW(ROW, KEY, TITLE, SUMMARY, OPTIONS) \
+    CML_BOOK_ROW(ROW, 5, KEY, TITLE, SUMMARY, OPTIONS, stencil)
 
 STENCIL_ROW(cml_book_row_constant_stencil, "constantStencil.cu", "The book's constantStencil.cu",
             "stencil_1d, RADIUS 4, coefficients in __constant__ memory, on d_in + RADIUS",
