@@ -80,8 +80,9 @@ struct cml_sweep {
     size_t point;               /* index in out of the current point's record */
     const cml_param_values *values; /* every option's whole list for this run */
     /* the engine's own bookkeeping (sweep.c) */
-    unsigned char *settings;    /* one settings struct per record since `first` */
-    size_t settings_cap;
+    unsigned char **settings;   /* one settings struct per record since `first`, */
+    size_t settings_chunks;     /* in chunks that never move (sweep.c) */
+    size_t settings_kept;
     struct cml_sweep_buffer **buffers;
     size_t nbuffers;
 };

@@ -111,35 +111,55 @@ static int option_applies(const walk *w, size_t i)
     return 0;
 }
 
+/*
+ * The settings of every record since `first`, in chunks that never move:
+ * a variant or measure function holds a pointer to its point's settings
+ * while it adds records (cml_sweep_add_record), and that pointer must stay
+ * valid (a realloc of one flat array freed it under the function).
+ */
+#define SETTINGS_CHUNK 64
+
+static unsigned char *settings_slot(const cml_sweep *ctx, size_t k)
+{
+    size_t sz = ctx->exp->settings_size ? ctx->exp->settings_size : 1;
+    return ctx->settings[k / SETTINGS_CHUNK] + (k % SETTINGS_CHUNK) * sz;
+}
+
 /* Keep a copy of the settings of record `index` for cml_sweep_settings_of:
  * `settings`, or (NULL) those of record `from`. */
 static cml_status keep_settings(cml_sweep *ctx, size_t index, const void *settings, size_t from)
 {
     size_t k = index - ctx->first, sz = ctx->exp->settings_size ? ctx->exp->settings_size : 1;
-    if (k >= ctx->settings_cap) {
-        size_t cap = ctx->settings_cap ? ctx->settings_cap * 2 : 64;
-        while (cap <= k)
-            cap *= 2;
-        unsigned char *p = realloc(ctx->settings, cap * sz);
+    size_t chunk = k / SETTINGS_CHUNK;
+    if (chunk >= ctx->settings_chunks) {
+        size_t n = ctx->settings_chunks ? ctx->settings_chunks * 2 : 4;
+        while (n <= chunk)
+            n *= 2;
+        unsigned char **p = realloc(ctx->settings, n * sizeof *p);
         if (!p)
             return CML_ENOMEM;
+        for (size_t c = ctx->settings_chunks; c < n; c++)
+            p[c] = NULL;
         ctx->settings = p;
-        ctx->settings_cap = cap;
+        ctx->settings_chunks = n;
     }
+    if (!ctx->settings[chunk] && !(ctx->settings[chunk] = calloc(SETTINGS_CHUNK, sz)))
+        return CML_ENOMEM;
+    if (k >= ctx->settings_kept)
+        ctx->settings_kept = k + 1;
     if (!settings)
-        settings = ctx->settings + (from - ctx->first) * sz;
+        settings = settings_slot(ctx, from - ctx->first);
     if (ctx->exp->settings_size)
-        memmove(ctx->settings + k * sz, settings, ctx->exp->settings_size);
+        memmove(settings_slot(ctx, k), settings, ctx->exp->settings_size);
     return CML_OK;
 }
 
 const void *cml_sweep_settings_of(const cml_sweep *ctx, size_t index)
 {
-    if (index < ctx->first || index - ctx->first >= ctx->settings_cap ||
+    if (index < ctx->first || index - ctx->first >= ctx->settings_kept ||
         index >= ctx->out->count)
         return NULL;
-    size_t sz = ctx->exp->settings_size ? ctx->exp->settings_size : 1;
-    return ctx->settings + (index - ctx->first) * sz;
+    return settings_slot(ctx, index - ctx->first);
 }
 
 cml_record *cml_sweep_add_record(cml_sweep *ctx, const cml_record *like, const char *variant)
@@ -230,11 +250,10 @@ static void point(walk *w)
         w->fatal = CML_ENOMEM;
         return;
     }
-    unsigned char *settings = ctx->settings + (index - ctx->first) * exp->settings_size;
+    unsigned char *settings = settings_slot(ctx, index - ctx->first); /* never moves */
     fill_params(w, rec, settings);
     cml_exp_cache_config(ctx->plan, &rec->cache);
     cml_status st = exp->variant(ctx, settings, rec);
-    settings = ctx->settings + (index - ctx->first) * exp->settings_size; /* may have moved */
     if (st == CML_SKIP_POINT) {
         ctx->out->count = index; /* this point, and anything added at it, is dropped */
         return;
@@ -334,6 +353,8 @@ cml_status cml_sweep_run(const cml_experiment *exp, const cml_plan *plan,
         free(ctx.buffers[i]);
     }
     free(ctx.buffers);
+    for (size_t c = 0; c < ctx.settings_chunks; c++)
+        free(ctx.settings[c]);
     free(ctx.settings);
     free(ctx.state);
     free(w.point);

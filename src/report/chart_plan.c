@@ -148,10 +148,13 @@ static void collapse_series(cml_chart *c, size_t first, const char *prefix, cons
 
 static void fmt_value(char *buf, size_t len, double v, const char *unit)
 {
+    /* One decimal for figures a GPU gives; beyond 1e9 (only a damaged or
+     * hand-made file has them) three digits and an exponent, not 300. */
+    const int plain = fabs(v) < 1e9;
     if (!strcmp(unit, "GB/s"))
-        snprintf(buf, len, "%.1f GB/s", v);
+        snprintf(buf, len, plain ? "%.1f GB/s" : "%.3g GB/s", v);
     else if (!strcmp(unit, "%"))
-        snprintf(buf, len, "%.1f%%", v);
+        snprintf(buf, len, plain ? "%.1f%%" : "%.3g%%", v);
     else if (!strcmp(unit, "x"))
         snprintf(buf, len, "%.3gx", v);
     else if (!unit[0])
@@ -189,14 +192,15 @@ static void describe_series(cml_chart_plan *cs, const cml_chart_series *s, const
     fmt_value(ymin, sizeof ymin, s->y[imin], unit);
     fmt_value(ymax, sizeof ymax, s->y[imax], unit);
     double hi = s->y[imax], lo = s->y[imin];
+    /* Halves keep the spread finite when the figures are near +-1e308. */
     double big = fmax(fabs(hi), fabs(lo));
-    if (big == 0 || (hi - lo) <= 0.03 * big) {
+    if (big == 0 || (hi / 2 - lo / 2) <= 0.015 * big) {
         say(cs, "%s stayed at %s from %s %s to %s %s.", who, y0, xname, x0, xname, xl);
     } else if (s->y[ifirst] >= hi - 0.03 * big) {
         say(cs, "%s fell from %s at %s %s to %s at %s %s (%.0f%% lower).", who, y0, xname, x0,
-            ymin, xname, xmin, 100.0 * (s->y[ifirst] - lo) / fabs(s->y[ifirst]));
+            ymin, xname, xmin, 100.0 * ((s->y[ifirst] / 2 - lo / 2) / fabs(s->y[ifirst] / 2)));
     } else if (s->y[ifirst] <= lo + 0.03 * big) {
-        if (lo > 0)
+        if (lo > 0 && isfinite(hi / lo))
             say(cs, "%s rose from %s at %s %s to %s at %s %s (%.2fx).", who, y0, xname, x0, ymax,
                 xname, xmax, hi / lo);
         else

@@ -4,6 +4,7 @@
  */
 #include "report/chart_range.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,31 +27,42 @@ size_t cml_nice_ticks(double lo, double hi, size_t max_ticks, double *ticks, dou
         ticks[0] = lo;
         return 1;
     }
-    double rough = (hi - lo) / (double)(max_ticks - 1);
-    double mag = pow(10.0, floor(log10(rough)));
-    static const double mult[] = {1, 2, 5, 10, 20, 50, 100};
-    for (size_t m = 0; m < sizeof mult / sizeof mult[0]; m++) {
-        double s = mult[m] * mag;
-        if (s < rough * (1 - 1e-12))
-            continue;
-        double first = floor(lo / s + 1e-9) * s;
-        double last = ceil(hi / s - 1e-9) * s;
-        double count = floor((last - first) / s + 0.5) + 1;
-        if (count > (double)max_ticks)
-            continue;
-        size_t n = (size_t)count;
-        for (size_t i = 0; i < n; i++) {
-            double t = first + (double)i * s;
-            if (fabs(t) < s * 1e-9)
-                t = 0; /* -0 and 1e-17 print as 0 */
-            ticks[i] = t;
+    /* Every quantity below is kept finite for any finite lo and hi: the
+     * span is taken as hi/k - lo/k (hi - lo overflows for +-1e308), a step
+     * that overflows or underflows is not a step, and the tick count is
+     * checked before it becomes a size (NaN or 1e300 cast to size_t is
+     * undefined, and was a write past ticks[]). */
+    const double k = (double)(max_ticks - 1);
+    double rough = hi / k - lo / k;
+    if (rough > 0 && isfinite(rough)) {
+        double mag = pow(10.0, floor(log10(rough)));
+        static const double mult[] = {1, 2, 5, 10, 20, 50, 100};
+        for (size_t m = 0; m < sizeof mult / sizeof mult[0]; m++) {
+            double s = mult[m] * mag;
+            if (!(s > 0) || !isfinite(s) || s < rough * (1 - 1e-12))
+                continue;
+            double first = floor(lo / s + 1e-9) * s;
+            double last = ceil(hi / s - 1e-9) * s;
+            double count = floor((last / s - first / s) + 0.5) + 1;
+            if (!isfinite(first) || !isfinite(last) || !(count >= 2) ||
+                count > (double)max_ticks)
+                continue;
+            size_t n = (size_t)count;
+            for (size_t i = 0; i < n; i++) {
+                double t = first + (double)i * s;
+                if (fabs(t) < s * 1e-9)
+                    t = 0; /* -0 and 1e-17 print as 0 */
+                ticks[i] = t;
+            }
+            *step = s;
+            return n;
         }
-        *step = s;
-        return n;
     }
+    /* A span too small to divide (subnormal) or too large for nice steps:
+     * the two ends alone. */
     ticks[0] = lo;
     ticks[1] = hi;
-    *step = hi - lo;
+    *step = isfinite(hi - lo) ? hi - lo : DBL_MAX;
     return 2;
 }
 
@@ -68,8 +80,18 @@ size_t cml_log_ticks(double lo, double hi, double base, size_t max_ticks, double
     /* The small tolerance keeps exact powers (log2(1024) = 10) on their tick. */
     long e0 = (long)floor(log(lo) / lb + 1e-9);
     long e1 = (long)ceil(log(hi) / lb - 1e-9);
-    if (e1 <= e0)
-        e1 = e0 + 1;
+    /* base^e must stay a finite positive number (5e-324 is 2^-1074; with
+     * the tolerance above its tick would round to 0, whose log is -inf). */
+    while (pow(base, (double)e0) <= 0)
+        e0++;
+    while (!isfinite(pow(base, (double)e1)))
+        e1--;
+    if (e1 <= e0) {
+        if (isfinite(pow(base, (double)(e0 + 1))))
+            e1 = e0 + 1;
+        else
+            e0 = e1 - 1;
+    }
     long span = e1 - e0;
     long k = 1;
     if (max_ticks > 1)
@@ -78,6 +100,8 @@ size_t cml_log_ticks(double lo, double hi, double base, size_t max_ticks, double
         k = 1;
     size_t n = 0;
     for (long e = e0; n < max_ticks; e += k) {
+        if (e > e1 && !isfinite(pow(base, (double)e)))
+            e = e1; /* a step past the largest finite power stops at it */
         ticks[n++] = pow(base, (double)e);
         if (e >= e1)
             break;

@@ -339,17 +339,28 @@ static char reg_path[REG_PATH_MAX];
 static volatile sig_atomic_t reg_armed;
 static volatile sig_atomic_t reg_fired;
 
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+/* The signals that end the program before it removes the temporary: the
+ * asynchronous ones a user sends (blocked while the registry changes), and
+ * the faults of a crash (never blocked: a fault while blocked kills the
+ * process at once, whatever the handler). */
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP,
+                                       SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 #define NSIG_CLEANUP (sizeof cleanup_signals / sizeof cleanup_signals[0])
+#define NSIG_ASYNC 3 /* the first three: blocked by block_signals */
 static struct sigaction reg_old[NSIG_CLEANUP];
 static int reg_installed[NSIG_CLEANUP];
 
 /* Async-signal-safe only: unlink, sigaction, raise. The previous action is
- * put back and the signal raised again; it is blocked while this runs, so
- * it is delivered when the handler returns, and a default action ends the
- * program with the status the shell expects (130 for SIGINT). */
-static void on_signal(int sig)
+ * put back. A signal that was sent (kill, raise, abort) is raised again: it
+ * is blocked while this runs, so it is delivered when the handler returns,
+ * and a default action ends the program with the status the shell expects
+ * (130 for SIGINT). A fault of the program's own (SIGSEGV at a bad address)
+ * is not: returning runs the faulting instruction again, which now meets
+ * the previous action (the default, or a sanitizer's report) with the real
+ * fault address. */
+static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
+    (void)uctx;
     int saved = errno;
     if (reg_armed) {
         unlink(reg_path);
@@ -361,7 +372,8 @@ static void on_signal(int sig)
             sigaction(sig, &reg_old[i], NULL);
             reg_installed[i] = 0;
         }
-    raise(sig);
+    if (!info || info->si_code <= 0) /* SI_USER, SI_TKILL, SI_QUEUE: sent */
+        raise(sig);
     errno = saved;
 }
 
@@ -369,7 +381,7 @@ static void block_signals(sigset_t *old)
 {
     sigset_t set;
     sigemptyset(&set);
-    for (size_t i = 0; i < NSIG_CLEANUP; i++)
+    for (size_t i = 0; i < NSIG_ASYNC; i++)
         sigaddset(&set, cleanup_signals[i]);
     sigprocmask(SIG_BLOCK, &set, old);
 }
@@ -382,10 +394,12 @@ static void install_handlers(void)
     for (size_t i = 0; i < NSIG_CLEANUP; i++) {
         struct sigaction sa, old;
         reg_installed[i] = 0;
-        if (sigaction(cleanup_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+        if (sigaction(cleanup_signals[i], NULL, &old) != 0 ||
+            (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN))
             continue;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO;
         sigemptyset(&sa.sa_mask);
         if (sigaction(cleanup_signals[i], &sa, &reg_old[i]) == 0)
             reg_installed[i] = 1;

@@ -172,11 +172,24 @@ static int drawable(cml_scale s, double v)
 
 static double map(const scale *s, double v)
 {
-    double t;
-    if (s->kind == CML_SCALE_LINEAR)
-        t = (v - s->lo) / (s->hi - s->lo);
-    else
-        t = (log(v) - log(s->lo)) / (log(s->hi) - log(s->lo));
+    /* Halves, so that an axis from -1e308 to 1e308 has a finite span; an
+     * axis with no span (or a value the scale cannot place) maps to the
+     * middle: a pixel is always a finite number inside a bounded range. */
+    double num, den;
+    if (s->kind == CML_SCALE_LINEAR) {
+        num = v / 2 - s->lo / 2;
+        den = s->hi / 2 - s->lo / 2;
+    } else {
+        num = log(v) - log(s->lo);
+        den = log(s->hi) - log(s->lo);
+    }
+    double t = den > 0 && isfinite(den) ? num / den : 0.5;
+    if (!isfinite(t))
+        t = 0.5;
+    else if (t < -1e6)
+        t = -1e6;
+    else if (t > 1e6)
+        t = 1e6;
     return s->p0 + t * (s->p1 - s->p0);
 }
 
