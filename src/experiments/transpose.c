@@ -237,8 +237,16 @@ cml_status cml_transpose_model(cml_record *rec, const cml_transpose_args *a, uns
         *traced_blocks = 5;
         return cml_exp_levels(rec, grid, block, cml_transpose_mirror, a);
     }
-    *traced_blocks = nblocks;
-    return cml_exp_trace(rec, grid, block, cml_transpose_mirror, a);
+    /* Otherwise the blocks still repeat: along x each block's reads and
+     * writes move by fx or fx*(rows) floats, along y by block.y or
+     * block.y*(columns) floats, so a period of the smaller shift is one
+     * of every array's (cml_exp_line_period of a multiple divides it).
+     * Only the last column and row of blocks meet the guards. */
+    const cml_exp_axis axes[3] = {
+        cml_exp_axis_ends(grid.x, 0, cml_exp_line_period(4u * fx), w % fx ? 1u : 0u),
+        cml_exp_axis_ends(grid.y, 0, cml_exp_line_period(4u * block.y), h % block.y ? 1u : 0u),
+        cml_exp_axis_ends(1, 0, 1, 0)};
+    return cml_exp_trace_axes(rec, grid, block, axes, cml_transpose_mirror, a, traced_blocks);
 }
 
 /* ---- records ----------------------------------------------------------- */

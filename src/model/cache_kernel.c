@@ -386,6 +386,18 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
         round = (uint64_t)k->sms * k->resident;
     }
     const int whole_rows = rows && round == k->grid.x;
+    if (round > k->scratch) {
+        /* a row wider than a wave of every SM: the group's scratch grows */
+        uint64_t *ids = realloc(k->ids, round * sizeof *ids);
+        if (ids)
+            k->ids = ids;
+        unsigned *smv = ids ? realloc(k->smv, round * sizeof *smv) : NULL;
+        if (smv)
+            k->smv = smv;
+        if (!ids || !smv)
+            return CML_ENOMEM;
+        k->scratch = round;
+    }
     uint64_t max_rounds = budget / (round * k->ins_per_block);
     if (max_rounds < MIN_ROUNDS)
         max_rounds = MIN_ROUNDS;
