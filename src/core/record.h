@@ -102,6 +102,17 @@ typedef struct cml_record {
     int has_levels;
     cml_levels levels;
 
+    /* The model from a sample of the grid's warps (cml_exp_trace_sample;
+     * warps == 0: every figure of `model` is exact): how many of how many
+     * warps were traced, and each figure's half-width, the distance from
+     * the estimate within which the whole walk's figure lies with
+     * probability `confidence`. */
+    struct cml_model_sample {
+        uint64_t warps, of;
+        double confidence;
+        cml_kernel_traffic half[CML_RULES_COUNT];
+    } sample;
+
     /* Counters read from the hardware. */
     cml_counter counters[CML_RECORD_MAX_COUNTERS];
     unsigned ncounters;

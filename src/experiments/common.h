@@ -10,6 +10,7 @@
 
 #include "experiments/experiment.h"
 #include "experiments/trace_repeat.h"
+#include "experiments/trace_sample.h"
 
 /* Run the mirror `fn` over grid x block under the modern and the Fermi rules
  * and store both predictions in rec->model (rec->has_model = 1), and the

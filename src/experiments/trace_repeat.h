@@ -20,7 +20,7 @@
 
 #include "experiments/experiment.h"
 
-#define CML_EXP_MAX_RUNS 8
+#define CML_EXP_MAX_RUNS 16
 
 typedef struct cml_exp_run {
     uint64_t count;  /* blocks in the run; runs follow each other from block 0 */
