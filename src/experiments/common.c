@@ -404,11 +404,19 @@ cml_status cml_exp_measure_copy(const cml_plan *plan, cml_record *rec, cml_dbuf 
 
 void cml_exp_finding_measured(cml_record *rec, const char *text)
 {
+    /* A sampled model says so, with the bound of its busiest class. */
+    char sampled[256];
+    const cml_traffic *m = rec->model[CML_RULES_MODERN].cls;
+    cml_exp_sample_note(rec,
+                        m[CML_CLASS_GLOBAL_ST].sectors > m[CML_CLASS_GLOBAL_LD].sectors
+                            ? CML_CLASS_GLOBAL_ST
+                            : CML_CLASS_GLOBAL_LD,
+                        sampled, sizeof sampled);
     if (rec->measured && rec->peak_fraction >= 0)
-        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
-                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
+        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).%s", text,
+                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction, sampled);
     else if (rec->measured)
-        cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
+        cml_record_finding(rec, "%s Measured %.1f GB/s.%s", text, rec->bandwidth_gbs, sampled);
     else
-        cml_record_finding(rec, "%s", text);
+        cml_record_finding(rec, "%s%s", text, sampled);
 }
