@@ -203,6 +203,17 @@ static cml_status parallelism_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     cml_record_add_extra(rec, "blocks_per_sm", per_sm, "");
     cml_record_add_extra(rec, "model_occupancy", model_occupancy(plan, block, per_sm), "");
 
+    if (cml_div_up(n, block) > 0x7FFFFFFFu) {
+        /* --size 1T at 32 threads a block: the model's one-per-thread grid
+         * (the grid-stride loop's equivalent too) would need more blocks
+         * than CUDA's 2^31 - 1 */
+        cml_sweep_waive(ctx, rec,
+                        "n=%llu at %u threads a block needs %llu blocks, more than a 1-D grid "
+                        "holds (2^31 - 1): --n (or --size) at most %llu here",
+                        (unsigned long long)n, block, (unsigned long long)cml_div_up(n, block),
+                        (unsigned long long)0x7FFFFFFFu * block);
+        return CML_OK;
+    }
     cml_parallelism_args args = {n, gridstride};
     st = cml_parallelism_trace(rec, &args, block, grid);
     if (st)

@@ -391,6 +391,18 @@ static cml_status transpose_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     snprintf(rec->variant, sizeof rec->variant, "%s", variant);
     rec->bytes_read = 4 * nx * ny;
     rec->bytes_written = 4 * nx * ny;
+    const uint64_t most = (uint64_t)transpose_params[2].max;
+    if (nx > most || ny > most) {
+        /* --size or --where asked for a square beyond the options' range
+         * (--size 1T: 370688 a side); its grid would pass CUDA's 65535
+         * rows of blocks. */
+        cml_sweep_waive(ctx, rec,
+                        "nx=%llu ny=%llu (from --size/--where): beyond the %llu columns and rows "
+                        "a transpose takes (--nx, --ny: 0..%llu)",
+                        (unsigned long long)nx, (unsigned long long)ny,
+                        (unsigned long long)most, (unsigned long long)most);
+        return CML_OK;
+    }
 
     cml_transpose_args args = {nx, ny, k};
     uint64_t traced = 0;
