@@ -106,9 +106,9 @@ void cml_html_run_peak(FILE *out, const cml_results *r)
                 peak && r->peak_given ? "Reference (given with --peak)" : "Measured");
         if (peak) {
             fprintf(out, "%.1f GB/s</strong>", r->peak_gbs);
-            if (theo)
-                fprintf(out, " (%.1f%% of the theoretical %.1f GB/s)",
-                        100.0 * r->peak_gbs / d->theoretical_gbs, d->theoretical_gbs);
+            double pct;
+            if (theo && cml_rep_percent_of(r->peak_gbs, d->theoretical_gbs, &pct))
+                fprintf(out, " (%.1f%% of the theoretical %.1f GB/s)", pct, d->theoretical_gbs);
         } else {
             fputs("not measured</strong>", out);
         }

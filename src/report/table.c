@@ -706,9 +706,16 @@ static void print_fact(FILE *out, const cml_record *rec)
     for (unsigned k = 0; k < rec->nextra; k++)
         fprintf(out, "  %-34s %14.6g %s\n", rec->extra[k].name, rec->extra[k].value,
                 rec->extra[k].unit);
-    if (rec->measured)
-        fprintf(out, "  %-34s %14.1f GB/s (median of %u, cv %.2f%%)\n", "measured bandwidth",
-                rec->bandwidth_gbs, rec->timing.reps, 100.0 * rec->timing.cv);
+    if (rec->measured) {
+        /* a results file may hold any number: "-" for what is not one */
+        char bw[40] = "-", cv[40] = "-";
+        if (isfinite(rec->bandwidth_gbs))
+            snprintf(bw, sizeof bw, "%.1f", rec->bandwidth_gbs);
+        if (isfinite(100.0 * rec->timing.cv))
+            snprintf(cv, sizeof cv, "%.2f%%", 100.0 * rec->timing.cv);
+        fprintf(out, "  %-34s %14s GB/s (median of %u, cv %s)\n", "measured bandwidth", bw,
+                rec->timing.reps, cv);
+    }
 }
 
 static void print_experiment(FILE *out, const cml_record *recs, size_t n)
@@ -798,10 +805,11 @@ static void print_banner(FILE *out, const cml_results *r)
             snprintf(theo, sizeof theo, "%.1f GB/s", d->theoretical_gbs);
         else
             snprintf(theo, sizeof theo, "unknown");
+        double pct;
         if (isfinite(r->peak_gbs) && r->peak_gbs > 0) {
-            if (isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0)
+            if (cml_rep_percent_of(r->peak_gbs, d->theoretical_gbs, &pct))
                 snprintf(meas, sizeof meas, "%.1f GB/s (%.1f%% of theoretical)", r->peak_gbs,
-                         100.0 * r->peak_gbs / d->theoretical_gbs);
+                         pct);
             else
                 snprintf(meas, sizeof meas, "%.1f GB/s", r->peak_gbs);
         } else {
