@@ -339,6 +339,19 @@ static void test_builtins(void)
         const cml_traffic *t = cls(col, CML_CLASS_SHARED_LD);
         CHECK_EQ_U64(t->bank_conflicts, t->requests * 31);
     }
+    /* validate's control line names exactly the shared-memory patterns. */
+    size_t lo = 0, hi = 0, nshared = 0;
+    for (size_t k = 0; k < cml_expr_builtin_count(); k++)
+        if (cml_expr_builtin_at(k)->space == CML_EXPR_SP_SHARED) {
+            if (!nshared++)
+                lo = k;
+            hi = k;
+        }
+    char control[64];
+    snprintf(control, sizeof control, "expr=%zu:%zu residency=one", lo, hi);
+    CHECK(nshared == hi - lo + 1);
+    CHECK(cml_exp_expr.validate && cml_exp_expr.validate->settings[1] &&
+          !strcmp(cml_exp_expr.validate->settings[1], control));
     const cml_record *pad = find(&r, "shared padded column: tx*33");
     if (pad)
         CHECK_EQ_U64(cls(pad, CML_CLASS_SHARED_LD)->bank_conflicts, 0);

@@ -668,6 +668,12 @@ void cml_counters_keep_enabled(cml_counters *c, int keep)
         range_disable(c);
 }
 
+void cml_counters_detach(cml_counters *c)
+{
+    if (c)
+        range_disable(c);
+}
+
 void cml_counters_timing(const cml_counters *c, char *buf, size_t len)
 {
     if (!buf || !len)
@@ -959,6 +965,11 @@ void cml_counters_keep_enabled(cml_counters *c, int keep)
 {
     (void)c;
     (void)keep;
+}
+
+void cml_counters_detach(cml_counters *c)
+{
+    (void)c;
 }
 
 void cml_counters_timing(const cml_counters *c, char *buf, size_t len)

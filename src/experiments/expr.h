@@ -25,7 +25,7 @@ extern const cml_experiment cml_exp_expr;
 
 /* The options' fields, in the row's option order. */
 typedef struct cml_expr_settings {
-    int64_t expr, src, path, op, space, elem, bdx, bdy, threads, n, base;
+    int64_t expr, src, path, op, space, elem, bdx, bdy, threads, n, base, residency;
 } cml_expr_settings;
 
 /* Values of the path option (names: cml_expr_path_choices): auto is ca for
