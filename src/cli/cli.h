@@ -33,6 +33,7 @@ typedef struct cml_cli {
     int device;
     uint64_t size_bytes;
     unsigned peak_gbs;        /* --peak: the reference bandwidth, 0 = measure it */
+    int peak_measure;         /* --peak measure: measure it even if kept for this GPU */
     cml_where where;
     unsigned reps, warmup;
     int quick;                    /* fewer variants and repetitions */

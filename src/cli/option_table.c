@@ -60,10 +60,12 @@ static const cli_option options[] = {
      "size streaming arrays to live in DRAM (default), L2 or L1"},
     {O_SIZE, "size", 0, K_INT, 4096, (int64_t)1 << 40, NULL, C_GPU | C_MODEL, "BYTES",
      "array size instead (4096 .. 1T; k/M/G/T suffixes, 2^k)"},
-    {O_PEAK, "peak", 0, K_INT, 1, 1000000, NULL, C_GPU & ~C_VALIDATE, "GBS",
-     "the reference for shares of peak (GB/s) instead of measuring it"},
+    {O_PEAK, "peak", 0, K_INT, 1, 1000000, NULL, C_GPU & ~C_VALIDATE, "GBS|measure",
+     "the reference for shares of peak (GB/s) instead of measuring it;\n"
+     "measure: measure it again even if kept for this GPU (the\n"
+     "peak by class is kept per GPU UUID, driver and clocks)"},
     {O_REPS, "reps", 0, K_INT, 1, 100000, NULL, C_GPU, "N",
-     "timed samples (1..100000; default: 20, and up to 80 while\ntheir cv is above 1%)"},
+     "timed samples (1..100000; default: at least 5, more until\nthe median is within 0.5% at 95% confidence, at most 80)"},
     {O_WARMUP, "warmup", 0, K_INT, 0, 1000, NULL, C_GPU, "N", "warm-up launches (0..1000)"},
     {O_MODEL, "model", 0, K_FLAG, 0, 0, NULL, C_TOUR | C_TEXTBOOK, NULL,
      "never use the GPU: model only"},
@@ -149,7 +151,12 @@ static int parse_number(const cli_option *o, const char *text, int64_t *out)
     cml_param_list list;
     char err[256];
     if (cml_param_parse(&def, text, &list, err, sizeof err) != CML_OK) {
-        fprintf(stderr, "cumemlab: %s\n", err);
+        if (o->id == O_PEAK) /* the one number option that takes a word too */
+            fprintf(stderr, "cumemlab: --peak: '%s' is not a bandwidth in GB/s (allowed: "
+                            "%lld..%lld, or measure)\n",
+                    text, (long long)o->min, (long long)o->max);
+        else
+            fprintf(stderr, "cumemlab: %s\n", err);
         return 0;
     }
     if (list.count != 1) {
@@ -164,6 +171,10 @@ static int parse_number(const cli_option *o, const char *text, int64_t *out)
 static int set_option(cml_cli *cli, const cli_option *o, const char *value)
 {
     int64_t v = 0;
+    if (o->id == O_PEAK && !strcmp(value, "measure")) {
+        cli->peak_measure = 1;
+        return 1;
+    }
     if (o->kind == K_INT && !parse_number(o, value, &v))
         return 0;
     if (o->kind == K_CHOICE) {

@@ -69,6 +69,7 @@ cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
     s.counters = cli->counters;
     s.measure_peak = 1;
     s.peak_gbs = (double)cli->peak_gbs;
+    s.peak_cache = cli->peak_measure ? CML_PEAK_CACHE_REFRESH : CML_PEAK_CACHE_USE;
     s.where = cli->where;
     s.size_bytes = cli->size_bytes;
     s.reps = cli->reps;

@@ -19,6 +19,8 @@
 typedef struct cml_device_facts {
     int index;
     char name[256];
+    char uuid[48];            /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi
+                                 shows it; "" when unknown (files of older versions) */
     int cc_major, cc_minor;
     int sm_count;
     int warp_size;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "experiments/experiment.h"
+#include "lab/peak_cache.h"
 
 /* What a command asks of the lab, parsed and checked once by the CLI. */
 typedef struct cml_lab_settings {
@@ -23,6 +24,7 @@ typedef struct cml_lab_settings {
     int counters;          /* CML_COUNTERS_OFF / _ON / _AUTO */
     int measure_peak;      /* measure the reference peak (or take peak_gbs) */
     double peak_gbs;       /* > 0: the user's reference (--peak), not measured */
+    int peak_cache;        /* cml_peak_cache_mode: reuse the kept peak of this GPU (0: never) */
     cml_where where;
     uint64_t size_bytes;
     unsigned reps, warmup; /* 0: the defaults; reps > 0 takes exactly that many */

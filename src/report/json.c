@@ -33,6 +33,8 @@ static void write_device(cml_json *j, const cml_device_facts *d)
     cml_json_kv_string(j, "name", d->name);
     cml_json_kv_i64(j, "cc_major", d->cc_major);
     cml_json_kv_i64(j, "cc_minor", d->cc_minor);
+    if (d->uuid[0])
+        cml_json_kv_string(j, "uuid", d->uuid);
     cml_json_kv_i64(j, "sm_count", d->sm_count);
     cml_json_kv_i64(j, "warp_size", d->warp_size);
     cml_json_kv_i64(j, "max_threads_per_block", d->max_threads_per_block);

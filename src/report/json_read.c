@@ -171,6 +171,7 @@ static int read_device(rd *c, const cml_jval *o, cml_device_facts *d)
            get_str(c, o, w, "name", d->name, sizeof d->name) &&
            get_int(c, o, w, "cc_major", &d->cc_major) &&
            get_int(c, o, w, "cc_minor", &d->cc_minor) &&
+           (!cml_jobject_get(o, "uuid") || get_str(c, o, w, "uuid", d->uuid, sizeof d->uuid)) &&
            get_int(c, o, w, "sm_count", &d->sm_count) &&
            get_int(c, o, w, "warp_size", &d->warp_size) &&
            get_int(c, o, w, "max_threads_per_block", &d->max_threads_per_block) &&
