@@ -209,9 +209,21 @@ static cml_status fresh_sim(kernel *k)
     return cml_cache_sim_new(k->cfg, k->threads, &k->f.sim);
 }
 
-/* Consecutive blocks [first, first + count) as one group, each on SM id mod P. */
+/* Consecutive blocks [first, first + count) as one group, each on SM id mod P.
+ * A group may be longer than a wave of every SM (the sampled window runs
+ * whole rows of a 2-D grid, grid.x blocks long): the scratch grows to it. */
 static cml_status run_consecutive(kernel *k, uint64_t first, uint64_t count)
 {
+    if (count > k->scratch) {
+        uint64_t *ids = realloc(k->ids, count * sizeof *ids);
+        if (ids)
+            k->ids = ids;
+        unsigned *smv = ids ? realloc(k->smv, count * sizeof *smv) : NULL;
+        if (!ids || !smv)
+            return CML_ENOMEM;
+        k->smv = smv;
+        k->scratch = count;
+    }
     for (uint64_t j = 0; j < count; j++) {
         k->ids[j] = first + j;
         k->smv[j] = (unsigned)((first + j) % k->sms);
