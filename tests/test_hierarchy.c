@@ -235,6 +235,7 @@ static void test_stream_once_per_pass(void)
         const uint64_t loads = T * p.per_block, passes = loads / W;
         CHECK(passes >= 3);
         uint32_t *seen = calloc(W * passes, sizeof *seen);
+        CHECK(seen != NULL);
         if (!seen)
             return;
         for (uint64_t b = 0; b < p.grid; b++)
@@ -344,7 +345,7 @@ static void test_model_run(void)
         CHECK(strlen(r.items[i].finding) < sizeof r.items[i].finding - 1);
     }
     const cml_record *rd = find(&r, "ws=65536 path=ca op=read");
-    if (rd) {
+    if (FOUND(rd)) {
         CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_LD)->requests, 134221824ull);
         CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_LD)->sectors, 4 * 134221824ull);
         CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_ST)->requests, 8448);
@@ -356,7 +357,7 @@ static void test_model_run(void)
         CHECK_STR_CONTAINS(rd->finding, "the model says L1");
     }
     const cml_record *wr = find(&r, "ws=268435456 op=write");
-    if (wr) {
+    if (FOUND(wr)) {
         CHECK_EQ_U64(cls(wr, CML_CLASS_GLOBAL_ST)->requests, 8515584ull);
         CHECK_EQ_U64(cls(wr, CML_CLASS_GLOBAL_LD)->requests, 0);
         CHECK_EQ_U64(wr->bytes_written, 8515584ull * 128);
@@ -364,14 +365,14 @@ static void test_model_run(void)
         CHECK_STR_CONTAINS(wr->finding, "the model says DRAM");
     }
     const cml_record *cp = find(&r, "ws=65536 op=copy");
-    if (cp) {
+    if (FOUND(cp)) {
         CHECK_EQ_U64(cls(cp, CML_CLASS_GLOBAL_LD)->requests,
                      cls(cp, CML_CLASS_GLOBAL_ST)->requests);
         CHECK_NEAR(extra(cp, "level_pred"), 2.0, 0);
         CHECK_STR_CONTAINS(cp->finding, "stores go through to L2");
     }
     const cml_record *ch = find(&r, "ws=65536 hop=64 pattern=random path=ca op=chase");
-    if (ch) {
+    if (FOUND(ch)) {
         CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->requests, 2 * 16384 + 1);
         CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->sectors, 2 * 16384 + 1);
         const cml_record_param *hops = cml_record_find_param(ch, "hops");
