@@ -594,9 +594,12 @@ static void test_window(void)
  * (32 instructions), 8 rows: 512 blocks a row (512 x 32 x 4 = 2^16): 4
  * rows, 2048 blocks; 513 a row: rounds of 512 / 32 = 16 blocks, 6 of them,
  * 96. SM 0's sample: 32 blocks (4096 or 4104 / 132) either way. (ROWS_INS
- * 2^15: 128 for the first; 2^17: 32 + 4 x 513 = 2084 for the second.) A
- * row is kept shorter than a wave of the SMs' resident blocks (1056): a
- * longer one overruns the window's scratch (a model bug, reported).
+ * 2^15: 128 for the first; 2^17: 32 + 4 x 513 = 2084 for the second.)
+ * A row longer than a wave of the SMs' resident blocks (132 x 8 = 1056)
+ * once overran the window's scratch (sized for one wave): 1 load, blocks of
+ * 256 threads (8 instructions), 2048 a row (2048 x 8 x 4 = 2^16): 4 rows,
+ * 8192 blocks, beside SM 0's 125 (16384 / 132, below the 2048 / 8 = 256
+ * cap): 8317, and the sanitizers see no write past the scratch.
  */
 static void test_rows(void)
 {
@@ -613,6 +616,11 @@ static void test_rows(void)
         CHECK(lv.sampled);
         CHECK_EQ_U64(lv.simulated_blocks, cases[i].simulated);
     }
+    const kargs one = {K_STREAM, 1, 0};
+    const cml_kernel_traffic k = hand_exact(2048ull * 8 * 8);
+    cml_levels lv = levels(&c, dim(2048, 8), 256, &one, &k);
+    CHECK(lv.sampled);
+    CHECK_EQ_U64(lv.simulated_blocks, 125 + 4 * 2048);
 }
 
 /*
