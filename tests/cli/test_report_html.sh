@@ -113,32 +113,20 @@ run "$bin" report a.json b.json c.json
 check "report of three files: exit 2" test $rc -eq 2
 
 # --- the browser -----------------------------------------------------------
-browser=""
-for b in chromium chromium-browser google-chrome; do
-    if command -v "$b" >/dev/null 2>&1; then browser=$b; break; fi
-done
+. "$here/browser_util.sh" # find_browser, browse, browser_works, layout_of
+find_browser
 if [ -z "$browser" ]; then
     echo "$checks checks, $fails failed before the browser part"
     [ $fails -eq 0 ] || exit 1
     echo "SKIP: no headless Chromium (Debian package 'chromium'; scripts/install-deps.sh installs it when run as root)"
     exit 77
 fi
-# The browser runs as whoever runs the tests (often root in containers):
-# --no-sandbox; every host name resolves to nothing, so any fetch fails loudly.
-flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run
-       --disable-extensions --disable-sync --user-data-dir="$tmp/profile"
-       "--host-resolver-rules=MAP * ~NOTFOUND" --enable-logging=stderr --v=0)
-browse() { timeout 120 "$browser" "${flags[@]}" "$@"; }
-
 # Can this browser run here at all? (A missing display library or a broken
 # install is a reason to skip, not a failure of the report.)
-printf '<!DOCTYPE html><title>t</title><p id="ok">ok</p>\n' >"$tmp/smoke.html"
-if ! browse --dump-dom "file://$tmp/smoke.html" >"$tmp/smoke.dom" 2>"$tmp/smoke.log" ||
-    ! grep -q 'id="ok"' "$tmp/smoke.dom"; then
+if ! browser_works; then
     echo "$checks checks, $fails failed before the browser part"
     [ $fails -eq 0 ] || exit 1
-    why=$(grep -v '^\[' "$tmp/smoke.log" | grep -v '^$' | tail -1)
-    echo "SKIP: $browser cannot render a trivial page here: ${why:-$(tail -1 "$tmp/smoke.log")}"
+    echo "SKIP: $browser cannot render a trivial page here: $browser_why"
     exit 77
 fi
 
@@ -228,6 +216,14 @@ PY
         got=$(grep -o '<svg class="chart"' "$tmp/$name.dom" | wc -l)
         check "$name: every chart's SVG is in the DOM ($got of $want)" test "$got" -eq "$want"
     fi
+    # No table wider than the window: each scrolls in its own box, at a
+    # desktop width and a narrow one.
+    for width in 1280 700; do
+        layout_of "$page" $width >"$tmp/$name.layout"
+        check "$name: at $width px every table fits or scrolls in its box" \
+            grep -qx FITS "$tmp/$name.layout"
+        grep -qx FITS "$tmp/$name.layout" || sed 's/^/  /' "$tmp/$name.layout" >&2
+    done
     browse --window-size=1280,2400 --screenshot="$shots/report-$name.png" "file://$page" \
         >/dev/null 2>"$tmp/$name.shot.log"
     check "$name: screenshot written" test -s "$shots/report-$name.png"
