@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# The HTML report in a real browser: `cumemlab report` renders the committed
-# fixtures (tests/data/results-model.json, written by `cumemlab --model
-# --json`, and tests/data/results-measured.json, its copy with illustrative
-# measurements and counters) and compares two runs (tests/data/compare-a.json
-# and compare-b.json: every chart must draw both), then headless Chromium
-# loads each page with the network mapped to nowhere: the page must load with no console message (an
-# SVG attribute error, a blocked fetch, a CSP violation would all show up
-# there), every chart's <svg> must be in the DOM with marks in it, and a PNG
-# screenshot is written for a person to look at (its path is printed).
+# The HTML report in a real browser: `cumemlab report` renders the model's
+# results of the tour (`cumemlab --model --json`, written at test time by
+# ctest's fixture_results_model into $CML_TEST_GENERATED, or here when that
+# is not set), tests/data/results-measured.json.gz (such a file with
+# illustrative measurements and counters; decompressed there too, so that a
+# build without zlib renders it as well) and compares two runs
+# (tests/data/compare-a.json and compare-b.json: every chart must draw both),
+# then headless Chromium loads each page with the network mapped to nowhere:
+# the page must load with no console message (an SVG attribute error, a
+# blocked fetch, a CSP violation would all show up there), every chart's
+# <svg> must be in the DOM with marks in it, no table may run past the
+# window, and a PNG screenshot is written for a person to look at (its path
+# is printed).
 # Chromium is Debian's `chromium` package (scripts/install-deps.sh installs
 # it); without it the test is skipped (exit 77) and says why.
 set -u
@@ -15,6 +19,10 @@ bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
 data="$here/../data"
 . "$here/cli_test_util.sh" # $tmp, check, run
+model="${CML_TEST_GENERATED:-$tmp}/results-model.json"
+measured="${CML_TEST_GENERATED:-$tmp}/results-measured.json"
+[ -s "$model" ] || "$bin" --model --quiet --json "$model" 2>/dev/null
+[ -s "$measured" ] || gzip -dc "$data/results-measured.json.gz" >"$measured"
 
 # --- the report command itself (no browser needed) -----------------------
 run "$bin" report
@@ -28,13 +36,14 @@ check "malformed JSON: exit 1" test $rc -eq 1
 check "malformed JSON: one line naming line, column and byte" \
     grep -qx "cumemlab: report: $tmp/bad.json: line 3, column 16 (byte 68): trailing comma before ']'" "$tmp/err"
 check "malformed JSON: no HTML written" test ! -e "$tmp/bad.html"
-run "$bin" report "$data/results-model.json" --offset 3
+run "$bin" report "$model" --offset 3
 check "report with an experiment option: exit 2" test $rc -eq 2
 run "$bin" report --help
 check "report --help" grep -q "cumemlab report FILE.json" "$tmp/out"
 
 for name in model measured; do
-    src="$data/results-$name.json"
+    src=$model
+    [ $name = measured ] && src=$measured
     run "$bin" report "$src" --html "$tmp/$name.html" --csv "$tmp/$name.csv" --json "$tmp/$name.json"
     check "$name: report exits 0" test $rc -eq 0
     check "$name: table on stdout" grep -q "read-offset" "$tmp/out"
@@ -56,12 +65,17 @@ check "counters chart" grep -q "Hardware counters: measured vs the model" "$tmp/
 # The run's diagnostics: a short section near the top (before the list of
 # experiments), escaped, an experiment's linked to its section; none when
 # the run had nothing to say.
-check "model: no diagnostics section without diagnostics" \
-    sh -c "! grep -q 'id=\"diagnostics\"' '$tmp/model.html'"
-sed 's|^  "diagnostics": \[\],$|\
+"$bin" model read-offset --offset 0 --json "$tmp/quiet.json" >/dev/null 2>&1
+"$bin" report "$tmp/quiet.json" --quiet --html "$tmp/quiet.html"
+check "a run with no diagnostics: no diagnostics section" \
+    sh -c "grep -q '\"diagnostics\": \[\]' '$tmp/quiet.json' && ! grep -q 'id=\"diagnostics\"' '$tmp/quiet.html'"
+check "model: the tour's own diagnostic (device-facts waived without a GPU) shown" \
+    grep -q 'id="diagnostics"' "$tmp/model.html"
+# Two diagnostics of our own, put first in the tour's.
+sed 's|^  "diagnostics": \[$|\
   "diagnostics": [{"level": "warning", "experiment": null, "message": "counters unavailable: <libcupti> \& more"},\
-                  {"level": "error", "experiment": "stride", "message": "stride=2 failed"}],|' \
-    "$data/results-model.json" >"$tmp/diag.json"
+                  {"level": "error", "experiment": "stride", "message": "stride=2 failed"},|' \
+    "$model" >"$tmp/diag.json"
 run "$bin" report "$tmp/diag.json" --quiet --html "$tmp/diag.html"
 check "diagnostics: report exits 0" test $rc -eq 0
 check "diagnostics: the run's, escaped" grep -qF \
