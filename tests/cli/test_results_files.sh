@@ -3,6 +3,7 @@
 #   - `cumemlab report` renders every one: exit 0, and a terminal table that
 #     names the device and the command that made the file;
 #   - nothing generated is committed there (no .html), and no plain .json;
+#   - the two cards' runs compared, by the command h100-vs-h200.md gives;
 #   - the HTML page of each full suite is at most 3 MB (it was 6.8 MB: the
 #     counters written once per reading, every repeated reading charted
 #     again), and with headless Chromium, no table on it runs past the
@@ -43,6 +44,20 @@ for f in "${files[@]}"; do
     check "${f#$results/}: a table naming the command and the GPU" \
         sh -c "grep -q '^command: .*cumemlab' '$tmp/out' && grep -q '^GPU 0: NVIDIA H' '$tmp/out'"
 done
+
+# The two cards compared, as bench/results/h100-vs-h200.md says to make the
+# page it no longer commits.
+run "$bin" report "$results/h100/2026-11-24-suite-2.json.gz" "$results/h200/2026-11-24-suite.json.gz" \
+    --html "$tmp/h100-vs-h200.html"
+check "H100 against H200: exit 0" test $rc -eq 0
+# (the lines wrap where the paths are long: read them joined)
+tr -s ' \n' '  ' <"$tmp/out" >"$tmp/joined"
+check "H100 against H200: 1158 records on each side" sh -c \
+    "grep -q 'A NVIDIA H100 80GB HBM3: [^,]*, 1158 records' '$tmp/joined' && grep -q 'B NVIDIA H200: [^,]*, 1158 records' '$tmp/joined'"
+check "H100 against H200: the page written" test -s "$tmp/h100-vs-h200.html"
+check "h100-vs-h200.md gives that command" grep -qF \
+    "build/cumemlab report bench/results/h100/2026-11-24-suite-2.json.gz bench/results/h200/2026-11-24-suite.json.gz --html h100-vs-h200.html" \
+    "$results/h100-vs-h200.md"
 
 # The full suites' pages: at most 3 MB.
 limit=3000000
