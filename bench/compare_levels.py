@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The cache-level model against measured counters, record by record.
 
-Usage: bench/compare_levels.py [RESULTS.json] [--cumemlab PATH] [--only EXP,...]
+Usage: bench/compare_levels.py [RESULTS.json[.gz]] [--cumemlab PATH] [--only EXP,...]
                                [--all] [--markdown]
        bench/compare_levels.py --validate VALIDATE.txt [...]
 
@@ -12,7 +12,7 @@ experiment's validate settings (VALIDATE_SETTINGS below, the registry's) at
 32 MiB per array.
 
 For every record of a measured results file (default: the H100 suite,
-bench/results/h100/2026-11-24-suite.json) that carries the cache counters,
+bench/results/h100/2026-11-24-suite.json.gz) that carries the cache counters,
 runs `cumemlab model EXPERIMENT --<param> <value> ...` with the record's own
 parameters (the model alone, on the machine running this script; the device
 the results come from must match the model's default, an H100, or the
@@ -38,6 +38,8 @@ import os
 import subprocess
 import sys
 import tempfile
+
+import results_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -190,7 +192,7 @@ def fmt(v, bytes_):
 
 
 def main(argv):
-    path = os.path.join(HERE, "results", "h100", "2026-11-24-suite.json")
+    path = os.path.join(HERE, "results", "h100", "2026-11-24-suite.json.gz")
     cumemlab = os.path.join(ROOT, "build", "cumemlab")
     only = None
     validate = None
@@ -232,8 +234,7 @@ def main(argv):
         for exp, models in merged.items():
             cache[(exp, ("--merged",))] = (models, None)
     else:
-        with open(path) as f:
-            data = json.load(f)
+        data = results_file.load(path)
     tally = {}  # exp -> counter -> [agree, total]
     lines = []
     for rec in data["records"]:

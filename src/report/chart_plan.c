@@ -511,12 +511,26 @@ static void counters_chart(cml_chart_plan *cs, const group *g)
         c->x.scale = c->y.scale = CML_SCALE_LOG10;
     else
         c->x.from_zero = c->y.from_zero = 1;
+    /* A reading the same as one already drawn (the same counter, predicted
+     * and measured: most records of a sweep agree exactly) is the same
+     * mark drawn again over itself: only its last drawing is kept, so the
+     * picture is the same (what each pixel shows last is unchanged) and the
+     * chart and its data table a fraction of the size (the suite's
+     * counters charts: 9,000 marks, 1,440 distinct). */
     for (size_t i = 0; i < g->n; i++)
         for (unsigned k = 0; k < g->recs[i]->ncounters && k < CML_RECORD_MAX_COUNTERS; k++) {
             const cml_counter *ct = &g->recs[i]->counters[k];
             if (!ct->has_prediction || !isfinite(ct->measured) || !isfinite(ct->predicted))
                 continue;
-            add_point(cs, cml_chart_series_named(c, ct->name), ct->predicted, ct->measured);
+            cml_chart_series *s = cml_chart_series_named(c, ct->name);
+            for (size_t q = 0; s && q < s->n; q++)
+                if (s->x[q] == ct->predicted && s->y[q] == ct->measured) {
+                    memmove(&s->x[q], &s->x[q + 1], (s->n - q - 1) * sizeof s->x[0]);
+                    memmove(&s->y[q], &s->y[q + 1], (s->n - q - 1) * sizeof s->y[0]);
+                    s->n--;
+                    break;
+                }
+            add_point(cs, s, ct->predicted, ct->measured);
         }
     if (cml_chart_drawable_points(c) == 0) {
         drop_last(cs);

@@ -9,7 +9,8 @@
 #     new one gets 0666 & ~umask; no temporary file is ever left;
 #   - every output path is checked before anything runs: a bad one, or two
 #     outputs naming one file, is a usage error (exit 2) and writes nothing;
-#   - `report` refuses input beyond its 1 GiB cap (reading /dev/zero stops).
+#   - `report` refuses input beyond its 1 GiB cap (an endless stream of white
+#     space stops there), and stops at the first byte that cannot be JSON.
 # Runs as root or not. As root, system files are never used as targets (a
 # regression would replace them): links in the scratch folder stand in for
 # /dev/stdout and /dev/null. The parts that need root, or need not to be
@@ -130,7 +131,13 @@ fi
 # --- the reader's input cap -------------------------------------------------------
 run "$bin" report /dev/zero
 check "report /dev/zero: stops, exit 1" test $rc -eq 1
-check "report /dev/zero: names the 1 GiB cap" grep -q "larger than 1 GiB" "$tmp/err"
+check "report /dev/zero: at its first byte" \
+    grep -q "/dev/zero: line 1, column 1 (byte 0): unexpected byte 0x00" "$tmp/err"
+# White space for ever is valid JSON so far: only the cap stops it.
+tr '\0' ' ' </dev/zero | "$bin" report - >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "report of endless white space: stops, exit 1" test $rc -eq 1
+check "report of endless white space: names the 1 GiB cap" grep -q "larger than 1 GiB" "$tmp/err"
 
 cd / || exit 1
 echo "$checks checks, $fails failed"
