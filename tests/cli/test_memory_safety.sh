@@ -30,9 +30,9 @@ check "managed transfers: every step recorded" grep -q 'step=warm' "$tmp/t.json"
 # A signal of the fault class sent mid-write: the temporary goes, and the
 # program ends by that signal (128 + 11).
 big="$tmp/big.json"
-python3 - "$data/results-measured.json" "$big" <<'PY' 2>/dev/null || cp "$data/results-measured.json" "$big"
-import json, sys
-d = json.load(open(sys.argv[1]))
+python3 - "$data/results-measured.json.gz" "$big" <<'PY' || exit 1
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
 d["records"] = d["records"] * 40
 json.dump(d, open(sys.argv[2], "w"))
 PY
