@@ -19,6 +19,7 @@
 #include "core/record.h"
 #include "report/json_read.h"
 #include "report/report.h"
+#include "report_test_util.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------------ */
@@ -27,15 +28,8 @@
 
 static char *render_json(const cml_results *r)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        perror("open_memstream");
-        exit(2);
-    }
-    cml_status st = cml_report_json(f, r);
-    fclose(f);
+    cml_status st;
+    char *buf = render_to_memory(cml_report_json, r, NULL, &st);
     CHECK(st == CML_OK);
     return buf;
 }

@@ -29,21 +29,14 @@
 #include "core/record.h"
 #include "report/json_read.h"
 #include "report/report.h"
+#include "report_test_util.h"
 #include "test_util.h"
 
 static char *render_json(const cml_results *r, size_t *len)
 {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f) {
-        perror("open_memstream");
-        exit(2);
-    }
-    CHECK(cml_report_json(f, r) == CML_OK);
-    fclose(f);
-    if (len)
-        *len = n;
+    cml_status st;
+    char *buf = render_to_memory(cml_report_json, r, len, &st);
+    CHECK(st == CML_OK);
     return buf;
 }
 

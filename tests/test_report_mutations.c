@@ -29,6 +29,7 @@
 #include "report/html.h"
 #include "report/json_read.h"
 #include "report/report.h"
+#include "report_test_util.h"
 #include "test_util.h"
 
 /* A number in a JSON text: where it stands and its field's path with the
@@ -153,18 +154,9 @@ static void path_set_free(path_set *s)
 
 static char *render(cml_report_fn fn, const cml_results *r, size_t *len)
 {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f) {
-        perror("open_memstream");
-        exit(2);
-    }
-    cml_status st = fn(f, r);
-    CHECK(fclose(f) == 0);
+    cml_status st;
+    char *buf = render_to_memory(fn, r, len, &st);
     CHECK(st == CML_OK);
-    if (len)
-        *len = n;
     return buf;
 }
 
