@@ -117,7 +117,7 @@ int cml_cmd_book(const cml_cli *cli, const cml_book_program *p)
     if (out == stdout)
         fputc('\n', out);
     fflush(out);
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     int rc = st == CML_OK ? CML_EXIT_OK : CML_EXIT_FAIL;
     return rc ? rc : erc;

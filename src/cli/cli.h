@@ -1,7 +1,8 @@
 /*
  * The command line: options shared by every subcommand, and the commands.
  * Exit status: 0 success, 1 a run failed (no GPU for a GPU command, a CUDA
- * error, a verification failure), 2 bad usage (one line naming the option).
+ * error, a verification failure, nothing to show), 2 bad usage (one line
+ * naming the option).
  */
 #ifndef CML_CLI_H
 #define CML_CLI_H
@@ -99,5 +100,9 @@ int cml_print_experiment_help(const cml_experiment *exp);
  * diagnostics once on stderr, --json/--csv/--html files). */
 void cml_cli_results_init(const cml_cli *cli, cml_results *r);
 int cml_cli_emit(const cml_cli *cli, const cml_results *r);
+/* cml_cli_emit for a command that ran experiments: a run that showed
+ * nothing (no record at all, or every record waived) is a failed run, and
+ * one line on stderr says so after the waivers' reasons. */
+int cml_cli_emit_run(const cml_cli *cli, const cml_results *r);
 
 #endif

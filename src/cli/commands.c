@@ -31,7 +31,12 @@ int cml_print_experiment_help(const cml_experiment *exp)
 
 int cml_cmd_list(const cml_cli *cli)
 {
-    (void)cli;
+    if (cli->npos) {
+        fprintf(stderr, "cumemlab: list takes no arguments, not '%s' (cumemlab help NAME shows "
+                        "one experiment)\n",
+                cli->pos[0]);
+        return CML_EXIT_USAGE;
+    }
     printf("Experiments (cumemlab model NAME / cumemlab run NAME; NAME may be a unique prefix):\n\n");
     for (size_t i = 0; i < cml_experiment_count(); i++) {
         const cml_experiment *e = cml_experiment_at(i);
@@ -71,14 +76,25 @@ static const cml_experiment *find_or_complain(const char *name)
     return e;
 }
 
+/* model and run take one experiment: none named, or a stray argument
+ * after it (named, so a typo in "--offset 3" written "offset 3" shows). */
+static int one_experiment_please(const cml_cli *cli, const char *cmd, const char *or_else)
+{
+    if (cli->npos == 0)
+        fprintf(stderr, "cumemlab: %s: name one experiment (cumemlab list)%s\n", cmd, or_else);
+    else
+        fprintf(stderr, "cumemlab: %s %s: unexpected argument '%s' (one experiment at a time; "
+                        "its options are written --NAME VALUE)\n",
+                cmd, cli->pos[0], cli->pos[1]);
+    return CML_EXIT_USAGE;
+}
+
 int cml_cmd_model(const cml_cli *cli)
 {
     if (cli->expr || cli->src || cli->show_kernel)
         return cml_cmd_expr(cli);
-    if (cli->npos != 1) {
-        fprintf(stderr, "cumemlab: model: name one experiment (cumemlab list), or give --expr\n");
-        return CML_EXIT_USAGE;
-    }
+    if (cli->npos != 1)
+        return one_experiment_please(cli, "model", ", or give --expr");
     const cml_experiment *exp = find_or_complain(cli->pos[0]);
     if (!exp)
         return CML_EXIT_USAGE;
@@ -93,7 +109,7 @@ int cml_cmd_model(const cml_cli *cli)
     int rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
     cml_lab_close(&lab);
     if (rc != CML_EXIT_USAGE) {
-        int erc = cml_cli_emit(cli, &r);
+        int erc = cml_cli_emit_run(cli, &r);
         if (!rc)
             rc = erc;
     }
@@ -122,10 +138,8 @@ int cml_cmd_run(const cml_cli *cli)
     const cml_experiment *named = cli->npos == 1 ? cml_experiment_find(cli->pos[0]) : NULL;
     if (cli->nexprs || cli->src || (named && !strcmp(named->key, "expr")))
         return cml_cmd_run_expr(cli);
-    if (cli->npos != 1) {
-        fprintf(stderr, "cumemlab: run: name one experiment (cumemlab list)\n");
-        return CML_EXIT_USAGE;
-    }
+    if (cli->npos != 1)
+        return one_experiment_please(cli, "run", "");
     const cml_experiment *exp = find_or_complain(cli->pos[0]);
     if (!exp)
         return CML_EXIT_USAGE;
@@ -144,7 +158,7 @@ int cml_cmd_run(const cml_cli *cli)
     }
     int rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
     cml_lab_close(&lab);
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return rc ? rc : erc;
 }
@@ -188,7 +202,7 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     }
     cml_progress(n, n, NULL);
     cml_lab_close(&lab);
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return rc ? rc : erc;
 }
@@ -260,7 +274,7 @@ int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,
                (unsigned long long)rec->grid, (unsigned long long)rec->block, rec->variant,
                rec->timing.median_ms * 1e-3);
     }
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return rc ? rc : erc;
 }

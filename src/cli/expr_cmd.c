@@ -379,7 +379,7 @@ int cml_cmd_expr(const cml_cli *cli)
     for (int k = 0; k < cli->nexprs && !rc; k++)
         rc = model_one(cli, k, es[k], src, &set, &pv, cache, &r);
     if (rc == CML_EXIT_OK)
-        rc = cml_cli_emit(cli, &r);
+        rc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
 done:
     for (int k = 0; k < cli->nexprs; k++)
@@ -472,7 +472,7 @@ int cml_cmd_run_expr(const cml_cli *cli)
     }
     cml_status st = cml_lab_run(&lab, exp, &pv, &r);
     cml_lab_close(&lab);
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return st != CML_OK ? CML_EXIT_FAIL : erc;
 }

@@ -45,7 +45,8 @@ static const char *const usage_tail =
     "  --elem 1|2|4|8|16, --n N, --threads N, --block X or XxY, --base BYTES,\n"
     "  --show-kernel (model: print the generated CUDA C)\n"
     "\n"
-    "Exit status: 0 ok, 1 a run failed (no GPU, CUDA error, wrong output), 2 bad usage.\n";
+    "Exit status: 0 ok, 1 a run failed (no GPU, CUDA error, wrong output, every record\n"
+    "waived), 2 bad usage.\n";
 
 /* The book's programs by name, wrapped at 90 columns. */
 static void print_programs(void)

@@ -58,6 +58,28 @@ int cml_cli_emit(const cml_cli *cli, const cml_results *r)
     return rc;
 }
 
+int cml_cli_emit_run(const cml_cli *cli, const cml_results *r)
+{
+    int rc = cml_cli_emit(cli, r);
+    size_t waived = 0, shown = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        waived += r->items[i].state == CML_REC_WAIVED;
+        shown += r->items[i].state == CML_REC_OK;
+    }
+    if (shown || (waived < r->count))
+        return rc; /* figures, or failed records (their own lines said so) */
+    if (!r->count)
+        fprintf(stderr, "cumemlab: no records: the options given leave no variant to run\n");
+    else if (r->count == 1)
+        fprintf(stderr, "cumemlab: nothing to show: the one record was waived, for the reason "
+                        "above\n");
+    else
+        fprintf(stderr, "cumemlab: nothing to show: all %zu records were waived, for the "
+                        "reasons above\n",
+                r->count);
+    return CML_EXIT_FAIL;
+}
+
 static void progress_point(void *user, const char *experiment, size_t point, size_t points);
 
 cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
