@@ -55,6 +55,10 @@ run "${gen[@]}" --json "$null_name" --csv "$tmp/with-null.csv"
 check "--json $null_name: exit 0" test $rc -eq 0
 check "--json $null_name: /dev/null still a device" test -c /dev/null
 [ $root -eq 1 ] && check "--json $null_name: the link stays" test -L "$null_name"
+# Two outputs thrown away are no conflict: /dev/null takes each in place.
+run "${gen[@]}" --json /dev/null --csv /dev/null --html /dev/null
+check "--json, --csv and --html all /dev/null: exit 0" test $rc -eq 0
+check "--json, --csv and --html all /dev/null: nothing said" test ! -s "$tmp/err"
 
 mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/from-fifo" &
