@@ -412,6 +412,10 @@ static void test_options(void)
     check_refused(&cml_exp_hierarchy, "hop", "48", "--hop");
     check_refused(&cml_exp_hierarchy, "hop", "256", "--hop");
     check_refused(&cml_exp_hierarchy, "hops", "100", "--hops");
+    /* The chase walks 16 hops per unrolled step: 1, 2, 4 and 8 are refused
+     * by the declared range, which says so; 0 (by the level) stays. */
+    check_refused(&cml_exp_hierarchy, "hops", "8", "allowed: 0 or powers of two in 16..16777216");
+    check_refused(&cml_exp_hierarchy, "hops", "0:32", "'1'");
     check_refused(&cml_exp_hierarchy, "op", "scan", "--op");
     check_refused(&cml_exp_hierarchy, "path", "cs", "--path");
     check_refused(&cml_exp_hierarchy, "pattern", "zigzag", "--pattern");
@@ -420,6 +424,30 @@ static void test_options(void)
     CHECK_EQ_I64(cml_param_defaults(cml_exp_hierarchy.options, cml_exp_hierarchy.noptions, &pv,
                                     err, sizeof err),
                  CML_OK);
+    CHECK_EQ_I64(cml_param_set(&pv, "hops", "0,16,2^24", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_OK);
+    /* Sizes in range that an op cannot walk: refused together, before a
+     * run, naming the size, the op and what it needs. */
+    CHECK_EQ_I64(cml_param_set(&pv, "ws", "1K", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "--ws: 1024 does not suit --op read: read needs a multiple of 1024 "
+                            "bytes, 16384 at least");
+    CHECK_EQ_I64(cml_param_set(&pv, "op", "chase", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_param_set(&pv, "ws", "1500", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "a multiple of --hop 64");
+    CHECK_EQ_I64(cml_param_set(&pv, "ws", "16K", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_param_set(&pv, "op", "read,write,copy", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "--ws: 16384 does not suit --op copy: copy needs a multiple of 2048 "
+                            "bytes, 32768 at least");
+    CHECK_EQ_I64(cml_param_set(&pv, "op", "read,write,copy,chase", err, sizeof err), CML_OK);
+    /* Every default size suits every op. */
+    CHECK_EQ_I64(cml_param_defaults(cml_exp_hierarchy.options, cml_exp_hierarchy.noptions, &pv,
+                                    err, sizeof err),
+                 CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_OK);
     CHECK_EQ_I64(cml_param_set(&pv, "ws", "4K,64K:128K:32K,1G,32G", err, sizeof err), CML_OK);
     int k = cml_param_index(&pv, "ws");
     CHECK(k >= 0);

@@ -94,6 +94,18 @@ usage "--offset alone still needs a value" "--offset needs a value" model read-o
 usage "--bogus 1 names the experiment's options" "--bogus: not an option of read-offset" \
     model read-offset --bogus 1
 
+# 11. The range an option declares is the range it accepts: what --help
+# allows runs, what cannot run is refused before the run.
+for h in 1 2 4 8; do
+    usage "hierarchy --hops $h" "--hops: out of range: '$h' (allowed: 0 or powers of two in 16.." \
+        model hierarchy --op chase --hops "$h"
+done
+usage "hierarchy --ws=1024" "--ws: 1024 does not suit --op read: read needs a multiple of 1024 bytes, 16384 at least" \
+    model hierarchy --ws=1024
+usage "suite --ws=1024" "--ws: 1024 does not suit --op read" suite --ws=1024
+run "$bin" model hierarchy --ws=1024 --op chase --hops 16 --quiet
+check "hierarchy chase at 1K, 16 hops: exit 0" test "$rc" -eq 0
+
 # An experiment's own option wins over the global one of the same name, and
 # takes lists; sizes take T.
 run "$bin" model transfers --mode link --size 64M,512M --link gen4 --lanes 16 --json "$tmp/t.json"
