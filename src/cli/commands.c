@@ -266,11 +266,12 @@ int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,
     int rc = cml_cli_run_experiment(cli, &lab, exp, settings, &r);
     cml_lab_close(&lab);
     /* The classic line first, as the book's program printed it. */
+    FILE *human = cml_cli_human_out(cli);
     for (size_t i = 0; i < r.count; i++) {
         const cml_record *rec = &r.items[i];
         if (!rec->measured)
             continue;
-        printf("%s <<< %llu, %llu >>> %s elapsed %f sec\n", alias->name,
+        fprintf(human, "%s <<< %llu, %llu >>> %s elapsed %f sec\n", alias->name,
                (unsigned long long)rec->grid, (unsigned long long)rec->block, rec->variant,
                rec->timing.median_ms * 1e-3);
     }

@@ -50,7 +50,8 @@ static const char *const counters_choices[] = {"off", "on", "auto", NULL};
 
 static const cli_option options[] = {
     {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
-     "write the results as JSON (schema: docs/json-schema.md);\n- is standard output"},
+     "write the results as JSON (schema: docs/json-schema.md);\n- is standard output "
+     "(the table then goes to standard error)"},
     {O_CSV, "csv", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE", "write one CSV row per variant"},
     {O_HTML, "html", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
      "write a self-contained HTML report with charts (no network)"},

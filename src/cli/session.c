@@ -22,16 +22,23 @@ void cml_cli_results_init(const cml_cli *cli, cml_results *r)
     r->model_only = 1;
 }
 
+FILE *cml_cli_human_out(const cml_cli *cli)
+{
+    return cli->machine_stdout ? stderr : stdout;
+}
+
 int cml_cli_emit(const cml_cli *cli, const cml_results *r)
 {
     char err[512];
     int rc = CML_EXIT_OK;
     cml_progress(0, 0, NULL); /* the progress line, if any, goes before the table */
-    if (!cli->quiet && cml_report_table(stdout, r) != CML_OK) {
-        fprintf(stderr, "cumemlab: cannot write the table to standard output\n");
+    FILE *human = cml_cli_human_out(cli);
+    if (!cli->quiet && cml_report_table(human, r) != CML_OK) {
+        fprintf(stderr, "cumemlab: cannot write the table to standard %s\n",
+                human == stdout ? "output" : "error");
         rc = CML_EXIT_FAIL;
     }
-    fflush(stdout);
+    fflush(human);
     /* The run's diagnostics, once, on the terminal's error stream (the
      * files carry them too). */
     for (size_t i = 0; i < r->ndiags; i++) {
