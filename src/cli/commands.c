@@ -125,8 +125,12 @@ static int need_gpu(const cml_cli *cli, cml_lab *lab, cml_results *r, const char
     cml_lab_state got = cml_lab_open(lab, &ls, r);
     if (got == CML_LAB_GPU)
         return 1;
-    fprintf(stderr, "cumemlab: %s needs a GPU: %s%s\n", what, lab->why,
-            got == CML_LAB_MODEL ? " (cumemlab model NAME shows the model's prediction)" : "");
+    if (got == CML_LAB_MODEL)
+        fprintf(stderr, "cumemlab: %s needs a GPU: %s (cumemlab model NAME shows the model's "
+                        "prediction)\n",
+                what, lab->why);
+    else /* a GPU is there: what stopped the run (a busy profiler, say) */
+        fprintf(stderr, "cumemlab: %s: %s\n", what, lab->why);
     cml_lab_close(lab);
     return 0;
 }
@@ -184,7 +188,13 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     cml_lab lab;
     cml_lab_state got = cml_lab_open(&lab, &ls, &r);
     if (got == CML_LAB_FAILED || (!tour && got == CML_LAB_MODEL)) {
-        fprintf(stderr, "cumemlab: %s needs a GPU: %s\n", tour ? "the tour" : "suite", lab.why);
+        if (got == CML_LAB_MODEL) /* suite measures: it has no model-only form */
+            fprintf(stderr, "cumemlab: suite needs a GPU: %s (suite measures every experiment; "
+                            "without a GPU, cumemlab --model runs the tour on the model alone "
+                            "and cumemlab model NAME one experiment)\n",
+                    lab.why);
+        else
+            fprintf(stderr, "cumemlab: %s: %s\n", tour ? "the tour" : "suite", lab.why);
         cml_lab_close(&lab);
         cml_results_free(&r);
         return CML_EXIT_FAIL;

@@ -473,12 +473,12 @@ int cml_cmd_run_expr(const cml_cli *cli)
         if (got == CML_LAB_MODEL && cml_expr_check_all(&lab.plan, &pv, why, sizeof why)) {
             fprintf(stderr, "cumemlab: %s\n", why);
             rc = CML_EXIT_USAGE;
-        } else {
-            fprintf(stderr, "cumemlab: run %s needs a GPU: %s%s\n",
-                    cli->nexprs ? "--expr" : "expr", lab.why,
-                    got == CML_LAB_MODEL ? " (cumemlab model --expr EXPR shows the model's "
-                                           "prediction)"
-                                         : "");
+        } else if (got == CML_LAB_MODEL) {
+            fprintf(stderr, "cumemlab: run %s needs a GPU: %s (cumemlab model --expr EXPR shows "
+                            "the model's prediction)\n",
+                    cli->nexprs ? "--expr" : "expr", lab.why);
+        } else { /* a GPU is there: what stopped the run */
+            fprintf(stderr, "cumemlab: run %s: %s\n", cli->nexprs ? "--expr" : "expr", lab.why);
         }
         cml_lab_close(&lab);
         cml_results_free(&r);
