@@ -100,14 +100,23 @@ static void test_rule(void)
     CHECK_EQ_I64(small->peak_class, CML_PEAK_CLASS_L2_RESIDENT);
     CHECK(small->peak_fraction < 0);
     CHECK(small->peak_ref_gbs == 0.0);
-    /* Loads that hit in L1 and no stores: L1-resident. */
+    /* Loads that hit in L1, a few stores (a sum per thread): L1-resident. */
     cml_record *l1 = measured(&r, "L1", 64 * 1024, 20000.0);
-    l1->levels.l2_write_sectors = 0;
+    l1->levels.l2_write_sectors = 100;
     l1->levels.l1_hit_sectors = 1000;
     l1->levels.l1_miss_sectors = 10;
     cml_record_set_peak(l1, &r.peaks);
     CHECK_EQ_I64(l1->peak_class, CML_PEAK_CLASS_L1_RESIDENT);
     CHECK(l1->peak_fraction < 0);
+    /* ... but where the stores (through to L2) outweigh the hits: L2. */
+    l1->levels.l2_write_sectors = 995;
+    cml_record_set_peak(l1, &r.peaks);
+    CHECK_EQ_I64(l1->peak_class, CML_PEAK_CLASS_L2_RESIDENT);
+    /* A footprint above one SM's L1 is never L1's. */
+    l1->levels.l2_write_sectors = 0;
+    l1->levels.footprint_bytes = 256 * 1024 + 32;
+    cml_record_set_peak(l1, &r.peaks);
+    CHECK_EQ_I64(l1->peak_class, CML_PEAK_CLASS_L2_RESIDENT);
     /* 64 MiB, more than the 50 MiB L2: DRAM, a share of the copy class. */
     cml_record *big = measured(&r, "64 MiB", 64 * MIB, 2141.95);
     cml_record_set_peak(big, &r.peaks);

@@ -126,9 +126,11 @@ int cml_record_residency(const cml_record *rec, uint64_t footprint)
         const cml_levels *lv = &rec->levels;
         footprint = lv->footprint_bytes;
         l1 = lv->l1_bytes;
-        /* Served by L1: most global-load sectors hit there, and no store
-         * goes through to L2 (stores always do). */
-        l1_served = lv->l2_write_sectors == 0 && lv->l1_hit_sectors > lv->l1_miss_sectors;
+        /* Served by L1: most of the sectors it moves hit there. A store
+         * always goes through to L2, a missed load comes from it: L1 must
+         * serve more than both together (a read that stores one sum per
+         * thread is L1's; a copy is not). */
+        l1_served = lv->l1_hit_sectors > lv->l1_miss_sectors + lv->l2_write_sectors;
     }
     return cml_peak_residency(footprint, l1, l1_served, rec->cache.l2_bytes);
 }

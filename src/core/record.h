@@ -162,8 +162,8 @@ void cml_record_add_param(cml_record *rec, const char *name, int64_t value, cons
 void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit);
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
 /* The cache rec's working set lives in (cml_peak_residency): the model's
- * footprint when rec has the cache levels (L1 when its global loads mostly
- * hit there and it writes nothing to L2), else `footprint` (bytes the
+ * footprint when rec has the cache levels (L1 when more of its sectors hit
+ * there than miss or are stored through to L2), else `footprint` (bytes the
  * caller knows the kernel touches; 0: not known); the capacities are the
  * record's own (rec->cache, the device's or the model's H100).
  * CML_PEAK_CLASS_L2_RESIDENT, _L1_RESIDENT or CML_PEAK_CLASS_NONE. */
