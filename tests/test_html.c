@@ -580,19 +580,20 @@ static const char *const test_extra_legend[] = {"A", "B", NULL};
 static const cml_chart_spec test_specs[] = {
     {CML_PLOT_SWEEP, "Bandwidth vs stride", "stride", "stride", "stride (elements)",
      CML_SCALE_LOG2, CML_FMT_NUMBER, "bandwidth (GB/s)", CML_FMT_NUMBER, NULL, NULL, NULL, NULL,
-     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth", "GB/s", 1, NULL, NULL, NULL,
+     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, "bandwidth", "GB/s", 1, NULL, NULL, NULL,
      NULL, NULL},
     /* No record has a model: not planned. */
     {CML_PLOT_BARS, "Efficiency by pattern", NULL, NULL, NULL, CML_SCALE_LINEAR, CML_FMT_NUMBER,
      "%", CML_FMT_PERCENT, NULL, NULL, NULL, NULL,
-     {{"modern", CML_METRIC_EFF_MODERN, NULL, NULL}}, "the efficiency", "%", 1, NULL, NULL, NULL,
+     {{"modern", CML_METRIC_EFF_MODERN, NULL, NULL, 0}}, "the efficiency", "%", 1, NULL, NULL, NULL,
      NULL, NULL},
     {CML_PLOT_BARS, "Bandwidth without a stride", NULL, NULL, NULL, CML_SCALE_LINEAR,
      CML_FMT_NUMBER, "bandwidth (GB/s)", CML_FMT_NUMBER, NULL, NULL, "stride", NULL,
-     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth without a stride", "GB/s", 1,
+     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, "bandwidth without a stride", "GB/s", 1,
      NULL, NULL, NULL, NULL, NULL},
     {CML_PLOT_EXTRAS, "Extra figures", NULL, NULL, NULL, CML_SCALE_LINEAR, CML_FMT_NUMBER, "GB/s",
-     CML_FMT_NUMBER, NULL, NULL, NULL, NULL, {{NULL, CML_METRIC_NONE, NULL, NULL}}, NULL, NULL, 0,
+     CML_FMT_NUMBER, NULL, NULL, NULL, NULL, {{NULL, CML_METRIC_NONE, NULL, NULL, 0}}, NULL, NULL,
+     0,
      test_extra_names, test_extra_legend, NULL, NULL, NULL},
 };
 

@@ -39,6 +39,9 @@ typedef struct cml_metric_ref {
     cml_metric_id id;
     const char *arg;
     const char *lead;            /* how a sentence names it: "under the modern rules" */
+    int better;                  /* CML_METRIC_EXTRA: 1 higher is better, -1 lower is;
+                                    0: no direction (never an experiment's main figure,
+                                    src/report/summary.h) */
 } cml_metric_ref;
 
 typedef enum cml_chart_shape {
@@ -83,7 +86,7 @@ typedef struct cml_chart_spec {
      .title = "Measured bandwidth by variant",                                             \
      .ylabel = "bandwidth (GB/s)",                                                         \
      .yfmt = CML_FMT_NUMBER,                                                               \
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}},                                \
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}},                             \
      .what = "bandwidth",                                                                  \
      .unit = "GB/s",                                                                       \
      .describe = 1}
