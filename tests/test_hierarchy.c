@@ -460,6 +460,52 @@ static void test_options(void)
 
 /* The bandwidth chart: measured lines, and the capacities the records
  * carry drawn as labelled vertical lines. */
+/* The level chart of a run on the model alone: titled by the model alone
+ * (no counters were read), its level axis ticked at whole levels only. */
+static void test_level_chart(void)
+{
+    cml_results r;
+    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, "ws=16K,256K,48M,1G op=read path=ca", &r), CML_OK);
+    const cml_record **recs = calloc(r.count ? r.count : 1, sizeof *recs);
+    cml_chart_plan *p = calloc(1, sizeof *p);
+    CHECK(recs && p);
+    if (recs && p) {
+        for (size_t i = 0; i < r.count; i++)
+            recs[i] = &r.items[i];
+        cml_chart_plan_experiment(p, "hierarchy", recs, r.count);
+        const cml_chart *c = NULL;
+        for (size_t i = 0; i < p->ncharts; i++)
+            if (strstr(p->charts[i].title, "Level serving"))
+                c = &p->charts[i];
+        CHECK(c != NULL);
+        if (c) {
+            CHECK(strcmp(c->title, "Level serving the bandwidth series: model") == 0);
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&buf, &len);
+            CHECK(f && cml_chart_svg(f, c) == CML_OK);
+            if (f)
+                fclose(f);
+            /* the y axis's labels: 1, 2, 3 (the edges 1.5 and 2.5 lie between) */
+            const char *y = buf ? strstr(buf, "class=\"axis y\"") : NULL;
+            const char *end = y ? strstr(y, "</g>") : NULL;
+            CHECK(y && end);
+            if (y && end) {
+                char axis[4096];
+                snprintf(axis, sizeof axis, "%.*s", (int)(end - y), y);
+                CHECK_STR_CONTAINS(axis, ">1</text>");
+                CHECK_STR_CONTAINS(axis, ">3</text>");
+                CHECK(strstr(axis, ".5</text>") == NULL);
+            }
+            free(buf);
+        }
+        cml_chart_plan_free(p);
+    }
+    free(p);
+    free(recs);
+    cml_results_free(&r);
+}
+
 static void test_chart_marks(void)
 {
     cml_results r;
@@ -539,5 +585,6 @@ int main(void)
     test_model_run();
     test_options();
     test_chart_marks();
+    test_level_chart();
     return cml_test_summary("test_hierarchy");
 }

@@ -190,6 +190,37 @@ static void test_axis_range(void)
     check_range(2540, 2620, 0, 0, 2540, 2620, 20, 0);
 }
 
+/* A categorical axis (CML_FMT_WHOLE): ticks at whole numbers only. */
+static void check_whole(double lo, double hi, size_t max, double want_lo, double want_hi,
+                        double want_step)
+{
+    cml_axis_range a;
+    cml_axis_range_whole(lo, hi, max, &a);
+    CHECK_NEAR(a.lo, want_lo, 0);
+    CHECK_NEAR(a.hi, want_hi, 0);
+    CHECK_NEAR(a.step, want_step, 0);
+    CHECK(a.nticks >= 2 && a.nticks <= max);
+    for (size_t i = 0; i < a.nticks; i++)
+        CHECK(a.ticks[i] == floor(a.ticks[i]) && a.ticks[i] == want_lo + (double)i * want_step);
+}
+
+static void test_axis_whole(void)
+{
+    /* The hierarchy's levels: 1 .. 3, with the edges 1.5 and 2.5 between
+     * ticks, never ticks of their own. */
+    check_whole(1, 3, 7, 1, 3, 1);
+    check_whole(1.5, 2.5, 7, 1, 3, 1);
+    check_whole(1, 4, 7, 1, 4, 1);
+    /* One level: a tick either side of it. */
+    check_whole(2, 2, 7, 2, 3, 1);
+    /* More categories than ticks: every k-th (1, 8, ..., 43 for 1..40). */
+    check_whole(1, 40, 7, 1, 43, 7);
+    /* Nothing a category can be: the ordinary axis, finite. */
+    cml_axis_range a;
+    cml_axis_range_whole(-1e300, 1e300, 7, &a);
+    CHECK(a.nticks >= 2 && isfinite(a.lo) && isfinite(a.hi));
+}
+
 static char *svg_of(const cml_chart *c)
 {
     char *buf = NULL;
@@ -528,6 +559,7 @@ int main(void)
     test_axis_range();
     test_chart_break();
     test_all_extras();
+    test_axis_whole();
     test_summary_rows();
     test_summary_model_only();
     test_summary_one_screen();

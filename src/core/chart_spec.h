@@ -15,7 +15,9 @@ typedef enum cml_scale {
 typedef enum cml_tick_format {
     CML_FMT_NUMBER = 0,   /* 0.5, 12, 1500, 25k, 3M */
     CML_FMT_BYTES,        /* 512 B, 4 KiB, 1 MiB, 1 GiB */
-    CML_FMT_PERCENT       /* values already in percent: 12.5% */
+    CML_FMT_PERCENT,      /* values already in percent: 12.5% */
+    CML_FMT_WHOLE         /* a categorical axis numbered 1, 2, 3 (levels): ticks and
+                             gridlines at whole numbers only, never at 1.5 */
 } cml_tick_format;
 
 /* A figure taken from each record. */

@@ -685,7 +685,7 @@ static const cml_chart_spec hier_charts[] = {
     {.shape = CML_PLOT_SWEEP, .title = "Level serving the bandwidth series: model and counters",
      .xparam = "ws", .xname = "working set", .xlabel = "working set (bytes)",
      .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_BYTES,
-     .ylabel = "level (1 L1, 2 L2, 3 DRAM, 4 DRAM+TLB)", .yfmt = CML_FMT_NUMBER,
+     .ylabel = "level (1 L1, 2 L2, 3 DRAM, 4 DRAM+TLB)", .yfmt = CML_FMT_WHOLE,
      .without_param = "hop",
      .m = {{"model", CML_METRIC_EXTRA, "level_pred", "as the model predicts it", 0},
            {"counters", CML_METRIC_EXTRA, "level_meas", "as the counters show it", 0}},

@@ -196,7 +196,7 @@ static double map(const scale *s, double v)
 /* Build the axis range and ticks from the data range [lo, hi]: linear
  * axes by the rule of chart_range.h. */
 static void make_scale(scale *s, cml_scale kind, double lo, double hi, int from_zero, int zoom,
-                       size_t max_ticks)
+                       size_t max_ticks, cml_tick_format fmt)
 {
     memset(s, 0, sizeof *s);
     s->kind = kind;
@@ -211,7 +211,10 @@ static void make_scale(scale *s, cml_scale kind, double lo, double hi, int from_
         s->kind = CML_SCALE_LINEAR; /* cannot happen for positive data */
     }
     cml_axis_range ar;
-    cml_axis_range_choose(lo, hi, from_zero, zoom, max_ticks, &ar);
+    if (fmt == CML_FMT_WHOLE) /* categories: whole numbers only */
+        cml_axis_range_whole(lo, hi, max_ticks, &ar);
+    else
+        cml_axis_range_choose(lo, hi, from_zero, zoom, max_ticks, &ar);
     s->lo = ar.lo;
     s->hi = ar.hi;
     s->step = ar.step;
@@ -550,12 +553,11 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
         sx.hi = (double)c->ncategories;
         sx.p0 = x0;
         sx.p1 = x1;
-        make_scale(&sy, CML_SCALE_LINEAR, ylo, yhi, 1, c->y.zoom, 7);
+        make_scale(&sy, CML_SCALE_LINEAR, ylo, yhi, 1, c->y.zoom, 7, c->y.format);
     } else {
-        make_scale(&sx, c->x.scale, xlo, xhi, c->x.from_zero, 0, 11);
+        make_scale(&sx, c->x.scale, xlo, xhi, c->x.from_zero, 0, 11, c->x.format);
         make_scale(&sy, c->y.scale, ylo, yhi, c->y.scale == CML_SCALE_LINEAR && c->y.from_zero,
-                   c->y.zoom,
-                   7);
+                   c->y.zoom, 7, c->y.format);
         sx.p0 = x0;
         sx.p1 = x1;
     }
