@@ -749,9 +749,12 @@ static void test_report_titles(void)
             id[n++] = (*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') ? *k : '-';
         id[n] = '\0';
         char *title = escaped(e->title);
-        snprintf(want, sizeof want, "<h2 id=\"%s-h\">%s (%s)</h2>", id, title, e->key);
+        /* numbered as the registry (cumemlab list, the README) numbers it */
+        snprintf(want, sizeof want, "<h2 id=\"%s-h\">%d. %s (%s)</h2>", id, e->number, title,
+                 e->key);
         CHECK_STR_CONTAINS(s, want);
-        snprintf(want, sizeof want, "<li><a href=\"#%s\">%s (%s)</a>", id, title, e->key);
+        snprintf(want, sizeof want, "<li><a href=\"#%s\">%d. %s (%s)</a>", id, e->number, title,
+                 e->key);
         CHECK_STR_CONTAINS(s, want);
         free(title);
     }
