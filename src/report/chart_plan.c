@@ -92,6 +92,19 @@ static void title_for_drawn(cml_chart *c, const char *a, int has_a, const char *
     snprintf(c->title + tl - sl, sizeof c->title - (tl - sl), ": %s", has_a ? a : b);
 }
 
+/* A bar chart as wide as its bars need (about 6 px a bar, 10 between
+ * categories, and the axes' margins), from the default width up to the
+ * report's (main is 1200 px, less its padding and the figure's): 192 bars
+ * of peak-bandwidth in 560 px were slivers under labels that overlapped. */
+#define PLAN_MAX_WIDTH 1120
+
+static void fit_bars(cml_chart *c)
+{
+    double want = 96.0 + (double)c->ncategories * (6.0 * (double)c->nseries + 10.0);
+    if (want > (double)c->width)
+        c->width = want > PLAN_MAX_WIDTH ? PLAN_MAX_WIDTH : (int)want;
+}
+
 /* Drop the last chart (nothing to draw). */
 static void drop_last(cml_chart_plan *cs)
 {
@@ -407,6 +420,7 @@ static void bar_chart(cml_chart_plan *cs, const group *g, const cml_chart_spec *
         drop_last(cs);
         return;
     }
+    fit_bars(c);
     if (!sp->describe)
         return;
     /* The highest and the lowest bar. */
@@ -486,6 +500,7 @@ static void extras_chart(cml_chart_plan *cs, const group *g, const cml_chart_spe
         drop_last(cs);
         return;
     }
+    fit_bars(c);
     if (sp->extra_legend[0] && sp->extra_legend[1] && !sp->extra_legend[2]) {
         int has[2] = {0, 0};
         for (size_t i = 0; i < c->nseries; i++)
