@@ -185,7 +185,8 @@ static int ws_fits(uint64_t ws, int op, uint64_t hop, char *needs, size_t len)
     const unsigned arrays = op == CML_HIER_COPY ? 2 : 1;
     snprintf(needs, len, "%s needs a multiple of %u bytes, %u at least (16 distinct rows per "
              "unrolled step)",
-             hier_ops[op], arrays * CML_HIER_ROW_BYTES, arrays * CML_HIER_ROW_BYTES * CML_HIER_STEP);
+             hier_ops[op], arrays * CML_HIER_ROW_BYTES,
+             arrays * CML_HIER_ROW_BYTES * CML_HIER_STEP);
     return 0;
 }
 

@@ -113,7 +113,7 @@ else
     check "suite without GPU exits 1" test $rc -eq 1
     check "suite without GPU: one line" test "$(lines)" -eq 1
     check "suite without GPU: names the model-only forms" \
-        has "without a GPU, cumemlab --model runs the tour on the model alone and cumemlab model NAME one experiment" err
+        has "cumemlab --model runs the tour on the model alone and cumemlab model NAME" err
     run "$bin" device
     check "device without GPU exits 1" test $rc -eq 1
     run "$bin" --json "$tmp/tour.json"

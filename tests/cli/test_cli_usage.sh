@@ -65,7 +65,8 @@ check "--block 33x33 names what was typed" sh -c "! grep -q -- '--bdx' '$tmp/err
 # (a run that failed), saying so after the reasons, the file still written.
 run "$bin" model read-offset --offset 1048576 --n 2^20 --path ca --json "$tmp/w.json"
 check "offset past n: exit 1, nothing to show" test "$rc" -eq 1
-check "offset past n: says the one record was waived" has "nothing to show: the one record was waived"
+check "offset past n: says the one record was waived" \
+    has "nothing to show: the one record was waived"
 check "offset past n: waived" grep -q '"state": "waived"' "$tmp/w.json"
 check "offset past n: says nothing is read" grep -q 'every thread is guarded off and nothing is read' "$tmp/w.json"
 check "offset past n: no sectors finding" sh -c "! grep -q '0.00 sectors per request' '$tmp/w.json'"
@@ -88,7 +89,8 @@ usage "list extra" "list takes no arguments, not 'extra'" list extra
 usage "model NAME extra" "model read-offset: unexpected argument 'extra'" model read-offset extra
 usage "run NAME extra" "run read-offset: unexpected argument 'extra'" run read-offset extra
 usage "--bogus alone" "unknown option '--bogus' (cumemlab --help lists the options)" --bogus
-usage "model NAME --bogus" "unknown option '--bogus' (cumemlab help read-offset lists its options)" \
+usage "model NAME --bogus" \
+    "unknown option '--bogus' (cumemlab help read-offset lists its options)" \
     model read-offset --bogus
 usage "--offset alone still needs a value" "--offset needs a value" model read-offset --offset
 usage "--bogus 1 names the experiment's options" "--bogus: not an option of read-offset" \
@@ -100,7 +102,8 @@ for h in 1 2 4 8; do
     usage "hierarchy --hops $h" "--hops: out of range: '$h' (allowed: 0 or powers of two in 16.." \
         model hierarchy --op chase --hops "$h"
 done
-usage "hierarchy --ws=1024" "--ws: 1024 does not suit --op read: read needs a multiple of 1024 bytes, 16384 at least" \
+usage "hierarchy --ws=1024" \
+    "--ws: 1024 does not suit --op read: read needs a multiple of 1024 bytes, 16384 at least" \
     model hierarchy --ws=1024
 usage "suite --ws=1024" "--ws: 1024 does not suit --op read" suite --ws=1024
 run "$bin" model hierarchy --ws=1024 --op chase --hops 16 --quiet

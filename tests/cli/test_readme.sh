@@ -45,11 +45,15 @@ same() {
                     i++
                     if (i > nw) exit 0
                     while (j <= ng && got[j] != want[i]) j++
-                    if (j > ng) { printf "shown line %d not found after a gap: %s\n", i, want[i]; exit 1 }
+                    if (j > ng) {
+                        printf "shown line %d not found after a gap: %s\n", i, want[i]
+                        exit 1
+                    }
                     continue
                 }
                 if (j > ng || got[j] != want[i]) {
-                    printf "line %d differs:\n  shown:  %s\n  output: %s\n", i - 1, want[i], (j > ng ? "(end of output)" : got[j])
+                    printf "line %d differs:\n  shown:  %s\n  output: %s\n", i - 1, want[i],
+                           (j > ng ? "(end of output)" : got[j])
                     exit 1
                 }
                 i++; j++
