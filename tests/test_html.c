@@ -343,8 +343,8 @@ static void test_bars_and_scatter(void)
     cml_chart_category(&c, "a_very_long_unbreakable_category_name");
     s = chart_text(&c);
     CHECK(count(s, "<tspan") == 0 && count(s, "rotate(-35") == 4);
-    /* cut to 28 characters, "..." included (no space to cut at) */
-    CHECK_STR_CONTAINS(s, ">a_very_long_unbreakable_c...</text>");
+    /* cut to 36 characters, "..." included (no space to cut at) */
+    CHECK_STR_CONTAINS(s, ">a_very_long_unbreakable_category_...</text>");
     free(s);
     cml_chart_free(&c);
 
@@ -580,19 +580,20 @@ static const char *const test_extra_legend[] = {"A", "B", NULL};
 static const cml_chart_spec test_specs[] = {
     {CML_PLOT_SWEEP, "Bandwidth vs stride", "stride", "stride", "stride (elements)",
      CML_SCALE_LOG2, CML_FMT_NUMBER, "bandwidth (GB/s)", CML_FMT_NUMBER, NULL, NULL, NULL, NULL,
-     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth", "GB/s", 1, NULL, NULL, NULL,
+     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, "bandwidth", "GB/s", 1, NULL, NULL, NULL,
      NULL, NULL},
     /* No record has a model: not planned. */
     {CML_PLOT_BARS, "Efficiency by pattern", NULL, NULL, NULL, CML_SCALE_LINEAR, CML_FMT_NUMBER,
      "%", CML_FMT_PERCENT, NULL, NULL, NULL, NULL,
-     {{"modern", CML_METRIC_EFF_MODERN, NULL, NULL}}, "the efficiency", "%", 1, NULL, NULL, NULL,
+     {{"modern", CML_METRIC_EFF_MODERN, NULL, NULL, 0}}, "the efficiency", "%", 1, NULL, NULL, NULL,
      NULL, NULL},
     {CML_PLOT_BARS, "Bandwidth without a stride", NULL, NULL, NULL, CML_SCALE_LINEAR,
      CML_FMT_NUMBER, "bandwidth (GB/s)", CML_FMT_NUMBER, NULL, NULL, "stride", NULL,
-     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth without a stride", "GB/s", 1,
+     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, "bandwidth without a stride", "GB/s", 1,
      NULL, NULL, NULL, NULL, NULL},
     {CML_PLOT_EXTRAS, "Extra figures", NULL, NULL, NULL, CML_SCALE_LINEAR, CML_FMT_NUMBER, "GB/s",
-     CML_FMT_NUMBER, NULL, NULL, NULL, NULL, {{NULL, CML_METRIC_NONE, NULL, NULL}}, NULL, NULL, 0,
+     CML_FMT_NUMBER, NULL, NULL, NULL, NULL, {{NULL, CML_METRIC_NONE, NULL, NULL, 0}}, NULL, NULL,
+     0,
      test_extra_names, test_extra_legend, NULL, NULL, NULL},
 };
 
@@ -748,9 +749,12 @@ static void test_report_titles(void)
             id[n++] = (*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') ? *k : '-';
         id[n] = '\0';
         char *title = escaped(e->title);
-        snprintf(want, sizeof want, "<h2 id=\"%s-h\">%s (%s)</h2>", id, title, e->key);
+        /* numbered as the registry (cumemlab list, the README) numbers it */
+        snprintf(want, sizeof want, "<h2 id=\"%s-h\">%d. %s (%s)</h2>", id, e->number, title,
+                 e->key);
         CHECK_STR_CONTAINS(s, want);
-        snprintf(want, sizeof want, "<li><a href=\"#%s\">%s (%s)</a>", id, title, e->key);
+        snprintf(want, sizeof want, "<li><a href=\"#%s\">%d. %s (%s)</a>", id, e->number, title,
+                 e->key);
         CHECK_STR_CONTAINS(s, want);
         free(title);
     }

@@ -755,7 +755,7 @@ static void test_peak_classes(void)
         memcpy(bad + 1, "cop!", 4);
         CHECK(cml_results_from_json(j1, strlen(j1), &back, err, sizeof err) == CML_EINVAL);
         CHECK_STR_CONTAINS(err, "records[0].peak_class: \"cop!\" is not read, write, copy, "
-                                "triad or given");
+                                "triad, given, l2-resident or l1-resident");
         cml_results_free(&back);
     }
     free(j1);

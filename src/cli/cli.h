@@ -1,7 +1,8 @@
 /*
  * The command line: options shared by every subcommand, and the commands.
  * Exit status: 0 success, 1 a run failed (no GPU for a GPU command, a CUDA
- * error, a verification failure), 2 bad usage (one line naming the option).
+ * error, a verification failure, nothing to show), 2 bad usage (one line
+ * naming the option).
  */
 #ifndef CML_CLI_H
 #define CML_CLI_H
@@ -39,6 +40,8 @@ typedef struct cml_cli {
     int quick;                    /* fewer variants and repetitions */
     int model_only;               /* --model: never touch the GPU */
     int quiet;                    /* no table on stdout */
+    int machine_stdout;           /* --json/--csv/--html lead to standard output: what
+                                     a person reads goes to stderr (cml_cli_human_out) */
     int counters;                 /* --counters: CML_COUNTERS_OFF/_ON/_AUTO (default auto) */
     int help;
     /* model --expr / run --expr: the index expressions in the order given
@@ -98,7 +101,16 @@ int cml_print_experiment_help(const cml_experiment *exp);
 
 /* Shared by the commands: the results header, the outputs (table, the run's
  * diagnostics once on stderr, --json/--csv/--html files). */
+/* Where the table and a program's own lines go: standard output, or
+ * standard error when a machine format (--json -, --csv /dev/stdout, ...)
+ * takes standard output, so that it stays parseable. */
+FILE *cml_cli_human_out(const cml_cli *cli);
+
 void cml_cli_results_init(const cml_cli *cli, cml_results *r);
 int cml_cli_emit(const cml_cli *cli, const cml_results *r);
+/* cml_cli_emit for a command that ran experiments: a run that showed
+ * nothing (no record at all, or every record waived) is a failed run, and
+ * one line on stderr says so after the waivers' reasons. */
+int cml_cli_emit_run(const cml_cli *cli, const cml_results *r);
 
 #endif

@@ -50,7 +50,8 @@ static const char *const counters_choices[] = {"off", "on", "auto", NULL};
 
 static const cli_option options[] = {
     {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
-     "write the results as JSON (schema: docs/json-schema.md);\n- is standard output"},
+     "write the results as JSON (schema: docs/json-schema.md);\n- is standard output "
+     "(the table then goes to standard error)"},
     {O_CSV, "csv", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE", "write one CSV row per variant"},
     {O_HTML, "html", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
      "write a self-contained HTML report with charts (no network)"},
@@ -282,6 +283,21 @@ static int experiment_has(const cml_experiment *exp, const char *name)
     return 0;
 }
 
+/* Whether --name can be an experiment's option here: the command's own
+ * experiment's, or (none named yet) any experiment's. */
+static int setting_known(const cml_experiment *own, const char *name)
+{
+    /* expr_cmd.c takes --op (the option access) and --block (bdx, bdy) */
+    if (own && !strcmp(own->key, "expr") && (!strcmp(name, "op") || !strcmp(name, "block")))
+        return 1;
+    if (own)
+        return experiment_has(own, name);
+    for (size_t e = 0; e < cml_experiment_count(); e++)
+        if (experiment_has(cml_experiment_at(e), name))
+            return 1;
+    return 0;
+}
+
 static void record_command_line(cml_cli *cli, int argc, char **argv)
 {
     size_t used = 0;
@@ -387,7 +403,22 @@ int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
             continue;
         }
         if (!value) {
-            if (i + 1 >= argc || value_is_option(argv[i + 1])) {
+            const int no_value = i + 1 >= argc || value_is_option(argv[i + 1]);
+            if (no_value && !o && !setting_known(own, name)) {
+                /* Neither global nor an experiment's: say so, not that it
+                 * "needs a value" it could never take (with a value, the
+                 * experiment's option table names its options). */
+                if (own)
+                    fprintf(stderr, "cumemlab: unknown option '--%s' (cumemlab help %s lists "
+                                    "its options)\n",
+                            name, own->key);
+                else
+                    fprintf(stderr, "cumemlab: unknown option '--%s' (cumemlab --help lists "
+                                    "the options)\n",
+                            name);
+                return CML_EXIT_USAGE;
+            }
+            if (no_value) {
                 fprintf(stderr,
                         "cumemlab: --%s needs a value%s\n", name,
                         i + 1 < argc ? " (one that starts with '-' is written --NAME=-x)" : "");

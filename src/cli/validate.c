@@ -373,7 +373,7 @@ int cml_cmd_validate(const cml_cli *cli)
     lab.plan.warmup = cli->warmup ? cli->warmup : 1;
     const cml_plan plan = lab.plan;
 
-    FILE *out = stdout;
+    FILE *out = cml_cli_human_out(cli);
     const cml_device_facts *dev = plan.dev;
     time_t now = time(NULL);
     char date[32];

@@ -163,11 +163,23 @@ int cml_diag_level_parse(const char *name);
 void cml_record_add_param(cml_record *rec, const char *name, int64_t value, const char *label);
 void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit);
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
+/* The cache rec's working set lives in (cml_peak_residency): the model's
+ * footprint when rec has the cache levels (L1 when more of its sectors hit
+ * there than miss or are stored through to L2), else `footprint` (bytes the
+ * caller knows the kernel touches; 0: not known); the capacities are the
+ * record's own (rec->cache, the device's or the model's H100).
+ * CML_PEAK_CLASS_L2_RESIDENT, _L1_RESIDENT or CML_PEAK_CLASS_NONE. */
+int cml_record_residency(const cml_record *rec, uint64_t footprint);
 /* rec's share of peak against the reference of its class (core/peak_class.h:
  * its bytes read and written pick the class): peak_class, peak_ref_gbs and
  * peak_fraction. Unmeasured, no bandwidth or no reference: fraction -1 and
- * class CML_PEAK_CLASS_NONE. */
+ * class CML_PEAK_CLASS_NONE. A measured record whose working set fits in a
+ * cache (cml_record_residency with `footprint`, 0 when only the model's is
+ * known) is classed L2- or L1-resident instead: no reference, fraction -1,
+ * never a share of the DRAM peak. */
 void cml_record_set_peak(cml_record *rec, const cml_peak_refs *refs);
+void cml_record_set_peak_touching(cml_record *rec, const cml_peak_refs *refs,
+                                  uint64_t footprint);
 /* snprintf into rec->finding / rec->note; a finding too long for its field
  * is cut at a word boundary and ends in "..." (cml_text_cut_words). */
 void cml_record_finding(cml_record *rec, const char *fmt, ...)

@@ -29,6 +29,7 @@
 
 #include "counters/counter_map.h"
 #include "counters/counters_cuda.h"
+#include "counters/cupti_messages.h"
 #include "gpu/gpu_internal.h"
 
 #if defined(CML_HAVE_CUPTI)
@@ -201,36 +202,28 @@ static const char *result_str(CUptiResult r)
     return "unknown CUPTI error";
 }
 
-/* One line for a failed CUPTI call, naming the common causes plainly. */
+/* The codes cupti_messages.h explains are CUPTI's own (compared as ints:
+ * two enumerations). */
+#define SAME(code) ((int)CML_CUPTI_##code == (int)CUPTI_ERROR_##code)
+_Static_assert(
+               SAME(NOT_COMPATIBLE) &&
+               SAME(HARDWARE_BUSY) &&
+               SAME(NOT_SUPPORTED) &&
+               SAME(VIRTUALIZED_DEVICE_NOT_SUPPORTED) &&
+               SAME(INSUFFICIENT_PRIVILEGES) &&
+               SAME(OLD_PROFILER_API_INITIALIZED) &&
+               SAME(MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) &&
+               SAME(VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES) &&
+               SAME(CONFIDENTIAL_COMPUTING_NOT_SUPPORTED) &&
+               SAME(CMP_DEVICE_NOT_SUPPORTED),
+               "cupti_messages.h: a code differs from cupti_result.h");
+#undef SAME
+
+/* One line for a failed CUPTI call (cupti_messages.h words it; the driver
+ * does not say which process holds busy counters). */
 static void explain(char *buf, size_t len, const char *call, CUptiResult r)
 {
-    switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        snprintf(buf, len,
-                 "no permission to read GPU performance counters (ERR_NVGPUCTRPERM; %s): run "
-                 "as root or load the driver with NVreg_RestrictProfilingToAdminUsers=0",
-                 call);
-        return;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-        snprintf(buf, len,
-                 "another profiler is attached to this process (Nsight Compute, Nsight "
-                 "Systems, compute-sanitizer or another CUPTI client; %s: %s)",
-                 call, result_str(r));
-        return;
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_COMPATIBLE:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-        snprintf(buf, len, "the profiler does not support this device or setup (%s: %s)", call,
-                 result_str(r));
-        return;
-    default:
-        snprintf(buf, len, "%s failed: %s", call, result_str(r));
-        return;
-    }
+    cml_cupti_explain(buf, len, call, (int)r, result_str(r), NULL);
 }
 
 #define CALL(c, fn, p, label)                                           \

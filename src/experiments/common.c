@@ -511,6 +511,11 @@ void cml_exp_finding_measured(cml_record *rec, const char *text)
     if (rec->measured && rec->peak_fraction >= 0)
         cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
                            rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
+    else if (rec->measured && cml_peak_class_resident(rec->peak_class))
+        cml_record_finding(rec, "%s Measured %.1f GB/s, %s: its working set fits in %s, so "
+                           "this is that cache's figure, no share of the DRAM peak.",
+                           text, rec->bandwidth_gbs, cml_peak_class_label(rec->peak_class),
+                           rec->peak_class == CML_PEAK_CLASS_L1_RESIDENT ? "L1" : "L2");
     else if (rec->measured)
         cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
     else

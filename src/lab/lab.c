@@ -217,6 +217,14 @@ cml_status cml_lab_options(const cml_experiment *exp, const char *text, const ch
     return CML_OK;
 }
 
+cml_status cml_lab_check_options(const cml_experiment *exp, const cml_param_values *pv,
+                                 char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    return exp->check ? exp->check(pv, err, errlen) : CML_OK;
+}
+
 cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_values *pv,
                        cml_results *r)
 {

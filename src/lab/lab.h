@@ -67,6 +67,12 @@ cml_status cml_lab_options(const cml_experiment *exp, const char *text, const ch
 cml_status cml_lab_set_option(const cml_experiment *exp, cml_param_values *pv, const char *name,
                               const char *value, const char *origin, char *err, size_t errlen);
 
+/* The experiment's own check of pv's lists together (cml_experiment.check):
+ * CML_OK, or CML_EINVAL with one line in err. Called once every setting is
+ * applied, before anything runs. */
+cml_status cml_lab_check_options(const cml_experiment *exp, const cml_param_values *pv,
+                                 char *err, size_t errlen);
+
 /*
  * Run one experiment over pv into r: on the GPU when the lab has one and
  * the experiment measures, else its model. Failed and waived variants, and

@@ -429,12 +429,8 @@ static cml_status write_experiment(FILE *out, const cml_comparison *c, size_t in
 {
     const cml_cmp_experiment *e = &c->exps[index];
     char id[96], title[160];
-    const cml_experiment *row = cml_chart_plan_row(e->key);
     cml_html_anchor(id, sizeof id, index, e->key);
-    if (row && row->title)
-        snprintf(title, sizeof title, "%s (%s)", row->title, e->key);
-    else
-        snprintf(title, sizeof title, "%s", e->key);
+    cml_html_experiment_title(title, sizeof title, e->key);
     fprintf(out, "<section class=\"experiment\" id=\"%s\" aria-labelledby=\"%s-h\">\n<h2 id=\"%s-h\">",
             id, id, id);
     esc(out, title);

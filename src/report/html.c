@@ -60,7 +60,7 @@ static const char *const css =
     "figcaption{font-weight:600;margin:0 0 4px 4px}\n"
     "svg.chart{max-width:100%;height:auto;display:block}\n"
     ".computed{font-size:1.02em}.findings li{margin:.2em 0}.fixed{color:#555;font-size:.9em}\n"
-    "nav ol{columns:2;padding-left:1.4em}\n"
+    "nav ol{columns:2;padding-left:0;list-style:none}\n"
     "table.summary{width:100%}table.summary th,table.summary td.by{white-space:nowrap}"
     "table.summary td.finding{width:45%}\n"
     "td.finding details summary,details.chart-data summary{cursor:pointer}"
@@ -246,15 +246,18 @@ static void write_diagnostics(FILE *out, const cml_results *r, const group *gs, 
     fputs("</tbody>\n</table></div>\n</section>\n", out);
 }
 
-/* "Misaligned reads (read-offset)": the registry row's title; the key
- * alone for an experiment the registry does not know. */
+void cml_html_experiment_title(char *buf, size_t len, const char *key)
+{
+    const cml_experiment *row = cml_chart_plan_row(key);
+    if (row && row->title)
+        snprintf(buf, len, "%d. %s (%s)", row->number, row->title, key);
+    else
+        snprintf(buf, len, "%s", key);
+}
+
 static void group_title(const group *g, char *buf, size_t len)
 {
-    const cml_experiment *row = cml_chart_plan_row(g->key);
-    if (row && row->title)
-        snprintf(buf, len, "%s (%s)", row->title, g->key);
-    else
-        snprintf(buf, len, "%s", g->key);
+    cml_html_experiment_title(buf, len, g->key);
 }
 
 static void write_findings(FILE *out, const group *g)

@@ -131,7 +131,7 @@ static void build_table(table_layout *L, const group *g, const names *vary)
     } else {
         add_col(L, COL_VARIANT, "", "variant");
     }
-    int any_state = 0, any_measured = 0, any_peak = 0, any_occ = 0, any_ref = 0;
+    int any_state = 0, any_measured = 0, any_peak = 0, any_occ = 0, any_ref = 0, any_resident = 0;
     double max_median = 0;
     for (size_t i = 0; i < g->n; i++) {
         const cml_record *r = g->recs[i];
@@ -143,6 +143,7 @@ static void build_table(table_layout *L, const group *g, const names *vary)
         }
         any_peak |= r->measured && r->peak_fraction >= 0;
         any_ref |= r->measured && r->peak_class != CML_PEAK_CLASS_NONE;
+        any_resident |= r->measured && cml_peak_class_resident(r->peak_class);
         any_occ |= r->occupancy >= 0;
     }
     if (any_state)
@@ -152,9 +153,11 @@ static void build_table(table_layout *L, const group *g, const names *vary)
         add_col(L, COL_MEDIAN, "measured", L->median_us ? "median (us)" : "median (ms)");
         add_col(L, COL_CV, "measured", "cv (%)");
         add_col(L, COL_GBS, "measured", "GB/s");
-        if (any_peak)
+        /* A cache-resident record: "L2-resident" where the class would be,
+         * and no share of the DRAM peak. */
+        if (any_peak || any_resident)
             add_col(L, COL_PEAK, "measured", "% of peak");
-        if (any_peak && any_ref) /* which class's reference (core/peak_class.h) */
+        if ((any_peak && any_ref) || any_resident) /* which class's reference (core/peak_class.h) */
             add_col(L, COL_PEAK_REF, "measured", "peak of");
         add_col(L, COL_VERIFY, "measured", "verify");
     }
@@ -293,7 +296,7 @@ static void write_cell(FILE *out, const table_layout *L, const col *c, const cml
         return;
     case COL_PEAK_REF:
         if (ok && r->measured && r->peak_class != CML_PEAK_CLASS_NONE)
-            fprintf(out, "<td class=\"txt\">%s</td>", cml_peak_class_name(r->peak_class));
+            fprintf(out, "<td class=\"txt\">%s</td>", cml_peak_class_label(r->peak_class));
         else
             fputs("<td class=\"na\">-</td>", out);
         return;

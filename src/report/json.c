@@ -198,10 +198,14 @@ static void write_record(cml_json *j, const cml_record *rec)
         cml_json_end_object(j);
         cml_json_kv_double(j, "bandwidth_gbs", rec->bandwidth_gbs);
         kv_nonneg(j, "peak_fraction", rec->peak_fraction);
-        /* Which class's reference the fraction is of (core/peak_class.h). */
+        /* Which class's reference the fraction is of (core/peak_class.h);
+         * a cache-resident record has the class and no reference. */
         if (rec->peak_class != CML_PEAK_CLASS_NONE && rec->peak_ref_gbs > 0) {
             cml_json_kv_string(j, "peak_class", cml_peak_class_name(rec->peak_class));
             cml_json_kv_double(j, "peak_gbs", rec->peak_ref_gbs);
+        } else if (cml_peak_class_resident(rec->peak_class)) {
+            cml_json_kv_string(j, "peak_class", cml_peak_class_name(rec->peak_class));
+            cml_json_kv_null(j, "peak_gbs");
         } else {
             cml_json_kv_null(j, "peak_class");
             cml_json_kv_null(j, "peak_gbs");

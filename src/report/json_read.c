@@ -544,8 +544,16 @@ static int read_record(rd *c, const cml_jval *o, size_t index, cml_results *r)
         rec->peak_class = cml_peak_class_parse(name);
         if (rec->peak_class == CML_PEAK_CLASS_NONE)
             return rfail(c, v,
-                         "%s.peak_class: \"%s\" is not read, write, copy, triad or given", w,
-                         name);
+                         "%s.peak_class: \"%s\" is not read, write, copy, triad, given, "
+                         "l2-resident or l1-resident",
+                         w, name);
+        /* A cache's figure is no share of the DRAM peak: a file saying both
+         * contradicts itself. */
+        if (cml_peak_class_resident(rec->peak_class) && rec->peak_fraction >= 0)
+            return rfail(c, v,
+                         "%s.peak_class: \"%s\" beside a peak_fraction (a cache-resident "
+                         "record has no share of the DRAM peak)",
+                         w, name);
     }
     if (cml_jobject_get(o, "peak_gbs") &&
         !get_num(c, o, w, "peak_gbs", &rec->peak_ref_gbs, 0.0))

@@ -310,7 +310,7 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
     L->nid = L->tt.ncol;
 
     /* Measured figures, when any record has them. */
-    int measured = 0, peak = 0, ref = 0;
+    int measured = 0, peak = 0, ref = 0, resident = 0;
     double max_median = 0;
     for (size_t i = 0; i < n; i++) {
         if (!is_ok(recs[i]) || !recs[i]->measured)
@@ -318,6 +318,7 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
         measured = 1;
         peak |= recs[i]->peak_fraction >= 0;
         ref |= recs[i]->peak_class != CML_PEAK_CLASS_NONE;
+        resident |= cml_peak_class_resident(recs[i]->peak_class);
         if (isfinite(recs[i]->timing.median_ms) && recs[i]->timing.median_ms > max_median)
             max_median = recs[i]->timing.median_ms;
     }
@@ -327,9 +328,11 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
                 L->time_us ? "median us" : "median ms", CML_TT_RIGHT, 90);
         add_col(L, spec(K_CV, 0, 0), "measured", NULL, "cv %", CML_TT_RIGHT, 45);
         add_col(L, spec(K_GBS, 0, 0), "measured", NULL, "GB/s", CML_TT_RIGHT, 95);
-        if (peak)
+        /* A cache-resident record shows where its bytes live in the "of"
+         * column, and no share of the DRAM peak. */
+        if (peak || resident)
             add_col(L, spec(K_PEAK, 0, 0), "measured", NULL, "peak %", CML_TT_RIGHT, 85);
-        if (peak && ref) /* which class's reference (core/peak_class.h) */
+        if ((peak && ref) || resident) /* which class's reference (core/peak_class.h) */
             add_col(L, spec(K_PEAK_REF, 0, 0), "measured", NULL, "of", CML_TT_LEFT, 80);
         add_col(L, spec(K_VERIFY, 0, 0), "measured", NULL, "verify", CML_TT_RIGHT, 92);
     }
@@ -453,8 +456,9 @@ static size_t fill_row(const layout *L, const cml_record *rec, cml_tt_row row, c
             break;
         case K_PEAK_REF:
             cml_tt_set(row, ci, "%s",
-                       rec->measured && rec->peak_fraction >= 0
-                           ? cml_peak_class_name(rec->peak_class)
+                       rec->measured && (rec->peak_fraction >= 0 ||
+                                         cml_peak_class_resident(rec->peak_class))
+                           ? cml_peak_class_label(rec->peak_class)
                            : "-");
             break;
         case K_VERIFY:

@@ -30,6 +30,30 @@ run "${gen[@]}" --json -
 check "--json -: exit 0" test $rc -eq 0
 check "--json -: the JSON on standard output" is_json "$tmp/out"
 
+# Without -q: standard output holds the machine format alone (it parses),
+# and what a person reads (the table) goes to standard error.
+human=("$bin" model read-offset --offset 0,11 --path ca)
+json_alone() { # one JSON document and nothing else (python3 parses it where present)
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"
+    else
+        [ "$(head -c 1 "$1")" = "{" ] && [ "$(tail -n 1 "$1")" = "}" ]
+    fi
+}
+run "${human[@]}" --json -
+check "--json - without -q: exit 0" test $rc -eq 0
+check "--json - without -q: standard output is the JSON alone" json_alone "$tmp/out"
+check "--json - without -q: the table on standard error" grep -q 'sect/req' "$tmp/err"
+run "${human[@]}" --csv /dev/stdout
+check "--csv /dev/stdout without -q: standard output starts with the CSV header" \
+    sh -c "head -n 1 '$tmp/out' | grep -q '^experiment,'"
+check "--csv /dev/stdout without -q: no table there" sh -c "! grep -q 'sect/req' '$tmp/out'"
+check "--csv /dev/stdout without -q: the table on standard error" grep -q 'sect/req' "$tmp/err"
+run "${human[@]}" --json "$tmp/file.json"
+check "--json FILE: the table stays on standard output" grep -q 'sect/req' "$tmp/out"
+run "$bin" readSegment 11 --json -
+check "readSegment --json -: standard output is the JSON alone" json_alone "$tmp/out"
+
 cd "$tmp" || exit 1
 ln -s /proc/self/fd/1 o.json
 run "${gen[@]}" --json o.json
@@ -56,6 +80,10 @@ run "${gen[@]}" --json "$null_name" --csv "$tmp/with-null.csv"
 check "--json $null_name: exit 0" test $rc -eq 0
 check "--json $null_name: /dev/null still a device" test -c /dev/null
 [ $root -eq 1 ] && check "--json $null_name: the link stays" test -L "$null_name"
+# Two outputs thrown away are no conflict: /dev/null takes each in place.
+run "${gen[@]}" --json /dev/null --csv /dev/null --html /dev/null
+check "--json, --csv and --html all /dev/null: exit 0" test $rc -eq 0
+check "--json, --csv and --html all /dev/null: nothing said" test ! -s "$tmp/err"
 
 mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/from-fifo" &
