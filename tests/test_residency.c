@@ -18,21 +18,16 @@
 #include "report/html.h"
 #include "report/json_read.h"
 #include "report/report.h"
+#include "report_test_util.h"
 #include "test_util.h"
 
 #define MIB ((uint64_t)1 << 20)
 
-static char *render(cml_status (*fn)(FILE *, const cml_results *), const cml_results *r)
+static char *render(cml_report_fn fn, const cml_results *r)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        perror("open_memstream");
-        exit(2);
-    }
-    CHECK(fn(f, r) == CML_OK);
-    fclose(f);
+    cml_status st;
+    char *buf = render_to_memory(fn, r, NULL, &st);
+    CHECK(st == CML_OK);
     return buf;
 }
 
@@ -190,8 +185,8 @@ static void test_reports(void)
     free(j);
 
     char *h = render(cml_report_html, &r);
-    CHECK_STR_CONTAINS(h, "<td>L2-resident</td>");
-    CHECK_STR_CONTAINS(h, "<td>copy</td>");
+    CHECK_STR_CONTAINS(h, "<td class=\"txt\">L2-resident</td>");
+    CHECK_STR_CONTAINS(h, "<td class=\"txt\">copy</td>");
     free(h);
     cml_results_free(&r);
 }
