@@ -82,6 +82,8 @@ int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists);
 
 /* Commands. */
 int cml_cmd_list(const cml_cli *cli);
+/* list --json FILE: every registry row as JSON (schema cumemlab-registry). */
+int cml_cmd_list_json(const cml_cli *cli);
 int cml_cmd_model(const cml_cli *cli);
 int cml_cmd_expr(const cml_cli *cli);
 int cml_cmd_run_expr(const cml_cli *cli);

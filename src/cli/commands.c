@@ -37,6 +37,10 @@ int cml_cmd_list(const cml_cli *cli)
                 cli->pos[0]);
         return CML_EXIT_USAGE;
     }
+    /* With --json the registry goes to the file (or standard output) as
+     * data, and the text listing is not printed beside it. */
+    if (cli->json_path)
+        return cml_cmd_list_json(cli);
     printf("Experiments (cumemlab model NAME / cumemlab run NAME; NAME may be a unique prefix):\n\n");
     for (size_t i = 0; i < cml_experiment_count(); i++) {
         const cml_experiment *e = cml_experiment_at(i);

@@ -17,6 +17,8 @@ static const char *const usage_text =
     "  cumemlab                     the tour: every experiment once (on GPU 0, or with the\n"
     "                               model alone when there is no GPU)\n"
     "  cumemlab list                the experiments, their options and allowed values\n"
+    "  cumemlab list --json FILE    the same as data: every registry row (options, charts,\n"
+    "                               validate settings, textbook names)\n"
     "  cumemlab model NAME [opts]   the model's prediction for an experiment (no GPU needed)\n"
     "  cumemlab model --expr EXPR   the model's view of any index expression, e.g. 'i*2',\n"
     "                               '(i%32)*33', 'min(i, n-1)', 'tx + ty*bdx'\n"

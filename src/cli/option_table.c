@@ -18,7 +18,8 @@ enum {
     C_TOUR = 1u << 0, C_SUITE = 1u << 1, C_LIST = 1u << 2, C_MODEL = 1u << 3,
     C_RUN = 1u << 4, C_DEVICE = 1u << 5, C_REPORT = 1u << 6, C_VALIDATE = 1u << 7,
     C_TEXTBOOK = 1u << 8, C_HELP = 1u << 9,
-    C_ALL = (1u << 10) - 1,
+    C_BOOK_LIST = 1u << 10, /* `textbook`: the book's programs listed */
+    C_ALL = (1u << 11) - 1,
     /* commands that measure on a GPU */
     C_GPU = C_TOUR | C_SUITE | C_RUN | C_VALIDATE | C_TEXTBOOK,
     /* commands that write results */
@@ -49,9 +50,12 @@ static const char *const where_choices[] = {"dram", "l2", "l1", NULL};
 static const char *const counters_choices[] = {"off", "on", "auto", NULL};
 
 static const cli_option options[] = {
-    {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
-     "write the results as JSON (schema: docs/json-schema.md);\n- is standard output "
-     "(the table then goes to standard error)"},
+    {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT | C_LIST, "FILE",
+     "write the results as JSON (list: every experiment's row;
+"
+     "schema: docs/json-schema.md); - is standard output (the
+"
+     "table then goes to standard error)"},
     {O_CSV, "csv", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE", "write one CSV row per variant"},
     {O_HTML, "html", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
      "write a self-contained HTML report with charts (no network)"},
@@ -113,7 +117,7 @@ static unsigned command_bit(const cml_cli *cli)
         {"tour", C_TOUR},     {"suite", C_SUITE},   {"list", C_LIST},
         {"model", C_MODEL},   {"run", C_RUN},       {"device", C_DEVICE},
         {"report", C_REPORT}, {"validate", C_VALIDATE}, {"help", C_HELP},
-        {"textbook", C_LIST},
+        {"textbook", C_BOOK_LIST},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cli->command, cmds[i].name))
