@@ -43,6 +43,7 @@ static const char *format_name(cml_tick_format f)
     case CML_FMT_NUMBER: return "number";
     case CML_FMT_BYTES: return "bytes";
     case CML_FMT_PERCENT: return "percent";
+    case CML_FMT_WHOLE: return "whole";
     }
     return NULL;
 }

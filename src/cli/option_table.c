@@ -51,10 +51,8 @@ static const char *const counters_choices[] = {"off", "on", "auto", NULL};
 
 static const cli_option options[] = {
     {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT | C_LIST, "FILE",
-     "write the results as JSON (list: every experiment's row;
-"
-     "schema: docs/json-schema.md); - is standard output (the
-"
+     "write the results as JSON (list: every experiment's row;\n"
+     "schema: docs/json-schema.md); - is standard output (the\n"
      "table then goes to standard error)"},
     {O_CSV, "csv", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE", "write one CSV row per variant"},
     {O_HTML, "html", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
