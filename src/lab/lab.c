@@ -50,6 +50,14 @@ static cml_lab_state open_counters(cml_lab *lab, const cml_lab_settings *s, cml_
     return CML_LAB_GPU;
 }
 
+/* Wall seconds since *t0 (timespec_get, TIME_UTC). */
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    timespec_get(&t1, TIME_UTC);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
 /* The peak references kept for this GPU (lab/peak_cache.h), when the
  * settings allow and the entry matches: 1, said in the diagnostics. */
 static int reuse_peak(cml_lab *lab, const cml_lab_settings *s, cml_results *r)
@@ -141,16 +149,14 @@ cml_lab_state cml_lab_open(cml_lab *lab, const cml_lab_settings *s, cml_results 
         cml_plan dram = lab->plan;
         dram.where = CML_WHERE_DRAM;
         dram.size_bytes = 0;
-        struct timespec t0, t1;
+        struct timespec t0;
         timespec_get(&t0, TIME_UTC);
         if (cml_peak_measure(&dram, &lab->plan.peaks) != CML_OK) {
             snprintf(lab->why, sizeof lab->why, "measuring the peak bandwidth failed: %s",
                      cml_gpu_error(lab->gpu));
             return open_failed(lab, r);
         }
-        timespec_get(&t1, TIME_UTC);
-        double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        keep_peak(lab, s, r, secs);
+        keep_peak(lab, s, r, seconds_since(&t0));
     }
     lab->plan.peak_gbs = cml_peak_refs_max(&lab->plan.peaks);
     r->model_only = 0;
@@ -234,7 +240,7 @@ cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_
         return CML_EINVAL;
     }
     const size_t before = r->count;
-    struct timespec t0, t1;
+    struct timespec t0;
     timespec_get(&t0, TIME_UTC);
     cml_counters_pass_begin(lab->plan.counters_pass, r);
     cml_status st = cml_sweep_run(exp, &lab->plan, pv, r);
@@ -243,11 +249,9 @@ cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_
     cml_counters_pass_begin(lab->plan.counters_pass, NULL);
     /* On the GPU, what the experiment cost (the suite's time by experiment:
      * bench/results/); a model-only run is deterministic and says nothing. */
-    timespec_get(&t1, TIME_UTC);
     if (lab->gpu)
         cml_results_diag(r, CML_DIAG_INFO, exp->key, "%zu records in %.1f s", r->count - before,
-                         (double)(t1.tv_sec - t0.tv_sec) +
-                             1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+                         seconds_since(&t0));
     size_t failed = 0;
     for (size_t i = before; i < r->count; i++) {
         const cml_record *rec = &r->items[i];
