@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 """The cache-level model against measured counters, record by record.
 
-Usage: bench/compare_levels.py [RESULTS.json] [--cumemlab PATH] [--only EXP,...]
-                               [--all] [--markdown]
+Usage: bench/compare_levels.py [RESULTS.json[.gz]] [--cumemlab PATH] [--registry FILE]
+                               [--only EXP,...] [--all] [--markdown]
        bench/compare_levels.py --validate VALIDATE.txt [...]
+
+The registry (each experiment's validate settings and the differences
+docs/model-evidence.md explains) is read from `cumemlab list --json`
+(schema cumemlab-registry, docs/json-schema.md): from FILE with --registry,
+else by running the cumemlab binary the script uses for the model.
 
 The second form reads the text `cumemlab validate` prints (its rows give the
 five counters as L1hit, L2rd, L2wr in sectors and DRAMrd, DRAMwr in MiB; a
 counter that read 0 is left out) and runs the model as validate does: each
-experiment's validate settings (VALIDATE_SETTINGS below, the registry's) at
-32 MiB per array.
+experiment's validate settings (the registry's) at 32 MiB per array.
 
 For every record of a measured results file (default: the H100 suite,
-bench/results/h100/2026-11-24-suite.json) that carries the cache counters,
+bench/results/h100/2026-11-24-suite.json.gz) that carries the cache counters,
 runs `cumemlab model EXPERIMENT --<param> <value> ...` with the record's own
 parameters (the model alone, on the machine running this script; the device
 the results come from must match the model's default, an H100, or the
@@ -39,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 
+import results_file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -58,33 +64,45 @@ def sectors(model, classes):
 # Experiments whose parameters are not all command-line options of `model`.
 SKIP = {"device-facts", "transfers", "peak-bandwidth"}
 
-# Which explained-differences array (src/experiments/*.c) belongs to which
-# experiment: the script applies the entries as `validate` does.
-EXPLAINED_ARRAYS = {
-    "write_explained": "write-offset", "aos_soa_explained": "aos-soa",
-    "unroll_explained": "unroll", "stride_explained": "stride",
-    "readonly_explained": "read-only", "pitch2d_explained": "pitch2d",
-    "local_explained": "local", "transpose_explained": "transpose",
-    "expr_explained": "expr",
-}
+def load_registry(cumemlab, path):
+    """The registry as `cumemlab list --json` writes it: from `path`, else by
+    running `cumemlab`. Exits with one line when it cannot be read."""
+    if path:
+        try:
+            with open(path) as f:
+                reg = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit("compare_levels.py: --registry %s: %s" % (path, e))
+    else:
+        p = subprocess.run([cumemlab, "list", "--json", "-"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            sys.exit("compare_levels.py: %s list --json -: %s" %
+                     (cumemlab, (p.stderr.strip().splitlines() or ["failed"])[-1]))
+        reg = json.loads(p.stdout)
+    if reg.get("schema") != "cumemlab-registry" or reg.get("schema_version") != 1:
+        sys.exit("compare_levels.py: not a cumemlab-registry version 1 document")
+    return reg
 
 
-def load_explained():
-    """{experiment: [(variant_has or None, metric_has, max_frac, section)]}."""
-    import glob
-    import re
+def load_explained(registry):
+    """{experiment: [(variant_has or None, metric_has, max_frac, section)]}: each
+    validate spec's explained differences. A `control` is not checked here (a
+    results file holds no control runs): the entry applies as its bounds say."""
     out = {}
-    for path in glob.glob(os.path.join(ROOT, "src", "experiments", "*.c")):
-        text = open(path).read()
-        for name, body in re.findall(r"cml_explained_diff (\w+)\[\] = \{(.*?)\n\};", text, re.S):
-            exp = EXPLAINED_ARRAYS.get(name)
-            if not exp:
-                continue
-            for v, m, f, sec in re.findall(
-                    r'\{(NULL|"[^"]*"),\s*"([^"]*)",\s*(-?[\d.]+),\s*"([^"]*)"', body):
-                out.setdefault(exp, []).append((None if v == "NULL" else v.strip('"'), m,
-                                                float(f), sec))
+    for e in registry["experiments"]:
+        for x in (e.get("validate") or {}).get("explained", []):
+            out.setdefault(e["key"], []).append((x["variant_has"], x["metric_has"],
+                                                 float(x["max_frac"]), x["section"]))
     return out
+
+
+def validate_settings(registry):
+    """{experiment: [settings, ...]}: the runs `cumemlab validate` makes, each
+    "name=list ..." as the model takes it on the command line ("": the default
+    sweep)."""
+    return {e["key"]: list(e["validate"]["settings"])
+            for e in registry["experiments"] if e.get("validate")}
 
 
 def explained_by(entries, variant, metric, meas, pred, ref):
@@ -103,28 +121,10 @@ def explained_by(entries, variant, metric, meas, pred, ref):
     return None
 
 
-# The registry's validate settings (src/experiments/*.c, cml_validate_spec).
-VALIDATE_SETTINGS = {
-    "read-offset": ["--offset 0:32,128 --path ca,cg,nc"],
-    "write-offset": ["--offset 0:32,128 --path wb,cg,cs"],
-    "aos-soa": ["--layout aos,soa --fields 2,4,8 --touched 1,2"],
-    "unroll": ["--unroll 1,2,4 --width 4,8,16 --offset 0,11"],
-    "parallelism": [""],
-    "stride": ["--pattern stride,stride-write --stride 1:32", "--pattern broadcast",
-               "--pattern gather,scatter --window 32,1024,0"],
-    "read-only": ["--pattern copy,stencil,hot-gather --path ca,cg,nc"],
-    "pitch2d": [""],
-    "local": [""],
-    "constant": [""],
-    "shared-banks": [""],
-    "transpose": [""],
-    "expr": [""],
-}
-
-
-def validate_records(path, cumemlab, cache):
+def validate_records(path, cumemlab, cache, settings):
     """Pseudo-records (experiment, variant, measured counters, model record)
-    from a validate text and the model run with validate's settings."""
+    from a validate text and the model run with validate's settings
+    ({experiment: [settings, ...]}, validate_settings())."""
     import re
     names = {"L1hit": COUNTERS[0][1], "L2rd": COUNTERS[1][1], "L2wr": COUNTERS[2][1],
              "DRAMrd": COUNTERS[3][1], "DRAMwr": COUNTERS[4][1]}
@@ -132,7 +132,7 @@ def validate_records(path, cumemlab, cache):
     with open(path) as f:
         for line in f:
             m = re.match(r"^(\S+)\s+(.*?)\s+((?:ld|st|sld|sst|lld|lst)\.\S+ .*|L2wr .*)=>", line)
-            if not m or m.group(1) not in VALIDATE_SETTINGS:
+            if not m or m.group(1) not in settings:
                 continue
             exp, variant, body = m.group(1), m.group(2).strip(), m.group(3)
             counters = []
@@ -143,8 +143,8 @@ def validate_records(path, cumemlab, cache):
                     counters.append({"name": metric, "measured": val})
             out.append({"experiment": exp, "variant": variant, "state": "ok",
                         "counters": counters, "params": {}})
-    for exp in VALIDATE_SETTINGS:
-        for setting in VALIDATE_SETTINGS[exp]:
+    for exp in settings:
+        for setting in settings[exp]:
             args = (setting.split() if setting else []) + ["--size", "32M"]
             run_model(cumemlab, exp, args, cache)
     return out
@@ -190,8 +190,9 @@ def fmt(v, bytes_):
 
 
 def main(argv):
-    path = os.path.join(HERE, "results", "h100", "2026-11-24-suite.json")
+    path = os.path.join(HERE, "results", "h100", "2026-11-24-suite.json.gz")
     cumemlab = os.path.join(ROOT, "build", "cumemlab")
+    registry_path = None
     only = None
     validate = None
     show_all = False
@@ -201,6 +202,9 @@ def main(argv):
         a = argv[i]
         if a == "--cumemlab":
             cumemlab = argv[i + 1]
+            i += 1
+        elif a == "--registry":
+            registry_path = argv[i + 1]
             i += 1
         elif a == "--only":
             only = set(argv[i + 1].split(","))
@@ -218,11 +222,13 @@ def main(argv):
             path = a
         i += 1
     cache = {}
-    explained = load_explained()
+    registry = load_registry(cumemlab, registry_path)
+    explained = load_explained(registry)
     nexpl = [0]
     expl_rows = {}
     if validate:
-        data = {"records": validate_records(validate, cumemlab, cache)}
+        data = {"records": validate_records(validate, cumemlab, cache,
+                                            validate_settings(registry))}
         # Every model run of the settings, merged: a variant's record wherever it is.
         merged = {}
         for (exp, _), (models, _) in cache.items():
@@ -232,8 +238,7 @@ def main(argv):
         for exp, models in merged.items():
             cache[(exp, ("--merged",))] = (models, None)
     else:
-        with open(path) as f:
-            data = json.load(f)
+        data = results_file.load(path)
     tally = {}  # exp -> counter -> [agree, total]
     lines = []
     for rec in data["records"]:

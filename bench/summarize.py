@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Summarize a cumemlab JSON result file as Markdown for bench/results/.
 
-Usage: bench/summarize.py suite.json [--title TEXT] > bench/results/NAME.md
+Usage: bench/summarize.py suite.json[.gz] [--title TEXT] > bench/results/NAME.md
 Prints the device, the command, the measured peak, and per experiment the
 measured variants (median, cv, GB/s, share of peak, verification) beside the
 model's sectors per request, and the spread statistics the measurement rules
 ask for (worst cv, records over 2%).
 """
-import json
 import sys
+
+import results_file
 
 
 def spr(rec, cls):
@@ -20,7 +21,7 @@ def spr(rec, cls):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    d = json.load(open(sys.argv[1]))
+    d = results_file.load(sys.argv[1])
     title = sys.argv[sys.argv.index("--title") + 1] if "--title" in sys.argv else "cumemlab results"
     dev = d.get("device") or {}
     print(f"# {title}\n")

@@ -11,6 +11,13 @@ if command -v clang >/dev/null 2>&1; then
   echo 'int LLVMFuzzerTestOneInput(const unsigned char*d,unsigned long n){(void)d;(void)n;return 0;}' \
     | clang -x c -fsanitize=fuzzer - -o /dev/null >/dev/null 2>&1 || need+=(libclang-rt-dev)
 fi
+# zlib's headers and library, so that `report` reads gzip-compressed results
+# (bench/results/*.json.gz). The build works without them (gzip is then
+# refused with a message saying so).
+if ! { echo '#include <zlib.h>'; echo 'int main(void){return zlibVersion()==0;}'; } \
+    | cc -x c - -lz -o /dev/null >/dev/null 2>&1; then
+  need+=(zlib1g-dev)
+fi
 # Headless Chromium for the HTML report's browser test (tests/cli/
 # test_report_html.sh), with a font so its screenshots show text. Installed
 # on its own below: a distribution without a `chromium` package must not

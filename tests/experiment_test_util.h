@@ -44,22 +44,32 @@ static inline cml_status run_model(const cml_experiment *x, const char *settings
     return st;
 }
 
-/* The record of r named `variant`; NULL (and a message) if there is none. */
+/*
+ * The record of r named `variant`. A record that is not there is a failed
+ * check (the message names the variant and how many records there were)
+ * and NULL: callers guard what they read with FOUND (test_util.h), so that
+ * a renamed or vanished variant fails the test rather than skip its checks.
+ */
 static inline const cml_record *find(const cml_results *r, const char *variant)
 {
     for (size_t i = 0; i < r->count; i++)
         if (strcmp(r->items[i].variant, variant) == 0)
             return &r->items[i];
-    fprintf(stderr, "no record \"%s\"\n", variant);
+    cml_test_checks++;
+    cml_test_failures++;
+    fprintf(stderr, "no record \"%s\" among the %zu records\n", variant, r->count);
     return NULL;
 }
 
-/* The extra figure `name` of rec; -1 (and a message) if it has none. */
+/* The extra figure `name` of rec; a failed check (naming it) and -1 if it
+ * has none. */
 static inline double extra(const cml_record *rec, const char *name)
 {
     for (unsigned i = 0; i < rec->nextra; i++)
         if (strcmp(rec->extra[i].name, name) == 0)
             return rec->extra[i].value;
+    cml_test_checks++;
+    cml_test_failures++;
     fprintf(stderr, "%s: no extra \"%s\"\n", rec->variant, name);
     return -1.0;
 }

@@ -62,8 +62,7 @@ static void test_reduce_reg(void)
                     "n=2^22 workload=reduce method=reg width=16 stages=1 resident=0",
                     &r) == CML_OK);
     const cml_record *rec = find(&r, "workload=reduce method=reg width=16 stages=1 resident=0");
-    CHECK(rec != NULL);
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_EQ_U64(rec->grid, 1056);
         CHECK_EQ_U64(rec->bytes_read, 4u << 22);
         CHECK_EQ_U64(rec->bytes_written, 8 * 1056);
@@ -106,8 +105,7 @@ static void test_reduce_async(void)
                     &r) == CML_OK);
     const cml_record *rec =
         find(&r, "workload=reduce method=async-ca width=4 stages=2 resident=0");
-    CHECK(rec != NULL);
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->requests, 0);
         CHECK_EQ_U64(cls(rec, CML_CLASS_SHARED_ST)->wavefronts, 8448);
         CHECK_NEAR(extra(rec, "copy_instr_per_tile"), 32, 0);
@@ -133,8 +131,7 @@ static void test_reduce_async(void)
     CHECK(run_model(&cml_exp_async_copy, "n=2^22 workload=reduce method=bulk stages=3 resident=0",
                     &r) == CML_OK);
     rec = find(&r, "workload=reduce method=bulk stages=3 resident=0");
-    CHECK(rec != NULL);
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_NEAR(extra(rec, "copy_instr_per_tile"), 1, 0);
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->requests, 0);
         CHECK_STR_CONTAINS(rec->finding, "none from the other 255");
@@ -156,8 +153,7 @@ static void test_resident(void)
                     "n=2^22 workload=reduce method=reg width=16 stages=4 resident=1",
                     &r) == CML_OK);
     const cml_record *rec = r.count == 1 ? &r.items[0] : NULL;
-    CHECK(rec != NULL);
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_EQ_U64(rec->grid, 132);
         CHECK_NEAR(extra(rec, "blocks_per_sm"), 1, 0);
         CHECK_NEAR(extra(rec, "pad_smem"), 216000, 0);
@@ -208,8 +204,7 @@ static void test_transpose_layouts(void)
     };
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
         const cml_record *rec = find(&r, layouts[i].variant);
-        CHECK(rec != NULL);
-        if (!rec)
+        if (!FOUND(rec))
             continue;
         CHECK_EQ_U64(rec->grid, 1024);
         CHECK_EQ_U64(rec->bytes_written, 4u << 20);
@@ -219,7 +214,7 @@ static void test_transpose_layouts(void)
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_ST)->sectors, 131072);
     }
     const cml_record *rec = find(&r, "workload=transpose method=reg width=4 stages=2 resident=0");
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->requests, 32768);
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->sectors, 131072);
         CHECK_EQ_U64(cls(rec, CML_CLASS_SHARED_ST)->wavefronts, 32768);
@@ -228,14 +223,14 @@ static void test_transpose_layouts(void)
         CHECK_STR_CONTAINS(rec->finding, "A tile column read takes 1 wavefront.");
     }
     rec = find(&r, "workload=transpose method=reg width=16 stages=2 resident=0");
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->requests, 8192);
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->sectors, 131072);
         CHECK_EQ_U64(cls(rec, CML_CLASS_SHARED_ST)->instructions, 32768);
         CHECK_EQ_U64(cls(rec, CML_CLASS_SHARED_ST)->bank_conflicts, 0);
     }
     rec = find(&r, "workload=transpose method=async-ca width=8 stages=2 resident=0");
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_EQ_U64(cls(rec, CML_CLASS_SHARED_LD)->bank_conflicts, 32768);
         CHECK_NEAR(extra(rec, "copy_instr_per_tile"), 16, 0);
         CHECK_NEAR(extra(rec, "ldgsts_sectors_per_req"), 8, 0);

@@ -35,6 +35,7 @@ static int run_program(const cml_book_program *p, const char *const *argv, int a
                                         sizeof err);
     if (st) {
         fprintf(stderr, "%s: %s\n", p->name, err);
+        CHECK(st == CML_OK); /* the arguments must parse: a failed check, not a skip */
         return 0;
     }
     st = run_model(p->row, settings, r);
@@ -58,7 +59,7 @@ static const cml_record *launch_rec(const cml_results *r, const char *launch)
 static void expect_global(const cml_record *rec, uint64_t ld_req, uint64_t ld_sec, uint64_t st_req,
                           uint64_t st_sec)
 {
-    if (!rec)
+    if (!FOUND(rec))
         return;
     const cml_traffic *ld = cls(rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD);
     const cml_traffic *st = cls(rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_ST);
@@ -71,7 +72,7 @@ static void expect_global(const cml_record *rec, uint64_t ld_req, uint64_t ld_se
 static void expect_shared(const cml_record *rec, cml_class c, uint64_t wavefronts,
                           uint64_t conflicts)
 {
-    if (!rec)
+    if (!FOUND(rec))
         return;
     const cml_traffic *t = cls(rec, CML_RULES_MODERN, c);
     CHECK_EQ_U64(t->wavefronts, wavefronts);
@@ -217,7 +218,7 @@ static void test_read_segment(void)
                    8388520.0 / (327676.0 * 32), 1e-12);
     }
     const cml_record *rec = launch_rec(&r, "readOffset");
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_NEAR(extra(rec, "book_fermi_gld_eff"), 49.81, 1e-9);
         CHECK_NEAR(extra(rec, "book_fermi_gld_eff_dlcm_cg"), 80.0, 1e-9);
         CHECK_NEAR(extra(rec, "model_fermi_gld_eff_dlcm_cg"), 100.0 * 8388520.0 / (327676.0 * 32),
@@ -232,8 +233,9 @@ static void test_read_segment(void)
     /* offset 0: every warp's 128 bytes on their own line, 4 sectors */
     if (!run_program(&cml_book_read_segment, NULL, 0, &r))
         return;
-    expect_global(launch_rec(&r, "readOffset"), 65536, 262144, 32768, 131072);
-    CHECK(launch_rec(&r, "readOffset")->nextra == 0);
+    rec = launch_rec(&r, "readOffset");
+    expect_global(rec, 65536, 262144, 32768, 131072);
+    CHECK(rec && rec->nextra == 0);
     cml_results_free(&r);
 }
 
@@ -284,7 +286,7 @@ static void test_write_segment(void)
     CHECK_EQ_U64(r.count, 4);
     const cml_record *w = launch_rec(&r, "writeOffset");
     expect_global(w, 65536, 2 * (32767 * 4 + 3), 32768, 163838);
-    if (w) {
+    if (FOUND(w)) {
         CHECK_NEAR(cml_exp_eff(w, CML_RULES_FERMI, CML_CLASS_GLOBAL_ST), 4194260.0 / (163838.0 * 32),
                    1e-12);
         CHECK_NEAR(extra(w, "book_fermi_gst_eff"), 80.0, 1e-9);
@@ -310,7 +312,7 @@ static void test_simple_math(void)
     CHECK_EQ_U64(r.count, 2);
     const cml_record *aos = launch_rec(&r, "testInnerStruct");
     expect_global(aos, 262144, 2097152, 262144, 2097152);
-    if (aos) {
+    if (FOUND(aos)) {
         CHECK_NEAR(cml_exp_eff(aos, CML_RULES_FERMI, CML_CLASS_GLOBAL_LD), 0.5, 1e-12);
         CHECK_NEAR(cml_exp_eff(aos, CML_RULES_FERMI, CML_CLASS_GLOBAL_ST), 0.5, 1e-12);
         CHECK_NEAR(extra(aos, "book_fermi_gld_eff"), 50.0, 1e-9);
@@ -323,7 +325,7 @@ static void test_simple_math(void)
         return;
     const cml_record *soa = launch_rec(&r, "testInnerArray");
     expect_global(soa, 262144, 1048576, 262144, 1048576);
-    if (soa)
+    if (FOUND(soa))
         CHECK_NEAR(extra(soa, "book_fermi_gld_eff"), 100.0, 1e-9);
     cml_results_free(&r);
 }
@@ -359,7 +361,7 @@ static void test_transpose(void)
         expect_global(launch_rec(&r, "warmup"), 131072, 524288, 131072, 524288);
         const cml_record *k = launch_rec(&r, cases[c].launch);
         expect_global(k, 131072, cases[c].ld_sec, 131072, cases[c].st_sec);
-        if (k) {
+        if (FOUND(k)) {
             CHECK_EQ_U64(k->grid, c == 4 || c == 5 ? 32 * 128 : 128 * 128);
             CHECK_EQ_U64(k->bytes_read, 4ull * 2048 * 2048);
         }
@@ -483,7 +485,7 @@ static void test_stencil(void)
     expect_global(rec, 3 * w, 7 * w, w, 5 * w);
     expect_shared(rec, CML_CLASS_SHARED_LD, 8 * w, 0);
     expect_shared(rec, CML_CLASS_SHARED_ST, 3 * w, 0);
-    if (rec) {
+    if (FOUND(rec)) {
         CHECK_EQ_U64(rec->grid, w);
         CHECK_EQ_U64(cls(rec, CML_RULES_MODERN, CML_CLASS_CONST_LD)->serialized, 4 * w);
     }
@@ -494,7 +496,7 @@ static void test_stencil(void)
     expect_global(launch_rec(&r, "stencil_1d"), 3 * w, 7 * w, w, 5 * w);
     rec = launch_rec(&r, "stencil_1d_read_only");
     expect_global(rec, 7 * w, 11 * w, w, 5 * w);
-    if (rec)
+    if (FOUND(rec))
         CHECK_EQ_U64(cls(rec, CML_RULES_MODERN, CML_CLASS_CONST_LD)->requests, 0);
     cml_results_free(&r);
 }

@@ -34,8 +34,7 @@ static void test_defaults(void)
     for (size_t i = 0; i < r.count; i++)
         CHECK(r.items[i].state == CML_REC_OK && r.items[i].has_model);
     const cml_record *rec = find(&r, "test=latency source=dsmem cluster=16 smem=32");
-    CHECK(rec != NULL);
-    if (rec)
+    if (FOUND(rec))
         CHECK_EQ_U64(rec->grid, 16); /* the chase: one cluster */
     cml_results_free(&r);
 }
@@ -62,8 +61,7 @@ static void test_bandwidth(void)
     CHECK_EQ_U64(r.count, 4);
     const cml_record *g = find(&r, "test=bandwidth source=global cluster=4 smem=32");
     const cml_record *d = find(&r, "test=bandwidth source=dsmem cluster=4 smem=32");
-    CHECK(g && d);
-    if (g && d) {
+    if (FOUND(g) && FOUND(d)) {
         CHECK_EQ_U64(g->grid, 792);
         CHECK_EQ_U64(g->bytes_read, 415236096ull);
         CHECK_EQ_U64(cls(g, CML_CLASS_GLOBAL_LD)->requests, 811008);
@@ -82,7 +80,7 @@ static void test_bandwidth(void)
         CHECK_STR_CONTAINS(d->finding, "over the SM-to-SM network");
     }
     const cml_record *big = find(&r, "test=bandwidth source=dsmem cluster=16 smem=32");
-    if (big)
+    if (FOUND(big))
         CHECK_EQ_U64(big->grid, 784);
     cml_results_free(&r);
 
@@ -110,8 +108,7 @@ static void test_latency(void)
     CHECK_EQ_U64(r.count, 2);
     const cml_record *g = find(&r, "test=latency source=global cluster=2 smem=32");
     const cml_record *d = find(&r, "test=latency source=dsmem cluster=2 smem=32");
-    CHECK(g && d);
-    if (g && d) {
+    if (FOUND(g) && FOUND(d)) {
         CHECK_EQ_U64(g->grid, 2);
         CHECK_EQ_U64(g->bytes_read, 8000);
         CHECK_EQ_U64(cls(g, CML_CLASS_GLOBAL_LD)->requests, 2128);
@@ -150,7 +147,7 @@ static void test_waived_before_hopper(void)
     }
     /* 167936 / 33856 = 4 blocks per SM on this device: 432 blocks */
     const cml_record *rec = find(&r, "test=bandwidth source=dsmem cluster=2 smem=32");
-    if (rec)
+    if (FOUND(rec))
         CHECK_EQ_U64(rec->grid, 432);
     cml_results_free(&r);
 }

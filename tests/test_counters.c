@@ -15,6 +15,7 @@
 
 #include "counters/counter_map.h"
 #include "counters/counters.h"
+#include "counters/cupti_messages.h"
 #include "counters/probes.h"
 #include "core/record.h"
 #include "gpu/gpu.h"
@@ -361,8 +362,49 @@ static void test_unavailable(void)
     cml_counters_close(NULL);
 }
 
+/* The line a failed CUPTI call becomes: a busy profiler says the counters
+ * are taken by another process (by whom when known) and how to go on. */
+static void test_messages(void)
+{
+    char line[512];
+    cml_cupti_explain(line, sizeof line, "cuptiRangeProfilerEnable", CML_CUPTI_HARDWARE_BUSY,
+                      "CUPTI_ERROR_HARDWARE_BUSY", NULL);
+    CHECK_STR_CONTAINS(line, "performance counters are taken: another process is profiling "
+                             "this GPU");
+    CHECK_STR_CONTAINS(line, "the driver does not say which");
+    CHECK_STR_CONTAINS(line, "cuptiRangeProfilerEnable: CUPTI_ERROR_HARDWARE_BUSY");
+    CHECK_STR_CONTAINS(line, "--counters off");
+    CHECK(strstr(line, "needs a GPU") == NULL);
+    cml_cupti_explain(line, sizeof line, "cuptiRangeProfilerEnable", CML_CUPTI_HARDWARE_BUSY,
+                      "CUPTI_ERROR_HARDWARE_BUSY", "ncu (pid 4242)");
+    CHECK_STR_CONTAINS(line, "(held by ncu (pid 4242); cuptiRangeProfilerEnable");
+    CHECK(strstr(line, "does not say") == NULL);
+
+    cml_cupti_explain(line, sizeof line, "cuptiProfilerInitialize",
+                      CML_CUPTI_INSUFFICIENT_PRIVILEGES, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES",
+                      NULL);
+    CHECK_STR_CONTAINS(line, "no permission to read GPU performance counters (ERR_NVGPUCTRPERM");
+    cml_cupti_explain(line, sizeof line, "cuptiProfilerInitialize",
+                      CML_CUPTI_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, "X", NULL);
+    CHECK_STR_CONTAINS(line, "another profiler is attached to this process");
+    cml_cupti_explain(line, sizeof line, "cuptiProfilerInitialize", CML_CUPTI_NOT_SUPPORTED, "X",
+                      NULL);
+    CHECK_STR_CONTAINS(line, "the profiler does not support this device");
+    /* Anything else: the call and CUPTI's own name, or "unknown". */
+    cml_cupti_explain(line, sizeof line, "cuptiRangeProfilerStart", 999, "CUPTI_ERROR_FOO",
+                      NULL);
+    CHECK(strcmp(line, "cuptiRangeProfilerStart failed: CUPTI_ERROR_FOO") == 0);
+    cml_cupti_explain(line, sizeof line, "cuptiRangeProfilerStart", 999, NULL, NULL);
+    CHECK(strcmp(line, "cuptiRangeProfilerStart failed: unknown CUPTI error") == 0);
+    /* A small buffer is cut, never overrun. */
+    char tiny[8];
+    cml_cupti_explain(tiny, sizeof tiny, "x", CML_CUPTI_HARDWARE_BUSY, "y", NULL);
+    CHECK(strlen(tiny) == sizeof tiny - 1);
+}
+
 int main(void)
 {
+    test_messages();
     test_map_shape();
     test_predict();
     test_agree();

@@ -97,7 +97,7 @@ static void test_pitch2d(void)
     const cml_record *p128 = find(&r, "width=777 height=555 type=u8 layout=pad128 block=32x8");
     const cml_record *pitch = find(&r, "width=777 height=555 type=u8 layout=pitch block=32x8");
     const cml_record *p32 = find(&r, "width=777 height=555 type=u8 layout=pad32 block=32x8");
-    if (un && p128 && pitch && p32) {
+    if (FOUND(un) && FOUND(p128) && FOUND(pitch) && FOUND(p32)) {
         CHECK_EQ_U64(cls(un, CML_CLASS_GLOBAL_LD)->requests, 13875);
         CHECK_EQ_U64(cls(un, CML_CLASS_GLOBAL_LD)->sectors, 26902);
         CHECK_EQ_U64(cls(un, CML_CLASS_GLOBAL_ST)->sectors, 26902);
@@ -124,7 +124,7 @@ static void test_pitch2d(void)
     CHECK_EQ_I64(run_model(&cml_exp_pitch2d, "type=u8 block=32x8 layout=unpadded images=3", &r),
                  CML_OK);
     un = find(&r, "width=777 height=555 type=u8 layout=unpadded block=32x8");
-    if (un) {
+    if (FOUND(un)) {
         CHECK_EQ_U64(cls(un, CML_CLASS_GLOBAL_LD)->requests, 3 * 13875);
         CHECK_EQ_U64(cls(un, CML_CLASS_GLOBAL_LD)->sectors, 3 * 26902);
         CHECK_EQ_U64(cls(un, CML_CLASS_GLOBAL_ST)->sectors, 3 * 26902);
@@ -138,7 +138,7 @@ static void test_pitch2d(void)
     CHECK_EQ_I64(run_model(&cml_exp_pitch2d, "block=32x8 layout=unpadded", &r), CML_OK);
     const cml_record *u8 = find(&r, "width=777 height=555 type=u8 layout=unpadded block=32x8");
     const cml_record *f32 = find(&r, "width=777 height=555 type=f32 layout=unpadded block=32x8");
-    if (u8 && f32) {
+    if (FOUND(u8) && FOUND(f32)) {
         CHECK_EQ_I64(cml_record_find_param(u8, "images")->value, 39);
         CHECK_EQ_I64(cml_record_find_param(f32, "images")->value, 10);
     }
@@ -180,7 +180,7 @@ static void test_local(void)
         const cml_record *st = find(&r, v);
         snprintf(v, sizeof v, "pattern=lane-varying K=%u block=256 impl=registers", ks[i]);
         const cml_record *twin = find(&r, v);
-        if (!same || !lane || !st || !twin)
+        if (!FOUND(same) || !FOUND(lane) || !FOUND(st) || !FOUND(twin))
             continue;
         CHECK_EQ_U64(cls(same, CML_CLASS_LOCAL_LD)->requests, warps);
         CHECK_EQ_U64(cls(same, CML_CLASS_LOCAL_LD)->sectors, 4 * warps);
@@ -227,7 +227,7 @@ static void test_local(void)
     CHECK(sp && sr && ar);
     const cml_record *spill = find(&r, "pattern=spill block=256 impl=local");
     const cml_record *spill_twin = find(&r, "pattern=spill block=256 impl=registers");
-    if (sp && sr && ar && spill && spill_twin) {
+    if (sp && sr && ar && FOUND(spill) && FOUND(spill_twin)) {
         CHECK(sp->regs <= 32);                 /* __maxnreg__(32) */
         CHECK(sp->spill_store_bytes > 0);
         CHECK(sp->spill_load_bytes > 0);
@@ -267,7 +267,7 @@ static void test_constant(void)
             char v[96];
             snprintf(v, sizeof v, "pattern=serial k=%u stride=%u block=256", ks[i], stride);
             const cml_record *rec = find(&r, v);
-            if (!rec)
+            if (!FOUND(rec))
                 continue;
             const cml_traffic *c = cls(rec, CML_CLASS_CONST_LD);
             CHECK_EQ_U64(c->instructions, ((uint64_t)1 << 20) / 32);
@@ -280,7 +280,7 @@ static void test_constant(void)
     const cml_record *sc = find(&r, "pattern=stencil coef=constant block=256");
     const cml_record *sr = find(&r, "pattern=stencil coef=readonly block=256");
     const cml_record *sg = find(&r, "pattern=stencil coef=global block=256");
-    if (sc && sr && sg) {
+    if (FOUND(sc) && FOUND(sr) && FOUND(sg)) {
         const uint64_t warps = ((uint64_t)1 << 20) / 32, blocks = ((uint64_t)1 << 20) / 256;
         const cml_traffic *c = cls(sc, CML_CLASS_CONST_LD);
         CHECK_EQ_U64(c->instructions, 9 * warps);
@@ -308,7 +308,7 @@ static void test_constant(void)
     const cml_record *s1 = find(&r, "pattern=serial k=32 stride=1 block=256");
     const cml_record *s32 = find(&r, "pattern=serial k=32 stride=32 block=256");
     const cml_record *st = find(&r, "pattern=stencil coef=constant block=256");
-    if (s1 && s32 && st) {
+    if (FOUND(s1) && FOUND(s32) && FOUND(st)) {
         CHECK_EQ_I64(cml_record_find_param(s1, "n")->value, (int64_t)1 << 21);
         CHECK_EQ_I64(cml_record_find_param(st, "n")->value, (int64_t)1 << 24);
         CHECK_NEAR(extra(s1, "lines_per_read"), 1, 0);
@@ -344,7 +344,8 @@ static void test_shuffle(void)
     const cml_record *wshfl = find(&r, "op=warp-reduce-shfl block=256");
     const cml_record *x32 = find(&r, "op=xor width=32 arg=1 block=256");
     const cml_record *up8 = find(&r, "op=up width=8 arg=1 block=256");
-    if (tree && shfl && wtree && wshfl && x32 && up8) {
+    if (FOUND(tree) && FOUND(shfl) && FOUND(wtree) && FOUND(wshfl) && FOUND(x32) &&
+        FOUND(up8)) {
         /* n = 0 without a GPU: the model's default of 2^24 words per array.
          * Block of 256 = 8 warps. Tree: 8 stores; levels s = 128, 64, 32
          * issue 4, 2, 1 warps x 3 instructions; s = 16..1 one warp x 3 each
@@ -397,7 +398,7 @@ static void test_shuffle(void)
                            &r), CML_OK);
     wtree = find(&r, "op=warp-reduce-smem block=32");
     wshfl = find(&r, "op=warp-reduce-shfl block=32");
-    if (wtree && wshfl) {
+    if (FOUND(wtree) && FOUND(wshfl)) {
         CHECK_EQ_U64(cls(wtree, CML_CLASS_GLOBAL_LD)->requests, 4);
         CHECK_EQ_U64(cls(wtree, CML_CLASS_GLOBAL_LD)->lane_bytes, 400);
         CHECK_EQ_U64(cls(wtree, CML_CLASS_SHARED_ST)->instructions, 4 * 6);
@@ -413,7 +414,7 @@ static void check_banks(const cml_results *r, const char *variant, double ld_wf,
                         double st_wf)
 {
     const cml_record *rec = find(r, variant);
-    if (!rec)
+    if (!FOUND(rec))
         return;
     const cml_traffic *ld = cls(rec, CML_CLASS_SHARED_LD), *st = cls(rec, CML_CLASS_SHARED_ST);
     CHECK(ld->instructions > 0);
@@ -459,12 +460,12 @@ static void test_shared_banks(void)
     check_banks(&r, "pattern=stride elem=16 stride=2", 8, 4, 8);
     check_banks(&r, "pattern=stride elem=16 stride=4", 16, 12, 16);
     const cml_record *s2 = find(&r, "pattern=stride elem=4 stride=2");
-    if (s2) {
+    if (FOUND(s2)) {
         CHECK_STR_CONTAINS(s2->finding, "lanes l and l+16 share bank (2*l) mod 32 -> 2-way");
         CHECK_STR_CONTAINS(s2->finding, "2.00 wavefronts per request");
     }
     const cml_record *t0 = find(&r, "pattern=tile tile=32x32 access=row-col pad=0 alloc=static");
-    if (t0) {
+    if (FOUND(t0)) {
         CHECK_STR_CONTAINS(t0->finding, "loads 32.00 (31.00)");
         /* The kernel repeats store + load iters = 256 times: 1024 blocks x
          * 32 warps x 256 rounds loads, 32 wavefronts each; one global
@@ -481,7 +482,7 @@ static void test_shared_banks(void)
      * 2 KiB per warp -> 8 warps. Loads: 1024 blocks x 8 warps x 256. */
     const cml_record *s32 = find(&r, "pattern=stride elem=4 stride=32");
     const cml_record *w4 = find(&r, "pattern=stride elem=16 stride=4");
-    if (s32 && w4) {
+    if (FOUND(s32) && FOUND(w4)) {
         const uint64_t ins = 1024ull * 8 * 256;
         CHECK_EQ_U64(s32->block, 256);
         CHECK_EQ_U64(cls(s32, CML_CLASS_SHARED_LD)->instructions, ins);
@@ -548,7 +549,8 @@ static void test_transfers(void)
         const cml_record_param *m = cml_record_find_param(&r.items[i], "mode");
         CHECK(m && strcmp(m->label, "copy") != 0 && strcmp(m->label, "alloc") != 0);
     }
-    if (g5 && g4 && co && mis && s8 && s32 && s128 && dev && fault && warm) {
+    if (FOUND(g5) && FOUND(g4) && FOUND(co) && FOUND(mis) && FOUND(s8) && FOUND(s32) &&
+        FOUND(s128) && FOUND(dev) && FOUND(fault) && FOUND(warm)) {
         CHECK(!g5->has_model);
         CHECK_NEAR(extra(g5, "pinned_typical_gbs"), 0.8 * 63.0154, 1e-3);
         CHECK_NEAR(extra(g5, "pinned_time_ms"), 1073741824.0 / (0.8 * 63.0154e9) * 1e3, 1e-3);
@@ -605,7 +607,7 @@ static void test_transfers(void)
                  CML_OK);
     CHECK_EQ_U64(r.count, 4);
     const cml_record *f2 = find(&r, "mode=managed um=3149824 step=fault");
-    if (f2) {
+    if (FOUND(f2)) {
         CHECK_NEAR(extra(f2, "migrate_low_bytes"), 2.0 * 3149824, 0);
         CHECK_NEAR(extra(f2, "migrate_high_bytes"), 2.0 * 4194304, 0);
         CHECK_NEAR(extra(f2, "link_time_ms"), 2.0 * 3149824 / (0.8 * 31.5077e9) * 1e3, 1e-6);
@@ -690,7 +692,7 @@ static void test_device_vars(void)
     CHECK_EQ_I64(run_model(&cml_exp_device_vars, NULL, &r), CML_OK);
     const cml_record *dev = find(&r, "var=device");
     const cml_record *con = find(&r, "var=constant");
-    if (dev && con) {
+    if (FOUND(dev) && FOUND(con)) {
         CHECK_EQ_U64(cls(dev, CML_CLASS_GLOBAL_LD)->requests, 1);
         CHECK_EQ_U64(cls(dev, CML_CLASS_GLOBAL_LD)->sectors, 1);
         CHECK_EQ_U64(cls(dev, CML_CLASS_GLOBAL_ST)->sectors, 1);
@@ -727,8 +729,7 @@ static void test_control_variants(void)
                  CML_OK);
     const cml_record *all = find(&r, "pattern=stencil coef=constant block=256");
     const cml_record *one = find(&r, "pattern=stencil coef=constant block=256 residency=one");
-    CHECK(all && one);
-    if (all && one)
+    if (FOUND(all) && FOUND(one))
         CHECK(memcmp(&all->model, &one->model, sizeof all->model) == 0);
     cml_results_free(&r);
     CHECK_EQ_I64(run_model(&cml_exp_transpose, "kernel=smem,copy residency=one nx=256", &r),

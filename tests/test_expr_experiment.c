@@ -371,18 +371,31 @@ static void test_builtins(void)
     for (size_t k = 0; k < r.count; k++)
         CHECK(r.items[k].state == CML_REC_OK && r.items[k].has_model);
     const cml_record *col = find(&r, "shared column: tx*32");
-    if (col) {
+    if (FOUND(col)) {
         const cml_traffic *t = cls(col, CML_CLASS_SHARED_LD);
         CHECK_EQ_U64(t->bank_conflicts, t->requests * 31);
     }
+    /* validate's control line names exactly the shared-memory patterns. */
+    size_t lo = 0, hi = 0, nshared = 0;
+    for (size_t k = 0; k < cml_expr_builtin_count(); k++)
+        if (cml_expr_builtin_at(k)->space == CML_EXPR_SP_SHARED) {
+            if (!nshared++)
+                lo = k;
+            hi = k;
+        }
+    char control[64];
+    snprintf(control, sizeof control, "expr=%zu:%zu residency=one", lo, hi);
+    CHECK(nshared == hi - lo + 1);
+    CHECK(cml_exp_expr.validate && cml_exp_expr.validate->settings[1] &&
+          !strcmp(cml_exp_expr.validate->settings[1], control));
     const cml_record *pad = find(&r, "shared padded column: tx*33");
-    if (pad)
+    if (FOUND(pad))
         CHECK_EQ_U64(cls(pad, CML_CLASS_SHARED_LD)->bank_conflicts, 0);
     const cml_record *s32 = find(&r, "stride 32: i*32");
-    if (s32)
+    if (FOUND(s32))
         CHECK_NEAR(cml_exp_spr(s32, CML_CLASS_GLOBAL_LD), 32.0, 1e-12);
     const cml_record *lane = find(&r, "constant per lane: lane");
-    if (lane)
+    if (FOUND(lane))
         CHECK_EQ_U64(cls(lane, CML_CLASS_CONST_LD)->serialized,
                      cls(lane, CML_CLASS_CONST_LD)->requests * 32);
     cml_results_free(&r);

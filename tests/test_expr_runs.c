@@ -181,6 +181,35 @@ static void test_too_many_single(void)
     cml_expr_free(e);
 }
 
+/* ---- the stored bound ------------------------------------------------------------ */
+
+/* A half-width is stored as a float rounded up: read back, never below the
+ * count that was set, and within one float step above it. */
+static void test_bound_storage(void)
+{
+    static const uint64_t counts[] = {0,          1,          16777216u, 16777217u,
+                                      (1ull << 53) + 1u, 123456789012345ull, UINT64_MAX};
+    cml_record rec;
+    memset(&rec, 0, sizeof rec);
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        cml_traffic in, out;
+        memset(&in, 0, sizeof in);
+        in.sectors = counts[i];
+        cml_sample_set_half(&rec, CML_RULES_FERMI, CML_CLASS_GLOBAL_ST, &in);
+        cml_sample_half(&rec, CML_RULES_FERMI, CML_CLASS_GLOBAL_ST, &out);
+        CHECK(out.sectors >= counts[i]);
+        CHECK((double)(out.sectors - counts[i]) <= ldexp((double)counts[i], -23));
+        CHECK_EQ_U64(out.requests, 0);
+    }
+    /* 16777217 is no float: the next one up, 16777218 */
+    cml_traffic in, out;
+    memset(&in, 0, sizeof in);
+    in.lines = 16777217u;
+    cml_sample_set_half(&rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD, &in);
+    cml_sample_half(&rec, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD, &out);
+    CHECK_EQ_U64(out.lines, 16777218u);
+}
+
 /* ---- sampled ----------------------------------------------------------------- */
 
 static void test_sampled(void)
@@ -207,14 +236,18 @@ static void test_sampled(void)
     /* the half-width of the sectors: N * 32 * sqrt((1 - (m-1)/N) ln(200) / (2m)) */
     const double hw = (double)N * 32.0 *
                       sqrt((1.0 - (double)(m - 1) / (double)N) * log(200.0) / (2.0 * (double)m));
-    const cml_traffic *hs = &s->sample.half[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD];
-    CHECK_EQ_U64(hs->sectors, (uint64_t)ceil(hw));
+    cml_traffic hs;
+    cml_sample_half(s, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD, &hs);
+    CHECK(hw < 0x1p24); /* a float holds it exactly */
+    CHECK_EQ_U64(hs.sectors, (uint64_t)ceil(hw));
     /* every figure of every class within its half-width of the walk's */
     for (int r = 0; r < CML_RULES_COUNT; r++)
         for (int c = 0; c < CML_CLASS_COUNT; c++) {
             const uint64_t *est = (const uint64_t *)(const void *)&s->model[r].cls[c];
             const uint64_t *tru = (const uint64_t *)(const void *)&f->model[r].cls[c];
-            const uint64_t *half = (const uint64_t *)(const void *)&s->sample.half[r].cls[c];
+            cml_traffic bound;
+            cml_sample_half(s, r, c, &bound);
+            const uint64_t *half = (const uint64_t *)(const void *)&bound;
             for (size_t k = 0; k < sizeof(cml_traffic) / 8; k++) {
                 const double d = fabs((double)est[k] - (double)tru[k]);
                 CHECK(d <= (double)half[k]);
@@ -238,6 +271,7 @@ int main(void)
 {
     test_affine_exact();
     test_too_many_single();
+    test_bound_storage();
     test_sampled();
     return cml_test_summary("test_expr_runs");
 }

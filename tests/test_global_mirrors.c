@@ -488,7 +488,9 @@ static void check_within(const char *what, const cml_record *s, const cml_record
         for (int c = 0; c < CML_CLASS_COUNT; c++) {
             const uint64_t *e = (const uint64_t *)(const void *)&s->model[r].cls[c];
             const uint64_t *t = (const uint64_t *)(const void *)&f->model[r].cls[c];
-            const uint64_t *h = (const uint64_t *)(const void *)&s->sample.half[r].cls[c];
+            cml_traffic bound;
+            cml_sample_half(s, r, c, &bound);
+            const uint64_t *h = (const uint64_t *)(const void *)&bound;
             for (size_t k = 0; k < sizeof(cml_traffic) / sizeof(uint64_t); k++)
                 inside &= (e[k] > t[k] ? e[k] - t[k] : t[k] - e[k]) <= h[k];
         }

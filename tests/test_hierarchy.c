@@ -235,6 +235,7 @@ static void test_stream_once_per_pass(void)
         const uint64_t loads = T * p.per_block, passes = loads / W;
         CHECK(passes >= 3);
         uint32_t *seen = calloc(W * passes, sizeof *seen);
+        CHECK(seen != NULL);
         if (!seen)
             return;
         for (uint64_t b = 0; b < p.grid; b++)
@@ -344,7 +345,7 @@ static void test_model_run(void)
         CHECK(strlen(r.items[i].finding) < sizeof r.items[i].finding - 1);
     }
     const cml_record *rd = find(&r, "ws=65536 path=ca op=read");
-    if (rd) {
+    if (FOUND(rd)) {
         CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_LD)->requests, 134221824ull);
         CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_LD)->sectors, 4 * 134221824ull);
         CHECK_EQ_U64(cls(rd, CML_CLASS_GLOBAL_ST)->requests, 8448);
@@ -356,7 +357,7 @@ static void test_model_run(void)
         CHECK_STR_CONTAINS(rd->finding, "the model says L1");
     }
     const cml_record *wr = find(&r, "ws=268435456 op=write");
-    if (wr) {
+    if (FOUND(wr)) {
         CHECK_EQ_U64(cls(wr, CML_CLASS_GLOBAL_ST)->requests, 8515584ull);
         CHECK_EQ_U64(cls(wr, CML_CLASS_GLOBAL_LD)->requests, 0);
         CHECK_EQ_U64(wr->bytes_written, 8515584ull * 128);
@@ -364,14 +365,14 @@ static void test_model_run(void)
         CHECK_STR_CONTAINS(wr->finding, "the model says DRAM");
     }
     const cml_record *cp = find(&r, "ws=65536 op=copy");
-    if (cp) {
+    if (FOUND(cp)) {
         CHECK_EQ_U64(cls(cp, CML_CLASS_GLOBAL_LD)->requests,
                      cls(cp, CML_CLASS_GLOBAL_ST)->requests);
         CHECK_NEAR(extra(cp, "level_pred"), 2.0, 0);
         CHECK_STR_CONTAINS(cp->finding, "stores go through to L2");
     }
     const cml_record *ch = find(&r, "ws=65536 hop=64 pattern=random path=ca op=chase");
-    if (ch) {
+    if (FOUND(ch)) {
         CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->requests, 2 * 16384 + 1);
         CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->sectors, 2 * 16384 + 1);
         const cml_record_param *hops = cml_record_find_param(ch, "hops");
@@ -412,6 +413,10 @@ static void test_options(void)
     check_refused(&cml_exp_hierarchy, "hop", "48", "--hop");
     check_refused(&cml_exp_hierarchy, "hop", "256", "--hop");
     check_refused(&cml_exp_hierarchy, "hops", "100", "--hops");
+    /* The chase walks 16 hops per unrolled step: 1, 2, 4 and 8 are refused
+     * by the declared range, which says so; 0 (by the level) stays. */
+    check_refused(&cml_exp_hierarchy, "hops", "8", "allowed: 0 or powers of two in 16..16777216");
+    check_refused(&cml_exp_hierarchy, "hops", "0:32", "'1'");
     check_refused(&cml_exp_hierarchy, "op", "scan", "--op");
     check_refused(&cml_exp_hierarchy, "path", "cs", "--path");
     check_refused(&cml_exp_hierarchy, "pattern", "zigzag", "--pattern");
@@ -420,6 +425,30 @@ static void test_options(void)
     CHECK_EQ_I64(cml_param_defaults(cml_exp_hierarchy.options, cml_exp_hierarchy.noptions, &pv,
                                     err, sizeof err),
                  CML_OK);
+    CHECK_EQ_I64(cml_param_set(&pv, "hops", "0,16,2^24", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_OK);
+    /* Sizes in range that an op cannot walk: refused together, before a
+     * run, naming the size, the op and what it needs. */
+    CHECK_EQ_I64(cml_param_set(&pv, "ws", "1K", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "--ws: 1024 does not suit --op read: read needs a multiple of 1024 "
+                            "bytes, 16384 at least");
+    CHECK_EQ_I64(cml_param_set(&pv, "op", "chase", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_param_set(&pv, "ws", "1500", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "a multiple of --hop 64");
+    CHECK_EQ_I64(cml_param_set(&pv, "ws", "16K", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_param_set(&pv, "op", "read,write,copy", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "--ws: 16384 does not suit --op copy: copy needs a multiple of 2048 "
+                            "bytes, 32768 at least");
+    CHECK_EQ_I64(cml_param_set(&pv, "op", "read,write,copy,chase", err, sizeof err), CML_OK);
+    /* Every default size suits every op. */
+    CHECK_EQ_I64(cml_param_defaults(cml_exp_hierarchy.options, cml_exp_hierarchy.noptions, &pv,
+                                    err, sizeof err),
+                 CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_OK);
     CHECK_EQ_I64(cml_param_set(&pv, "ws", "4K,64K:128K:32K,1G,32G", err, sizeof err), CML_OK);
     int k = cml_param_index(&pv, "ws");
     CHECK(k >= 0);
@@ -432,6 +461,52 @@ static void test_options(void)
 
 /* The bandwidth chart: measured lines, and the capacities the records
  * carry drawn as labelled vertical lines. */
+/* The level chart of a run on the model alone: titled by the model alone
+ * (no counters were read), its level axis ticked at whole levels only. */
+static void test_level_chart(void)
+{
+    cml_results r;
+    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, "ws=16K,256K,48M,1G op=read path=ca", &r), CML_OK);
+    const cml_record **recs = calloc(r.count ? r.count : 1, sizeof *recs);
+    cml_chart_plan *p = calloc(1, sizeof *p);
+    CHECK(recs && p);
+    if (recs && p) {
+        for (size_t i = 0; i < r.count; i++)
+            recs[i] = &r.items[i];
+        cml_chart_plan_experiment(p, "hierarchy", recs, r.count);
+        const cml_chart *c = NULL;
+        for (size_t i = 0; i < p->ncharts; i++)
+            if (strstr(p->charts[i].title, "Level serving"))
+                c = &p->charts[i];
+        CHECK(c != NULL);
+        if (c) {
+            CHECK(strcmp(c->title, "Level serving the bandwidth series: model") == 0);
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&buf, &len);
+            CHECK(f && cml_chart_svg(f, c) == CML_OK);
+            if (f)
+                fclose(f);
+            /* the y axis's labels: 1, 2, 3 (the edges 1.5 and 2.5 lie between) */
+            const char *y = buf ? strstr(buf, "class=\"axis y\"") : NULL;
+            const char *end = y ? strstr(y, "</g>") : NULL;
+            CHECK(y && end);
+            if (y && end) {
+                char axis[4096];
+                snprintf(axis, sizeof axis, "%.*s", (int)(end - y), y);
+                CHECK_STR_CONTAINS(axis, ">1</text>");
+                CHECK_STR_CONTAINS(axis, ">3</text>");
+                CHECK(strstr(axis, ".5</text>") == NULL);
+            }
+            free(buf);
+        }
+        cml_chart_plan_free(p);
+    }
+    free(p);
+    free(recs);
+    cml_results_free(&r);
+}
+
 static void test_chart_marks(void)
 {
     cml_results r;
@@ -511,5 +586,6 @@ int main(void)
     test_model_run();
     test_options();
     test_chart_marks();
+    test_level_chart();
     return cml_test_summary("test_hierarchy");
 }

@@ -129,7 +129,7 @@ static void test_engine_run(void)
     const cml_record *w75 = find(&r, "policy=window hit-prop=persisting hit-ratio=75 hot=125");
     const cml_record *wst = find(&r, "policy=window hit-prop=streaming hit-ratio=100 hot=125");
     const cml_record *last = find(&r, "policy=evict-last hot=125");
-    if (!none || !w75 || !wst || !last) {
+    if (!(FOUND(none) && FOUND(w75) && FOUND(wst) && FOUND(last))) {
         cml_results_free(&r);
         return;
     }

@@ -392,7 +392,12 @@ static void test_same(void)
 {
     CHECK(cml_output_same("-", "-"));
     CHECK(cml_output_same("-", "/dev/stdout"));
-    CHECK(cml_output_same("/dev/null", "/dev/null"));
+    /* A character device takes each output in place, one after the other:
+     * /dev/null twice (or through a link) is no conflict. A FIFO is: its
+     * reader would get two documents run together. */
+    CHECK(!cml_output_same("/dev/null", "/dev/null"));
+    CHECK(!cml_output_same("/dev/null", at("null.json")));
+    CHECK(cml_output_same(at("pipe"), at("pipe")));
     CHECK(cml_output_same(at("keep.json"), at("keep.json")));
     CHECK(cml_output_same(at("link.json"), at("real/target.json")));
     CHECK(cml_output_same(at("real/../keep.json"), at("keep.json")));

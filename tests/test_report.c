@@ -21,6 +21,7 @@
 #include "report/json_read.h"
 #include "report/report.h"
 #include "report/report_util.h"
+#include "report_test_util.h"
 #include "test_util.h"
 
 /* Record-to-record comparisons the table reporter has made (table.c). */
@@ -33,16 +34,7 @@ size_t cml_report_table_work(void);
 /* Run a reporter into a malloc'd, NUL-terminated buffer (caller frees). */
 static char *render(cml_report_fn fn, const cml_results *r, cml_status *st)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        perror("open_memstream");
-        exit(2);
-    }
-    *st = fn(f, r);
-    fclose(f);
-    return buf;
+    return render_to_memory(fn, r, NULL, st);
 }
 
 /* With CML_TEST_SHOW set, print rendered tables (to look at them). */

@@ -102,8 +102,39 @@ static void test_large_random(void)
     free(x);
 }
 
+/* The stopping rule: settled once n >= min_n and 1.96 * sqrt(pi/2) * cv
+ * <= precision * sqrt(n). By hand, precision 0.5%: 2.4564 * cv / 0.005 =
+ * 491.3 * cv, so sqrt(n) >= 0.98 at cv 0.2% (n >= 1: the minimum of 5
+ * decides), >= 4.913 at cv 1% (n >= 24.1: 25), >= 9.826 at cv 2% (n >= 96.6:
+ * 97). */
+static size_t first_settled(double cv, size_t min_n)
+{
+    for (size_t n = 1; n <= 1000; n++) {
+        cml_stats s = {.n = n, .median = 1.0, .mean = 1.0, .cv = cv};
+        if (cml_stats_median_settled(&s, min_n, 0.005))
+            return n;
+    }
+    return 0;
+}
+
+static void test_median_settled(void)
+{
+    CHECK_EQ_U64(first_settled(0.002, 5), 5);
+    CHECK_EQ_U64(first_settled(0.01, 5), 25);
+    CHECK_EQ_U64(first_settled(0.02, 5), 97);
+    CHECK_EQ_U64(first_settled(0.0, 5), 5);   /* identical samples */
+    CHECK_EQ_U64(first_settled(0.0, 1), 1);
+    CHECK_EQ_U64(first_settled(0.0102, 5), 26); /* 491.3 * 0.0102 = 5.011: 25.1 */
+    cml_stats s = {.n = 100, .median = 1.0, .mean = 1.0, .cv = 0.0};
+    CHECK(!cml_stats_median_settled(&s, 5, 0.0));   /* no precision: never */
+    CHECK(!cml_stats_median_settled(NULL, 5, 0.005));
+    s.cv = NAN;
+    CHECK(!cml_stats_median_settled(&s, 5, 0.005));
+}
+
 int main(void)
 {
+    test_median_settled();
     test_odd();
     test_even();
     test_known_cv();

@@ -190,6 +190,37 @@ static void test_axis_range(void)
     check_range(2540, 2620, 0, 0, 2540, 2620, 20, 0);
 }
 
+/* A categorical axis (CML_FMT_WHOLE): ticks at whole numbers only. */
+static void check_whole(double lo, double hi, size_t max, double want_lo, double want_hi,
+                        double want_step)
+{
+    cml_axis_range a;
+    cml_axis_range_whole(lo, hi, max, &a);
+    CHECK_NEAR(a.lo, want_lo, 0);
+    CHECK_NEAR(a.hi, want_hi, 0);
+    CHECK_NEAR(a.step, want_step, 0);
+    CHECK(a.nticks >= 2 && a.nticks <= max);
+    for (size_t i = 0; i < a.nticks; i++)
+        CHECK(a.ticks[i] == floor(a.ticks[i]) && a.ticks[i] == want_lo + (double)i * want_step);
+}
+
+static void test_axis_whole(void)
+{
+    /* The hierarchy's levels: 1 .. 3, with the edges 1.5 and 2.5 between
+     * ticks, never ticks of their own. */
+    check_whole(1, 3, 7, 1, 3, 1);
+    check_whole(1.5, 2.5, 7, 1, 3, 1);
+    check_whole(1, 4, 7, 1, 4, 1);
+    /* One level: a tick either side of it. */
+    check_whole(2, 2, 7, 2, 3, 1);
+    /* More categories than ticks: every k-th (1, 8, ..., 43 for 1..40). */
+    check_whole(1, 40, 7, 1, 43, 7);
+    /* Nothing a category can be: the ordinary axis, finite. */
+    cml_axis_range a;
+    cml_axis_range_whole(-1e300, 1e300, 7, &a);
+    CHECK(a.nticks >= 2 && isfinite(a.lo) && isfinite(a.hi));
+}
+
 static char *svg_of(const cml_chart *c)
 {
     char *buf = NULL;
@@ -248,7 +279,7 @@ static void test_all_extras(void)
     cml_html_records_tables(f, &one, 1, "mystery");
     fclose(f);
     CHECK_STR_CONTAINS(buf, "<th scope=\"col\">e11 (B)</th>");
-    CHECK_STR_CONTAINS(buf, "<td class=\"num\">111</td>");
+    CHECK_STR_CONTAINS(buf, "<td>111</td>");
     free(buf);
     cml_results_free(&r);
 }
@@ -403,6 +434,65 @@ static void test_summary_rows(void)
     cml_results_free(&r);
 }
 
+/* A run on the model alone: every experiment by a figure of the model,
+ * also those whose charts draw only measured ones (the fallback to the
+ * model's efficiency) and those whose model figure is an extra with a
+ * declared direction; labelled by what the chart calls it. */
+static void test_summary_model_only(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    r.model_only = 1;
+    /* transpose charts measured bandwidth alone */
+    modelled(&r, "transpose", 1, 1.0);
+    modelled(&r, "transpose", 32, 0.125);
+    /* unroll's bytes in flight: higher is better */
+    static const double flight[] = {8, 128, 32};
+    for (int i = 0; i < 3; i++) {
+        char v[32];
+        snprintf(v, sizeof v, "unroll=%d", 1 << i);
+        cml_record *rec = cml_results_add(&r, "unroll", v);
+        cml_record_add_param(rec, "unroll", 1 << i, "");
+        cml_record_add_extra(rec, "bytes_in_flight_per_thread", flight[i], "B");
+    }
+    /* shuffle's shared wavefronts per block: lower is better */
+    static const char *const ops[] = {"reduce-smem", "reduce-shfl"};
+    static const double wf[] = {45, 9};
+    for (int i = 0; i < 2; i++) {
+        cml_record *rec = cml_results_add(&r, "shuffle", ops[i]);
+        cml_record_add_param(rec, "op", i, ops[i]);
+        cml_record_add_extra(rec, "smem_wavefronts_per_block", wf[i], "");
+    }
+    /* device-vars: two variants with the same efficiency name both */
+    cml_record *a = modelled(&r, "device-vars", 1, 0.125);
+    cml_record *b = modelled(&r, "device-vars", 2, 0.125);
+
+    cml_summary s;
+    CHECK(cml_summary_build(&r, &s) == CML_OK);
+    const cml_summary_row *w = row_of(&s, "transpose");
+    CHECK(w && w->metric == CML_METRIC_EFF_MODERN);
+    CHECK_NEAR(w ? w->ratio : 0, 8, 1e-12);
+    w = row_of(&s, "unroll");
+    CHECK(w && w->metric == CML_METRIC_EXTRA && w->higher_is_better);
+    CHECK(w && !strcmp(cml_summary_row_label(w), "bytes in flight"));
+    CHECK_NEAR(w ? w->best_value : 0, 128, 1e-12);
+    CHECK_NEAR(w ? w->ratio : 0, 16, 1e-12);
+    CHECK(w && !strcmp(w->best_name, "unroll=2") && !strcmp(w->worst_name, "unroll=1"));
+    w = row_of(&s, "shuffle");
+    CHECK(w && w->metric == CML_METRIC_EXTRA && !w->higher_is_better);
+    CHECK(w && !strcmp(cml_summary_row_label(w), "shared wavefronts"));
+    CHECK(w && !strcmp(w->best_name, "reduce-shfl") && !strcmp(w->worst_name, "reduce-smem"));
+    CHECK_NEAR(w ? w->ratio : 0, 5, 1e-12);
+    w = row_of(&s, "device-vars");
+    CHECK(w && w->metric == CML_METRIC_EFF_MODERN && w->best == a && w->worst == b);
+    CHECK_NEAR(w ? w->ratio : 0, 1, 1e-12);
+    /* none of them "-" */
+    for (size_t i = 0; i < s.n; i++)
+        CHECK(s.rows[i].metric != CML_METRIC_NONE);
+    cml_summary_free(&s);
+    cml_results_free(&r);
+}
+
 /* 18 experiments with long findings: one screen (at most 30 lines, none
  * over 130 columns), a row each, findings cut at a word boundary. */
 static void test_summary_one_screen(void)
@@ -469,7 +559,9 @@ int main(void)
     test_axis_range();
     test_chart_break();
     test_all_extras();
+    test_axis_whole();
     test_summary_rows();
+    test_summary_model_only();
     test_summary_one_screen();
     return cml_test_summary("test_summary");
 }

@@ -54,7 +54,8 @@ static void test_square(void)
     const cml_record *ucol = find(&r, "kernel=unroll4-col block=32x8 nx=8192 ny=8192");
     const cml_record *sm = find(&r, "kernel=smem block=32x32 nx=8192 ny=8192");
     const cml_record *pad = find(&r, "kernel=smem-pad block=32x32 nx=8192 ny=8192");
-    if (!(copy && row && col && urow && ucol && sm && pad)) {
+    if (!(FOUND(copy) && FOUND(row) && FOUND(col) && FOUND(urow) && FOUND(ucol) && FOUND(sm) &&
+          FOUND(pad))) {
         cml_results_free(&r);
         return;
     }
@@ -157,7 +158,7 @@ static void test_odd_size(void)
     const cml_record *row = find(&r, "kernel=naive-row block=32x8 nx=40 ny=33");
     const cml_record *sm = find(&r, "kernel=smem block=32x32 nx=40 ny=33");
     const cml_record *pad = find(&r, "kernel=smem-pad block=32x32 nx=40 ny=33");
-    if (row && sm && pad) {
+    if (FOUND(row) && FOUND(sm) && FOUND(pad)) {
         CHECK_NEAR(extra(row, "model_blocks_traced"), 10, 0); /* whole grid */
         CHECK_NEAR(extra(sm, "model_blocks_traced"), 4, 0);
         CHECK_EQ_U64(row->bytes_read, 4 * 40 * 33);

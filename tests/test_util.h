@@ -75,6 +75,29 @@ static int cml_test_checks;
         }                                                                              \
     } while (0)
 
+/*
+ * FOUND(p): one check that p, what a lookup returned, is not NULL; it
+ * prints file:line and the expression when it is. It returns whether p is
+ * there, to guard the checks that read it:
+ *
+ *     const cml_record *rec = find(&r, "...");
+ *     if (FOUND(rec)) { CHECK_EQ_U64(...rec...); }
+ *
+ * so that a lookup that comes back empty fails the test instead of
+ * skipping the checks beneath it.
+ */
+#define FOUND(p) cml_test_found((p) != NULL, #p, __FILE__, __LINE__)
+
+static inline int cml_test_found(int found, const char *what, const char *file, int line)
+{
+    cml_test_checks++;
+    if (!found) {
+        cml_test_failures++;
+        fprintf(stderr, "%s:%d: %s not found: the checks on it did not run\n", file, line, what);
+    }
+    return found;
+}
+
 /* Call at the end of main: prints a summary, returns the exit status. */
 static inline int cml_test_summary(const char *name)
 {

@@ -110,14 +110,14 @@ int cml_cmd_book(const cml_cli *cli, const cml_book_program *p)
     cml_status st = cml_lab_run(&lab, p->row, &pv, &r);
     cml_lab_close(&lab);
     /* The program's own lines first, as it printed them; on standard error
-     * when standard output carries the JSON. */
-    FILE *out = cli->json_path && !strcmp(cli->json_path, "-") ? stderr : stdout;
+     * when standard output carries the JSON (or CSV, HTML). */
+    FILE *out = cml_cli_human_out(cli);
     cml_book_output o = {p, &r, first, r.count - first, args, r.has_device ? &r.device : NULL};
     p->print(out, &o);
     if (out == stdout)
         fputc('\n', out);
     fflush(out);
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     int rc = st == CML_OK ? CML_EXIT_OK : CML_EXIT_FAIL;
     return rc ? rc : erc;

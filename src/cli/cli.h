@@ -1,7 +1,8 @@
 /*
  * The command line: options shared by every subcommand, and the commands.
  * Exit status: 0 success, 1 a run failed (no GPU for a GPU command, a CUDA
- * error, a verification failure), 2 bad usage (one line naming the option).
+ * error, a verification failure, nothing to show), 2 bad usage (one line
+ * naming the option).
  */
 #ifndef CML_CLI_H
 #define CML_CLI_H
@@ -33,11 +34,14 @@ typedef struct cml_cli {
     int device;
     uint64_t size_bytes;
     unsigned peak_gbs;        /* --peak: the reference bandwidth, 0 = measure it */
+    int peak_measure;         /* --peak measure: measure it even if kept for this GPU */
     cml_where where;
     unsigned reps, warmup;
     int quick;                    /* fewer variants and repetitions */
     int model_only;               /* --model: never touch the GPU */
     int quiet;                    /* no table on stdout */
+    int machine_stdout;           /* --json/--csv/--html lead to standard output: what
+                                     a person reads goes to stderr (cml_cli_human_out) */
     int counters;                 /* --counters: CML_COUNTERS_OFF/_ON/_AUTO (default auto) */
     int help;
     /* model --expr / run --expr: the index expressions in the order given
@@ -78,6 +82,8 @@ int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists);
 
 /* Commands. */
 int cml_cmd_list(const cml_cli *cli);
+/* list --json FILE: every registry row as JSON (schema cumemlab-registry). */
+int cml_cmd_list_json(const cml_cli *cli);
 int cml_cmd_model(const cml_cli *cli);
 int cml_cmd_expr(const cml_cli *cli);
 int cml_cmd_run_expr(const cml_cli *cli);
@@ -97,7 +103,16 @@ int cml_print_experiment_help(const cml_experiment *exp);
 
 /* Shared by the commands: the results header, the outputs (table, the run's
  * diagnostics once on stderr, --json/--csv/--html files). */
+/* Where the table and a program's own lines go: standard output, or
+ * standard error when a machine format (--json -, --csv /dev/stdout, ...)
+ * takes standard output, so that it stays parseable. */
+FILE *cml_cli_human_out(const cml_cli *cli);
+
 void cml_cli_results_init(const cml_cli *cli, cml_results *r);
 int cml_cli_emit(const cml_cli *cli, const cml_results *r);
+/* cml_cli_emit for a command that ran experiments: a run that showed
+ * nothing (no record at all, or every record waived) is a failed run, and
+ * one line on stderr says so after the waivers' reasons. */
+int cml_cli_emit_run(const cml_cli *cli, const cml_results *r);
 
 #endif

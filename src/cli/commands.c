@@ -31,7 +31,16 @@ int cml_print_experiment_help(const cml_experiment *exp)
 
 int cml_cmd_list(const cml_cli *cli)
 {
-    (void)cli;
+    if (cli->npos) {
+        fprintf(stderr, "cumemlab: list takes no arguments, not '%s' (cumemlab help NAME shows "
+                        "one experiment)\n",
+                cli->pos[0]);
+        return CML_EXIT_USAGE;
+    }
+    /* With --json the registry goes to the file (or standard output) as
+     * data, and the text listing is not printed beside it. */
+    if (cli->json_path)
+        return cml_cmd_list_json(cli);
     printf("Experiments (cumemlab model NAME / cumemlab run NAME; NAME may be a unique prefix):\n\n");
     for (size_t i = 0; i < cml_experiment_count(); i++) {
         const cml_experiment *e = cml_experiment_at(i);
@@ -104,14 +113,25 @@ static int model_points_fit(const cml_cli *cli, const cml_experiment *exp)
     return CML_EXIT_USAGE;
 }
 
+/* model and run take one experiment: none named, or a stray argument
+ * after it (named, so a typo in "--offset 3" written "offset 3" shows). */
+static int one_experiment_please(const cml_cli *cli, const char *cmd, const char *or_else)
+{
+    if (cli->npos == 0)
+        fprintf(stderr, "cumemlab: %s: name one experiment (cumemlab list)%s\n", cmd, or_else);
+    else
+        fprintf(stderr, "cumemlab: %s %s: unexpected argument '%s' (one experiment at a time; "
+                        "its options are written --NAME VALUE)\n",
+                cmd, cli->pos[0], cli->pos[1]);
+    return CML_EXIT_USAGE;
+}
+
 int cml_cmd_model(const cml_cli *cli)
 {
     if (cli->expr || cli->src || cli->show_kernel)
         return cml_cmd_expr(cli);
-    if (cli->npos != 1) {
-        fprintf(stderr, "cumemlab: model: name one experiment (cumemlab list), or give --expr\n");
-        return CML_EXIT_USAGE;
-    }
+    if (cli->npos != 1)
+        return one_experiment_please(cli, "model", ", or give --expr");
     const cml_experiment *exp = find_or_complain(cli->pos[0]);
     if (!exp)
         return CML_EXIT_USAGE;
@@ -129,7 +149,7 @@ int cml_cmd_model(const cml_cli *cli)
     rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
     cml_lab_close(&lab);
     if (rc != CML_EXIT_USAGE) {
-        int erc = cml_cli_emit(cli, &r);
+        int erc = cml_cli_emit_run(cli, &r);
         if (!rc)
             rc = erc;
     }
@@ -145,8 +165,12 @@ static int need_gpu(const cml_cli *cli, cml_lab *lab, cml_results *r, const char
     cml_lab_state got = cml_lab_open(lab, &ls, r);
     if (got == CML_LAB_GPU)
         return 1;
-    fprintf(stderr, "cumemlab: %s needs a GPU: %s%s\n", what, lab->why,
-            got == CML_LAB_MODEL ? " (cumemlab model NAME shows the model's prediction)" : "");
+    if (got == CML_LAB_MODEL)
+        fprintf(stderr, "cumemlab: %s needs a GPU: %s (cumemlab model NAME shows the model's "
+                        "prediction)\n",
+                what, lab->why);
+    else /* a GPU is there: what stopped the run (a busy profiler, say) */
+        fprintf(stderr, "cumemlab: %s: %s\n", what, lab->why);
     cml_lab_close(lab);
     return 0;
 }
@@ -158,10 +182,8 @@ int cml_cmd_run(const cml_cli *cli)
     const cml_experiment *named = cli->npos == 1 ? cml_experiment_find(cli->pos[0]) : NULL;
     if (cli->nexprs || cli->src || (named && !strcmp(named->key, "expr")))
         return cml_cmd_run_expr(cli);
-    if (cli->npos != 1) {
-        fprintf(stderr, "cumemlab: run: name one experiment (cumemlab list)\n");
-        return CML_EXIT_USAGE;
-    }
+    if (cli->npos != 1)
+        return one_experiment_please(cli, "run", "");
     const cml_experiment *exp = find_or_complain(cli->pos[0]);
     if (!exp)
         return CML_EXIT_USAGE;
@@ -180,7 +202,7 @@ int cml_cmd_run(const cml_cli *cli)
     }
     int rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
     cml_lab_close(&lab);
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return rc ? rc : erc;
 }
@@ -206,7 +228,13 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     cml_lab lab;
     cml_lab_state got = cml_lab_open(&lab, &ls, &r);
     if (got == CML_LAB_FAILED || (!tour && got == CML_LAB_MODEL)) {
-        fprintf(stderr, "cumemlab: %s needs a GPU: %s\n", tour ? "the tour" : "suite", lab.why);
+        if (got == CML_LAB_MODEL) /* suite measures: it has no model-only form */
+            fprintf(stderr, "cumemlab: suite needs a GPU: %s (suite measures every experiment; "
+                            "without a GPU, cumemlab --model runs the tour on the model alone "
+                            "and cumemlab model NAME one experiment)\n",
+                    lab.why);
+        else
+            fprintf(stderr, "cumemlab: %s: %s\n", tour ? "the tour" : "suite", lab.why);
         cml_lab_close(&lab);
         cml_results_free(&r);
         return CML_EXIT_FAIL;
@@ -224,7 +252,7 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     }
     cml_progress(n, n, NULL);
     cml_lab_close(&lab);
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return rc ? rc : erc;
 }
@@ -288,15 +316,16 @@ int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,
     int rc = cml_cli_run_experiment(cli, &lab, exp, settings, &r);
     cml_lab_close(&lab);
     /* The classic line first, as the book's program printed it. */
+    FILE *human = cml_cli_human_out(cli);
     for (size_t i = 0; i < r.count; i++) {
         const cml_record *rec = &r.items[i];
         if (!rec->measured)
             continue;
-        printf("%s <<< %llu, %llu >>> %s elapsed %f sec\n", alias->name,
+        fprintf(human, "%s <<< %llu, %llu >>> %s elapsed %f sec\n", alias->name,
                (unsigned long long)rec->grid, (unsigned long long)rec->block, rec->variant,
                rec->timing.median_ms * 1e-3);
     }
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return rc ? rc : erc;
 }

@@ -49,7 +49,9 @@ static const cml_param_def expr_params[] = {
     {"elem", "bytes per element (access width)", 0, 0, "4", elem_choices, 0, EXPR_FIELD(elem)},
     {"n", "elements in the array (0: as many as threads)", 0, (int64_t)1 << 40, "0", NULL, 0,
      EXPR_FIELD(n)},
-    {"threads", "threads launched", 1, (int64_t)1 << 30, "2^20", NULL, 0, EXPR_FIELD(threads)},
+    {"threads", "threads launched (0: global, sized by --where/--size; shared, constant and "
+                "local 2^20)",
+     0, (int64_t)1 << 30, "0", NULL, 0, EXPR_FIELD(threads)},
     {"bdx", "block width (threads in x)", 1, 1024, "256", NULL, 0, EXPR_FIELD(bdx)},
     {"bdy", "block height (threads in y)", 1, 1024, "1", NULL, 0, EXPR_FIELD(bdy)},
     {"op", "load, store or copy (reads --src, writes EXPR)", 0, 0, "load", op_choices, 0,
@@ -60,7 +62,7 @@ static const cml_param_def expr_params[] = {
     {"path", "global path: loads ca|cg|nc|cs, stores wb|cg|cs (auto: ca, wb)", 0, 0, "auto",
      path_choices, 0, EXPR_FIELD(path)},
 };
-enum { P_PATH = 8 }; /* recorded only when given */
+enum { P_THREADS = 2, P_PATH = 8 }; /* threads: its range; path: recorded only when given */
 
 /* Not in the registry: a row only so that option messages name it. */
 static const cml_experiment expr_pseudo = {
@@ -510,7 +512,26 @@ int cml_cmd_expr(const cml_cli *cli)
     if (rc || cli->show_kernel)
         goto done;
 
-    set.n = set.n ? set.n : set.threads; /* recorded as used: "0 = as many as threads" */
+    /* Recorded as used: the threads run --expr would launch (the size
+     * follows --where and --size, as the streaming experiments' does), and
+     * n "0 = as many as threads". */
+    if (!set.threads) {
+        cml_plan plan;
+        memset(&plan, 0, sizeof plan);
+        plan.where = cli->where;
+        plan.size_bytes = cli->size_bytes;
+        uint64_t t = cml_expr_default_threads(&plan, (int)set.space);
+        if (t == 0 || t > (uint64_t)expr_params[P_THREADS].max) {
+            fprintf(stderr, "cumemlab: --size %llu: %llu threads of 4 bytes, outside what model "
+                    "--expr traces (1..%lld threads; --threads sets them)\n",
+                    (unsigned long long)cli->size_bytes, (unsigned long long)t,
+                    (long long)expr_params[P_THREADS].max);
+            rc = CML_EXIT_USAGE;
+            goto done;
+        }
+        set.threads = (int64_t)t;
+    }
+    set.n = set.n ? set.n : set.threads;
     uint64_t elem = (uint64_t)1 << set.elem, bdx = (uint64_t)set.bdx, bdy = (uint64_t)set.bdy;
     if (bdx * bdy > 1024) {
         fprintf(stderr, "cumemlab: --block %llux%llu: %llu threads per block (allowed 1..1024)\n",
@@ -541,7 +562,7 @@ int cml_cmd_expr(const cml_cli *cli)
     if (rc)
         cml_progress(0, 0, NULL); /* the line goes before a message */
     if (rc == CML_EXIT_OK)
-        rc = cml_cli_emit(cli, &r);
+        rc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
 done:
     for (int k = 0; k < cli->nexprs; k++)
@@ -614,12 +635,12 @@ int cml_cmd_run_expr(const cml_cli *cli)
         if (got == CML_LAB_MODEL && cml_expr_check_all(&lab.plan, &pv, why, sizeof why)) {
             fprintf(stderr, "cumemlab: %s\n", why);
             rc = CML_EXIT_USAGE;
-        } else {
-            fprintf(stderr, "cumemlab: run %s needs a GPU: %s%s\n",
-                    cli->nexprs ? "--expr" : "expr", lab.why,
-                    got == CML_LAB_MODEL ? " (cumemlab model --expr EXPR shows the model's "
-                                           "prediction)"
-                                         : "");
+        } else if (got == CML_LAB_MODEL) {
+            fprintf(stderr, "cumemlab: run %s needs a GPU: %s (cumemlab model --expr EXPR shows "
+                            "the model's prediction)\n",
+                    cli->nexprs ? "--expr" : "expr", lab.why);
+        } else { /* a GPU is there: what stopped the run */
+            fprintf(stderr, "cumemlab: run %s: %s\n", cli->nexprs ? "--expr" : "expr", lab.why);
         }
         cml_lab_close(&lab);
         cml_results_free(&r);
@@ -634,7 +655,7 @@ int cml_cmd_run_expr(const cml_cli *cli)
     }
     cml_status st = cml_lab_run(&lab, exp, &pv, &r);
     cml_lab_close(&lab);
-    int erc = cml_cli_emit(cli, &r);
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return st != CML_OK ? CML_EXIT_FAIL : erc;
 }

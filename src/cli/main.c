@@ -17,6 +17,8 @@ static const char *const usage_text =
     "  cumemlab                     the tour: every experiment once (on GPU 0, or with the\n"
     "                               model alone when there is no GPU)\n"
     "  cumemlab list                the experiments, their options and allowed values\n"
+    "  cumemlab list --json FILE    the same as data: every registry row (options, charts,\n"
+    "                               validate settings, textbook names)\n"
     "  cumemlab model NAME [opts]   the model's prediction for an experiment (no GPU needed)\n"
     "  cumemlab model --expr EXPR   the model's view of any index expression, e.g. 'i*2',\n"
     "                               '(i%32)*33', 'min(i, n-1)', 'tx + ty*bdx'\n"
@@ -45,7 +47,8 @@ static const char *const usage_tail =
     "  --elem 1|2|4|8|16, --n N, --threads N, --block X or XxY, --base BYTES,\n"
     "  --show-kernel (model: print the generated CUDA C)\n"
     "\n"
-    "Exit status: 0 ok, 1 a run failed (no GPU, CUDA error, wrong output), 2 bad usage.\n";
+    "Exit status: 0 ok, 1 a run failed (no GPU, CUDA error, wrong output, every record\n"
+    "waived), 2 bad usage.\n";
 
 /* The book's programs by name, wrapped at 90 columns. */
 static void print_programs(void)
@@ -131,6 +134,17 @@ static int check_outputs(const cml_cli *cli)
     return CML_EXIT_OK;
 }
 
+/* Does an output lead to standard output ("-", /dev/stdout, the file
+ * standard output is redirected to)? */
+static int machine_on_stdout(const cml_cli *cli)
+{
+    const char *outs[3] = {cli->json_path, cli->csv_path, cli->html_path};
+    for (int a = 0; a < 3; a++)
+        if (outs[a] && cml_output_same(outs[a], "-"))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static cml_cli cli; /* static: large, and zero-initialised */
@@ -153,6 +167,7 @@ int main(int argc, char **argv)
     rc = check_outputs(&cli);
     if (rc)
         return rc;
+    cli.machine_stdout = machine_on_stdout(&cli);
 
     if (!strcmp(cmd, "help")) {
         if (cli.npos > 1) {

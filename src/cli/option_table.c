@@ -18,7 +18,8 @@ enum {
     C_TOUR = 1u << 0, C_SUITE = 1u << 1, C_LIST = 1u << 2, C_MODEL = 1u << 3,
     C_RUN = 1u << 4, C_DEVICE = 1u << 5, C_REPORT = 1u << 6, C_VALIDATE = 1u << 7,
     C_TEXTBOOK = 1u << 8, C_HELP = 1u << 9,
-    C_ALL = (1u << 10) - 1,
+    C_BOOK_LIST = 1u << 10, /* `textbook`: the book's programs listed */
+    C_ALL = (1u << 11) - 1,
     /* commands that measure on a GPU */
     C_GPU = C_TOUR | C_SUITE | C_RUN | C_VALIDATE | C_TEXTBOOK,
     /* commands that write results */
@@ -49,8 +50,10 @@ static const char *const where_choices[] = {"dram", "l2", "l1", NULL};
 static const char *const counters_choices[] = {"off", "on", "auto", NULL};
 
 static const cli_option options[] = {
-    {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
-     "write the results as JSON (schema: docs/json-schema.md);\n- is standard output"},
+    {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT | C_LIST, "FILE",
+     "write the results as JSON (list: every experiment's row;\n"
+     "schema: docs/json-schema.md); - is standard output (the\n"
+     "table then goes to standard error)"},
     {O_CSV, "csv", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE", "write one CSV row per variant"},
     {O_HTML, "html", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
      "write a self-contained HTML report with charts (no network)"},
@@ -60,10 +63,12 @@ static const cli_option options[] = {
      "size streaming arrays to live in DRAM (default), L2 or L1"},
     {O_SIZE, "size", 0, K_INT, 4096, (int64_t)1 << 40, NULL, C_GPU | C_MODEL, "BYTES",
      "array size instead (4096 .. 1T; k/M/G/T suffixes, 2^k)"},
-    {O_PEAK, "peak", 0, K_INT, 1, 1000000, NULL, C_GPU & ~C_VALIDATE, "GBS",
-     "the reference for shares of peak (GB/s) instead of measuring it"},
+    {O_PEAK, "peak", 0, K_INT, 1, 1000000, NULL, C_GPU & ~C_VALIDATE, "GBS|measure",
+     "the reference for shares of peak (GB/s) instead of measuring it;\n"
+     "measure: measure it again even if kept for this GPU (the\n"
+     "peak by class is kept per GPU UUID, driver and clocks)"},
     {O_REPS, "reps", 0, K_INT, 1, 100000, NULL, C_GPU, "N",
-     "timed samples (1..100000; default: 20, and up to 80 while\ntheir cv is above 1%)"},
+     "timed samples (1..100000; default: at least 5, more until\nthe median is within 0.5% at 95% confidence, at most 80)"},
     {O_WARMUP, "warmup", 0, K_INT, 0, 1000, NULL, C_GPU, "N", "warm-up launches (0..1000)"},
     {O_MODEL, "model", 0, K_FLAG, 0, 0, NULL, C_TOUR | C_TEXTBOOK, NULL,
      "never use the GPU: model only"},
@@ -110,7 +115,7 @@ static unsigned command_bit(const cml_cli *cli)
         {"tour", C_TOUR},     {"suite", C_SUITE},   {"list", C_LIST},
         {"model", C_MODEL},   {"run", C_RUN},       {"device", C_DEVICE},
         {"report", C_REPORT}, {"validate", C_VALIDATE}, {"help", C_HELP},
-        {"textbook", C_LIST},
+        {"textbook", C_BOOK_LIST},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cli->command, cmds[i].name))
@@ -149,7 +154,12 @@ static int parse_number(const cli_option *o, const char *text, int64_t *out)
     cml_param_list list;
     char err[256];
     if (cml_param_parse(&def, text, &list, err, sizeof err) != CML_OK) {
-        fprintf(stderr, "cumemlab: %s\n", err);
+        if (o->id == O_PEAK) /* the one number option that takes a word too */
+            fprintf(stderr, "cumemlab: --peak: '%s' is not a bandwidth in GB/s (allowed: "
+                            "%lld..%lld, or measure)\n",
+                    text, (long long)o->min, (long long)o->max);
+        else
+            fprintf(stderr, "cumemlab: %s\n", err);
         return 0;
     }
     if (list.count != 1) {
@@ -164,6 +174,10 @@ static int parse_number(const cli_option *o, const char *text, int64_t *out)
 static int set_option(cml_cli *cli, const cli_option *o, const char *value)
 {
     int64_t v = 0;
+    if (o->id == O_PEAK && !strcmp(value, "measure")) {
+        cli->peak_measure = 1;
+        return 1;
+    }
     if (o->kind == K_INT && !parse_number(o, value, &v))
         return 0;
     if (o->kind == K_CHOICE) {
@@ -267,6 +281,21 @@ static int experiment_has(const cml_experiment *exp, const char *name)
 {
     for (size_t i = 0; exp && i < exp->noptions; i++)
         if (!strcmp(exp->options[i].name, name))
+            return 1;
+    return 0;
+}
+
+/* Whether --name can be an experiment's option here: the command's own
+ * experiment's, or (none named yet) any experiment's. */
+static int setting_known(const cml_experiment *own, const char *name)
+{
+    /* expr_cmd.c takes --op (the option access) and --block (bdx, bdy) */
+    if (own && !strcmp(own->key, "expr") && (!strcmp(name, "op") || !strcmp(name, "block")))
+        return 1;
+    if (own)
+        return experiment_has(own, name);
+    for (size_t e = 0; e < cml_experiment_count(); e++)
+        if (experiment_has(cml_experiment_at(e), name))
             return 1;
     return 0;
 }
@@ -376,7 +405,22 @@ int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
             continue;
         }
         if (!value) {
-            if (i + 1 >= argc || value_is_option(argv[i + 1])) {
+            const int no_value = i + 1 >= argc || value_is_option(argv[i + 1]);
+            if (no_value && !o && !setting_known(own, name)) {
+                /* Neither global nor an experiment's: say so, not that it
+                 * "needs a value" it could never take (with a value, the
+                 * experiment's option table names its options). */
+                if (own)
+                    fprintf(stderr, "cumemlab: unknown option '--%s' (cumemlab help %s lists "
+                                    "its options)\n",
+                            name, own->key);
+                else
+                    fprintf(stderr, "cumemlab: unknown option '--%s' (cumemlab --help lists "
+                                    "the options)\n",
+                            name);
+                return CML_EXIT_USAGE;
+            }
+            if (no_value) {
                 fprintf(stderr,
                         "cumemlab: --%s needs a value%s\n", name,
                         i + 1 < argc ? " (one that starts with '-' is written --NAME=-x)" : "");

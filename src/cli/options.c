@@ -55,7 +55,16 @@ int cml_cli_experiment_options(const cml_cli *cli, const cml_experiment *exp, co
         return CML_EXIT_USAGE;
     }
     const int suite = !strcmp(cli->command, "suite") || !strcmp(cli->command, "tour");
-    return apply_cli_settings(cli, exp, pv, suite);
+    int rc = apply_cli_settings(cli, exp, pv, suite);
+    if (rc)
+        return rc;
+    /* Values that are each in range but cannot run together, refused now
+     * rather than failing record by record. */
+    if (cml_lab_check_options(exp, pv, err, sizeof err) != CML_OK) {
+        fprintf(stderr, "cumemlab: %s\n", err);
+        return CML_EXIT_USAGE;
+    }
+    return CML_EXIT_OK;
 }
 
 int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists)

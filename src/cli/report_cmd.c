@@ -67,11 +67,13 @@ static int compare(const cml_cli *cli)
         rc = CML_EXIT_FAIL;
     } else {
         char err[640];
-        if (!cli->quiet && cml_compare_table(stdout, &c) != CML_OK) {
-            fprintf(stderr, "cumemlab: cannot write the comparison to standard output\n");
+        FILE *human = cml_cli_human_out(cli);
+        if (!cli->quiet && cml_compare_table(human, &c) != CML_OK) {
+            fprintf(stderr, "cumemlab: cannot write the comparison to standard %s\n",
+                    human == stdout ? "output" : "error");
             rc = CML_EXIT_FAIL;
         }
-        fflush(stdout);
+        fflush(human);
         const struct {
             const char *path, *opt;
             cml_output_fn fn;

@@ -22,16 +22,23 @@ void cml_cli_results_init(const cml_cli *cli, cml_results *r)
     r->model_only = 1;
 }
 
+FILE *cml_cli_human_out(const cml_cli *cli)
+{
+    return cli->machine_stdout ? stderr : stdout;
+}
+
 int cml_cli_emit(const cml_cli *cli, const cml_results *r)
 {
     char err[512];
     int rc = CML_EXIT_OK;
     cml_progress(0, 0, NULL); /* the progress line, if any, goes before the table */
-    if (!cli->quiet && cml_report_table(stdout, r) != CML_OK) {
-        fprintf(stderr, "cumemlab: cannot write the table to standard output\n");
+    FILE *human = cml_cli_human_out(cli);
+    if (!cli->quiet && cml_report_table(human, r) != CML_OK) {
+        fprintf(stderr, "cumemlab: cannot write the table to standard %s\n",
+                human == stdout ? "output" : "error");
         rc = CML_EXIT_FAIL;
     }
-    fflush(stdout);
+    fflush(human);
     /* The run's diagnostics, once, on the terminal's error stream (the
      * files carry them too). */
     for (size_t i = 0; i < r->ndiags; i++) {
@@ -58,46 +65,66 @@ int cml_cli_emit(const cml_cli *cli, const cml_results *r)
     return rc;
 }
 
-static void progress_point(void *user, const char *experiment, size_t point, size_t points);
-
-cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
+int cml_cli_emit_run(const cml_cli *cli, const cml_results *r)
 {
-    cml_lab_settings s;
-    memset(&s, 0, sizeof s);
-    s.device = cli->device;
-    s.model_only = cli->model_only;
-    s.counters = cli->counters;
-    s.measure_peak = 1;
-    s.peak_gbs = (double)cli->peak_gbs;
-    s.where = cli->where;
-    s.size_bytes = cli->size_bytes;
-    s.reps = cli->reps;
-    s.warmup = cli->warmup;
-    s.quick = cli->quick;
-    s.progress = progress_point;
-    return s;
+    int rc = cml_cli_emit(cli, r);
+    size_t waived = 0, shown = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        waived += r->items[i].state == CML_REC_WAIVED;
+        shown += r->items[i].state == CML_REC_OK;
+    }
+    if (shown || (waived < r->count))
+        return rc; /* figures, or failed records (their own lines said so) */
+    if (!r->count)
+        fprintf(stderr, "cumemlab: no records: the options given leave no variant to run\n");
+    else if (r->count == 1)
+        fprintf(stderr, "cumemlab: nothing to show: the one record was waived, for the reason "
+                        "above\n");
+    else
+        fprintf(stderr, "cumemlab: nothing to show: all %zu records were waived, for the "
+                        "reasons above\n",
+                r->count);
+    return CML_EXIT_FAIL;
 }
 
 /*
- * A progress line on stderr: "[3/16] stride ... 4.2 s elapsed" as each
- * experiment of a suite starts, and "[3/16] pitch2d 5/16 ... 12.3 s" (or
- * "pitch2d 5/16 ..." outside a suite) as each point of a sweep starts,
- * rewritten in place. Only when stderr is a terminal (never in a pipe or a
- * log, and never in the JSON/CSV/HTML, which are files), and only once the
- * run has taken a second: short runs stay silent. C11's timespec_get, not a
- * POSIX clock: the elapsed time is for a person.
+ * Progress on stderr, never in the JSON/CSV/HTML (files) nor on stdout:
+ *   - on a terminal, one line rewritten in place: "[3/16] stride ... 4.2 s
+ *     elapsed" as each experiment of a suite starts, "[3/16] pitch2d 5/16
+ *     ... 12.3 s" (or "pitch2d 5/16 ..." outside a suite) as each point of
+ *     a sweep starts; only once the run has taken a second (short runs stay
+ *     silent), and erased before the table;
+ *   - elsewhere (a log, a pipe, CI), plain lines that are never rewritten,
+ *     and few: "cumemlab: [3/16] stride ... 4.2 s elapsed" as each
+ *     experiment of a suite starts, and within a sweep one line every 10 s
+ *     at most; none with -q.
+ * C11's timespec_get, not a POSIX clock: the elapsed time is for a person.
  */
-static struct {
-    int tty, running, shown;
-    struct timespec start;
-    size_t exp_i, exp_n; /* the suite's experiment, 0 of 0 outside a suite */
-} progress = {-1, 0, 0, {0, 0}, 0, 0};
+#define PROGRESS_LOG_EVERY_S 10.0
 
-static void progress_draw(const char *name, size_t point, size_t points)
+static struct {
+    int tty, running, shown, quiet;
+    struct timespec start;
+    double logged;       /* elapsed at the last plain line */
+    size_t exp_i, exp_n; /* the suite's experiment, 0 of 0 outside a suite */
+} progress = {-1, 0, 0, 0, {0, 0}, 0.0, 0, 0};
+
+static void progress_text(const char *name, size_t point, size_t points, double elapsed)
+{
+    if (progress.exp_n)
+        fprintf(stderr, "[%zu/%zu] ", progress.exp_i + 1, progress.exp_n);
+    fprintf(stderr, "%s", name);
+    if (points > 1)
+        fprintf(stderr, " %zu/%zu", point + 1, points);
+    fprintf(stderr, " ... %.1f s elapsed", elapsed);
+}
+
+/* starts: an experiment of a suite starts (else a point of a sweep). */
+static void progress_draw(const char *name, size_t point, size_t points, int starts)
 {
     if (progress.tty < 0)
         progress.tty = isatty(STDERR_FILENO);
-    if (!progress.tty)
+    if (!progress.tty && progress.quiet)
         return;
     struct timespec now;
     if (!timespec_get(&now, TIME_UTC))
@@ -105,18 +132,24 @@ static void progress_draw(const char *name, size_t point, size_t points)
     if (!progress.running) {
         progress.start = now;
         progress.running = 1;
+        progress.logged = 0.0;
     }
     double elapsed = (double)(now.tv_sec - progress.start.tv_sec) +
                      1e-9 * (double)(now.tv_nsec - progress.start.tv_nsec);
+    if (!progress.tty) {
+        if (starts ? !progress.exp_n : elapsed - progress.logged < PROGRESS_LOG_EVERY_S)
+            return;
+        fputs("cumemlab: ", stderr);
+        progress_text(name, point, points, elapsed);
+        fputc('\n', stderr);
+        fflush(stderr);
+        progress.logged = elapsed;
+        return;
+    }
     if (elapsed < 1.0)
         return;
     fputs("\r\033[K", stderr);
-    if (progress.exp_n)
-        fprintf(stderr, "[%zu/%zu] ", progress.exp_i + 1, progress.exp_n);
-    fprintf(stderr, "%s", name);
-    if (points > 1)
-        fprintf(stderr, " %zu/%zu", point + 1, points);
-    fprintf(stderr, " ... %.1f s elapsed", elapsed);
+    progress_text(name, point, points, elapsed);
     fflush(stderr);
     progress.shown = 1;
 }
@@ -133,14 +166,34 @@ void cml_progress(size_t i, size_t n, const char *name)
     }
     progress.exp_i = i;
     progress.exp_n = n;
-    progress_draw(name, 0, 0);
+    progress_draw(name, 0, 0, 1);
 }
 
 /* The lab's progress callback (cml_plan.progress). */
 static void progress_point(void *user, const char *experiment, size_t point, size_t points)
 {
     (void)user;
-    progress_draw(experiment, point, points);
+    progress_draw(experiment, point, points, 0);
+}
+
+cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
+{
+    cml_lab_settings s;
+    memset(&s, 0, sizeof s);
+    s.device = cli->device;
+    s.model_only = cli->model_only;
+    s.counters = cli->counters;
+    s.measure_peak = 1;
+    s.peak_gbs = (double)cli->peak_gbs;
+    s.peak_cache = cli->peak_measure ? CML_PEAK_CACHE_REFRESH : CML_PEAK_CACHE_USE;
+    s.where = cli->where;
+    s.size_bytes = cli->size_bytes;
+    s.reps = cli->reps;
+    s.warmup = cli->warmup;
+    s.quick = cli->quick;
+    s.progress = progress_point;
+    progress.quiet = cli->quiet; /* -q: no plain progress lines either */
+    return s;
 }
 
 int cml_cli_run_experiment(const cml_cli *cli, cml_lab *lab, const cml_experiment *exp,

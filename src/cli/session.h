@@ -6,7 +6,8 @@
 #include "cli/cli.h"
 #include "lab/lab.h"
 
-/* The lab's settings asked for by the command line (peak measured). */
+/* The lab's settings asked for by the command line (peak measured); it
+ * also tells the progress lines about -q (none then on a log or a pipe). */
 cml_lab_settings cml_cli_lab_settings(const cml_cli *cli);
 
 /* Run one experiment through the lab: its defaults, then extra_settings

@@ -99,19 +99,24 @@ static int counter_ok(const cml_record *rec, const cml_counter_def *d, const cml
 
 /* Whether the control record c ran and every counter of it whose name
  * contains `metric_has` (the counters the entry explains) agrees with the
- * model. */
+ * model, at least one of them judged: a control without the counters it
+ * stands for proves nothing, and does not agree. */
 static int control_agrees(const cml_record *c, const char *metric_has)
 {
     if (c->state != CML_REC_OK || !c->measured || c->ncounters == 0)
         return 0;
+    size_t judged_ones = 0;
     for (unsigned k = 0; k < c->ncounters; k++) {
         const cml_counter *x = &c->counters[k];
         const cml_counter_def *d = cml_counter_map_find(x->name);
-        int judged;
-        if (d && strstr(x->name, metric_has) && !counter_ok(c, d, x, &judged))
+        int judged = 0;
+        if (!d || !strstr(x->name, metric_has))
+            continue;
+        if (!counter_ok(c, d, x, &judged))
             return 0;
+        judged_ones += judged && x->has_prediction;
     }
-    return 1;
+    return judged_ones > 0;
 }
 
 /* The control record of rec under e (NULL: none ran, or rec is it). */
@@ -368,7 +373,7 @@ int cml_cmd_validate(const cml_cli *cli)
     lab.plan.warmup = cli->warmup ? cli->warmup : 1;
     const cml_plan plan = lab.plan;
 
-    FILE *out = stdout;
+    FILE *out = cml_cli_human_out(cli);
     const cml_device_facts *dev = plan.dev;
     time_t now = time(NULL);
     char date[32];
@@ -445,10 +450,15 @@ int cml_cmd_validate(const cml_cli *cli)
     char timing[512];
     cml_counters_timing(plan.profiler, timing, sizeof timing);
     fprintf(out, "\nprofiler: %s\n", timing);
-    fprintf(out, "\n%zu agree, %zu differ (%zu explained in docs/model-evidence.md), %zu failed, "
-                 "%zu skipped\n",
-            t.agree, t.differ, t.explained, t.failed, t.skipped);
-    int rc = (t.differ > t.explained || t.failed || failed_run) ? CML_EXIT_FAIL : CML_EXIT_OK;
+    /* The exit status follows the unexplained rows and the failed ones: the
+     * summary names both counts, so the line says why it is 0 or 1. */
+    const size_t unexplained = t.differ - t.explained;
+    fprintf(out, "\n%zu agree, %zu differ (%zu explained in docs/model-evidence.md, %zu "
+                 "unexplained), %zu failed, %zu skipped\n",
+            t.agree, t.differ, t.explained, unexplained, t.failed, t.skipped);
+    int rc = (unexplained || t.failed || failed_run) ? CML_EXIT_FAIL : CML_EXIT_OK;
+    fprintf(out, "exit %d: %zu unexplained, %zu failed%s\n", rc ? 1 : 0, unexplained, t.failed,
+            failed_run ? ", and a run that did not complete (see above)" : "");
     cml_lab_close(&lab);
     if (cli->json_path || cli->csv_path) {
         cml_cli quiet = *cli;

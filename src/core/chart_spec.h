@@ -15,7 +15,9 @@ typedef enum cml_scale {
 typedef enum cml_tick_format {
     CML_FMT_NUMBER = 0,   /* 0.5, 12, 1500, 25k, 3M */
     CML_FMT_BYTES,        /* 512 B, 4 KiB, 1 MiB, 1 GiB */
-    CML_FMT_PERCENT       /* values already in percent: 12.5% */
+    CML_FMT_PERCENT,      /* values already in percent: 12.5% */
+    CML_FMT_WHOLE         /* a categorical axis numbered 1, 2, 3 (levels): ticks and
+                             gridlines at whole numbers only, never at 1.5 */
 } cml_tick_format;
 
 /* A figure taken from each record. */
@@ -39,6 +41,9 @@ typedef struct cml_metric_ref {
     cml_metric_id id;
     const char *arg;
     const char *lead;            /* how a sentence names it: "under the modern rules" */
+    int better;                  /* CML_METRIC_EXTRA: 1 higher is better, -1 lower is;
+                                    0: no direction (never an experiment's main figure,
+                                    src/report/summary.h) */
 } cml_metric_ref;
 
 typedef enum cml_chart_shape {
@@ -83,7 +88,7 @@ typedef struct cml_chart_spec {
      .title = "Measured bandwidth by variant",                                             \
      .ylabel = "bandwidth (GB/s)",                                                         \
      .yfmt = CML_FMT_NUMBER,                                                               \
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}},                                \
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}},                             \
      .what = "bandwidth",                                                                  \
      .unit = "GB/s",                                                                       \
      .describe = 1}

@@ -45,8 +45,9 @@ void cml_param_describe_range(const cml_param_def *def, char *buf, size_t len)
         }
         return;
     }
-    snprintf(buf, len, "%s%lld..%lld", (def->flags & CML_PARAM_POW2) ? "powers of two in " : "",
-             (long long)def->min, (long long)def->max);
+    snprintf(buf, len, "%s%s%lld..%lld", (def->flags & CML_PARAM_OR_ZERO) ? "0 or " : "",
+             (def->flags & CML_PARAM_POW2) ? "powers of two in " : "", (long long)def->min,
+             (long long)def->max);
 }
 
 const char *cml_param_choice(const cml_param_def *def, int64_t v)
@@ -202,9 +203,15 @@ cml_status cml_param_parse(const cml_param_def *def, const char *text, cml_param
                 if (step <= 0 || b < a)
                     return fail(err, errlen, def, "empty or reversed range", p, len);
             }
-            if (a < lo || b > hi)
+            const int zero_ok = (def->flags & CML_PARAM_OR_ZERO) != 0;
+            if ((a < lo && !(zero_ok && a == 0)) || b > hi)
                 return fail(err, errlen, def, "out of range:", p, len);
             for (int64_t v = a;; v += step) {
+                if (v < lo && !(zero_ok && v == 0)) {
+                    char num[32];
+                    snprintf(num, sizeof num, "%lld", (long long)v);
+                    return fail(err, errlen, def, "out of range:", num, strlen(num));
+                }
                 if ((def->flags & CML_PARAM_POW2) && v != 0 && (v & (v - 1)) != 0) {
                     char num[32];
                     snprintf(num, sizeof num, "%lld", (long long)v);

@@ -32,6 +32,9 @@ typedef struct cml_param_def {
 #define CML_PARAM_POW2 1u
 /* Not part of the variant name (sizes chosen from the device, say). */
 #define CML_PARAM_NOVARIANT 2u
+/* 0 is allowed besides min..max (min > 0): "0: chosen for you" beside a
+ * range whose smaller values cannot run. */
+#define CML_PARAM_OR_ZERO 4u
 
 /* Where an option's value goes in the experiment's settings struct: one
  * past the member's offset, so that 0 means "no field" in a row that

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const class_names[] = {"read", "write", "copy", "triad", "given"};
+static const char *const class_names[] = {"read",  "write",       "copy",       "triad",
+                                           "given", "l2-resident", "l1-resident"};
+#define LAST_CLASS CML_PEAK_CLASS_L1_RESIDENT
 
 int cml_peak_class_of(uint64_t bytes_read, uint64_t bytes_written)
 {
@@ -22,14 +24,37 @@ int cml_peak_class_of(uint64_t bytes_read, uint64_t bytes_written)
 
 const char *cml_peak_class_name(int cls)
 {
-    return cls >= 0 && cls <= CML_PEAK_CLASS_GIVEN ? class_names[cls] : "-";
+    return cls >= 0 && cls <= LAST_CLASS ? class_names[cls] : "-";
 }
 
 int cml_peak_class_parse(const char *name)
 {
-    for (int c = 0; name && c <= CML_PEAK_CLASS_GIVEN; c++)
+    for (int c = 0; name && c <= LAST_CLASS; c++)
         if (strcmp(name, class_names[c]) == 0)
             return c;
+    return CML_PEAK_CLASS_NONE;
+}
+
+const char *cml_peak_class_label(int cls)
+{
+    return cls == CML_PEAK_CLASS_L2_RESIDENT   ? "L2-resident"
+           : cls == CML_PEAK_CLASS_L1_RESIDENT ? "L1-resident"
+                                               : cml_peak_class_name(cls);
+}
+
+int cml_peak_class_resident(int cls)
+{
+    return cls == CML_PEAK_CLASS_L2_RESIDENT || cls == CML_PEAK_CLASS_L1_RESIDENT;
+}
+
+int cml_peak_residency(uint64_t footprint, uint64_t l1_bytes, int l1_served, uint64_t l2_bytes)
+{
+    if (footprint == 0)
+        return CML_PEAK_CLASS_NONE;
+    if (l1_served && l1_bytes && footprint <= l1_bytes)
+        return CML_PEAK_CLASS_L1_RESIDENT;
+    if (l2_bytes && footprint <= l2_bytes)
+        return CML_PEAK_CLASS_L2_RESIDENT;
     return CML_PEAK_CLASS_NONE;
 }
 

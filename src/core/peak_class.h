@@ -33,7 +33,13 @@ typedef enum cml_peak_class {
     CML_PEAK_CLASS_COUNT,
     /* Not a class of bytes: the one reference the user gave (--peak),
      * used for every record. */
-    CML_PEAK_CLASS_GIVEN = CML_PEAK_CLASS_COUNT
+    CML_PEAK_CLASS_GIVEN = CML_PEAK_CLASS_COUNT,
+    /* Not DRAM traffic at all: a record whose working set (the bytes its
+     * kernel touches) fits in L2, or in L1 and is served there, is
+     * measuring that cache. It gets no reference and no share of peak,
+     * and says where its bytes live instead. */
+    CML_PEAK_CLASS_L2_RESIDENT,
+    CML_PEAK_CLASS_L1_RESIDENT
 } cml_peak_class;
 
 /* A record without a reference (no bytes, nothing measured, or a figure
@@ -50,10 +56,25 @@ typedef struct cml_peak_refs {
 /* The class of a mix (the rule above); CML_PEAK_CLASS_NONE for 0 and 0. */
 int cml_peak_class_of(uint64_t bytes_read, uint64_t bytes_written);
 
-/* "read", "write", "copy", "triad", "given"; "-" for anything else. And back:
- * the class of a name, CML_PEAK_CLASS_NONE if it is none of those. */
+/* "read", "write", "copy", "triad", "given", "l2-resident", "l1-resident";
+ * "-" for anything else. And back: the class of a name, CML_PEAK_CLASS_NONE
+ * if it is none of those. The label is what a person reads: the name, or
+ * "L2-resident" / "L1-resident". */
 const char *cml_peak_class_name(int cls);
 int cml_peak_class_parse(const char *name);
+const char *cml_peak_class_label(int cls);
+
+/* 1 for CML_PEAK_CLASS_L2_RESIDENT and _L1_RESIDENT. */
+int cml_peak_class_resident(int cls);
+
+/*
+ * Where a working set of `footprint` bytes (0: not known) lives while a
+ * kernel runs again and again over it: CML_PEAK_CLASS_L1_RESIDENT when it
+ * fits one SM's `l1_bytes` and `l1_served` (its loads hit in L1, nothing
+ * is written through to L2), else CML_PEAK_CLASS_L2_RESIDENT when it fits
+ * `l2_bytes`, else CML_PEAK_CLASS_NONE (DRAM, or not known).
+ */
+int cml_peak_residency(uint64_t footprint, uint64_t l1_bytes, int l1_served, uint64_t l2_bytes);
 
 /*
  * The reference for a record of class `cls`: with `given`, the given value

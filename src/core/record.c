@@ -110,6 +110,28 @@ void cml_record_add_extra(cml_record *rec, const char *name, double value, const
     rec->nextra++;
 }
 
+void cml_sample_set_half(cml_record *rec, int rules, int cls, const cml_traffic *half)
+{
+    const uint64_t *v = (const uint64_t *)(const void *)half;
+    float *h = rec->sample.half[rules][cls];
+    for (size_t f = 0; f < CML_TRAFFIC_FIELDS; f++) {
+        float x = (float)v[f];
+        /* (float) rounds to nearest: step up where that went below the count */
+        if ((long double)x < (long double)v[f])
+            x = nextafterf(x, INFINITY);
+        h[f] = x;
+    }
+}
+
+void cml_sample_half(const cml_record *rec, int rules, int cls, cml_traffic *out)
+{
+    uint64_t *v = (uint64_t *)(void *)out;
+    const float *h = rec->sample.half[rules][cls];
+    for (size_t f = 0; f < CML_TRAFFIC_FIELDS; f++)
+        /* 2^64 (UINT64_MAX rounded up) has no uint64_t: the largest one */
+        v[f] = h[f] >= 0x1p64f ? UINT64_MAX : (uint64_t)h[f];
+}
+
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name)
 {
     for (unsigned i = 0; i < rec->nparams; i++)
@@ -118,13 +140,42 @@ const cml_record_param *cml_record_find_param(const cml_record *rec, const char 
     return NULL;
 }
 
+int cml_record_residency(const cml_record *rec, uint64_t footprint)
+{
+    uint64_t l1 = 0;
+    int l1_served = 0;
+    if (rec->has_levels && rec->levels.footprint_bytes) {
+        const cml_levels *lv = &rec->levels;
+        footprint = lv->footprint_bytes;
+        l1 = lv->l1_bytes;
+        /* Served by L1: most of the sectors it moves hit there. A store
+         * always goes through to L2, a missed load comes from it: L1 must
+         * serve more than both together (a read that stores one sum per
+         * thread is L1's; a copy is not). */
+        l1_served = lv->l1_hit_sectors > lv->l1_miss_sectors + lv->l2_write_sectors;
+    }
+    return cml_peak_residency(footprint, l1, l1_served, rec->cache.l2_bytes);
+}
+
 void cml_record_set_peak(cml_record *rec, const cml_peak_refs *refs)
+{
+    cml_record_set_peak_touching(rec, refs, 0);
+}
+
+void cml_record_set_peak_touching(cml_record *rec, const cml_peak_refs *refs, uint64_t footprint)
 {
     rec->peak_fraction = -1.0;
     rec->peak_class = CML_PEAK_CLASS_NONE;
     rec->peak_ref_gbs = 0.0;
-    if (!rec->measured || !(rec->bandwidth_gbs >= 0) || !isfinite(rec->bandwidth_gbs))
+    if (!refs || !rec->measured || !(rec->bandwidth_gbs >= 0) || !isfinite(rec->bandwidth_gbs))
+        return; /* (no references: a path the DRAM peak says nothing of) */
+    /* A cache's bandwidth is no share of DRAM's (4.9 TB/s over a 4 KiB
+     * array is not "114% of peak"). */
+    const int resident = cml_record_residency(rec, footprint);
+    if (resident != CML_PEAK_CLASS_NONE) {
+        rec->peak_class = resident;
         return;
+    }
     int used = CML_PEAK_CLASS_NONE;
     double ref = cml_peak_refs_lookup(refs, cml_peak_class_of(rec->bytes_read,
                                                               rec->bytes_written), &used);

@@ -14,11 +14,15 @@
 
 #define CML_RECORD_MAX_PARAMS 12
 #define CML_RECORD_MAX_COUNTERS 24
+/* cml_traffic is a run of uint64_t counts (include/cumemlab/model.h). */
+#define CML_TRAFFIC_FIELDS (sizeof(cml_traffic) / sizeof(uint64_t))
 
 /* Facts read from the device (experiment 15). All sizes in bytes. */
 typedef struct cml_device_facts {
     int index;
     char name[256];
+    char uuid[48];            /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi
+                                 shows it; "" when unknown (files of older versions) */
     int cc_major, cc_minor;
     int sm_count;
     int warp_size;
@@ -60,7 +64,8 @@ typedef struct cml_record_param {
 
 /* A hardware counter beside the model's prediction for it (issue: counters). */
 typedef struct cml_counter {
-    char name[96];            /* ncu metric name */
+    char name[64];            /* ncu metric name (the longest the lab reads is 61 bytes;
+                                 the reader refuses a longer one) */
     double measured;
     int has_prediction;
     double predicted;
@@ -106,11 +111,14 @@ typedef struct cml_record {
      * warps == 0: every figure of `model` is exact): how many of how many
      * warps were traced, and each figure's half-width, the distance from
      * the estimate within which the whole walk's figure lies with
-     * probability `confidence`. */
+     * probability `confidence`. The half-widths are kept as floats rounded
+     * up (cml_sample_set_half): a bound stays a bound at half the bytes,
+     * which matters because `report` holds every record it reads
+     * (tests/report_memory.c). One per field of cml_traffic, in its order. */
     struct cml_model_sample {
         uint64_t warps, of;
         double confidence;
-        cml_kernel_traffic half[CML_RULES_COUNT];
+        float half[CML_RULES_COUNT][CML_CLASS_COUNT][CML_TRAFFIC_FIELDS];
     } sample;
 
     /* Counters read from the hardware. */
@@ -170,13 +178,30 @@ int cml_diag_level_parse(const char *name);
 
 /* Helpers for experiments filling records. */
 void cml_record_add_param(cml_record *rec, const char *name, int64_t value, const char *label);
+/* A sampled record's half-widths of one class under one rule set, as counts
+ * (each the stored float, never less than the bound that was set). */
+void cml_sample_half(const cml_record *rec, int rules, int cls, cml_traffic *out);
+/* Set them from counts: each rounded up to the next float. */
+void cml_sample_set_half(cml_record *rec, int rules, int cls, const cml_traffic *half);
 void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit);
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
+/* The cache rec's working set lives in (cml_peak_residency): the model's
+ * footprint when rec has the cache levels (L1 when more of its sectors hit
+ * there than miss or are stored through to L2), else `footprint` (bytes the
+ * caller knows the kernel touches; 0: not known); the capacities are the
+ * record's own (rec->cache, the device's or the model's H100).
+ * CML_PEAK_CLASS_L2_RESIDENT, _L1_RESIDENT or CML_PEAK_CLASS_NONE. */
+int cml_record_residency(const cml_record *rec, uint64_t footprint);
 /* rec's share of peak against the reference of its class (core/peak_class.h:
  * its bytes read and written pick the class): peak_class, peak_ref_gbs and
  * peak_fraction. Unmeasured, no bandwidth or no reference: fraction -1 and
- * class CML_PEAK_CLASS_NONE. */
+ * class CML_PEAK_CLASS_NONE. A measured record whose working set fits in a
+ * cache (cml_record_residency with `footprint`, 0 when only the model's is
+ * known) is classed L2- or L1-resident instead: no reference, fraction -1,
+ * never a share of the DRAM peak. */
 void cml_record_set_peak(cml_record *rec, const cml_peak_refs *refs);
+void cml_record_set_peak_touching(cml_record *rec, const cml_peak_refs *refs,
+                                  uint64_t footprint);
 /* snprintf into rec->finding / rec->note; a finding too long for its field
  * is cut at a word boundary and ends in "..." (cml_text_cut_words). */
 void cml_record_finding(cml_record *rec, const char *fmt, ...)

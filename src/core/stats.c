@@ -84,3 +84,13 @@ cml_status cml_timing_from_samples(const double *ms, size_t n, unsigned warmup,
     out->cv = s.cv;
     return CML_OK;
 }
+
+int cml_stats_median_settled(const cml_stats *s, size_t min_n, double precision)
+{
+    if (!s || s->n == 0 || s->n < min_n || !(precision > 0) || !isfinite(s->cv))
+        return 0;
+    /* 1.96 * sqrt(pi / 2): the 95% half-width of a median in standard
+     * deviations of one sample, times sqrt(n) */
+    const double k = 1.96 * 1.2533141373155001;
+    return k * s->cv <= precision * sqrt((double)s->n);
+}

@@ -29,6 +29,7 @@
 
 #include "counters/counter_map.h"
 #include "counters/counters_cuda.h"
+#include "counters/cupti_messages.h"
 #include "gpu/gpu_internal.h"
 
 #if defined(CML_HAVE_CUPTI)
@@ -201,36 +202,28 @@ static const char *result_str(CUptiResult r)
     return "unknown CUPTI error";
 }
 
-/* One line for a failed CUPTI call, naming the common causes plainly. */
+/* The codes cupti_messages.h explains are CUPTI's own (compared as ints:
+ * two enumerations). */
+#define SAME(code) ((int)CML_CUPTI_##code == (int)CUPTI_ERROR_##code)
+_Static_assert(
+               SAME(NOT_COMPATIBLE) &&
+               SAME(HARDWARE_BUSY) &&
+               SAME(NOT_SUPPORTED) &&
+               SAME(VIRTUALIZED_DEVICE_NOT_SUPPORTED) &&
+               SAME(INSUFFICIENT_PRIVILEGES) &&
+               SAME(OLD_PROFILER_API_INITIALIZED) &&
+               SAME(MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) &&
+               SAME(VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES) &&
+               SAME(CONFIDENTIAL_COMPUTING_NOT_SUPPORTED) &&
+               SAME(CMP_DEVICE_NOT_SUPPORTED),
+               "cupti_messages.h: a code differs from cupti_result.h");
+#undef SAME
+
+/* One line for a failed CUPTI call (cupti_messages.h words it; the driver
+ * does not say which process holds busy counters). */
 static void explain(char *buf, size_t len, const char *call, CUptiResult r)
 {
-    switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        snprintf(buf, len,
-                 "no permission to read GPU performance counters (ERR_NVGPUCTRPERM; %s): run "
-                 "as root or load the driver with NVreg_RestrictProfilingToAdminUsers=0",
-                 call);
-        return;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-        snprintf(buf, len,
-                 "another profiler is attached to this process (Nsight Compute, Nsight "
-                 "Systems, compute-sanitizer or another CUPTI client; %s: %s)",
-                 call, result_str(r));
-        return;
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_COMPATIBLE:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-        snprintf(buf, len, "the profiler does not support this device or setup (%s: %s)", call,
-                 result_str(r));
-        return;
-    default:
-        snprintf(buf, len, "%s failed: %s", call, result_str(r));
-        return;
-    }
+    cml_cupti_explain(buf, len, call, (int)r, result_str(r), NULL);
 }
 
 #define CALL(c, fn, p, label)                                           \
@@ -668,6 +661,12 @@ void cml_counters_keep_enabled(cml_counters *c, int keep)
         range_disable(c);
 }
 
+void cml_counters_detach(cml_counters *c)
+{
+    if (c)
+        range_disable(c);
+}
+
 void cml_counters_timing(const cml_counters *c, char *buf, size_t len)
 {
     if (!buf || !len)
@@ -887,90 +886,7 @@ const char *cml_counters_chip(const cml_counters *c)
     return c ? c->chip : "";
 }
 
-#else /* !CML_HAVE_CUPTI: the stub */
-
-/* Built without CUPTI's headers (or with -DCUMEMLAB_CUPTI=OFF): nothing can
- * be read, and every entry point says so. */
-struct cml_counters {
-    char err[64];
-};
-
-#define STUB_WHY                                                                          \
-    "built without CUPTI (not found when cumemlab was configured, or -DCUMEMLAB_CUPTI=OFF)"
-
-int cml_counters_built(void)
-{
-    return 0;
-}
-
-cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t whylen)
-{
-    (void)device;
-    if (out)
-        *out = NULL;
-    if (!out || !why || whylen == 0)
-        return CML_EINVAL;
-    snprintf(why, whylen, "%s", STUB_WHY);
-    return CML_EUNSUPPORTED;
-}
-
-void cml_counters_close(cml_counters *c)
-{
-    (void)c;
-}
-
-cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,
-                                const char *const *metrics, size_t n, double *values)
-{
-    return cml_counters_measure_batch(c, 1, &launch, &ctx, metrics, n, values, NULL);
-}
-
-cml_status cml_counters_measure_batch(cml_counters *c, size_t k, const cml_launch_fn *launch,
-                                      void *const *ctx, const char *const *metrics, size_t n,
-                                      double *values, size_t *failed)
-{
-    (void)c;
-    (void)launch;
-    (void)ctx;
-    (void)metrics;
-    if (failed)
-        *failed = SIZE_MAX;
-    for (size_t i = 0; values && i < k * n; i++)
-        values[i] = NAN;
-    return CML_EUNSUPPORTED;
-}
-
-int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_t whylen)
-{
-    (void)c;
-    (void)metric;
-    if (why && whylen)
-        snprintf(why, whylen, "%s", STUB_WHY);
-    return 0;
-}
-
-const char *cml_counters_chip(const cml_counters *c)
-{
-    (void)c;
-    return "";
-}
-
-void cml_counters_keep_enabled(cml_counters *c, int keep)
-{
-    (void)c;
-    (void)keep;
-}
-
-void cml_counters_timing(const cml_counters *c, char *buf, size_t len)
-{
-    (void)c;
-    if (buf && len)
-        snprintf(buf, len, "%s", STUB_WHY);
-}
-
-#endif
-
-/* ---- shared by both builds ---------------------------------------------- */
+/* ---- the small accessors ------------------------------------------------- */
 
 const char *cml_counters_error(const cml_counters *c)
 {
@@ -979,20 +895,12 @@ const char *cml_counters_error(const cml_counters *c)
 
 size_t cml_counters_passes(const cml_counters *c)
 {
-#if defined(CML_HAVE_CUPTI)
     return c ? c->passes : 0;
-#else
-    (void)c;
-    return 0;
-#endif
 }
 
 uint64_t cml_counters_flush_bytes(const cml_counters *c)
 {
-#if defined(CML_HAVE_CUPTI)
     return c ? c->flush_bytes : 0;
-#else
-    (void)c;
-    return 0;
-#endif
 }
+
+#endif /* CML_HAVE_CUPTI; counters_stub.c is the build without it */

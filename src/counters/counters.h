@@ -90,6 +90,19 @@ cml_status cml_counters_measure_batch(cml_counters *c, size_t k, const cml_launc
  */
 void cml_counters_keep_enabled(cml_counters *c, int keep);
 
+/*
+ * Detach the profiler from the code it has seen: the range profiler object
+ * kept enabled between measurements is disabled now (the next measurement
+ * enables a fresh one). Call it before unloading a library whose kernels
+ * ran while the profiler was enabled: the object keeps the lazily loaded
+ * functions it saw, and a library unloaded under it leaves it pointing at
+ * freed code. Seen on CUDA 13.0, driver 580, H100 and H200: after `expr`
+ * unloaded its NVRTC libraries, the next profiled launch faulted inside
+ * libcuda (gone with CML_COUNTERS_KEEP=0 or CUDA_MODULE_LOADING=EAGER);
+ * tests/gpu/test_expr_fault.c reproduces it. NULL: nothing.
+ */
+void cml_counters_detach(cml_counters *c);
+
 /* One line: measurements so far, in how many sessions, passes per session,
  * and milliseconds per measurement spent in each step (enable, configure,
  * flush, start, push and pop, launch, stop, decode and evaluate). */

@@ -625,7 +625,7 @@ static void async_release(cml_sweep *ctx)
      .xparam = "stages", .xname = "stages", .xlabel = "tiles in flight per block",            \
      .xscale = CML_SCALE_LINEAR, .xfmt = CML_FMT_NUMBER, .ylabel = "bandwidth (GB/s)",         \
      .yfmt = CML_FMT_NUMBER, .only_param = "workload", .only_label = wl,                      \
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth",              \
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, .what = "bandwidth",           \
      .unit = "GB/s", .describe = 1}
 static const cml_chart_spec async_charts[] = {
     AC_BW_CHART("reduce"),
@@ -635,13 +635,13 @@ static const cml_chart_spec async_charts[] = {
      .xparam = "stages", .xname = "stages", .xlabel = "tiles in flight per block",
      .xscale = CML_SCALE_LINEAR, .xfmt = CML_FMT_NUMBER, .ylabel = "KiB in flight per SM",
      .yfmt = CML_FMT_NUMBER, .only_param = "method", .only_label = "bulk",
-     .m = {{"in flight", CML_METRIC_EXTRA, "inflight_kib_per_sm", NULL}},
+     .m = {{"in flight", CML_METRIC_EXTRA, "inflight_kib_per_sm", NULL, 1}},
      .what = "bytes in flight per SM", .unit = "KiB", .describe = 0},
     {.shape = CML_PLOT_SWEEP, .title = "Registers per thread vs stages", .xparam = "stages",
      .xname = "stages", .xlabel = "tiles in flight per block", .xscale = CML_SCALE_LINEAR,
      .xfmt = CML_FMT_NUMBER, .ylabel = "registers per thread", .yfmt = CML_FMT_NUMBER,
      .only_param = "workload", .only_label = "reduce",
-     .m = {{"registers", CML_METRIC_EXTRA, "regs", NULL}}, .what = "registers per thread",
+     .m = {{"registers", CML_METRIC_EXTRA, "regs", NULL, 0}}, .what = "registers per thread",
      .unit = "", .describe = 1},
 };
 

@@ -562,13 +562,13 @@ static const cml_chart_spec cluster_charts[] = {
      .xname = "cluster size", .xlabel = "blocks per cluster", .xscale = CML_SCALE_LOG2,
      .xfmt = CML_FMT_NUMBER, .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER,
      .only_param = "test", .only_label = "bandwidth",
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, .what = "bandwidth", .unit = "GB/s",
      .describe = 1},
     {.shape = CML_PLOT_SWEEP, .title = "Dependent-load latency vs cluster size",
      .xparam = "cluster", .xname = "cluster size", .xlabel = "blocks per cluster",
      .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_NUMBER, .ylabel = "cycles per load",
      .yfmt = CML_FMT_NUMBER, .only_param = "test", .only_label = "latency",
-     .m = {{"latency", CML_METRIC_EXTRA, "cycles_per_load", NULL}}, .what = "latency",
+     .m = {{"latency", CML_METRIC_EXTRA, "cycles_per_load", NULL, -1}}, .what = "latency",
      .unit = "cycles", .describe = 1},
 };
 

@@ -415,6 +415,11 @@ void cml_exp_finding_measured(cml_record *rec, const char *text)
     if (rec->measured && rec->peak_fraction >= 0)
         cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).%s", text,
                            rec->bandwidth_gbs, 100.0 * rec->peak_fraction, sampled);
+    else if (rec->measured && cml_peak_class_resident(rec->peak_class))
+        cml_record_finding(rec, "%s Measured %.1f GB/s, %s: its working set fits in %s, so "
+                           "this is that cache's figure, no share of the DRAM peak.%s",
+                           text, rec->bandwidth_gbs, cml_peak_class_label(rec->peak_class),
+                           rec->peak_class == CML_PEAK_CLASS_L1_RESIDENT ? "L1" : "L2", sampled);
     else if (rec->measured)
         cml_record_finding(rec, "%s Measured %.1f GB/s.%s", text, rec->bandwidth_gbs, sampled);
     else

@@ -165,6 +165,12 @@ typedef struct cml_experiment {
     const cml_chart_spec *charts; /* what the HTML report draws */
     size_t ncharts;
     const cml_validate_spec *validate; /* NULL: validate skips it, saying so */
+    /* optional: values each within its option's range that the experiment
+     * cannot run together (a working set too small for one of the ops
+     * listed, say), refused before anything runs: CML_EINVAL with one line
+     * naming the option, the value and what it allows in err. pv holds
+     * every option's whole list. */
+    cml_status (*check)(const cml_param_values *pv, char *err, size_t errlen);
 } cml_experiment;
 
 #define CML_COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -100,6 +100,7 @@ static const cml_param_def expr_params[] = {
      (int64_t)1 << 40, "0", NULL, CML_PARAM_NOVARIANT, F(n), NULL},
     {"base", "byte offset of the indexed arrays from a 128-byte boundary (global)", 0, 4096,
      "0", NULL, 0, F(base), NULL},
+    {"residency", CML_RESIDENCY_HELP, 0, 0, "many", cml_residency_names, 0, F(residency), NULL},
 };
 
 /* ---- the mirror ------------------------------------------------------- */
@@ -381,6 +382,8 @@ static cml_status expr_variant(cml_sweep *ctx, void *vs, cml_record *rec)
         return rc;
     }
     variant_name(&st->point, s, rec->variant, sizeof rec->variant);
+    if (s->residency == CML_RESIDENCY_ONE) /* only the control says so */
+        cml_variant_add_label(rec->variant, sizeof rec->variant, "residency", "one");
     if (rc != CML_OK) {
         /* Only the sweeps that check nothing first get here (suite, the
          * tour, validate, model expr: run checks every point and stops
@@ -443,27 +446,28 @@ static const char *const compile_legend[] = {"first compile (NVRTC)", "cached", 
 static const cml_chart_spec expr_charts[] = {
     {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by expression",
      .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER,
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}, {NULL, CML_METRIC_NONE, NULL, NULL}},
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0},
+           {NULL, CML_METRIC_NONE, NULL, NULL, 0}},
      .what = "bandwidth", .unit = "GB/s", .describe = 1},
     {.shape = CML_PLOT_EXTRAS, .title = "Compile time by expression",
      .ylabel = "milliseconds", .yfmt = CML_FMT_NUMBER,
-     .m = {{NULL, CML_METRIC_NONE, NULL, NULL}, {NULL, CML_METRIC_NONE, NULL, NULL}},
+     .m = {{NULL, CML_METRIC_NONE, NULL, NULL, 0}, {NULL, CML_METRIC_NONE, NULL, NULL, 0}},
      .what = "compile time", .unit = "ms", .extra_names = compile_names,
      .extra_legend = compile_legend},
 };
 
-static const char *const expr_validate_settings[] = {"", NULL};
+/* The built-in set, then its shared-memory patterns with one block per SM:
+ * their control. */
+static const char *const expr_validate_settings[] = {"", "expr=12:14 residency=one", NULL};
 /* The store into a shared tile mixes the tile's poison (stores), the
  * 32-way conflicted pattern (stores) and the copy-out (loads) across the
  * blocks an SM holds: its conflict-free copy-out loads count the
  * wavefronts they lose to the other blocks' stores (docs/model-evidence.md
- * §4.4, the mechanism measured in §4.3). */
+ * §4.4, the mechanism measured in §4.3), which the control with one block
+ * per SM shows each run. */
 static const cml_explained_diff expr_explained[] = {
-    {"shared column store", "_mem_shared_op_ld", 0.30,
-     "§4.4 shared tile of an expression store (the mechanism of §4.3)", NULL},
-    /* The shared loads: the excess of §4.1, bounded (expr runs once per
-     * process; see §4.4 for why it has no residency control). */
-    {"shared", "_mem_shared_op_ld", 0.05, "§4.1 shared counters in mixed kernels", NULL},
+    {"shared column store", "_mem_shared_op_ld", 0,
+     "§4.4 shared tile of an expression store (the mechanism of §4.3)", "residency=one"},
     /* Every block stores the same 256 floats: the stores meet in L1 (§4.5);
      * strided reads leave a different dirty residue (§4.6). */
     {"transposed store", "lts__t_sectors_srcunit_tex_op_write", -1.0, "§4.5 stores meeting in L1", NULL},

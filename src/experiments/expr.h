@@ -25,7 +25,7 @@ extern const cml_experiment cml_exp_expr;
 
 /* The options' fields, in the row's option order. */
 typedef struct cml_expr_settings {
-    int64_t expr, src, path, op, space, elem, bdx, bdy, threads, n, base;
+    int64_t expr, src, path, op, space, elem, bdx, bdy, threads, n, base, residency;
 } cml_expr_settings;
 
 /* Values of the path option (names: cml_expr_path_choices): auto is ca for
@@ -113,6 +113,12 @@ cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec);
 /* Evaluate an expression of the point for thread i of the launch (errors
  * cannot happen: resolving evaluated every thread). */
 int64_t cml_expr_point_eval(const cml_expr_point *p, const cml_expr *e, uint64_t i);
+
+/* The threads of a point whose --threads is 0 (the default): in global
+ * memory one per float of an array sized like the streaming experiments'
+ * (--where, --size: cml_plan_elements), shared and constant 2^20. model
+ * --expr takes the same default, so that it models what run --expr runs. */
+uint64_t cml_expr_default_threads(const cml_plan *plan, int space);
 
 /* The limits a run refuses by: 90% of the device memory free now (the
  * model alone: 1 TiB), and the shared memory a block may opt in to (the

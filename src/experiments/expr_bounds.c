@@ -468,8 +468,7 @@ static cml_status resolve(const cml_plan *plan, uint64_t mem_limit, uint64_t sme
     if (p->base && s->space != CML_EXPR_SP_GLOBAL)
         REFUSE("--base %" PRIu64 ": global memory only", p->base);
     if (!s->threads)
-        s->threads = s->space == CML_EXPR_SP_GLOBAL ? (int64_t)cml_plan_elements(plan, 4, 2)
-                                           : (int64_t)1 << 20;
+        s->threads = (int64_t)cml_expr_default_threads(plan, (int)s->space);
     p->threads = (uint64_t)s->threads;
     p->grid = cml_div_up(p->threads, p->block);
     p->full_blocks = p->threads / p->block;
@@ -598,6 +597,11 @@ static cml_status resolve(const cml_plan *plan, uint64_t mem_limit, uint64_t sme
                p->threads, p->text, s->space == CML_EXPR_SP_SHARED ? "shared" : "constant",
                RANGE_THREADS);
     return CML_OK;
+}
+
+uint64_t cml_expr_default_threads(const cml_plan *plan, int space)
+{
+    return space == CML_EXPR_SP_GLOBAL ? cml_plan_elements(plan, 4, 2) : (uint64_t)1 << 20;
 }
 
 cml_status cml_expr_point_resolve(const cml_plan *plan, uint64_t mem_limit, uint64_t smem_limit,

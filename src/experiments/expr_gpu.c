@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/random.h"
+#include "counters/counters.h"
 #include "experiments/common.h"
 #include "experiments/counters_pass.h"
 #include "experiments/expr.h"
@@ -398,7 +399,7 @@ static cml_status compile(cml_sweep *ctx, cml_nvrtc *nv, const cml_expr_point *p
 
 cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 {
-    (void)vs;
+    const cml_expr_settings *s = vs;
     cml_expr_state *st = ctx->state;
     if (!st->have_point || st->point_index != ctx->point)
         return CML_EINVAL;
@@ -430,6 +431,12 @@ cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         return rc;
     if (p->smem > 48u * 1024u && (rc = cml_module_set_smem(plan->gpu, kernel, p->smem)) != CML_OK)
         return rc;
+    size_t smem = p->smem;
+    if (s->residency == CML_RESIDENCY_ONE) {
+        rc = cml_exp_one_block_per_sm(ctx, rec, kernel, (unsigned)p->block, p->smem, &smem);
+        if (rc)
+            return rc == CML_EUNSUPPORTED ? CML_OK : rc;
+    }
     cml_dbuf *src = NULL, *dst = NULL, *out = NULL;
     if (p->src_bytes && !(src = cml_sweep_buffer(ctx, rec, 0, p->src_bytes, SEED_SRC)))
         return CML_ECUDA;
@@ -442,7 +449,7 @@ cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     la.kernel = kernel;
     la.grid = cml_dim1(p->grid);
     la.block = cml_dim2(p->bdx, p->bdy);
-    la.smem = p->smem;
+    la.smem = smem;
     /* The indexed arrays start `base` bytes into their buffers. */
     la.src = src ? (const char *)src->ptr + p->base : NULL;
     la.dst = dst ? (char *)dst->ptr + p->base : NULL;
@@ -452,7 +459,7 @@ cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     la.tile_len = (long long)p->tile_len;
     expr_check chk = {plan, p, dst, out};
     rc = cml_exp_measure(plan, rec, out ? out : dst, expr_launch_fn, &la, kernel,
-                         (unsigned)p->block, p->smem, expr_check_cb, &chk);
+                         (unsigned)p->block, smem, expr_check_cb, &chk);
     if (rc != CML_OK)
         return rc;
     char text[sizeof rec->finding];
@@ -465,9 +472,13 @@ void cml_expr_release(cml_sweep *ctx)
 {
     cml_expr_state *st = ctx->state;
     /* Queued counters passes launch these kernels: run them before the
-     * libraries go (the engine flushes after release, too late for that). */
-    if (st->nloaded)
+     * libraries go (the engine flushes after release, too late for that).
+     * Then the profiler lets go of the functions it saw run: it must not
+     * outlive the code it points at (counters.h, cml_counters_detach). */
+    if (st->nloaded) {
         cml_counters_pass_flush(ctx->plan->counters_pass);
+        cml_counters_detach(ctx->plan->profiler);
+    }
     for (size_t k = 0; k < st->nloaded; k++)
         cml_module_unload(st->loaded[k].module);
     free(st->loaded);

@@ -41,14 +41,15 @@ typedef struct hier_settings {
 /* The working set first (the charts' x axis), grouped by load path within
  * operation; the chase's own options apply to it alone. */
 static const cml_param_def hier_params[] = {
-    {"ws", "working set in bytes, walked by every SM: a multiple of 1K (copy: 2K, half source, "
-           "half destination)",
+    {"ws", "working set in bytes, walked by every SM: read and write a multiple of 1K from 16K, "
+           "copy of 2K from 32K (half source, half destination), chase a multiple of --hop",
      1024, (int64_t)1 << 36, "32K,64K,128K,192K,256K,512K,4M,16M,32M,48M,96M,1G", NULL, 0,
      CML_FIELD(hier_settings, ws), NULL},
     {"hops", "chase: dependent loads per launch (0: by the level, 16K for L1, 4K for L2, 2K "
              "beyond)",
-     0, (int64_t)1 << 24, "0", NULL,
-     CML_PARAM_POW2 | CML_PARAM_NOVARIANT, CML_FIELD(hier_settings, hops), "op=chase"},
+     CML_HIER_STEP, (int64_t)1 << 24, "0", NULL,
+     CML_PARAM_POW2 | CML_PARAM_NOVARIANT | CML_PARAM_OR_ZERO, CML_FIELD(hier_settings, hops),
+     "op=chase"},
     {"walk", "read, write, copy: bytes each array is walked per launch (0: by the level, about "
              "half a millisecond's worth on an H100)",
      0, (int64_t)1 << 40, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(hier_settings, walk), NULL},
@@ -165,6 +166,30 @@ static void add_level_extras(cml_record *rec, const cml_hier_caps *caps, cml_hie
     cml_record_add_extra(rec, "level_pred", cml_hier_level_code(level), "");
 }
 
+/* Can op walk a working set of ws bytes (chase: pointers hop bytes
+ * apart)? 1 if so; else 0 with what it needs in `needs`. The variants
+ * fail a record by it, and the row's check refuses the command line by it. */
+static int ws_fits(uint64_t ws, int op, uint64_t hop, char *needs, size_t len)
+{
+    if (op == CML_HIER_CHASE) {
+        if (hop && ws % hop == 0 && ws / hop >= 2)
+            return 1;
+        snprintf(needs, len, "the chase needs at least two pointers %llu bytes apart (a "
+                 "multiple of --hop %llu)", (unsigned long long)hop, (unsigned long long)hop);
+        return 0;
+    }
+    cml_hier_plan p;
+    cml_hier_plan_bw(ws, op, 1, CML_HIER_BLOCK, 1, 0, &p);
+    if (p.rows)
+        return 1;
+    const unsigned arrays = op == CML_HIER_COPY ? 2 : 1;
+    snprintf(needs, len, "%s needs a multiple of %u bytes, %u at least (16 distinct rows per "
+             "unrolled step)",
+             hier_ops[op], arrays * CML_HIER_ROW_BYTES,
+             arrays * CML_HIER_ROW_BYTES * CML_HIER_STEP);
+    return 0;
+}
+
 static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
                              const cml_hier_caps *caps, cml_record *rec)
 {
@@ -174,12 +199,11 @@ static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
     cml_hier_plan p;
     bw_plan(plan, s, caps, level, &p);
     if (!p.rows) {
+        /* (the row's check refuses such a size on the command line) */
+        char needs[160] = "";
+        ws_fits(ws, op, 0, needs, sizeof needs);
         rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "ws=%llu: %s needs a multiple of %u bytes, %u at least (16 "
-                        "distinct rows per unrolled step)",
-                        (unsigned long long)ws, hier_ops[op],
-                        (op == CML_HIER_COPY ? 2 : 1) * CML_HIER_ROW_BYTES,
-                        (op == CML_HIER_COPY ? 2 : 1) * CML_HIER_ROW_BYTES * CML_HIER_STEP);
+        cml_record_note(rec, "ws=%llu: %s", (unsigned long long)ws, needs);
         return CML_OK;
     }
     const uint64_t walked = (uint64_t)p.grid * p.per_block * CML_HIER_ROW_BYTES;
@@ -218,10 +242,10 @@ static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, cml
 {
     const uint64_t ws = (uint64_t)s->ws, hop = (uint64_t)s->hop;
     const int path = (int)s->path, random = s->pattern == 0;
-    if (ws % hop != 0 || ws / hop < 2) {
+    char needs[160];
+    if (!ws_fits(ws, CML_HIER_CHASE, hop, needs, sizeof needs)) {
         rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "ws=%llu: the chase needs at least two pointers %llu bytes apart",
-                        (unsigned long long)ws, (unsigned long long)hop);
+        cml_record_note(rec, "ws=%llu: %s", (unsigned long long)ws, needs);
         return CML_OK;
     }
     const cml_hier_level level = cml_hier_predict(caps, CML_HIER_CHASE, path, random, ws);
@@ -618,6 +642,29 @@ static void hier_release(cml_sweep *ctx)
             cml_gpu_free(ctx->plan->gpu, &g->buf[k]);
 }
 
+/* The row's check: every working set listed must suit every op listed
+ * (and the chase every --hop), else one line before anything runs. */
+static cml_status hier_check(const cml_param_values *pv, char *err, size_t errlen)
+{
+    const int iws = cml_param_index(pv, "ws"), iop = cml_param_index(pv, "op"),
+              ihop = cml_param_index(pv, "hop");
+    if (iws < 0 || iop < 0 || ihop < 0)
+        return CML_OK;
+    const cml_param_list *ws = &pv->list[iws], *ops = &pv->list[iop], *hops = &pv->list[ihop];
+    for (size_t o = 0; o < ops->count; o++)
+        for (size_t w = 0; w < ws->count; w++)
+            for (size_t h = 0; h < (ops->v[o] == CML_HIER_CHASE ? hops->count : 1); h++) {
+                char needs[160];
+                if (ws_fits((uint64_t)ws->v[w], (int)ops->v[o], (uint64_t)hops->v[h], needs,
+                            sizeof needs))
+                    continue;
+                snprintf(err, errlen, "--ws: %lld does not suit --op %s: %s", (long long)ws->v[w],
+                         hier_ops[ops->v[o]], needs);
+                return CML_EINVAL;
+            }
+    return CML_OK;
+}
+
 /* ---- the row ---------------------------------------------------------------- */
 
 static const char *const mark_extras[] = {"l1_bytes", "l2_bytes", NULL};
@@ -628,21 +675,21 @@ static const cml_chart_spec hier_charts[] = {
      .xname = "working set", .xlabel = "working set (bytes, every SM walks all of it)",
      .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_BYTES, .ylabel = "bandwidth (GB/s)",
      .yfmt = CML_FMT_NUMBER, .without_param = "hop",
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, .what = "bandwidth", .unit = "GB/s",
      .describe = 1, .xmark_extras = mark_extras, .xmark_labels = mark_labels},
     {.shape = CML_PLOT_SWEEP, .title = "Latency of a dependent load against the working set",
      .xparam = "ws", .xname = "working set", .xlabel = "working set (bytes)",
      .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_BYTES, .ylabel = "ns per load",
      .yfmt = CML_FMT_NUMBER, .only_param = "op", .only_label = "chase",
-     .m = {{"measured", CML_METRIC_EXTRA, "ns_per_load", NULL}}, .what = "latency",
+     .m = {{"measured", CML_METRIC_EXTRA, "ns_per_load", NULL, -1}}, .what = "latency",
      .unit = "ns", .describe = 1, .xmark_extras = mark_extras, .xmark_labels = mark_labels},
     {.shape = CML_PLOT_SWEEP, .title = "Level serving the bandwidth series: model and counters",
      .xparam = "ws", .xname = "working set", .xlabel = "working set (bytes)",
      .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_BYTES,
-     .ylabel = "level (1 L1, 2 L2, 3 DRAM, 4 DRAM+TLB)", .yfmt = CML_FMT_NUMBER,
+     .ylabel = "level (1 L1, 2 L2, 3 DRAM, 4 DRAM+TLB)", .yfmt = CML_FMT_WHOLE,
      .without_param = "hop",
-     .m = {{"model", CML_METRIC_EXTRA, "level_pred", "as the model predicts it"},
-           {"counters", CML_METRIC_EXTRA, "level_meas", "as the counters show it"}},
+     .m = {{"model", CML_METRIC_EXTRA, "level_pred", "as the model predicts it", 0},
+           {"counters", CML_METRIC_EXTRA, "level_meas", "as the counters show it", 0}},
      .what = "level", .unit = "", .xmark_extras = mark_extras, .xmark_labels = mark_labels},
 };
 
@@ -669,4 +716,5 @@ const cml_experiment cml_exp_hierarchy = {
     .charts = hier_charts,
     .ncharts = CML_COUNT(hier_charts),
     .validate = &hier_validate,
+    .check = hier_check,
 };

@@ -460,11 +460,11 @@ static void local_summary(cml_sweep *ctx, size_t first, size_t last)
 static const cml_chart_spec local_charts[] = {
     {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by local-memory pattern",
      .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER,
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, .what = "bandwidth", .unit = "GB/s",
      .describe = 1},
     {.shape = CML_PLOT_BARS, .title = "Predicted local-load sectors per request",
      .ylabel = "32-byte sectors per request", .yfmt = CML_FMT_NUMBER,
-     .m = {{"modern", CML_METRIC_CLASS_SPR, "local_ld", NULL}},
+     .m = {{"modern", CML_METRIC_CLASS_SPR, "local_ld", NULL, 0}},
      .what = "local-load sectors per request", .unit = "", .describe = 1},
 };
 

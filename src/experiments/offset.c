@@ -340,16 +340,17 @@ static void offset_summary(cml_sweep *ctx, size_t first, size_t last)
     {CML_PLOT_SWEEP, "Measured bandwidth vs " dir " offset", "offset", "offset",                  \
      dir " offset (floats)", CML_SCALE_LINEAR, CML_FMT_NUMBER, "bandwidth (GB/s)",                \
      CML_FMT_NUMBER, NULL, NULL, NULL, NULL,                                                      \
-     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, "bandwidth", "GB/s", 1, NULL, NULL, NULL, NULL, NULL}, \
+     {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, "bandwidth", "GB/s", 1, NULL, NULL,    \
+     NULL, NULL, NULL},                                                                           \
     {CML_PLOT_SWEEP, "Predicted efficiency vs " dir " offset", "offset", "offset",                \
      dir " offset (floats)", CML_SCALE_LINEAR, CML_FMT_NUMBER, "bytes used / bytes moved (%)",    \
      CML_FMT_PERCENT, NULL, NULL, NULL, NULL,                                                     \
-     {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules"},                         \
-      {"Fermi/Kepler", CML_METRIC_EFF_FERMI, NULL, "under the Fermi/Kepler rules"}},             \
+     {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules", 0},                      \
+      {"Fermi/Kepler", CML_METRIC_EFF_FERMI, NULL, "under the Fermi/Kepler rules", 0}},          \
      "the predicted efficiency", "%", 1, NULL, NULL, NULL, NULL, NULL},                           \
     {CML_PLOT_SWEEP, "Predicted sectors per request vs " dir " offset", "offset", "offset",      \
      dir " offset (floats)", CML_SCALE_LINEAR, CML_FMT_NUMBER, "32-byte sectors per request",     \
-     CML_FMT_NUMBER, NULL, NULL, NULL, NULL, {{"modern", CML_METRIC_SPR_MODERN, NULL, NULL}},     \
+     CML_FMT_NUMBER, NULL, NULL, NULL, NULL, {{"modern", CML_METRIC_SPR_MODERN, NULL, NULL, 0}},  \
      "sectors per request", "", 0, NULL, NULL, NULL, NULL, NULL}
 
 static const cml_chart_spec read_charts[] = {OFFSET_CHARTS("read")};

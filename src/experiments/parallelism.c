@@ -265,12 +265,12 @@ static const cml_chart_spec parallelism_charts[] = {
     {.shape = CML_PLOT_SWEEP, .title = "Measured bandwidth vs block size", .xparam = "block",
      .xname = "block size", .xlabel = "threads per block", .xscale = CML_SCALE_LOG2,
      .xfmt = CML_FMT_NUMBER, .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER,
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, .what = "bandwidth", .unit = "GB/s",
      .describe = 1},
     {.shape = CML_PLOT_SWEEP, .title = "Occupancy vs block size", .xparam = "block",
      .xname = "block size", .xlabel = "threads per block", .xscale = CML_SCALE_LOG2,
      .xfmt = CML_FMT_NUMBER, .ylabel = "occupancy (%)", .yfmt = CML_FMT_PERCENT,
-     .m = {{"occupancy", CML_METRIC_OCCUPANCY, NULL, NULL}}, .what = "occupancy", .unit = "%",
+     .m = {{"occupancy", CML_METRIC_OCCUPANCY, NULL, NULL, 0}}, .what = "occupancy", .unit = "%",
      .describe = 1},
 };
 

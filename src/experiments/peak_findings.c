@@ -45,6 +45,20 @@ static int usable(const cml_record *r)
            r->bandwidth_gbs > 0 && isfinite(r->bandwidth_gbs);
 }
 
+/* The bytes a peak kernel touches: each array once per launch, so the
+ * bytes it moves. */
+static uint64_t touched(const cml_record *r)
+{
+    return r->bytes_read + r->bytes_written;
+}
+
+/* Arrays that fit in the record's L2: a cache's figure, never a DRAM
+ * reference (core/record.h, cml_record_residency). */
+static int cache_resident(const cml_record *r)
+{
+    return cml_record_residency(r, touched(r)) != CML_PEAK_CLASS_NONE;
+}
+
 /* Append a sentence to rec->finding (cut at its size). */
 static void append(cml_record *rec, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -298,8 +312,8 @@ void cml_peak_finish(cml_sweep *ctx)
         best[c] = SIZE_MAX;
     for (size_t i = ctx->first; i < out->count; i++) {
         const peak_settings *s = settings_of(ctx, i);
-        if (!s || !usable(&out->items[i]))
-            continue;
+        if (!s || !usable(&out->items[i]) || cache_resident(&out->items[i]))
+            continue; /* (arrays that fit in L2 measure L2, not DRAM) */
         int c = cml_peak_op_class((cml_peak_op)s->kernel);
         if (c >= 0 && (best[c] == SIZE_MAX ||
                        out->items[i].bandwidth_gbs > out->items[best[c]].bandwidth_gbs))
@@ -317,10 +331,18 @@ void cml_peak_finish(cml_sweep *ctx)
         cml_record *r = &out->items[i];
         if (!usable(r))
             continue;
-        cml_record_set_peak(r, &out->peaks);
+        cml_record_set_peak_touching(r, &out->peaks, touched(r));
         char size[16];
         const peak_settings *s = settings_of(ctx, i);
         cml_peak_size_label(size, sizeof size, s ? (uint64_t)s->size : 0);
+        if (cml_peak_class_resident(r->peak_class)) {
+            cml_record_finding(r, "%.0f GB/s at %s per array (median of %u, %.3f ms): %s, the "
+                                  "arrays fit in L2, so no DRAM reference is taken from it and "
+                                  "no share of one given.",
+                               r->bandwidth_gbs, size, r->timing.reps, r->timing.median_ms,
+                               cml_peak_class_label(r->peak_class));
+            continue;
+        }
         cml_record_finding(r, "%.0f GB/s at %s per array (median of %u, %.3f ms): %.1f%% of the "
                               "%s reference (%.0f GB/s), %.1f%% of the theoretical %.0f GB/s.",
                            r->bandwidth_gbs, size, r->timing.reps, r->timing.median_ms,

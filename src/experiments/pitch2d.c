@@ -465,11 +465,11 @@ static cml_status pitch2d_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 static const cml_chart_spec pitch2d_charts[] = {
     {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by row layout",
      .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .series_param = "layout",
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, .what = "bandwidth", .unit = "GB/s",
      .describe = 1},
     {.shape = CML_PLOT_BARS, .title = "Predicted efficiency by row layout",
      .ylabel = "bytes used / bytes moved (%)", .yfmt = CML_FMT_PERCENT, .series_param = "layout",
-     .m = {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules"}},
+     .m = {{"modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules", 0}},
      .what = "the predicted efficiency", .unit = "%", .describe = 1},
 };
 

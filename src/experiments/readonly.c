@@ -279,11 +279,11 @@ static cml_status readonly_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 static const cml_chart_spec readonly_charts[] = {
     {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by load path",
      .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .series_param = "path",
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, .what = "bandwidth", .unit = "GB/s",
      .describe = 1},
     {.shape = CML_PLOT_BARS, .title = "Predicted load sectors per request",
      .ylabel = "32-byte sectors per request", .yfmt = CML_FMT_NUMBER, .series_param = "path",
-     .m = {{"modern", CML_METRIC_CLASS_SPR, "global_ld", NULL}},
+     .m = {{"modern", CML_METRIC_CLASS_SPR, "global_ld", NULL, 0}},
      .what = "sectors per load request", .unit = "", .describe = 1},
 };
 

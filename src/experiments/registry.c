@@ -33,14 +33,9 @@ static const cml_experiment *const experiments[] = {
     &cml_exp_parallelism,  &cml_exp_stride,       &cml_exp_readonly,     &cml_exp_pitch2d,
     &cml_exp_local,        &cml_exp_constant,
     &cml_exp_shuffle,      &cml_exp_shared_banks, &cml_exp_transfers,    &cml_exp_device_vars,
-    &cml_exp_device_facts, &cml_exp_peak,         &cml_exp_transpose,
+    &cml_exp_device_facts, &cml_exp_peak,         &cml_exp_transpose,    &cml_exp_expr,
     &cml_exp_hierarchy,    &cml_exp_l2_residency,
     &cml_exp_async_copy,   &cml_exp_cluster_smem,
-    /* Last: after expr's run-time compiled modules are unloaded, a later
-     * experiment's first CUDA call with the profiler on faulted inside the
-     * driver in validate (H100 and H200, driver 580); expr last, as it was
-     * when validate last ran clean, until that is understood. */
-    &cml_exp_expr,
 };
 
 size_t cml_experiment_count(void)

@@ -168,12 +168,14 @@ cml_status cml_exp_trace_sample(cml_record *rec, cml_dim3 grid, cml_dim3 block, 
             const uint64_t *s = (const uint64_t *)(const void *)&sum.cls[c];
             const uint64_t *cap = (const uint64_t *)(const void *)&caps.cls[c];
             uint64_t *est = (uint64_t *)(void *)&rec->model[r].cls[c];
-            uint64_t *half = (uint64_t *)(void *)&rec->sample.half[r].cls[c];
-            for (size_t f = 0; f < sizeof(cml_traffic) / sizeof(uint64_t); f++) {
+            cml_traffic bound;
+            uint64_t *half = (uint64_t *)(void *)&bound;
+            for (size_t f = 0; f < CML_TRAFFIC_FIELDS; f++) {
                 est[f] = scale(s[f], N, m);
                 half[f] = (uint64_t)ceil(cml_exp_sample_half_width(
                     N, m, (double)cap[f], CML_EXP_SAMPLE_CONFIDENCE));
             }
+            cml_sample_set_half(rec, r, c, &bound);
         }
     }
     free(ids);
@@ -198,7 +200,9 @@ void cml_exp_sample_note(cml_record *rec, cml_class c, char *buf, size_t len)
     if (!s->warps || c >= CML_CLASS_COUNT)
         return;
     const cml_traffic *t = &rec->model[CML_RULES_MODERN].cls[c];
-    const cml_traffic *h = &s->half[CML_RULES_MODERN].cls[c];
+    cml_traffic bound;
+    cml_sample_half(rec, CML_RULES_MODERN, (int)c, &bound);
+    const cml_traffic *h = &bound;
     const char *what = "sectors";
     uint64_t v = t->sectors, hv = h->sectors;
     if (c == CML_CLASS_SHARED_LD || c == CML_CLASS_SHARED_ST) {

@@ -196,11 +196,11 @@ static cml_status unroll_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 static const cml_chart_spec unroll_charts[] = {
     {.shape = CML_PLOT_BARS, .title = "Measured bandwidth by unrolling and access width",
      .ylabel = "bandwidth (GB/s)", .yfmt = CML_FMT_NUMBER, .series_param = "unroll",
-     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL}}, .what = "bandwidth", .unit = "GB/s",
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}}, .what = "bandwidth", .unit = "GB/s",
      .describe = 1},
     {.shape = CML_PLOT_BARS, .title = "Bytes in flight per thread", .ylabel = "bytes per thread",
      .yfmt = CML_FMT_NUMBER, .series_param = "unroll",
-     .m = {{"bytes in flight", CML_METRIC_EXTRA, "bytes_in_flight_per_thread", NULL}},
+     .m = {{"bytes in flight", CML_METRIC_EXTRA, "bytes_in_flight_per_thread", NULL, 1}},
      .what = "bytes in flight per thread", .unit = "B", .describe = 0},
 };
 

@@ -51,8 +51,14 @@ struct cml_gpu {
  * memory system in their steady state), for at most WARMUP_LIMIT_MS. */
 #define SETTLED 0.01
 #define WARMUP_LIMIT_MS 25.0
-/* Default stopping rule of the samples (cml_gpu_set_noise_limit). */
-#define NOISE_TARGET_CV 0.01
+/* Default stopping rule of the samples (cml_gpu_set_noise_limit): at least
+ * MIN_SAMPLES (or the samples asked for, if fewer), then stop once the
+ * median is pinned to MEDIAN_PRECISION at 95% confidence
+ * (cml_stats_median_settled), at most MAX_REPS_FACTOR times the samples
+ * asked for. A steady DRAM stream (cv 0.1-0.3%) stops at 5 samples where a
+ * fixed count took 20; a noisy kernel takes as many as before or more. */
+#define MIN_SAMPLES 5u
+#define MEDIAN_PRECISION 0.005
 #define MAX_REPS_FACTOR 4u
 /* A timed sample's first HOLD_LAUNCHES launches are queued behind the stream
  * hold (hold.cu) before its start event can fire: the GPU then has that many
@@ -146,6 +152,11 @@ static cml_status read_facts(cml_gpu *g)
     f->index = g->index;
     CML_CU(cudaGetDeviceProperties(&prop, g->index));
     snprintf(f->name, sizeof f->name, "%s", prop.name);
+    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+    snprintf(f->uuid, sizeof f->uuid,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
     f->global_bytes = (uint64_t)prop.totalGlobalMem;
 
     int v = 0;
@@ -230,7 +241,7 @@ cml_status cml_gpu_open(int index, cml_gpu **out, char *err, size_t errlen)
     }
     g->index = index;
     g->stream = 0;
-    g->noise_target = NOISE_TARGET_CV;
+    g->noise_target = MEDIAN_PRECISION;
     g->max_reps_factor = MAX_REPS_FACTOR;
     cml_status st = CML_OK;
     if (cml_gpu_check(cudaSetDevice(index), "cudaSetDevice(index)", __FILE__, __LINE__)) {
@@ -571,13 +582,17 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
             return st;
     }
 
-    /* reps samples; then, while their spread is above the noise target,
-     * more of them (every one kept), up to max_reps_factor times reps: a
-     * single slow sample among 20 lifts the cv of a steady kernel by about
-     * 10%/sqrt(20), and more samples dilute it instead of hiding it. */
-    unsigned cap = reps;
-    if (g->noise_target > 0 && g->max_reps_factor > 1)
+    /* With the stopping rule on: MIN_SAMPLES samples (reps if fewer), then
+     * more (every one kept) until the median is pinned to the precision
+     * noise_target at 95% confidence, up to max_reps_factor times reps: a
+     * single slow sample lifts the cv of a steady kernel, and more samples
+     * dilute it instead of hiding it. Off (a user's --reps): exactly reps. */
+    unsigned cap = reps, least = reps;
+    const int adaptive = g->noise_target > 0 && g->max_reps_factor > 1;
+    if (adaptive) {
         cap = reps > UINT32_MAX / g->max_reps_factor ? reps : reps * g->max_reps_factor;
+        least = reps < MIN_SAMPLES ? reps : MIN_SAMPLES;
+    }
     double *samples = malloc((size_t)cap * sizeof *samples);
     if (!samples) {
         set_err(g, "out of host memory for %u timing samples", cap);
@@ -594,10 +609,11 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
             return st;
         }
         samples[taken++] = ms / (double)batch;
-        if (taken < reps)
+        if (taken < least)
             continue;
         st = cml_stats_compute(samples, taken, &s);
-        if (st != CML_OK || taken >= cap || s.cv <= g->noise_target)
+        if (st != CML_OK || taken >= cap ||
+            (adaptive ? cml_stats_median_settled(&s, least, g->noise_target) : taken >= reps))
             break;
     }
     if (st == CML_OK)

@@ -81,11 +81,13 @@ typedef cml_status (*cml_launch_fn)(void *ctx);
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out);
 
-/* The stopping rule of cml_gpu_time: extra samples while cv > target_cv, up
- * to max_factor times the samples asked for. The default is 1% and 4x;
- * target_cv 0 or max_factor 1 takes exactly the samples asked for (a user's
- * --reps). */
-void cml_gpu_set_noise_limit(cml_gpu *g, double target_cv, unsigned max_factor);
+/* The stopping rule of cml_gpu_time: at least 5 samples (or the samples
+ * asked for, if fewer), then stop once the median is known to within
+ * `precision` at 95% confidence (cml_stats_median_settled), at most
+ * max_factor times the samples asked for. The default is 0.5% and 4x;
+ * precision 0 or max_factor 1 takes exactly the samples asked for (a
+ * user's --reps). */
+void cml_gpu_set_noise_limit(cml_gpu *g, double precision, unsigned max_factor);
 
 /* Occupancy of `kernel` (a __global__ function's address, from a .cu
  * launcher) at this block size and dynamic shared memory: active warps per

@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "counters/counters.h"
 #include "experiments/counters_pass.h"
 #include "experiments/peak.h"
 #include "gpu/gpu.h"
+#include "lab/peak_cache.h"
 #include "lab/sweep.h"
 
 /* Give up the device and say why (the lab then has no GPU). */
@@ -46,6 +48,55 @@ static cml_lab_state open_counters(cml_lab *lab, const cml_lab_settings *s, cml_
     if (lab->plan.counters_pass)
         cml_gpu_set_buffer_hook(lab->gpu, cml_counters_pass_on_buffer, lab->plan.counters_pass);
     return CML_LAB_GPU;
+}
+
+/* Wall seconds since *t0 (timespec_get, TIME_UTC). */
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    timespec_get(&t1, TIME_UTC);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* The peak references kept for this GPU (lab/peak_cache.h), when the
+ * settings allow and the entry matches: 1, said in the diagnostics. */
+static int reuse_peak(cml_lab *lab, const cml_lab_settings *s, cml_results *r)
+{
+    if (s->peak_cache != CML_PEAK_CACHE_USE)
+        return 0;
+    char when[64], why[512], path[1200];
+    if (cml_peak_cache_load(lab->plan.dev, &lab->plan.peaks, when, sizeof when, why,
+                            sizeof why) != CML_OK)
+        return 0;
+    if (cml_peak_cache_path(lab->plan.dev, path, sizeof path, why, sizeof why) != CML_OK)
+        path[0] = '\0';
+    cml_results_diag(r, CML_DIAG_INFO, NULL,
+                     "peak references of this GPU reused from %s (measured %s; the key: UUID, "
+                     "driver, runtime and clocks); --peak measure measures them again",
+                     path, when);
+    return 1;
+}
+
+/* After a measured peak: how long it took, and the entry kept for the next
+ * run (a failure to keep it is a warning, never the run's). */
+static void keep_peak(cml_lab *lab, const cml_lab_settings *s, cml_results *r, double secs)
+{
+    char why[512] = "", path[1200] = "";
+    if (s->peak_cache == CML_PEAK_CACHE_OFF) {
+        cml_results_diag(r, CML_DIAG_INFO, NULL, "peak references measured in %.1f s", secs);
+        return;
+    }
+    if (cml_peak_cache_store(lab->plan.dev, &lab->plan.peaks, why, sizeof why) != CML_OK) {
+        cml_results_diag(r, CML_DIAG_WARNING, NULL,
+                         "peak references measured in %.1f s, not kept for the next run: %s",
+                         secs, why);
+        return;
+    }
+    (void)cml_peak_cache_path(lab->plan.dev, path, sizeof path, why, sizeof why);
+    cml_results_diag(r, CML_DIAG_INFO, NULL,
+                     "peak references measured in %.1f s and kept in %s for the next runs on "
+                     "this GPU",
+                     secs, path);
 }
 
 cml_lab_state cml_lab_open(cml_lab *lab, const cml_lab_settings *s, cml_results *r)
@@ -92,17 +143,20 @@ cml_lab_state cml_lab_open(cml_lab *lab, const cml_lab_settings *s, cml_results 
     if (s->measure_peak && s->peak_gbs > 0) {
         cml_peak_refs_given(&lab->plan.peaks, s->peak_gbs); /* --peak: the user's reference */
         peak_given = 1;
-    } else if (s->measure_peak) {
+    } else if (s->measure_peak && !reuse_peak(lab, s, r)) {
         /* The references are DRAM's whatever --where/--size ask of the
          * experiments: at L2 sizes they would measure the cache instead. */
         cml_plan dram = lab->plan;
         dram.where = CML_WHERE_DRAM;
         dram.size_bytes = 0;
+        struct timespec t0;
+        timespec_get(&t0, TIME_UTC);
         if (cml_peak_measure(&dram, &lab->plan.peaks) != CML_OK) {
             snprintf(lab->why, sizeof lab->why, "measuring the peak bandwidth failed: %s",
                      cml_gpu_error(lab->gpu));
             return open_failed(lab, r);
         }
+        keep_peak(lab, s, r, seconds_since(&t0));
     }
     lab->plan.peak_gbs = cml_peak_refs_max(&lab->plan.peaks);
     r->model_only = 0;
@@ -174,6 +228,14 @@ size_t cml_lab_points(const cml_experiment *exp, const cml_param_values *pv)
     return cml_sweep_points(exp, pv);
 }
 
+cml_status cml_lab_check_options(const cml_experiment *exp, const cml_param_values *pv,
+                                 char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    return exp->check ? exp->check(pv, err, errlen) : CML_OK;
+}
+
 cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_values *pv,
                        cml_results *r)
 {
@@ -183,11 +245,18 @@ cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_
         return CML_EINVAL;
     }
     const size_t before = r->count;
+    struct timespec t0;
+    timespec_get(&t0, TIME_UTC);
     cml_counters_pass_begin(lab->plan.counters_pass, r);
     cml_status st = cml_sweep_run(exp, &lab->plan, pv, r);
     /* Every queued counters pass is read before the records are. */
     cml_counters_pass_flush(lab->plan.counters_pass);
     cml_counters_pass_begin(lab->plan.counters_pass, NULL);
+    /* On the GPU, what the experiment cost (the suite's time by experiment:
+     * bench/results/); a model-only run is deterministic and says nothing. */
+    if (lab->gpu)
+        cml_results_diag(r, CML_DIAG_INFO, exp->key, "%zu records in %.1f s", r->count - before,
+                         seconds_since(&t0));
     size_t failed = 0;
     for (size_t i = before; i < r->count; i++) {
         const cml_record *rec = &r->items[i];

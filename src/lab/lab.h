@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "experiments/experiment.h"
+#include "lab/peak_cache.h"
 
 /* What a command asks of the lab, parsed and checked once by the CLI. */
 typedef struct cml_lab_settings {
@@ -23,6 +24,7 @@ typedef struct cml_lab_settings {
     int counters;          /* CML_COUNTERS_OFF / _ON / _AUTO */
     int measure_peak;      /* measure the reference peak (or take peak_gbs) */
     double peak_gbs;       /* > 0: the user's reference (--peak), not measured */
+    int peak_cache;        /* cml_peak_cache_mode: reuse the kept peak of this GPU (0: never) */
     cml_where where;
     uint64_t size_bytes;
     unsigned reps, warmup; /* 0: the defaults; reps > 0 takes exactly that many */
@@ -64,6 +66,12 @@ cml_status cml_lab_options(const cml_experiment *exp, const char *text, const ch
  * when `name` is not one of them. */
 cml_status cml_lab_set_option(const cml_experiment *exp, cml_param_values *pv, const char *name,
                               const char *value, const char *origin, char *err, size_t errlen);
+
+/* The experiment's own check of pv's lists together (cml_experiment.check):
+ * CML_OK, or CML_EINVAL with one line in err. Called once every setting is
+ * applied, before anything runs. */
+cml_status cml_lab_check_options(const cml_experiment *exp, const cml_param_values *pv,
+                                 char *err, size_t errlen);
 
 /*
  * Run one experiment over pv into r: on the GPU when the lab has one and

@@ -209,9 +209,21 @@ static cml_status fresh_sim(kernel *k)
     return cml_cache_sim_new(k->cfg, k->threads, &k->f.sim);
 }
 
-/* Consecutive blocks [first, first + count) as one group, each on SM id mod P. */
+/* Consecutive blocks [first, first + count) as one group, each on SM id mod P.
+ * A group may be longer than a wave of every SM (the sampled window runs
+ * whole rows of a 2-D grid, grid.x blocks long): the scratch grows to it. */
 static cml_status run_consecutive(kernel *k, uint64_t first, uint64_t count)
 {
+    if (count > k->scratch) {
+        uint64_t *ids = realloc(k->ids, count * sizeof *ids);
+        if (ids)
+            k->ids = ids;
+        unsigned *smv = ids ? realloc(k->smv, count * sizeof *smv) : NULL;
+        if (!ids || !smv)
+            return CML_ENOMEM;
+        k->smv = smv;
+        k->scratch = count;
+    }
     for (uint64_t j = 0; j < count; j++) {
         k->ids[j] = first + j;
         k->smv[j] = (unsigned)((first + j) % k->sms);
@@ -386,18 +398,6 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
         round = (uint64_t)k->sms * k->resident;
     }
     const int whole_rows = rows && round == k->grid.x;
-    if (round > k->scratch) {
-        /* a row wider than a wave of every SM: the group's scratch grows */
-        uint64_t *ids = realloc(k->ids, round * sizeof *ids);
-        if (ids)
-            k->ids = ids;
-        unsigned *smv = ids ? realloc(k->smv, round * sizeof *smv) : NULL;
-        if (smv)
-            k->smv = smv;
-        if (!ids || !smv)
-            return CML_ENOMEM;
-        k->scratch = round;
-    }
     uint64_t max_rounds = budget / (round * k->ins_per_block);
     if (max_rounds < MIN_ROUNDS)
         max_rounds = MIN_ROUNDS;

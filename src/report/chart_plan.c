@@ -77,6 +77,34 @@ static cml_chart *new_chart(cml_chart_plan *cs, cml_chart_kind kind, const char 
     return c;
 }
 
+/* A title that names its two groups of series ("...: model and counters")
+ * names only the one drawn when the other has nothing (a run on the model
+ * alone has no counters). */
+static void title_for_drawn(cml_chart *c, const char *a, int has_a, const char *b, int has_b)
+{
+    if (has_a == has_b || !a || !b)
+        return;
+    char tail[160];
+    snprintf(tail, sizeof tail, ": %s and %s", a, b);
+    size_t tl = strlen(c->title), sl = strlen(tail);
+    if (tl <= sl || strcmp(c->title + tl - sl, tail) != 0)
+        return;
+    snprintf(c->title + tl - sl, sizeof c->title - (tl - sl), ": %s", has_a ? a : b);
+}
+
+/* A bar chart as wide as its bars need (about 6 px a bar, 10 between
+ * categories, and the axes' margins), from the default width up to the
+ * report's (main is 1200 px, less its padding and the figure's): 192 bars
+ * of peak-bandwidth in 560 px were slivers under labels that overlapped. */
+#define PLAN_MAX_WIDTH 1120
+
+static void fit_bars(cml_chart *c)
+{
+    double want = 96.0 + (double)c->ncategories * (6.0 * (double)c->nseries + 10.0);
+    if (want > (double)c->width)
+        c->width = want > PLAN_MAX_WIDTH ? PLAN_MAX_WIDTH : (int)want;
+}
+
 /* Drop the last chart (nothing to draw). */
 static void drop_last(cml_chart_plan *cs)
 {
@@ -313,6 +341,9 @@ static void sweep_chart(cml_chart_plan *cs, const group *g, const cml_chart_spec
         drop_last(cs);
         return;
     }
+    if (two)
+        title_for_drawn(c, sp->m[0].name, end_of_m0 > first_of_m0, sp->m[1].name,
+                        c->nseries > end_of_m0);
     if (sp->describe) {
         /* A sentence per line, up to four: "under the modern rules, with
          * path=ca, the predicted efficiency fell from ...". */
@@ -389,6 +420,7 @@ static void bar_chart(cml_chart_plan *cs, const group *g, const cml_chart_spec *
         drop_last(cs);
         return;
     }
+    fit_bars(c);
     if (!sp->describe)
         return;
     /* The highest and the lowest bar. */
@@ -464,8 +496,18 @@ static void extras_chart(cml_chart_plan *cs, const group *g, const cml_chart_spe
         }
     }
     free(sel);
-    if (cml_chart_drawable_points(c) == 0)
+    if (cml_chart_drawable_points(c) == 0) {
         drop_last(cs);
+        return;
+    }
+    fit_bars(c);
+    if (sp->extra_legend[0] && sp->extra_legend[1] && !sp->extra_legend[2]) {
+        int has[2] = {0, 0};
+        for (size_t i = 0; i < c->nseries; i++)
+            for (int e = 0; e < 2; e++)
+                has[e] |= c->series[i].n > 0 && !strcmp(c->series[i].name, sp->extra_legend[e]);
+        title_for_drawn(c, sp->extra_legend[0], has[0], sp->extra_legend[1], has[1]);
+    }
 }
 
 /* Hardware counters against the model's predictions: a point per counter
@@ -511,12 +553,26 @@ static void counters_chart(cml_chart_plan *cs, const group *g)
         c->x.scale = c->y.scale = CML_SCALE_LOG10;
     else
         c->x.from_zero = c->y.from_zero = 1;
+    /* A reading the same as one already drawn (the same counter, predicted
+     * and measured: most records of a sweep agree exactly) is the same
+     * mark drawn again over itself: only its last drawing is kept, so the
+     * picture is the same (what each pixel shows last is unchanged) and the
+     * chart and its data table a fraction of the size (the suite's
+     * counters charts: 9,000 marks, 1,440 distinct). */
     for (size_t i = 0; i < g->n; i++)
         for (unsigned k = 0; k < g->recs[i]->ncounters && k < CML_RECORD_MAX_COUNTERS; k++) {
             const cml_counter *ct = &g->recs[i]->counters[k];
             if (!ct->has_prediction || !isfinite(ct->measured) || !isfinite(ct->predicted))
                 continue;
-            add_point(cs, cml_chart_series_named(c, ct->name), ct->predicted, ct->measured);
+            cml_chart_series *s = cml_chart_series_named(c, ct->name);
+            for (size_t q = 0; s && q < s->n; q++)
+                if (s->x[q] == ct->predicted && s->y[q] == ct->measured) {
+                    memmove(&s->x[q], &s->x[q + 1], (s->n - q - 1) * sizeof s->x[0]);
+                    memmove(&s->y[q], &s->y[q + 1], (s->n - q - 1) * sizeof s->y[0]);
+                    s->n--;
+                    break;
+                }
+            add_point(cs, s, ct->predicted, ct->measured);
         }
     if (cml_chart_drawable_points(c) == 0) {
         drop_last(cs);

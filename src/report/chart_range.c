@@ -141,7 +141,7 @@ void cml_fmt_tick(char *buf, size_t len, double v, double step, cml_tick_format 
         /* An axis: one scale for all its ticks, chosen from the step. */
         double scale = 1;
         const char *si = "";
-        if (fmt == CML_FMT_NUMBER) {
+        if (fmt == CML_FMT_NUMBER || fmt == CML_FMT_WHOLE) {
             if (step >= 1e12) { scale = 1e12; si = "T"; }
             else if (step >= 1e9) { scale = 1e9; si = "G"; }
             else if (step >= 1e6) { scale = 1e6; si = "M"; }
@@ -156,7 +156,7 @@ void cml_fmt_tick(char *buf, size_t len, double v, double step, cml_tick_format 
     }
     /* A single value (a tooltip or a log tick): four significant digits. */
     double a = fabs(v);
-    if (fmt == CML_FMT_NUMBER && a >= 1e4) {
+    if ((fmt == CML_FMT_NUMBER || fmt == CML_FMT_WHOLE) && a >= 1e4) {
         static const struct { double s; const char *n; } si[] = {
             {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
         for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
@@ -217,4 +217,40 @@ void cml_axis_range_choose(double lo, double hi, int from_zero, int zoom, size_t
             lo = 0;
     }
     ticks_over(lo, hi, max_ticks, out);
+}
+
+void cml_axis_range_whole(double lo, double hi, size_t max_ticks, cml_axis_range *out)
+{
+    memset(out, 0, sizeof *out);
+    if (max_ticks > CML_CHART_MAX_TICKS)
+        max_ticks = CML_CHART_MAX_TICKS;
+    if (max_ticks < 2)
+        max_ticks = 2;
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    /* Whole numbers far beyond any category (1e300, say) are no categories:
+     * such data gets the ordinary axis. */
+    if (!isfinite(lo) || !isfinite(hi) || fabs(lo) > 1e15 || fabs(hi) > 1e15) {
+        cml_axis_range_choose(isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 0, 0, 0, max_ticks,
+                              out);
+        return;
+    }
+    double a = floor(lo), b = ceil(hi);
+    if (b <= a)
+        b = a + 1;
+    /* every k-th whole number, k the smallest that fits */
+    double k = ceil((b - a) / (double)(max_ticks - 1));
+    if (k < 1)
+        k = 1;
+    b = a + k * ceil((b - a) / k);
+    size_t n = (size_t)((b - a) / k) + 1;
+    for (size_t i = 0; i < n && i < max_ticks; i++)
+        out->ticks[i] = a + (double)i * k;
+    out->nticks = n < max_ticks ? n : max_ticks;
+    out->lo = a;
+    out->hi = out->ticks[out->nticks - 1];
+    out->step = k;
 }

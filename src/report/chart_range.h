@@ -41,4 +41,10 @@ typedef struct cml_axis_range {
 void cml_axis_range_choose(double lo, double hi, int from_zero, int zoom, size_t max_ticks,
                            cml_axis_range *out);
 
+/* The same for a categorical axis numbered by whole numbers (CML_FMT_WHOLE:
+ * levels 1, 2, 3): from floor(lo) to ceil(hi) — no 0 unless a category is
+ * 0 — with ticks at whole numbers only, every one where they fit in
+ * max_ticks, else every k-th; never a tick at 1.5. */
+void cml_axis_range_whole(double lo, double hi, size_t max_ticks, cml_axis_range *out);
+
 #endif

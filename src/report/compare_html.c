@@ -202,7 +202,8 @@ static cml_status write_charts(FILE *out, const cml_comparison *c, const cml_cmp
 
 static void runs_table(FILE *out, const cml_comparison *c)
 {
-    fputs("<table class=\"runs\">\n<caption>The two runs</caption>\n<thead><tr>"
+    fputs("<div class=\"scroll\"><table class=\"runs\">\n<caption>The two runs</caption>\n"
+          "<thead><tr>"
           "<th scope=\"col\">run</th><th scope=\"col\">label</th><th scope=\"col\">file</th>"
           "<th scope=\"col\">device</th><th scope=\"col\">records</th>"
           "<th scope=\"col\">peak GB/s</th><th scope=\"col\">cumemlab</th>"
@@ -224,7 +225,7 @@ static void runs_table(FILE *out, const cml_comparison *c)
         esc(out, r->command_line);
         fputs("</code></td></tr>\n", out);
     }
-    fputs("</tbody>\n</table>\n", out);
+    fputs("</tbody>\n</table></div>\n", out);
 }
 
 /* A pair's variant, with what sets it apart (only in one run). */
@@ -428,12 +429,8 @@ static cml_status write_experiment(FILE *out, const cml_comparison *c, size_t in
 {
     const cml_cmp_experiment *e = &c->exps[index];
     char id[96], title[160];
-    const cml_experiment *row = cml_chart_plan_row(e->key);
     cml_html_anchor(id, sizeof id, index, e->key);
-    if (row && row->title)
-        snprintf(title, sizeof title, "%s (%s)", row->title, e->key);
-    else
-        snprintf(title, sizeof title, "%s", e->key);
+    cml_html_experiment_title(title, sizeof title, e->key);
     fprintf(out, "<section class=\"experiment\" id=\"%s\" aria-labelledby=\"%s-h\">\n<h2 id=\"%s-h\">",
             id, id, id);
     esc(out, title);
@@ -496,7 +493,9 @@ cml_status cml_compare_html(FILE *out, const void *ctx)
         snprintf(caption, sizeof caption,
                  "%s (%s): the best and the worst variant of each experiment by its main figure",
                  letter[k], c->label[k]);
+        fputs("<div class=\"scroll\">", out);
         cml_summary_html(out, &sum, caption, exp_anchor, c);
+        fputs("</div>\n", out);
         cml_summary_free(&sum);
     }
     fputs("</section>\n", out);

@@ -45,16 +45,22 @@ static const char *const css =
     "th[scope=row]{text-align:left;font-weight:normal;white-space:nowrap}\n"
     "table.records td{white-space:nowrap}table.records td.waived,table.records td.failed"
     "{white-space:normal;min-width:16em}\n"
-    "td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "td.num,table.records td,table.counters td,table.chart-data td{text-align:right;"
+    "font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "table td.txt,table td.waived,table td.failed{text-align:left}\n"
     ".na{color:#999}.failed,.differ{color:#b00020;font-weight:600}.waived{color:#8a6d00}"
     ".agree{color:#1b7f3b}\n"
-    ".scroll{overflow-x:auto}\n"
+    ".scroll{overflow-x:auto;max-width:100%}\n"
     ".charts{display:flex;flex-wrap:wrap;gap:12px 20px}\n"
-    "figure{margin:0;background:#fff;border:1px solid #e3e3e3;border-radius:4px;padding:8px}\n"
+    "figure{margin:0;background:#fff;border:1px solid #e3e3e3;border-radius:4px;padding:8px;"
+    "min-width:0;max-width:100%;box-sizing:border-box}\n"
+    "details.data{margin:.4em 0 1em}details.data>summary{cursor:pointer;font-weight:600}\n"
+    "table.counters thead th{font-family:ui-monospace,'DejaVu Sans Mono',monospace;"
+    "font-weight:normal;font-size:.9em;overflow-wrap:anywhere;min-width:7em}\n"
     "figcaption{font-weight:600;margin:0 0 4px 4px}\n"
     "svg.chart{max-width:100%;height:auto;display:block}\n"
     ".computed{font-size:1.02em}.findings li{margin:.2em 0}.fixed{color:#555;font-size:.9em}\n"
-    "nav ol{columns:2;padding-left:1.4em}\n"
+    "nav ol{columns:2;padding-left:0;list-style:none}\n"
     "table.summary{width:100%}table.summary th,table.summary td.by{white-space:nowrap}"
     "table.summary td.finding{width:45%}\n"
     "td.finding details summary,details.chart-data summary{cursor:pointer}"
@@ -106,9 +112,9 @@ void cml_html_run_peak(FILE *out, const cml_results *r)
                 peak && r->peak_given ? "Reference (given with --peak)" : "Measured");
         if (peak) {
             fprintf(out, "%.1f GB/s</strong>", r->peak_gbs);
-            if (theo)
-                fprintf(out, " (%.1f%% of the theoretical %.1f GB/s)",
-                        100.0 * r->peak_gbs / d->theoretical_gbs, d->theoretical_gbs);
+            double pct;
+            if (theo && cml_rep_percent_of(r->peak_gbs, d->theoretical_gbs, &pct))
+                fprintf(out, " (%.1f%% of the theoretical %.1f GB/s)", pct, d->theoretical_gbs);
         } else {
             fputs("not measured</strong>", out);
         }
@@ -138,7 +144,9 @@ void cml_html_device_table(FILE *out, const cml_results *r)
         const cml_device_facts *d = &r->device;
         char v[320], a[48], b[48];
         int theo = isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0;
-        fputs("<table class=\"facts\">\n<caption>The GPU</caption>\n<tbody>\n", out);
+        fputs("<div class=\"scroll\"><table class=\"facts\">\n<caption>The GPU</caption>\n"
+              "<tbody>\n",
+              out);
         snprintf(v, sizeof v, "%d: %s", d->index, d->name);
         fact_row(out, "device", v);
         snprintf(v, sizeof v, "%d.%d (sm_%d%d)", d->cc_major, d->cc_minor, d->cc_major,
@@ -171,7 +179,7 @@ void cml_html_device_table(FILE *out, const cml_results *r)
                  (d->driver_version % 1000) / 10, d->runtime_version / 1000,
                  (d->runtime_version % 1000) / 10);
         fact_row(out, "CUDA", v);
-        fputs("</tbody>\n</table>\n", out);
+        fputs("</tbody>\n</table></div>\n", out);
     }
 }
 
@@ -204,7 +212,8 @@ static void write_diagnostics(FILE *out, const cml_results *r, const group *gs, 
     if (!r->diags || r->ndiags == 0)
         return;
     fputs("<section class=\"diagnostics\" id=\"diagnostics\" aria-labelledby=\"diagnostics-h\">\n"
-          "<h2 id=\"diagnostics-h\">Diagnostics</h2>\n<table class=\"diagnostics\">\n"
+          "<h2 id=\"diagnostics-h\">Diagnostics</h2>\n<div class=\"scroll\"><table "
+          "class=\"diagnostics\">\n"
           "<thead><tr><th scope=\"col\">level</th><th scope=\"col\">experiment</th>"
           "<th scope=\"col\">message</th></tr></thead>\n<tbody>\n",
           out);
@@ -234,18 +243,21 @@ static void write_diagnostics(FILE *out, const cml_results *r, const group *gs, 
         esc(out, d->message);
         fputs("</td></tr>\n", out);
     }
-    fputs("</tbody>\n</table>\n</section>\n", out);
+    fputs("</tbody>\n</table></div>\n</section>\n", out);
 }
 
-/* "Misaligned reads (read-offset)": the registry row's title; the key
- * alone for an experiment the registry does not know. */
+void cml_html_experiment_title(char *buf, size_t len, const char *key)
+{
+    const cml_experiment *row = cml_chart_plan_row(key);
+    if (row && row->title)
+        snprintf(buf, len, "%d. %s (%s)", row->number, row->title, key);
+    else
+        snprintf(buf, len, "%s", key);
+}
+
 static void group_title(const group *g, char *buf, size_t len)
 {
-    const cml_experiment *row = cml_chart_plan_row(g->key);
-    if (row && row->title)
-        snprintf(buf, len, "%s (%s)", row->title, g->key);
-    else
-        snprintf(buf, len, "%s", g->key);
+    cml_html_experiment_title(buf, len, g->key);
 }
 
 static void write_findings(FILE *out, const group *g)
@@ -351,7 +363,12 @@ static cml_status write_group(FILE *out, const group *g, size_t index)
     cml_chart_plan_free(cs);
     free(cs);
 
+    /* The data tables, folded: the page opens on the charts and findings,
+     * every figure one click away. */
+    fprintf(out, "<details class=\"data\"><summary>Every record's figures: %zu row%s</summary>\n",
+            g->n, g->n == 1 ? "" : "s");
     cml_html_records_tables(out, g->recs, g->n, title);
+    fputs("</details>\n", out);
     cml_html_counters_table(out, g->recs, g->n);
     fputs("</section>\n", out);
     return st;
@@ -447,11 +464,12 @@ cml_status cml_report_html(FILE *out, const cml_results *r)
         fputs("<section class=\"summary\" id=\"summary\" aria-labelledby=\"summary-h\">\n"
               "<h2 id=\"summary-h\">Summary</h2>\n",
               out);
+        fputs("<div class=\"scroll\">", out);
         cml_summary_html(out, &sum,
                          "The best and the worst variant of each experiment by its main "
                          "figure (ratio: how many times better the best is)",
                          section_anchor, NULL);
-        fputs("</section>\n", out);
+        fputs("</div>\n</section>\n", out);
     }
     cml_summary_free(&sum);
     cml_html_device_table(out, r);

@@ -42,6 +42,10 @@ void cml_html_device_table(FILE *out, const cml_results *r);
 /* Anchor of the i-th experiment's section ("exp-3-aos-soa"): letters,
  * digits and '-'. */
 void cml_html_anchor(char *buf, size_t len, size_t i, const char *key);
+/* An experiment's heading: "1. Misaligned reads (read-offset)", numbered
+ * as the registry numbers it (cumemlab list, the README); the key alone for
+ * an experiment the registry does not know. */
+void cml_html_experiment_title(char *buf, size_t len, const char *key);
 /* A record's finding, escaped; one cut short in its file
  * (cml_rep_finding_text) ends in an ellipsis that says so. */
 void cml_html_finding(FILE *out, const char *finding);

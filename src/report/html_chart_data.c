@@ -4,7 +4,7 @@
  * draws, so the exact figures are one click away without a script. Line
  * charts: a row per x, a column per series; bar charts: a row per
  * category, a column per series; scatter charts (and lines with two points
- * at one x): a row per point.
+ * at one x): a row per point, grouped by series.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,7 +35,7 @@ static void value_cell(FILE *out, double v, cml_tick_format fmt)
         cml_fmt_tick(buf, sizeof buf, v, 0, fmt);
     else
         snprintf(buf, sizeof buf, "%.6g%s", v, fmt == CML_FMT_PERCENT ? "%" : "");
-    fputs("<td class=\"num\">", out);
+    fputs("<td>", out); /* right-aligned by the table's style (html.c) */
     cml_xml_escape(out, buf);
     fputs("</td>", out);
 }
@@ -68,6 +68,8 @@ static int repeats_x(const cml_chart *c)
     return 0;
 }
 
+/* A row per point, the points of each series in a row group named once
+ * (a counters chart has a thousand points under names of 50 characters). */
 static void list_rows(FILE *out, const cml_chart *c)
 {
     fputs("<thead><tr>", out);
@@ -75,16 +77,28 @@ static void list_rows(FILE *out, const cml_chart *c)
     head_cell(out, c->kind == CML_CHART_BAR ? "variant" : c->x.label[0] ? c->x.label : "x");
     head_cell(out, c->y.label[0] ? c->y.label : "y");
     fputs("</tr></thead>\n<tbody>\n", out);
+    int groups = 0;
     for (size_t i = 0; i < c->nseries; i++) {
         const cml_chart_series *s = &c->series[i];
+        size_t m = 0, row = 0;
+        for (size_t k = 0; k < s->n; k++)
+            m += drawn(c, s->x[k], s->y[k]) != 0;
+        if (m == 0)
+            continue;
+        if (groups++)
+            fputs("</tbody>\n<tbody>\n", out);
         for (size_t k = 0; k < s->n; k++) {
             if (!drawn(c, s->x[k], s->y[k]))
                 continue;
-            fputs("<tr><th scope=\"row\">", out);
-            cml_xml_escape(out, s->name);
-            fputs("</th>", out);
+            if (row++ == 0) {
+                fprintf(out, "<tr><th scope=\"rowgroup\" rowspan=\"%zu\">", m);
+                cml_xml_escape(out, s->name);
+                fputs("</th>", out);
+            } else {
+                fputs("<tr>", out);
+            }
             if (c->kind == CML_CHART_BAR) {
-                fputs("<td>", out);
+                fputs("<td class=\"txt\">", out);
                 cml_xml_escape(out, c->categories[(size_t)s->x[k]]);
                 fputs("</td>", out);
             } else {
@@ -126,7 +140,7 @@ static void pivot_rows(FILE *out, const cml_chart *c, const double *xs, size_t n
                 continue;
             long k = point_at(c, s, xs[r]);
             if (k < 0)
-                fputs("<td class=\"num na\">-</td>", out);
+                fputs("<td class=\"na\">-</td>", out);
             else
                 value_cell(out, s->y[k], c->y.format);
         }

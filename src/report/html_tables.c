@@ -131,7 +131,7 @@ static void build_table(table_layout *L, const group *g, const names *vary)
     } else {
         add_col(L, COL_VARIANT, "", "variant");
     }
-    int any_state = 0, any_measured = 0, any_peak = 0, any_occ = 0, any_ref = 0;
+    int any_state = 0, any_measured = 0, any_peak = 0, any_occ = 0, any_ref = 0, any_resident = 0;
     double max_median = 0;
     for (size_t i = 0; i < g->n; i++) {
         const cml_record *r = g->recs[i];
@@ -143,6 +143,7 @@ static void build_table(table_layout *L, const group *g, const names *vary)
         }
         any_peak |= r->measured && r->peak_fraction >= 0;
         any_ref |= r->measured && r->peak_class != CML_PEAK_CLASS_NONE;
+        any_resident |= r->measured && cml_peak_class_resident(r->peak_class);
         any_occ |= r->occupancy >= 0;
     }
     if (any_state)
@@ -152,9 +153,11 @@ static void build_table(table_layout *L, const group *g, const names *vary)
         add_col(L, COL_MEDIAN, "measured", L->median_us ? "median (us)" : "median (ms)");
         add_col(L, COL_CV, "measured", "cv (%)");
         add_col(L, COL_GBS, "measured", "GB/s");
-        if (any_peak)
+        /* A cache-resident record: "L2-resident" where the class would be,
+         * and no share of the DRAM peak. */
+        if (any_peak || any_resident)
             add_col(L, COL_PEAK, "measured", "% of peak");
-        if (any_peak && any_ref) /* which class's reference (core/peak_class.h) */
+        if ((any_peak && any_ref) || any_resident) /* which class's reference (core/peak_class.h) */
             add_col(L, COL_PEAK_REF, "measured", "peak of");
         add_col(L, COL_VERIFY, "measured", "verify");
     }
@@ -221,13 +224,16 @@ static void build_table(table_layout *L, const group *g, const names *vary)
     }
 }
 
+/* Numbers are the rule in these tables: the style right-aligns every cell
+ * (html.c), and the few that hold text say so (class txt), which keeps
+ * the suite's page 300 KB smaller than a class on every number. */
 static void num_cell(FILE *out, double v, const char *fmt)
 {
     if (!isfinite(v)) {
-        fputs("<td class=\"num na\">-</td>", out);
+        fputs("<td class=\"na\">-</td>", out);
         return;
     }
-    fputs("<td class=\"num\">", out);
+    fputs("<td>", out);
     fprintf(out, fmt, v);
     fputs("</td>", out);
 }
@@ -253,7 +259,7 @@ static void write_cell(FILE *out, const table_layout *L, const col *c, const cml
             cml_rep_param_text(p, t, sizeof t);
         else
             snprintf(t, sizeof t, "-");
-        fputs(first ? "<th scope=\"row\">" : "<td>", out);
+        fputs(first ? "<th scope=\"row\">" : "<td class=\"txt\">", out);
         esc(out, t);
         fputs(first ? "</th>" : "</td>", out);
         return;
@@ -265,7 +271,7 @@ static void write_cell(FILE *out, const table_layout *L, const col *c, const cml
         return;
     case COL_STATE:
         if (r->state == CML_REC_OK) {
-            fputs("<td>ok</td>", out);
+            fputs("<td class=\"txt\">ok</td>", out);
         } else {
             fputs(r->state == CML_REC_WAIVED ? "<td class=\"waived\">waived: "
                                              : "<td class=\"failed\">FAILED: ",
@@ -290,12 +296,12 @@ static void write_cell(FILE *out, const table_layout *L, const col *c, const cml
         return;
     case COL_PEAK_REF:
         if (ok && r->measured && r->peak_class != CML_PEAK_CLASS_NONE)
-            fprintf(out, "<td>%s</td>", cml_peak_class_name(r->peak_class));
+            fprintf(out, "<td class=\"txt\">%s</td>", cml_peak_class_label(r->peak_class));
         else
             fputs("<td class=\"na\">-</td>", out);
         return;
     case COL_VERIFY:
-        fputs(r->verify == CML_VERIFY_PASSED   ? "<td>passed</td>"
+        fputs(r->verify == CML_VERIFY_PASSED   ? "<td class=\"txt\">passed</td>"
               : r->verify == CML_VERIFY_FAILED ? "<td class=\"failed\">FAILED</td>"
                                                : "<td class=\"na\">-</td>",
               out);
@@ -458,43 +464,4 @@ void cml_html_records_tables(FILE *out, const cml_record *const *recs, size_t n,
     }
     free(part);
     free(done);
-}
-
-void cml_html_counters_table(FILE *out, const cml_record *const *recs, size_t n)
-{
-    int any = 0;
-    for (size_t i = 0; i < n; i++)
-        any |= recs[i]->ncounters > 0;
-    if (!any)
-        return;
-    fputs("<div class=\"scroll\"><table class=\"counters\">\n<caption>Hardware counters beside "
-          "the model's predictions</caption>\n<thead><tr><th scope=\"col\">variant</th>"
-          "<th scope=\"col\">counter</th><th scope=\"col\">measured</th>"
-          "<th scope=\"col\">predicted</th><th scope=\"col\">agreement</th>"
-          "<th scope=\"col\">measured / predicted</th></tr></thead>\n<tbody>\n",
-          out);
-    for (size_t i = 0; i < n; i++) {
-        const cml_record *r = recs[i];
-        for (unsigned k = 0; k < r->ncounters && k < CML_RECORD_MAX_COUNTERS; k++) {
-            const cml_counter *ct = &r->counters[k];
-            fputs("<tr><th scope=\"row\">", out);
-            esc(out, r->variant);
-            fputs("</th><td><code>", out);
-            esc(out, ct->name);
-            fputs("</code></td>", out);
-            count_cell(out, ct->measured);
-            count_cell(out, ct->has_prediction ? ct->predicted : NAN);
-            if (!ct->has_prediction)
-                fputs("<td class=\"na\">no prediction</td>", out);
-            else if (cml_rep_counter_agrees(ct->measured, ct->predicted))
-                fputs("<td class=\"agree\">= agrees</td>", out);
-            else
-                fputs("<td class=\"differ\">&#8800; differs</td>", out);
-            num_cell(out,
-                     ct->has_prediction && ct->predicted != 0 ? ct->measured / ct->predicted : NAN,
-                     "%.4g");
-            fputs("</tr>\n", out);
-        }
-    }
-    fputs("</tbody>\n</table></div>\n", out);
 }

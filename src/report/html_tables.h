@@ -3,8 +3,9 @@
  * page around them): every record in a <table> whose columns follow what
  * the records carry (the parameters that tell them apart, the measured
  * figures when measured, the model's figures per access class and rule
- * set, the extra figures), one table per set of parameters; and the
- * hardware counters beside the model's predictions. All text is escaped.
+ * set, the extra figures), one table per set of parameters
+ * (html_tables.c); and the hardware counters beside the model's
+ * predictions (html_counters.c). All text is escaped.
  */
 #ifndef CML_REPORT_HTML_TABLES_H
 #define CML_REPORT_HTML_TABLES_H
@@ -20,8 +21,9 @@
 void cml_html_records_tables(FILE *out, const cml_record *const *recs, size_t n,
                              const char *title);
 
-/* The hardware counters of the records beside the model's predictions;
- * nothing when no record has counters. */
+/* The hardware counters of the records beside the model's predictions, a
+ * row per record and a column per counter, folded under a <details>;
+ * nothing when no record has counters (html_counters.c). */
 void cml_html_counters_table(FILE *out, const cml_record *const *recs, size_t n);
 
 #endif

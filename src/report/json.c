@@ -33,6 +33,8 @@ static void write_device(cml_json *j, const cml_device_facts *d)
     cml_json_kv_string(j, "name", d->name);
     cml_json_kv_i64(j, "cc_major", d->cc_major);
     cml_json_kv_i64(j, "cc_minor", d->cc_minor);
+    if (d->uuid[0])
+        cml_json_kv_string(j, "uuid", d->uuid);
     cml_json_kv_i64(j, "sm_count", d->sm_count);
     cml_json_kv_i64(j, "warp_size", d->warp_size);
     cml_json_kv_i64(j, "max_threads_per_block", d->max_threads_per_block);
@@ -159,8 +161,10 @@ static void write_sample(cml_json *j, const cml_record *rec)
             if (!rec->model[r].cls[c].instructions)
                 continue;
             cml_json_key(j, cml_rep_class_name(c));
+            cml_traffic bound;
+            cml_sample_half(rec, r, c, &bound);
             cml_json_begin_object(j);
-            write_counts(j, &s->half[r].cls[c]);
+            write_counts(j, &bound);
             cml_json_end_object(j);
         }
         cml_json_end_object(j);
@@ -237,10 +241,14 @@ static void write_record(cml_json *j, const cml_record *rec)
         cml_json_end_object(j);
         cml_json_kv_double(j, "bandwidth_gbs", rec->bandwidth_gbs);
         kv_nonneg(j, "peak_fraction", rec->peak_fraction);
-        /* Which class's reference the fraction is of (core/peak_class.h). */
+        /* Which class's reference the fraction is of (core/peak_class.h);
+         * a cache-resident record has the class and no reference. */
         if (rec->peak_class != CML_PEAK_CLASS_NONE && rec->peak_ref_gbs > 0) {
             cml_json_kv_string(j, "peak_class", cml_peak_class_name(rec->peak_class));
             cml_json_kv_double(j, "peak_gbs", rec->peak_ref_gbs);
+        } else if (cml_peak_class_resident(rec->peak_class)) {
+            cml_json_kv_string(j, "peak_class", cml_peak_class_name(rec->peak_class));
+            cml_json_kv_null(j, "peak_gbs");
         } else {
             cml_json_kv_null(j, "peak_class");
             cml_json_kv_null(j, "peak_gbs");

@@ -1,138 +1,112 @@
 /*
- * The strict JSON parser (json_read.h): a recursive-descent parser into a
- * tree held in an arena (one free for the whole document), with exact
- * number conversions. Errors are one line with the line, column and byte
- * offset of the offending character. The results schema on top of it is
- * json_read.c.
+ * The strict JSON parser (json_read.h): recursive descent into a tree held
+ * in an arena (json_tree.c), over a window of the text that only moves
+ * forward. The parser looks at most a few bytes ahead of its position and
+ * never behind it (numbers and strings are copied out as they are read), so
+ * a text read in pieces (cml_jinput: a file, gzip) is held 64 KiB at a
+ * time, never whole. The elements of one streamed array (cml_jstream: the
+ * results' "records") are parsed into a scratch arena, handed to a callback
+ * and freed, so the tree of a results file is only its top level.
+ *
+ * Errors are one line with the line, column and byte offset of the
+ * offending character. Lines are counted as the parser goes: a newline can
+ * only be white space (inside a string it is an error), so skip_ws is the
+ * one place that moves to a new line, and every value and member name
+ * records where it started for the messages of the schema reader.
  */
-#include "report/json_read.h"
+#include "report/json_tree.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <locale.h>
-#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ */
-/* Arena                                                              */
-/* ------------------------------------------------------------------ */
-
-/* Blocks of at least 64 KiB; a larger request gets a block of its own.
- * Everything is 16-byte aligned, enough for every type the tree holds. */
-typedef struct arena_block {
-    struct arena_block *next;
-    size_t used, cap;
-} arena_block;
-
-#define ARENA_ALIGN 16
-#define ARENA_HEADER ((sizeof(arena_block) + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN)
-
-struct cml_jdoc {
-    arena_block *blocks;
-    cml_jval root;
-};
-
-static void *arena_alloc(cml_jdoc *d, size_t n)
-{
-    n = (n + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-    if (n == 0)
-        n = ARENA_ALIGN;
-    arena_block *b = d->blocks;
-    if (!b || b->cap - b->used < n) {
-        size_t cap = n > 65536 ? n : 65536;
-        if (cap > SIZE_MAX - ARENA_HEADER)
-            return NULL;
-        b = malloc(ARENA_HEADER + cap);
-        if (!b)
-            return NULL;
-        b->cap = cap;
-        b->used = 0;
-        b->next = d->blocks;
-        d->blocks = b;
-    }
-    void *p = (unsigned char *)b + ARENA_HEADER + b->used;
-    b->used += n;
-    return p;
-}
-
-void cml_jdoc_free(cml_jdoc *doc)
-{
-    if (!doc)
-        return;
-    arena_block *b = doc->blocks;
-    while (b) {
-        arena_block *next = b->next;
-        free(b);
-        b = next;
-    }
-    free(doc);
-}
-
-const cml_jval *cml_jdoc_root(const cml_jdoc *doc)
-{
-    return doc ? &doc->root : NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Positions and messages                                             */
-/* ------------------------------------------------------------------ */
-
-void cml_jtext_position(const char *text, size_t len, size_t offset, size_t *line, size_t *col)
-{
-    size_t l = 1, c = 1;
-    if (offset > len)
-        offset = len;
-    for (size_t i = 0; i < offset; i++) {
-        if (text[i] == '\n') {
-            l++;
-            c = 1;
-        } else {
-            c++;
-        }
-    }
-    *line = l;
-    *col = c;
-}
-
-/* "line L, column C (byte B): " + the message, into err. */
-void cml_jtext_vlocate(const char *text, size_t len, size_t offset, char *err, size_t errlen,
-                       const char *fmt, va_list ap)
-{
-    if (!err || errlen == 0)
-        return;
-    size_t line, col;
-    cml_jtext_position(text, len, offset, &line, &col);
-    int w = snprintf(err, errlen, "line %zu, column %zu (byte %zu): ", line, col, offset);
-    if (w < 0 || (size_t)w >= errlen)
-        return;
-    vsnprintf(err + w, errlen - (size_t)w, fmt, ap);
-    /* The message quotes keys and values from the file: keep it one line of
-     * text, so that a hostile file can neither break it nor send control
-     * sequences to the terminal. */
-    for (char *q = err; *q; q++)
-        if ((unsigned char)*q < 0x20 || *q == 0x7f)
-            *q = '?';
-}
-
-/* ------------------------------------------------------------------ */
-/* Parser                                                             */
-/* ------------------------------------------------------------------ */
+/* The window's size when the text is read in pieces, and how far past its
+ * position the parser may look (a \uXXXX\uXXXX pair: 12 bytes). */
+#define WINDOW 65536
+#define LOOKAHEAD 32
 
 typedef struct parser {
-    const char *s;
-    size_t len, pos;
+    const char *win;           /* bytes [base, base + n) of the text */
+    size_t base, n;
+    int more;                  /* the input may hold bytes past the window */
+    const cml_jinput *in;
+    char *own;                 /* the window's storage when reading in pieces */
+    size_t pos;                /* offset of the next byte, from the text's start */
+    size_t line, line_start;   /* pos's line (from 1) and the offset where it starts */
     cml_jdoc *doc;
+    cml_arena *cur;            /* where values go: the document's arena or scratch */
+    cml_arena scratch;         /* one element of the streamed array */
+    const cml_jstream *stream;
+    int stream_next;           /* the value about to be parsed is the streamed one */
     char *err;
     size_t errlen;
     int depth;
     cml_status st;             /* CML_OK until the first error */
-    char *buf;                 /* scratch for decoding strings */
+    char *buf;                 /* scratch for decoding strings and numbers */
     size_t bufcap;
 } parser;
 
+/* ------------------------------------------------------------------ */
+/* The window                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Byte i (i >= pos, i < pos + LOOKAHEAD) read into the window: everything
+ * before pos is dropped (the parser never looks back), then pieces are read
+ * until i is in or the input ends. -1 at the end or after a read error
+ * (which sets st and err: a parse that stops there reports the read error,
+ * not the end it appears to be). */
+static int fill(parser *p, size_t i)
+{
+    if (!p->more || p->st != CML_OK)
+        return -1;
+    size_t drop = p->pos - p->base;
+    if (drop > p->n)
+        drop = p->n;
+    memmove(p->own, p->own + drop, p->n - drop);
+    p->base += drop;
+    p->n -= drop;
+    p->win = p->own;
+    while (i - p->base >= p->n && p->more) {
+        size_t got = 0;
+        cml_status st = p->in->read(p->in->ctx, p->own + p->n, WINDOW + LOOKAHEAD - p->n, &got,
+                                    p->err, p->errlen);
+        if (st != CML_OK) {
+            p->st = st;
+            p->more = 0;
+            return -1;
+        }
+        if (got == 0)
+            p->more = 0;
+        p->n += got;
+    }
+    return i - p->base < p->n ? (unsigned char)p->win[i - p->base] : -1;
+}
+
+/* Byte i of the text (0..255), or -1 past its end. */
+static inline int at(parser *p, size_t i)
+{
+    size_t k = i - p->base;
+    if (k < p->n)
+        return (unsigned char)p->win[k];
+    return fill(p, i);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                           */
+/* ------------------------------------------------------------------ */
+
+static void perr_v(parser *p, size_t line, size_t col, size_t offset, const char *fmt,
+                   va_list ap)
+{
+    if (p->st == CML_OK) {
+        p->st = CML_EINVAL;
+        cml_jtext_vlocate(line, col, offset, p->err, p->errlen, fmt, ap);
+    }
+}
+
+/* An error at `offset`, on the line the parser is on. */
 static int perr(parser *p, size_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -140,13 +114,25 @@ static int perr(parser *p, size_t offset, const char *fmt, ...)
     ;
 static int perr(parser *p, size_t offset, const char *fmt, ...)
 {
-    if (p->st == CML_OK) {
-        p->st = CML_EINVAL;
-        va_list ap;
-        va_start(ap, fmt);
-        cml_jtext_vlocate(p->s, p->len, offset, p->err, p->errlen, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    perr_v(p, p->line, offset - p->line_start + 1, offset, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* An error at a place recorded earlier (a member name). */
+static int perr_at(parser *p, size_t line, size_t col, size_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+static int perr_at(parser *p, size_t line, size_t col, size_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    perr_v(p, line, col, offset, fmt, ap);
+    va_end(ap);
     return 0;
 }
 
@@ -161,29 +147,37 @@ static int oom(parser *p)
 }
 
 /* The character at pos, shown readably in a message. */
-static const char *show_char(const parser *p, size_t pos, char *buf, size_t len)
+static const char *show_char(parser *p, size_t pos, char *buf, size_t len)
 {
-    if (pos >= p->len)
+    int c = at(p, pos);
+    if (c < 0)
         snprintf(buf, len, "end of input");
-    else {
-        unsigned char c = (unsigned char)p->s[pos];
-        if (c > 0x20 && c < 0x7f && c != '\'')
-            snprintf(buf, len, "'%c'", c);
-        else if (c == '\'')
-            snprintf(buf, len, "\"'\"");
-        else
-            snprintf(buf, len, "byte 0x%02x", c);
-    }
+    else if (c > 0x20 && c < 0x7f && c != '\'')
+        snprintf(buf, len, "'%c'", c);
+    else if (c == '\'')
+        snprintf(buf, len, "\"'\"");
+    else
+        snprintf(buf, len, "byte 0x%02x", (unsigned)c);
     return buf;
 }
 
+/* ------------------------------------------------------------------ */
+/* Parser                                                             */
+/* ------------------------------------------------------------------ */
+
 static void skip_ws(parser *p)
 {
-    while (p->pos < p->len) {
-        char c = p->s[p->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-            break;
-        p->pos++;
+    for (;;) {
+        int c = at(p, p->pos);
+        if (c == '\n') {
+            p->pos++;
+            p->line++;
+            p->line_start = p->pos;
+        } else if (c == ' ' || c == '\t' || c == '\r') {
+            p->pos++;
+        } else {
+            return;
+        }
     }
 }
 
@@ -209,7 +203,7 @@ static int buf_put(parser *p, size_t *n, const void *bytes, size_t k)
 /* Copy n bytes into the arena as a NUL-terminated string. */
 static const char *arena_str(parser *p, const char *src, size_t n)
 {
-    char *d = arena_alloc(p->doc, n + 1);
+    char *d = cml_arena_alloc(p->cur, n + 1);
     if (!d) {
         oom(p);
         return NULL;
@@ -220,19 +214,19 @@ static const char *arena_str(parser *p, const char *src, size_t n)
     return d;
 }
 
-static int hex4(parser *p, size_t at, unsigned *out)
+static int hex4(parser *p, size_t from, unsigned *out)
 {
     unsigned v = 0;
     for (size_t i = 0; i < 4; i++) {
-        if (at + i >= p->len)
-            return perr(p, at + i, "unterminated \\u escape (4 hex digits needed)");
-        char c = p->s[at + i];
+        int c = at(p, from + i);
+        if (c < 0)
+            return perr(p, from + i, "unterminated \\u escape (4 hex digits needed)");
         unsigned d;
         if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
         else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
         else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
         else
-            return perr(p, at + i, "bad hex digit in \\u escape (4 hex digits needed)");
+            return perr(p, from + i, "bad hex digit in \\u escape (4 hex digits needed)");
         v = v * 16 + d;
     }
     *out = v;
@@ -240,11 +234,9 @@ static int hex4(parser *p, size_t at, unsigned *out)
 }
 
 /* Length of the valid UTF-8 sequence at pos (RFC 3629), 0 if none. */
-static size_t utf8_seq(const parser *p, size_t pos)
+static size_t utf8_seq(parser *p, size_t pos)
 {
-    const unsigned char *s = (const unsigned char *)p->s + pos;
-    size_t avail = p->len - pos;
-    unsigned c = s[0];
+    unsigned c = (unsigned)at(p, pos);
     size_t n;
     unsigned min;
     unsigned long cp;
@@ -255,12 +247,11 @@ static size_t utf8_seq(const parser *p, size_t pos)
     else if (c >= 0xF0 && c <= 0xF4) { n = 4; min = 0x10000; cp = c & 0x07; }
     else
         return 0;
-    if (avail < n)
-        return 0;
     for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
+        int s = at(p, pos + i);
+        if (s < 0 || (s & 0xC0) != 0x80)
             return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
+        cp = (cp << 6) | ((unsigned)s & 0x3F);
     }
     if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         return 0;
@@ -288,6 +279,38 @@ static size_t utf8_encode(unsigned long cp, char *o)
     return 4;
 }
 
+/* \uXXXX (and its low surrogate) at `from`, the backslash: encoded into
+ * the scratch buffer; pos moves past it. */
+static int parse_u_escape(parser *p, size_t from, size_t *n)
+{
+    unsigned u, lo;
+    if (!hex4(p, from + 2, &u))
+        return 0;
+    unsigned long cp = u;
+    size_t next = from + 6;
+    if (u >= 0xDC00 && u <= 0xDFFF)
+        return perr(p, from, "lone low surrogate \\u%04X in a string", u);
+    if (u >= 0xD800 && u <= 0xDBFF) {
+        if (at(p, next) != '\\' || at(p, next + 1) != 'u')
+            return perr(p, from, "high surrogate \\u%04X not followed by a low one", u);
+        if (!hex4(p, next + 2, &lo))
+            return 0;
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return perr(p, next, "high surrogate \\u%04X followed by \\u%04X, not a low surrogate",
+                        u, lo);
+        cp = 0x10000 + (((unsigned long)u - 0xD800) << 10) + (lo - 0xDC00);
+        next += 6;
+    }
+    if (cp == 0)
+        return perr(p, from, "\\u0000 (NUL) inside a string is not supported");
+    char enc[4];
+    size_t k = utf8_encode(cp, enc);
+    if (!buf_put(p, n, enc, k))
+        return 0;
+    p->pos = next;
+    return 1;
+}
+
 /* A string at p->pos (which holds the opening quote): decoded into the
  * arena. */
 static int parse_string(parser *p, const char **out, size_t *outlen)
@@ -296,9 +319,9 @@ static int parse_string(parser *p, const char **out, size_t *outlen)
     size_t n = 0;
     p->pos++;
     for (;;) {
-        if (p->pos >= p->len)
+        int c = at(p, p->pos);
+        if (c < 0)
             return perr(p, p->pos, "unterminated string (opened at byte %zu)", open);
-        unsigned char c = (unsigned char)p->s[p->pos];
         if (c == '"') {
             p->pos++;
             break;
@@ -306,14 +329,13 @@ static int parse_string(parser *p, const char **out, size_t *outlen)
         if (c < 0x20)
             return perr(p, p->pos,
                         "control character 0x%02x inside a string (must be written as an escape)",
-                        c);
+                        (unsigned)c);
         if (c == '\\') {
-            size_t at = p->pos;
-            if (at + 1 >= p->len)
-                return perr(p, at, "unterminated string (opened at byte %zu)", open);
-            char e = p->s[at + 1];
+            size_t from = p->pos;
+            int e = at(p, from + 1);
             char ch;
             switch (e) {
+            case -1: return perr(p, from, "unterminated string (opened at byte %zu)", open);
             case '"': ch = '"'; break;
             case '\\': ch = '\\'; break;
             case '/': ch = '/'; break;
@@ -322,36 +344,12 @@ static int parse_string(parser *p, const char **out, size_t *outlen)
             case 'n': ch = '\n'; break;
             case 'r': ch = '\r'; break;
             case 't': ch = '\t'; break;
-            case 'u': {
-                unsigned u, lo;
-                if (!hex4(p, at + 2, &u))
+            case 'u':
+                if (!parse_u_escape(p, from, &n))
                     return 0;
-                unsigned long cp = u;
-                size_t next = at + 6;
-                if (u >= 0xDC00 && u <= 0xDFFF)
-                    return perr(p, at, "lone low surrogate \\u%04X in a string", u);
-                if (u >= 0xD800 && u <= 0xDBFF) {
-                    if (next + 1 >= p->len || p->s[next] != '\\' || p->s[next + 1] != 'u')
-                        return perr(p, at, "high surrogate \\u%04X not followed by a low one", u);
-                    if (!hex4(p, next + 2, &lo))
-                        return 0;
-                    if (lo < 0xDC00 || lo > 0xDFFF)
-                        return perr(p, next, "high surrogate \\u%04X followed by \\u%04X, not a "
-                                    "low surrogate", u, lo);
-                    cp = 0x10000 + (((unsigned long)u - 0xD800) << 10) + (lo - 0xDC00);
-                    next += 6;
-                }
-                if (cp == 0)
-                    return perr(p, at, "\\u0000 (NUL) inside a string is not supported");
-                char enc[4];
-                size_t k = utf8_encode(cp, enc);
-                if (!buf_put(p, &n, enc, k))
-                    return 0;
-                p->pos = next;
                 continue;
-            }
             default:
-                return perr(p, at, "unknown escape '\\%c' in a string",
+                return perr(p, from, "unknown escape '\\%c' in a string",
                             (e > 0x20 && e < 0x7f) ? e : '?');
             }
             if (!buf_put(p, &n, &ch, 1))
@@ -361,8 +359,11 @@ static int parse_string(parser *p, const char **out, size_t *outlen)
         }
         size_t k = utf8_seq(p, p->pos);
         if (k == 0)
-            return perr(p, p->pos, "invalid UTF-8 (byte 0x%02x) inside a string", c);
-        if (!buf_put(p, &n, p->s + p->pos, k))
+            return perr(p, p->pos, "invalid UTF-8 (byte 0x%02x) inside a string", (unsigned)c);
+        char bytes[4];
+        for (size_t i = 0; i < k; i++)
+            bytes[i] = (char)at(p, p->pos + i);
+        if (!buf_put(p, &n, bytes, k))
             return 0;
         p->pos += k;
     }
@@ -374,54 +375,75 @@ static int parse_string(parser *p, const char **out, size_t *outlen)
     return 1;
 }
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
 
-/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+/* The byte at pos into the number's text, and on. */
+static int take(parser *p, size_t *n)
+{
+    char c = (char)at(p, p->pos);
+    p->pos++;
+    return buf_put(p, n, &c, 1);
+}
+
+static int digits(parser *p, size_t *n)
+{
+    while (is_digit(at(p, p->pos)))
+        if (!take(p, n))
+            return 0;
+    return 1;
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, its text kept as written. */
 static int parse_number(parser *p, cml_jval *out)
 {
-    size_t start = p->pos, i = p->pos;
-    if (i < p->len && p->s[i] == '-')
-        i++;
-    if (i >= p->len || !is_digit(p->s[i]))
-        return perr(p, i, "a digit must follow '-'");
-    if (p->s[i] == '0') {
-        i++;
-        if (i < p->len && is_digit(p->s[i]))
+    size_t start = p->pos, n = 0;
+    if (at(p, p->pos) == '-' && !take(p, &n))
+        return 0;
+    int c = at(p, p->pos);
+    if (!is_digit(c))
+        return perr(p, p->pos, "a digit must follow '-'");
+    if (c == '0') {
+        if (!take(p, &n))
+            return 0;
+        if (is_digit(at(p, p->pos)))
             return perr(p, start, "number with a leading zero");
-    } else {
-        while (i < p->len && is_digit(p->s[i]))
-            i++;
+    } else if (!digits(p, &n)) {
+        return 0;
     }
-    if (i < p->len && p->s[i] == '.') {
-        i++;
-        if (i >= p->len || !is_digit(p->s[i]))
-            return perr(p, i, "a digit must follow the decimal point");
-        while (i < p->len && is_digit(p->s[i]))
-            i++;
+    if (at(p, p->pos) == '.') {
+        if (!take(p, &n))
+            return 0;
+        if (!is_digit(at(p, p->pos)))
+            return perr(p, p->pos, "a digit must follow the decimal point");
+        if (!digits(p, &n))
+            return 0;
     }
-    if (i < p->len && (p->s[i] == 'e' || p->s[i] == 'E')) {
-        i++;
-        if (i < p->len && (p->s[i] == '+' || p->s[i] == '-'))
-            i++;
-        if (i >= p->len || !is_digit(p->s[i]))
-            return perr(p, i, "a digit must follow the exponent");
-        while (i < p->len && is_digit(p->s[i]))
-            i++;
+    c = at(p, p->pos);
+    if (c == 'e' || c == 'E') {
+        if (!take(p, &n))
+            return 0;
+        c = at(p, p->pos);
+        if ((c == '+' || c == '-') && !take(p, &n))
+            return 0;
+        if (!is_digit(at(p, p->pos)))
+            return perr(p, p->pos, "a digit must follow the exponent");
+        if (!digits(p, &n))
+            return 0;
     }
     out->type = CML_J_NUMBER;
-    out->text = arena_str(p, p->s + start, i - start);
+    out->text = arena_str(p, p->buf, n);
     if (!out->text)
         return 0;
-    out->len = i - start;
-    p->pos = i;
+    out->len = n;
     return 1;
 }
 
 static int literal(parser *p, const char *word, cml_jtype t, cml_jval *out)
 {
     size_t n = strlen(word);
-    if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n) != 0)
-        return perr(p, p->pos, "invalid literal (true, false or null expected)");
+    for (size_t i = 0; i < n; i++)
+        if (at(p, p->pos + i) != (unsigned char)word[i])
+            return perr(p, p->pos, "invalid literal (true, false or null expected)");
     p->pos += n;
     out->type = t;
     return 1;
@@ -456,7 +478,7 @@ static void *vec_finish(parser *p, vec *v)
 {
     void *dst = NULL;
     if (v->count) {
-        dst = arena_alloc(p->doc, v->count * v->size);
+        dst = cml_arena_alloc(p->cur, v->count * v->size);
         if (!dst)
             oom(p);
         else
@@ -482,16 +504,16 @@ static int enter(parser *p)
 static int after_item(parser *p, char close, const char *what)
 {
     skip_ws(p);
-    if (p->pos < p->len && p->s[p->pos] == ',') {
+    if (at(p, p->pos) == ',') {
         p->pos++;
         skip_ws(p);
-        if (p->pos < p->len && p->s[p->pos] == close) {
+        if (at(p, p->pos) == close) {
             perr(p, p->pos, "trailing comma before '%c'", close);
             return -1;
         }
         return 1;
     }
-    if (p->pos < p->len && p->s[p->pos] == close) {
+    if (at(p, p->pos) == close) {
         p->pos++;
         return 0;
     }
@@ -509,7 +531,7 @@ static int parse_array(parser *p, cml_jval *out)
     p->pos++;
     skip_ws(p);
     int ok = 1;
-    if (p->pos < p->len && p->s[p->pos] == ']') {
+    if (at(p, p->pos) == ']') {
         p->pos++;
     } else {
         for (;;) {
@@ -532,9 +554,54 @@ static int parse_array(parser *p, cml_jval *out)
     return ok && p->st == CML_OK;
 }
 
+/* The streamed array: each element into the scratch arena, to the
+ * callback, then freed; the tree keeps the count only. */
+static int parse_array_streamed(parser *p, cml_jval *out)
+{
+    if (!enter(p))
+        return 0;
+    p->pos++;
+    skip_ws(p);
+    size_t count = 0;
+    int ok = 1;
+    if (at(p, p->pos) == ']') {
+        p->pos++;
+    } else {
+        for (;;) {
+            cml_jval item;
+            cml_arena *keep = p->cur;
+            p->cur = &p->scratch;
+            int got = parse_value(p, &item);
+            p->cur = keep;
+            if (got) {
+                cml_status st = p->stream->item(p->stream->ctx, &item, count);
+                if (st != CML_OK && p->st == CML_OK)
+                    p->st = st; /* item wrote the message */
+                got = st == CML_OK;
+            }
+            cml_arena_reset(&p->scratch);
+            if (!got) {
+                ok = 0;
+                break;
+            }
+            count++;
+            int next = after_item(p, ']', "an array");
+            if (next <= 0) {
+                ok = next == 0;
+                break;
+            }
+        }
+    }
+    p->depth--;
+    out->type = CML_J_ARRAY;
+    out->count = count;
+    out->items = NULL;
+    return ok && p->st == CML_OK;
+}
+
 typedef struct keyref {
     const char *key;
-    size_t offset;
+    const cml_jmember *m;
 } keyref;
 
 static int keyref_cmp(const void *a, const void *b)
@@ -543,7 +610,7 @@ static int keyref_cmp(const void *a, const void *b)
     int c = strcmp(x->key, y->key);
     if (c)
         return c;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
+    return x->m->key_offset < y->m->key_offset ? -1 : x->m->key_offset > y->m->key_offset;
 }
 
 /* Duplicate member names: sorted, so large objects stay O(n log n); the
@@ -557,19 +624,18 @@ static int check_duplicates(parser *p, const cml_jmember *m, size_t n)
         return oom(p);
     for (size_t i = 0; i < n; i++) {
         k[i].key = m[i].key;
-        k[i].offset = m[i].key_offset;
+        k[i].m = &m[i];
     }
     qsort(k, n, sizeof *k, keyref_cmp);
-    size_t worst = SIZE_MAX;
-    const char *name = NULL;
+    const cml_jmember *worst = NULL;
     for (size_t i = 1; i < n; i++)
-        if (strcmp(k[i].key, k[i - 1].key) == 0 && k[i].offset < worst) {
-            worst = k[i].offset;
-            name = k[i].key;
-        }
+        if (strcmp(k[i].key, k[i - 1].key) == 0 &&
+            (!worst || k[i].m->key_offset < worst->key_offset))
+            worst = k[i].m;
     int ok = 1;
-    if (name)
-        ok = perr(p, worst, "duplicate member \"%.60s\" in an object", name);
+    if (worst)
+        ok = perr_at(p, worst->key_line, worst->key_col, worst->key_offset,
+                     "duplicate member \"%.60s\" in an object", worst->key);
     free(k);
     return ok;
 }
@@ -582,12 +648,12 @@ static int parse_object(parser *p, cml_jval *out)
     p->pos++;
     skip_ws(p);
     int ok = 1;
-    if (p->pos < p->len && p->s[p->pos] == '}') {
+    if (at(p, p->pos) == '}') {
         p->pos++;
     } else {
         for (;;) {
             char b[32];
-            if (p->pos >= p->len || p->s[p->pos] != '"') {
+            if (at(p, p->pos) != '"') {
                 ok = perr(p, p->pos, "expected a member name in double quotes, found %s",
                           show_char(p, p->pos, b, sizeof b));
                 break;
@@ -598,18 +664,22 @@ static int parse_object(parser *p, cml_jval *out)
                 break;
             }
             m->key_offset = p->pos;
+            m->key_line = p->line;
+            m->key_col = p->pos - p->line_start + 1;
             size_t klen;
             if (!parse_string(p, &m->key, &klen)) {
                 ok = 0;
                 break;
             }
             skip_ws(p);
-            if (p->pos >= p->len || p->s[p->pos] != ':') {
+            if (at(p, p->pos) != ':') {
                 ok = perr(p, p->pos, "expected ':' after the member name \"%.60s\", found %s",
                           m->key, show_char(p, p->pos, b, sizeof b));
                 break;
             }
             p->pos++;
+            /* The root object's member the caller streams. */
+            p->stream_next = p->stream && p->depth == 1 && strcmp(m->key, p->stream->key) == 0;
             if (!parse_value(p, &m->value)) {
                 ok = 0;
                 break;
@@ -632,15 +702,18 @@ static int parse_object(parser *p, cml_jval *out)
 
 static int parse_value(parser *p, cml_jval *out)
 {
+    int stream = p->stream_next;
+    p->stream_next = 0;
     skip_ws(p);
     memset(out, 0, sizeof *out);
     out->offset = p->pos;
-    if (p->pos >= p->len)
-        return perr(p, p->pos, "unexpected end of input (a value was expected)");
-    char c = p->s[p->pos];
+    out->line = p->line;
+    out->col = p->pos - p->line_start + 1;
+    int c = at(p, p->pos);
     switch (c) {
+    case -1: return perr(p, p->pos, "unexpected end of input (a value was expected)");
     case '{': return parse_object(p, out);
-    case '[': return parse_array(p, out);
+    case '[': return stream ? parse_array_streamed(p, out) : parse_array(p, out);
     case '"':
         out->type = CML_J_STRING;
         return parse_string(p, &out->text, &out->len);
@@ -658,39 +731,59 @@ static int parse_value(parser *p, cml_jval *out)
     }
 }
 
-cml_status cml_jdoc_parse(const char *text, size_t len, cml_jdoc **doc, char *err, size_t errlen)
+static void parse_document(parser *p)
+{
+    if (at(p, 0) == 0xEF && at(p, 1) == 0xBB && at(p, 2) == 0xBF) {
+        perr(p, 0, "byte order mark at the start (JSON text must not begin with one)");
+        return;
+    }
+    skip_ws(p);
+    if (at(p, p->pos) < 0) {
+        perr(p, p->pos, "empty input (a JSON value was expected)");
+        return;
+    }
+    if (!parse_value(p, &p->doc->root))
+        return;
+    skip_ws(p);
+    if (at(p, p->pos) >= 0) {
+        char b[32];
+        perr(p, p->pos, "unexpected %s after the end of the JSON value",
+             show_char(p, p->pos, b, sizeof b));
+    }
+}
+
+cml_status cml_jdoc_parse_input(const cml_jinput *in, const cml_jstream *stream, cml_jdoc **doc,
+                                char *err, size_t errlen)
 {
     *doc = NULL;
     if (err && errlen)
         err[0] = '\0';
     parser p;
     memset(&p, 0, sizeof p);
-    p.s = text ? text : "";
-    p.len = text ? len : 0;
+    p.line = 1;
     p.err = err;
     p.errlen = errlen;
     p.st = CML_OK;
-    p.doc = calloc(1, sizeof *p.doc);
-    if (!p.doc) {
-        oom(&p);
-        return p.st;
-    }
-    if (p.len >= 3 && memcmp(p.s, "\xEF\xBB\xBF", 3) == 0) {
-        perr(&p, 0, "byte order mark at the start (JSON text must not begin with one)");
+    p.stream = stream;
+    p.in = in;
+    if (in->read) {
+        p.own = malloc(WINDOW + LOOKAHEAD);
+        p.win = p.own;
+        p.more = 1;
     } else {
-        skip_ws(&p);
-        if (p.pos >= p.len)
-            perr(&p, p.pos, "empty input (a JSON value was expected)");
-        else if (parse_value(&p, &p.doc->root)) {
-            skip_ws(&p);
-            if (p.pos < p.len) {
-                char b[32];
-                perr(&p, p.pos, "unexpected %s after the end of the JSON value",
-                     show_char(&p, p.pos, b, sizeof b));
-            }
-        }
+        p.win = in->text ? in->text : "";
+        p.n = in->text ? in->len : 0;
+    }
+    p.doc = calloc(1, sizeof *p.doc);
+    if (!p.doc || (in->read && !p.own)) {
+        oom(&p);
+    } else {
+        p.cur = &p.doc->arena;
+        parse_document(&p);
     }
     free(p.buf);
+    free(p.own);
+    cml_arena_free(&p.scratch);
     if (p.st != CML_OK) {
         cml_jdoc_free(p.doc);
         return p.st;
@@ -699,88 +792,8 @@ cml_status cml_jdoc_parse(const char *text, size_t len, cml_jdoc **doc, char *er
     return CML_OK;
 }
 
-const cml_jval *cml_jobject_get(const cml_jval *v, const char *key)
+cml_status cml_jdoc_parse(const char *text, size_t len, cml_jdoc **doc, char *err, size_t errlen)
 {
-    if (!v || v->type != CML_J_OBJECT)
-        return NULL;
-    for (size_t i = 0; i < v->count; i++)
-        if (strcmp(v->members[i].key, key) == 0)
-            return &v->members[i].value;
-    return NULL;
+    cml_jinput in = {text, len, NULL, NULL};
+    return cml_jdoc_parse_input(&in, NULL, doc, err, errlen);
 }
-
-/* ------------------------------------------------------------------ */
-/* Number conversions                                                 */
-/* ------------------------------------------------------------------ */
-
-static int is_plain_integer(const cml_jval *v)
-{
-    if (!v || v->type != CML_J_NUMBER)
-        return 0;
-    return strpbrk(v->text, ".eE") == NULL;
-}
-
-int cml_jval_u64(const cml_jval *v, uint64_t *out)
-{
-    if (!is_plain_integer(v) || v->text[0] == '-')
-        return 0;
-    uint64_t x = 0;
-    for (const char *s = v->text; *s; s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return 0;
-        x = x * 10 + d;
-    }
-    *out = x;
-    return 1;
-}
-
-int cml_jval_i64(const cml_jval *v, int64_t *out)
-{
-    if (!is_plain_integer(v))
-        return 0;
-    int neg = v->text[0] == '-';
-    uint64_t x = 0;
-    for (const char *s = v->text + neg; *s; s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return 0;
-        x = x * 10 + d;
-    }
-    if (neg) {
-        if (x > (uint64_t)INT64_MAX + 1)
-            return 0;
-        *out = x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x;
-    } else {
-        if (x > (uint64_t)INT64_MAX)
-            return 0;
-        *out = (int64_t)x;
-    }
-    return 1;
-}
-
-/* strtod honours the locale's decimal point; JSON's is always '.'. */
-int cml_jval_double(const cml_jval *v, double *out)
-{
-    if (!v || v->type != CML_J_NUMBER)
-        return 0;
-    char buf[512];
-    const char *text = v->text;
-    const struct lconv *lc = localeconv();
-    char dp = (lc && lc->decimal_point && lc->decimal_point[0]) ? lc->decimal_point[0] : '.';
-    if (dp != '.' && strchr(text, '.')) {
-        if (v->len >= sizeof buf)
-            return 0;
-        memcpy(buf, text, v->len + 1);
-        *strchr(buf, '.') = dp;
-        text = buf;
-    }
-    errno = 0;
-    char *end;
-    double d = strtod(text, &end);
-    if (*end != '\0' || !isfinite(d))
-        return 0;
-    *out = d;
-    return 1;
-}
-

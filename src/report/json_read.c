@@ -2,9 +2,13 @@
  * The "cumemlab-results" schema (docs/json-schema.md) read back into
  * cml_results from the tree of the strict parser (json_parse.c). Errors are
  * one line with the line, column and byte offset of the offending value.
+ *
+ * The records are converted as the parser streams them (cml_jstream), each
+ * record's tree freed once it is a cml_record, so reading a file holds its
+ * records and its top level, never the tree of every record. The messages
+ * come out as if the whole tree had been read first: a syntax error
+ * anywhere wins, then the top level's first error, then the first record's.
  */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat: the size cap of cml_results_read_file */
-
 #include "report/json_read.h"
 
 #include <errno.h>
@@ -14,29 +18,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ------------------------------------------------------------------ */
 /* The results schema                                                 */
 /* ------------------------------------------------------------------ */
 
 typedef struct rd {
-    const char *text;
-    size_t len;
     char *err;
     size_t errlen;
 } rd;
 
-static int rfail(rd *c, size_t offset, const char *fmt, ...)
+/* An error at value v. */
+static int rfail(rd *c, const cml_jval *v, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-static int rfail(rd *c, size_t offset, const char *fmt, ...)
+static int rfail(rd *c, const cml_jval *v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cml_jtext_vlocate(c->text, c->len, offset, c->err, c->errlen, fmt, ap);
+    cml_jtext_vlocate(v->line, v->col, v->offset, c->err, c->errlen, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* An error at member m's name. */
+static int kfail(rd *c, const cml_jmember *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int kfail(rd *c, const cml_jmember *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cml_jtext_vlocate(m->key_line, m->key_col, m->key_offset, c->err, c->errlen, fmt, ap);
     va_end(ap);
     return 0;
 }
@@ -60,7 +77,7 @@ static const cml_jval *need(rd *c, const cml_jval *o, const char *where, const c
 {
     const cml_jval *v = cml_jobject_get(o, key);
     if (!v)
-        rfail(c, o->offset, "%s: missing member \"%s\"", where, key);
+        rfail(c, o, "%s: missing member \"%s\"", where, key);
     return v;
 }
 
@@ -68,7 +85,7 @@ static int need_type(rd *c, const cml_jval *v, const char *where, const char *ke
 {
     if (v->type == t || (t == CML_J_TRUE && v->type == CML_J_FALSE))
         return 1;
-    return rfail(c, v->offset, "%s%s%s: expected %s, found %s", where, key ? "." : "",
+    return rfail(c, v, "%s%s%s: expected %s, found %s", where, key ? "." : "",
                  key ? key : "", type_name(t), type_name(v->type));
 }
 
@@ -79,7 +96,7 @@ static int get_str(rd *c, const cml_jval *o, const char *where, const char *key,
     if (!v || !need_type(c, v, where, key, CML_J_STRING))
         return 0;
     if (v->len >= cap)
-        return rfail(c, v->offset, "%s.%s: string of %zu bytes is too long (at most %zu)", where,
+        return rfail(c, v, "%s.%s: string of %zu bytes is too long (at most %zu)", where,
                      key, v->len, cap - 1);
     memcpy(dst, v->text, v->len + 1);
     return 1;
@@ -91,7 +108,7 @@ static int get_u64(rd *c, const cml_jval *o, const char *where, const char *key,
     if (!v || !need_type(c, v, where, key, CML_J_NUMBER))
         return 0;
     if (!cml_jval_u64(v, out))
-        return rfail(c, v->offset,
+        return rfail(c, v,
                      "%s.%s: expected an integer in 0..18446744073709551615, found %s", where,
                      key, v->text);
     return 1;
@@ -104,7 +121,7 @@ static int get_int(rd *c, const cml_jval *o, const char *where, const char *key,
     if (!v || !need_type(c, v, where, key, CML_J_NUMBER))
         return 0;
     if (!cml_jval_i64(v, &x) || x < INT_MIN || x > INT_MAX)
-        return rfail(c, v->offset, "%s.%s: expected an integer in %d..%d, found %s", where, key,
+        return rfail(c, v, "%s.%s: expected an integer in %d..%d, found %s", where, key,
                      INT_MIN, INT_MAX, v->text);
     *out = (int)x;
     return 1;
@@ -118,7 +135,7 @@ static int get_unsigned(rd *c, const cml_jval *o, const char *where, const char 
     if (!v || !need_type(c, v, where, key, CML_J_NUMBER))
         return 0;
     if (!cml_jval_u64(v, &x) || x > UINT_MAX)
-        return rfail(c, v->offset, "%s.%s: expected an integer in 0..%u, found %s", where, key,
+        return rfail(c, v, "%s.%s: expected an integer in 0..%u, found %s", where, key,
                      UINT_MAX, v->text);
     *out = (unsigned)x;
     return 1;
@@ -143,10 +160,10 @@ static int num_or_null(rd *c, const cml_jval *v, const char *where, const char *
     }
     *isnull = 0;
     if (v->type != CML_J_NUMBER)
-        return rfail(c, v->offset, "%s%s%s: expected a number or null, found %s", where,
+        return rfail(c, v, "%s%s%s: expected a number or null, found %s", where,
                      key ? "." : "", key ? key : "", type_name(v->type));
     if (!cml_jval_double(v, out))
-        return rfail(c, v->offset, "%s%s%s: number %s is beyond the range of a double", where,
+        return rfail(c, v, "%s%s%s: number %s is beyond the range of a double", where,
                      key ? "." : "", key ? key : "", v->text);
     return 1;
 }
@@ -171,6 +188,7 @@ static int read_device(rd *c, const cml_jval *o, cml_device_facts *d)
            get_str(c, o, w, "name", d->name, sizeof d->name) &&
            get_int(c, o, w, "cc_major", &d->cc_major) &&
            get_int(c, o, w, "cc_minor", &d->cc_minor) &&
+           (!cml_jobject_get(o, "uuid") || get_str(c, o, w, "uuid", d->uuid, sizeof d->uuid)) &&
            get_int(c, o, w, "sm_count", &d->sm_count) &&
            get_int(c, o, w, "warp_size", &d->warp_size) &&
            get_int(c, o, w, "max_threads_per_block", &d->max_threads_per_block) &&
@@ -219,7 +237,7 @@ static int get_enum(rd *c, const cml_jval *o, const char *where, const char *key
         if (w > 0 && (size_t)w < sizeof allowed - used)
             used += (size_t)w;
     }
-    return rfail(c, v->offset, "%s.%s: unknown value \"%.40s\" (allowed: %s)", where, key,
+    return rfail(c, v, "%s.%s: unknown value \"%.40s\" (allowed: %s)", where, key,
                  v->text, allowed);
 }
 
@@ -246,31 +264,31 @@ static int read_params(rd *c, const cml_jval *o, const char *where, cml_record *
     if (!need_type(c, o, where, "params", CML_J_OBJECT))
         return 0;
     if (o->count > CML_RECORD_MAX_PARAMS)
-        return rfail(c, o->offset, "%s.params: %zu parameters, at most %d", where, o->count,
+        return rfail(c, o, "%s.params: %zu parameters, at most %d", where, o->count,
                      CML_RECORD_MAX_PARAMS);
     for (size_t i = 0; i < o->count; i++) {
         const cml_jmember *m = &o->members[i];
         cml_record_param *p = &rec->params[rec->nparams];
         if (strlen(m->key) >= sizeof p->name)
-            return rfail(c, m->key_offset, "%s.params: name \"%.40s\" is too long (at most %zu)",
+            return kfail(c, m, "%s.params: name \"%.40s\" is too long (at most %zu)",
                          where, m->key, sizeof p->name - 1);
         if (!m->key[0])
-            return rfail(c, m->key_offset, "%s.params: empty parameter name", where);
+            return kfail(c, m, "%s.params: empty parameter name", where);
         memset(p, 0, sizeof *p);
         memcpy(p->name, m->key, strlen(m->key) + 1);
         const cml_jval *v = &m->value;
         if (v->type == CML_J_STRING) {
             if (v->len == 0 || v->len >= sizeof p->label)
-                return rfail(c, v->offset, "%s.params.%s: a choice name of 1..%zu bytes expected",
+                return rfail(c, v, "%s.params.%s: a choice name of 1..%zu bytes expected",
                              where, m->key, sizeof p->label - 1);
             memcpy(p->label, v->text, v->len + 1);
             p->value = label_value(p->label);
         } else if (v->type == CML_J_NUMBER) {
             if (!cml_jval_i64(v, &p->value))
-                return rfail(c, v->offset, "%s.params.%s: expected a 64-bit integer, found %s",
+                return rfail(c, v, "%s.params.%s: expected a 64-bit integer, found %s",
                              where, m->key, v->text);
         } else {
-            return rfail(c, v->offset, "%s.params.%s: expected an integer or a string, found %s",
+            return rfail(c, v, "%s.params.%s: expected an integer or a string, found %s",
                          where, m->key, type_name(v->type));
         }
         rec->nparams++;
@@ -354,7 +372,7 @@ static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *
           get_u64(c, o, w, "l1_bytes", &l->l1_bytes)))
         return 0;
     if (strcmp(method, "whole") && strcmp(method, "sampled"))
-        return rfail(c, o->offset, "%s.method: expected \"whole\" or \"sampled\", found \"%s\"",
+        return rfail(c, o, "%s.method: expected \"whole\" or \"sampled\", found \"%s\"",
                      w, method);
     l->sampled = strcmp(method, "sampled") == 0;
     const cml_jval *a = need(c, o, w, "assumed");
@@ -378,7 +396,7 @@ static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *
     const uint64_t lim = UINT32_MAX;
     if (resident > lim || sm > lim || threads > lim || blocks > lim || parts > lim ||
         granule > lim || kres > lim)
-        return rfail(c, a->offset, "%s: a count beyond %llu", wa, (unsigned long long)lim);
+        return rfail(c, a, "%s: a count beyond %llu", wa, (unsigned long long)lim);
     l->resident_blocks = (unsigned)resident;
     k->sm_count = (unsigned)sm;
     k->max_threads_per_sm = (unsigned)threads;
@@ -404,7 +422,7 @@ static int read_sample(rd *c, const cml_jval *o, const char *where, cml_record *
         !get_num(c, o, w, "confidence", &s->confidence, 0.0))
         return 0;
     if (s->warps == 0 || s->warps > s->of || !(s->confidence > 0.0 && s->confidence < 1.0))
-        return rfail(c, o->offset, "%s: expected 0 < warps <= of and 0 < confidence < 1", w);
+        return rfail(c, o, "%s: expected 0 < warps <= of and 0 < confidence < 1", w);
     const cml_jval *hw = need(c, o, w, "half_width");
     if (!hw || !need_type(c, hw, w, "half_width", CML_J_OBJECT))
         return 0;
@@ -419,8 +437,11 @@ static int read_sample(rd *c, const cml_jval *o, const char *where, cml_record *
                 if (strcmp(cm->key, class_names[k]) != 0)
                     continue;
                 snprintf(wc, sizeof wc, "%s.%s", wr, cm->key);
-                if (!read_traffic(c, &cm->value, wc, &s->half[r].cls[k]))
+                cml_traffic bound;
+                memset(&bound, 0, sizeof bound);
+                if (!read_traffic(c, &cm->value, wc, &bound))
                     return 0;
+                cml_sample_set_half(rec, r, k, &bound);
             }
         }
     }
@@ -465,7 +486,7 @@ static int read_counters(rd *c, const cml_jval *a, const char *where, cml_record
     if (!need_type(c, a, where, "counters", CML_J_ARRAY))
         return 0;
     if (a->count > CML_RECORD_MAX_COUNTERS)
-        return rfail(c, a->offset, "%s.counters: %zu counters, at most %d", where, a->count,
+        return rfail(c, a, "%s.counters: %zu counters, at most %d", where, a->count,
                      CML_RECORD_MAX_COUNTERS);
     for (size_t i = 0; i < a->count; i++) {
         char w[96];
@@ -496,13 +517,13 @@ static int read_extra(rd *c, const cml_jval *o, const char *where, cml_record *r
     if (!need_type(c, o, where, "extra", CML_J_OBJECT))
         return 0;
     if (o->count > max)
-        return rfail(c, o->offset, "%s.extra: %zu numbers, at most %zu", where, o->count, max);
+        return rfail(c, o, "%s.extra: %zu numbers, at most %zu", where, o->count, max);
     for (size_t i = 0; i < o->count; i++) {
         const cml_jmember *m = &o->members[i];
         char w[128];
         snprintf(w, sizeof w, "%s.extra.%.40s", where, m->key);
         if (strlen(m->key) >= sizeof rec->extra[0].name)
-            return rfail(c, m->key_offset, "%s.extra: name \"%.40s\" is too long (at most %zu)",
+            return kfail(c, m, "%s.extra: name \"%.40s\" is too long (at most %zu)",
                          where, m->key, sizeof rec->extra[0].name - 1);
         if (!need_type(c, &m->value, w, NULL, CML_J_OBJECT))
             return 0;
@@ -565,9 +586,17 @@ static int read_record(rd *c, const cml_jval *o, size_t index, cml_results *r)
             return 0;
         rec->peak_class = cml_peak_class_parse(name);
         if (rec->peak_class == CML_PEAK_CLASS_NONE)
-            return rfail(c, v->offset,
-                         "%s.peak_class: \"%s\" is not read, write, copy, triad or given", w,
-                         name);
+            return rfail(c, v,
+                         "%s.peak_class: \"%s\" is not read, write, copy, triad, given, "
+                         "l2-resident or l1-resident",
+                         w, name);
+        /* A cache's figure is no share of the DRAM peak: a file saying both
+         * contradicts itself. */
+        if (cml_peak_class_resident(rec->peak_class) && rec->peak_fraction >= 0)
+            return rfail(c, v,
+                         "%s.peak_class: \"%s\" beside a peak_fraction (a cache-resident "
+                         "record has no share of the DRAM peak)",
+                         w, name);
     }
     if (cml_jobject_get(o, "peak_gbs") &&
         !get_num(c, o, w, "peak_gbs", &rec->peak_ref_gbs, 0.0))
@@ -600,7 +629,7 @@ static int read_diagnostics(rd *c, const cml_jval *v, cml_results *r)
             return 0;
         int lv = cml_diag_level_parse(level);
         if (lv < 0)
-            return rfail(c, cml_jobject_get(d, "level")->offset,
+            return rfail(c, cml_jobject_get(d, "level"),
                          "%s.level: \"%s\" is not info, warning or error", where, level);
         const cml_jval *e = need(c, d, where, "experiment");
         if (!e)
@@ -646,16 +675,16 @@ static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
         !get_str(c, root, w, "schema", schema, sizeof schema))
         return CML_EINVAL;
     if (strcmp(schema, "cumemlab-results") != 0)
-        return rfail(c, cml_jobject_get(root, "schema")->offset,
+        return rfail(c, cml_jobject_get(root, "schema"),
                      "schema: \"%s\" is not \"cumemlab-results\"", schema),
                CML_EINVAL;
     if (!(v = need(c, root, w, "schema_version")))
         return CML_EINVAL;
     int64_t version;
     if (!cml_jval_i64(v, &version) || version < 1)
-        return rfail(c, v->offset, "schema_version: expected a positive integer"), CML_EINVAL;
+        return rfail(c, v, "schema_version: expected a positive integer"), CML_EINVAL;
     if (version != 1)
-        return rfail(c, v->offset,
+        return rfail(c, v,
                      "schema_version %lld is newer than this cumemlab reads (version 1)",
                      (long long)version),
                CML_EINVAL;
@@ -687,29 +716,59 @@ static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
         if (!ok)
             return CML_EINVAL;
     }
+    /* The records themselves were read as the parser streamed them
+     * (on_record): here only that they are there, as an array. */
     if (!(v = need(c, root, w, "records")) || !need_type(c, v, w, "records", CML_J_ARRAY))
         return CML_EINVAL;
-    for (size_t i = 0; i < v->count; i++) {
-        int ok = read_record(c, &v->items[i], i, r);
-        if (ok < 0)
-            return CML_ENOMEM;
-        if (!ok)
-            return CML_EINVAL;
-    }
     return CML_OK;
 }
 
-cml_status cml_results_from_json(const char *text, size_t len, cml_results *r, char *err,
-                                 size_t errlen)
+/* The records as the parser hands them over: each converted at once; after
+ * the first that fails, the rest are only parsed (a syntax error further
+ * on, or an error of the top level, still comes first). */
+typedef struct record_reader {
+    cml_results *r;
+    cml_status st;             /* CML_EINVAL after the first record in error */
+    char msg[1024];            /* its message */
+    char *err;                 /* the caller's, for out of memory */
+    size_t errlen;
+} record_reader;
+
+static cml_status on_record(void *ctx, const cml_jval *element, size_t index)
+{
+    record_reader *rr = ctx;
+    if (rr->st != CML_OK)
+        return CML_OK;
+    rd c = {rr->msg, sizeof rr->msg};
+    int ok = read_record(&c, element, index, rr->r);
+    if (ok < 0) {
+        if (rr->err && rr->errlen)
+            snprintf(rr->err, rr->errlen, "%s", rr->msg);
+        return CML_ENOMEM;
+    }
+    if (!ok)
+        rr->st = CML_EINVAL;
+    return CML_OK;
+}
+
+cml_status cml_results_from_input(const cml_jinput *in, cml_results *r, char *err,
+                                  size_t errlen)
 {
     cml_results_init(r);
+    record_reader rr = {r, CML_OK, "", err, errlen};
+    cml_jstream stream = {"records", on_record, &rr};
     cml_jdoc *doc;
-    cml_status st = cml_jdoc_parse(text, len, &doc, err, errlen);
-    if (st != CML_OK)
-        return st;
-    rd c = {text, len, err, errlen};
-    st = read_results(&c, cml_jdoc_root(doc), r);
-    cml_jdoc_free(doc);
+    cml_status st = cml_jdoc_parse_input(in, &stream, &doc, err, errlen);
+    if (st == CML_OK) {
+        rd c = {err, errlen};
+        st = read_results(&c, cml_jdoc_root(doc), r);
+        cml_jdoc_free(doc);
+        if (st == CML_OK && rr.st != CML_OK) {
+            st = rr.st;
+            if (err && errlen)
+                snprintf(err, errlen, "%s", rr.msg);
+        }
+    }
     if (st != CML_OK) {
         cml_results_free(r);
         cml_results_init(r);
@@ -717,81 +776,9 @@ cml_status cml_results_from_json(const char *text, size_t len, cml_results *r, c
     return st;
 }
 
-/*
- * The most cml_results_read_file reads: 1 GiB. A results file of 100,000
- * records is about 300 MB; without a cap `cumemlab report /dev/zero` (or a
- * runaway pipe) reads until memory runs out. docs/json-schema.md names it.
- */
-#define CML_JREAD_MAX_INPUT ((size_t)1 << 30)
-#define CML_JREAD_MAX_INPUT_TEXT "1 GiB"
-
-cml_status cml_results_read_file(const char *path, cml_results *r, char *err, size_t errlen)
+cml_status cml_results_from_json(const char *text, size_t len, cml_results *r, char *err,
+                                 size_t errlen)
 {
-    cml_results_init(r);
-    int is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return CML_EIO;
-    }
-    /* A regular file over the cap is refused before reading any of it;
-     * anything else (a pipe, a device) is read up to one byte past it. */
-    struct stat sb;
-    int too_big = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
-                  (uintmax_t)sb.st_size > (uintmax_t)CML_JREAD_MAX_INPUT;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    cml_status st = CML_OK;
-    while (!too_big) {
-        if (cap - len < 65536 && cap <= CML_JREAD_MAX_INPUT) {
-            size_t ncap = cap ? cap * 2 : 1 << 20;
-            if (ncap > CML_JREAD_MAX_INPUT + 1)
-                ncap = CML_JREAD_MAX_INPUT + 1;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                st = CML_ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len > CML_JREAD_MAX_INPUT)
-            too_big = 1;
-        if (got == 0)
-            break;
-    }
-    int read_failed = ferror(f);
-    int saved = errno;
-    if (!is_stdin)
-        fclose(f);
-    if (too_big) {
-        if (err && errlen)
-            snprintf(err, errlen,
-                     "%s: larger than %s, the most a results file may hold "
-                     "(docs/json-schema.md); not read",
-                     path, CML_JREAD_MAX_INPUT_TEXT);
-        free(buf);
-        return CML_EINVAL;
-    }
-    if (st == CML_OK && read_failed) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: read failed: %s", path, strerror(saved));
-        free(buf);
-        return CML_EIO;
-    }
-    if (st == CML_ENOMEM) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: out of memory", path);
-        free(buf);
-        return st;
-    }
-    char msg[512] = "";
-    st = cml_results_from_json(buf, len, r, msg, sizeof msg);
-    if (st != CML_OK && err && errlen)
-        snprintf(err, errlen, "%s: %s", path, msg);
-    free(buf);
-    return st;
+    cml_jinput in = {text, len, NULL, NULL};
+    return cml_results_from_input(&in, r, err, errlen);
 }

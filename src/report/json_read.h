@@ -10,6 +10,13 @@
  * nesting at most CML_JREAD_MAX_DEPTH deep. Every error is one line naming
  * where it is: "line L, column C (byte B): what", with B counted from 0 and
  * L, C from 1 (C in bytes).
+ *
+ * The text need not be in memory: the parser reads it in pieces through a
+ * cml_jinput (a file, or gzip through zlib: results_file.c) and never looks
+ * behind its position, and the results reader hands each record to the
+ * schema as soon as it is parsed, then frees its tree. Reading a results
+ * file holds the records it made and a window of 64 KiB, never the text or
+ * the tree of the whole file.
  */
 #ifndef CML_JSON_READ_H
 #define CML_JSON_READ_H
@@ -37,10 +44,14 @@ typedef struct cml_jmember cml_jmember;
 /* One value of the tree. Strings are decoded UTF-8, NUL-terminated (a
  * string holding \u0000 is rejected, so strlen works); numbers keep their
  * text exactly as written, so integers convert without going through a
- * double. `offset` is the byte offset of the value's first character. */
+ * double. `offset` is the byte offset of the value's first character, and
+ * `line`, `col` its line and column (from 1; the column in bytes), kept so
+ * that a message can name them once the text has been read past. A
+ * streamed array (cml_jstream) keeps its count, but not its items: they
+ * went to the callback (items is NULL). */
 typedef struct cml_jval {
     cml_jtype type;
-    size_t offset;
+    size_t offset, line, col;
     const char *text;          /* string contents, or the number's text */
     size_t len;                /* bytes of text */
     size_t count;              /* array elements or object members */
@@ -51,10 +62,39 @@ typedef struct cml_jval {
 struct cml_jmember {
     const char *key;
     size_t key_offset;         /* byte offset of the member name's opening quote */
+    size_t key_line, key_col;  /* and its line and column */
     cml_jval value;
 };
 
 typedef struct cml_jdoc cml_jdoc;
+
+/*
+ * Where the text comes from: all of it in memory (`text`, `len`; `read`
+ * NULL), or pulled in pieces: read(ctx, buf, cap, &got, err, errlen) puts
+ * up to cap bytes into buf and returns CML_OK with got = 0 at the end of
+ * the text; any other status stops the parse with err set (one line) by
+ * read, e.g. a file that cannot be read or a corrupt gzip stream.
+ */
+typedef struct cml_jinput {
+    const char *text;
+    size_t len;
+    cml_status (*read)(void *ctx, char *buf, size_t cap, size_t *got, char *err, size_t errlen);
+    void *ctx;
+} cml_jinput;
+
+/*
+ * An array streamed instead of kept: when the root is an object, the value
+ * of its member `key`, if an array, has each element parsed into a scratch
+ * tree, passed to item(ctx, element, index) and freed. item returns CML_OK
+ * to go on; any other status stops the parse with that status (item sets
+ * err). Elements reach item only once they are whole and well-formed; an
+ * error later in the text still fails the parse.
+ */
+typedef struct cml_jstream {
+    const char *key;
+    cml_status (*item)(void *ctx, const cml_jval *element, size_t index);
+    void *ctx;
+} cml_jstream;
 
 /*
  * Parse `len` bytes of JSON text (not necessarily NUL-terminated). On
@@ -63,6 +103,11 @@ typedef struct cml_jdoc cml_jdoc;
  * out of memory CML_ENOMEM.
  */
 cml_status cml_jdoc_parse(const char *text, size_t len, cml_jdoc **doc, char *err, size_t errlen);
+
+/* The same from `in`, with `stream` (or NULL) naming an array to stream;
+ * a status of in->read other than CML_OK is returned as it is. */
+cml_status cml_jdoc_parse_input(const cml_jinput *in, const cml_jstream *stream, cml_jdoc **doc,
+                                char *err, size_t errlen);
 const cml_jval *cml_jdoc_root(const cml_jdoc *doc);
 void cml_jdoc_free(cml_jdoc *doc);
 
@@ -79,10 +124,11 @@ int cml_jval_double(const cml_jval *v, double *out);
 /* "line L, column C (byte B): " and the message, into err: one line of
  * text (control bytes quoted from the input are shown as '?'). Shared by
  * the parser and the schema reader. */
-void cml_jtext_vlocate(const char *text, size_t len, size_t offset, char *err, size_t errlen,
+void cml_jtext_vlocate(size_t line, size_t col, size_t offset, char *err, size_t errlen,
                        const char *fmt, va_list ap);
 
-/* Line and column (both from 1) of byte `offset` in text. */
+/* Line and column (both from 1) of byte `offset` in text (for a text in
+ * memory; the parser counts them as it reads). */
 void cml_jtext_position(const char *text, size_t len, size_t offset, size_t *line, size_t *col);
 
 /*
@@ -106,8 +152,22 @@ void cml_jtext_position(const char *text, size_t len, size_t offset, size_t *lin
 cml_status cml_results_from_json(const char *text, size_t len, cml_results *r, char *err,
                                  size_t errlen);
 
-/* The same from a file; err starts with the path. CML_EIO when the file
- * cannot be read. "-" reads standard input. */
+/* The same from any input (a file read in pieces, gzip: results_file.c),
+ * the records converted one by one as they are parsed. */
+cml_status cml_results_from_input(const cml_jinput *in, cml_results *r, char *err,
+                                  size_t errlen);
+
+/*
+ * The same from a file; err starts with the path. "-" reads standard input.
+ * A file that starts with gzip's magic bytes (1f 8b) is decompressed as it
+ * is read, whatever its name; a cumemlab built without zlib says so and
+ * reads nothing (cml_results_gzip_supported). CML_EIO when the file cannot
+ * be read; CML_EINVAL for a file over 1 GiB (of JSON text, decompressed),
+ * corrupt or cut-short gzip data, or JSON that is not results.
+ */
 cml_status cml_results_read_file(const char *path, cml_results *r, char *err, size_t errlen);
+
+/* 1 when this cumemlab reads gzip-compressed results (built with zlib). */
+int cml_results_gzip_supported(void);
 
 #endif

@@ -309,6 +309,12 @@ int cml_output_same(const char *a, const char *b)
         same = a && b && strcmp(a, b) == 0;
     } else if (ta.kind == T_STREAM && tb.kind == T_STREAM && ta.fd == tb.fd) {
         same = 1; /* also when the stream cannot be fstat'ed */
+    } else if (ta.kind == T_DEVICE && tb.kind == T_DEVICE && S_ISCHR(ta.st.st_mode)) {
+        /* A character device is written in place, one document after the
+         * other: /dev/null discards both and a terminal shows both, so two
+         * outputs there take nothing from each other. A FIFO or socket
+         * would hand its reader two documents run together: still one. */
+        same = 0;
     } else if (ta.kind != T_CREATE && tb.kind != T_CREATE) {
         same = same_inode(&ta.st, &tb.st) && (ta.st.st_ino != 0 || ta.st.st_dev != 0);
     } else if (ta.kind == T_CREATE && tb.kind == T_CREATE) {

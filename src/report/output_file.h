@@ -48,10 +48,12 @@ int cml_output_check(const char *path, char *err, size_t errlen);
 
 /*
  * Do a and b lead to the same file? 1 when they have the same device and
- * inode (links, "-" and /dev/stdout, /dev/null twice), or, for names not
+ * inode (links, "-" and /dev/stdout, one FIFO twice), or, for names not
  * created yet, the same path once the folder is resolved ("x.json" and
- * "./d/../x.json"); 0 otherwise. Paths that cannot be resolved compare by
- * their text.
+ * "./d/../x.json"); 0 otherwise, and 0 for a character device other than
+ * the program's own output streams (/dev/null twice: each output is
+ * written there in place, neither replaces the other). Paths that cannot
+ * be resolved compare by their text.
  */
 int cml_output_same(const char *a, const char *b);
 

@@ -137,6 +137,17 @@ int cml_rep_efficiency(const cml_traffic *t, double *out)
     return ratio(t->requested_bytes, t->efficiency_bytes, out);
 }
 
+int cml_rep_percent_of(double part, double whole, double *out)
+{
+    if (!(isfinite(part) && isfinite(whole) && part > 0 && whole > 0))
+        return 0;
+    double pct = 100.0 * (part / whole);
+    if (!isfinite(pct))
+        return 0;
+    *out = pct;
+    return 1;
+}
+
 int cml_rep_class_has_traffic(const cml_record *rec, int cls)
 {
     if (!rec->has_model || cls < 0 || cls >= (int)CML_CLASS_COUNT)

@@ -46,6 +46,9 @@ int cml_rep_wavefronts_per_request(const cml_traffic *t, double *out);
 int cml_rep_serialized_per_request(const cml_traffic *t, double *out);
 /* requested_bytes / efficiency_bytes, a fraction in [0, 1]. */
 int cml_rep_efficiency(const cml_traffic *t, double *out);
+/* 100 * part / whole when both are finite and positive and the share is a
+ * finite number (a results file may hold 5e-324 or 1.8e308); else 0. */
+int cml_rep_percent_of(double part, double whole, double *out);
 
 /* 1 if the record carries a model prediction with instructions in class cls
  * under either rule set. */

@@ -69,6 +69,21 @@ void cml_summary_fmt_value(char *buf, size_t len, double v)
         snprintf(buf, len, "%.3g", v);
 }
 
+const char *cml_summary_row_label(const cml_summary_row *row)
+{
+    if (row->metric == CML_METRIC_EXTRA && row->metric_name[0])
+        return row->metric_name;
+    return cml_summary_metric_label(row->metric);
+}
+
+/* The direction of a chart's figure: an extra's as its metric declares. */
+static int ref_direction(const cml_metric_ref *m)
+{
+    if (m->id == CML_METRIC_EXTRA)
+        return m->better > 0 ? 1 : m->better < 0 ? -1 : 0;
+    return cml_summary_direction(m->id);
+}
+
 static int is_measured(cml_metric_id id)
 {
     return id == CML_METRIC_BANDWIDTH || id == CML_METRIC_TIME_US;
@@ -89,7 +104,7 @@ typedef struct group {
 static int try_metric(cml_summary_row *row, const group *g, const cml_chart_spec *sp,
                       const cml_metric_ref *m, uint64_t min_bytes, const cml_record **sel)
 {
-    int dir = cml_summary_direction(m->id);
+    int dir = ref_direction(m);
     size_t n = 0, ib = 0, iw = 0;
     double vb = NAN, vw = NAN;
     for (size_t i = 0; i < g->n; i++) {
@@ -112,8 +127,19 @@ static int try_metric(cml_summary_row *row, const group *g, const cml_chart_spec
     }
     if (n < 2)
         return 0;
+    if (vb == vw)
+        iw = n - 1; /* all alike: the first and the last, and a ratio of 1 says so */
     row->metric = m->id;
     row->metric_arg = m->arg;
+    /* An extra figure by its series' name, or where that only says whose
+     * it is ("model", "measured"), by what the chart draws. */
+    const int generic = !m->name || !strcmp(m->name, "model") || !strcmp(m->name, "measured");
+    if (generic && sp->what)
+        snprintf(row->metric_name, sizeof row->metric_name, "%s%s%s%s", sp->what,
+                 m->name ? " (" : "", m->name ? m->name : "", m->name ? ")" : "");
+    else
+        snprintf(row->metric_name, sizeof row->metric_name, "%s",
+                 m->name ? m->name : m->arg ? m->arg : "");
     row->higher_is_better = dir > 0;
     row->compared = n;
     row->best = sel[ib];
@@ -141,7 +167,16 @@ static const cml_chart_spec fallback_specs[] = {
     CML_CHART_BANDWIDTH_BY_VARIANT,
     {.shape = CML_PLOT_BARS,
      .title = "Measured time by variant",
-     .m = {{"measured", CML_METRIC_TIME_US, NULL, NULL}}},
+     .m = {{"measured", CML_METRIC_TIME_US, NULL, NULL, 0}}},
+};
+
+/* Where nothing was measured: the model's own figures of every record,
+ * in this order (summary.h). */
+static const cml_chart_spec model_specs[] = {
+    {.shape = CML_PLOT_BARS, .m = {{"model", CML_METRIC_EFF_MODERN, NULL, NULL, 0}}},
+    {.shape = CML_PLOT_BARS, .m = {{"model", CML_METRIC_SPR_MODERN, NULL, NULL, 0}}},
+    {.shape = CML_PLOT_BARS, .m = {{"model", CML_METRIC_SHARED_WAVEFRONTS, NULL, NULL, 0}}},
+    {.shape = CML_PLOT_BARS, .m = {{"model", CML_METRIC_CONST_SERIALIZED, NULL, NULL, 0}}},
 };
 
 /* Bandwidth over fewer bytes than this is not what a variant is about (a
@@ -159,7 +194,7 @@ static void choose_metric(cml_summary_row *row, const group *g, const cml_record
         for (size_t i = 0; i < nspecs; i++)
             for (int k = 0; k < 2; k++) {
                 const cml_metric_ref *m = &specs[i].m[k];
-                if (m->id == CML_METRIC_NONE || !cml_summary_direction(m->id) ||
+                if (m->id == CML_METRIC_NONE || !ref_direction(m) ||
                     is_measured(m->id) != (pass == 0))
                     continue;
                 if (try_metric(row, g, &specs[i], m, 0, sel))
@@ -171,6 +206,10 @@ static void choose_metric(cml_summary_row *row, const group *g, const cml_record
         if (try_metric(row, g, &fallback_specs[i], &fallback_specs[i].m[0],
                        fallback_specs[i].m[0].id == CML_METRIC_BANDWIDTH ? FALLBACK_MIN_BYTES : 0,
                        sel))
+            return;
+    /* Nothing measured: the model's main figure of every record. */
+    for (size_t i = 0; i < CML_COUNT(model_specs); i++)
+        if (try_metric(row, g, &model_specs[i], &model_specs[i].m[0], 0, sel))
             return;
 }
 
@@ -384,7 +423,7 @@ void cml_summary_print(FILE *out, const cml_summary *s, size_t width, size_t max
         clean(key);
         size_t w = cml_tt_display_len(key);
         wexp = w > wexp ? w : wexp;
-        w = strlen(cml_summary_metric_label(s->rows[i].metric));
+        w = strlen(cml_summary_row_label(&s->rows[i]));
         wby = w > wby ? w : wby;
     }
     /* best and worst share what the key, the metric, the ratio and (on the
@@ -431,7 +470,7 @@ void cml_summary_print(FILE *out, const cml_summary *s, size_t width, size_t max
         clean(key);
         finding_of(row, finding, sizeof finding);
         pad(out, key, wexp + 2);
-        pad(out, cml_summary_metric_label(row->metric), wby + 2);
+        pad(out, cml_summary_row_label(row), wby + 2);
         pad(out, cells[i][0], wbest + 2);
         pad(out, cells[i][1], wworst + 2);
         fprintf(out, "%*s%s", (int)(wratio - strlen(cells[i][2])), "", cells[i][2]);
@@ -483,7 +522,7 @@ void cml_summary_html(FILE *out, const cml_summary *s, const char *caption,
         cml_xml_escape(out, row->experiment);
         fputs(anchor_of ? "</a></th>" : "</th>", out);
         fputs("<td class=\"by\">", out);
-        cml_xml_escape(out, cml_summary_metric_label(row->metric));
+        cml_xml_escape(out, cml_summary_row_label(row));
         fputs("</td>", out);
         for (int b = 1; b >= 0; b--) {
             if (row->metric == CML_METRIC_NONE) {

@@ -7,12 +7,15 @@
  * The main figure of an experiment comes from the charts its registry row
  * declares (core/chart_spec.h), in their order: the first measured figure
  * (bandwidth, higher is better; kernel time, lower is better) that at least
- * two of the records a chart draws carry; in a model-only run, the first of
- * the model's figures whose direction is known (efficiency and occupancy:
- * higher is better; sectors, wavefronts, conflicts and serialized accesses
- * per request: lower is better); an experiment without such a chart (or one
- * the registry does not know) is compared by measured bandwidth, or by
- * measured time where its variants move less than 1 MiB. The
+ * two of the records a chart draws carry; else (a model-only run, say) the
+ * first of the other figures whose direction is known (efficiency and
+ * occupancy: higher is better; sectors, wavefronts, conflicts and
+ * serialized accesses per request: lower is better; an extra figure: as
+ * its metric declares, `better`). An experiment without such a chart (or
+ * one the registry does not know) is compared by measured bandwidth, or by
+ * measured time where its variants move less than 1 MiB; and where nothing
+ * was measured, by the model's own figures of every record: efficiency,
+ * then sectors per request, shared wavefronts, constant serialization. The
  * records compared are those the chart draws (a sweep's records, the
  * choice it is restricted to), so that times are compared only between
  * variants that do the same work.
@@ -36,6 +39,8 @@ typedef struct cml_summary_row {
     size_t nrecords;               /* records of the experiment */
     cml_metric_id metric;          /* CML_METRIC_NONE: fewer than two to compare */
     const char *metric_arg;
+    char metric_name[48];          /* an extra figure as its chart names it ("bytes in
+                                      flight", "DRAM reads (model)"): its label */
     int higher_is_better;
     size_t compared;               /* records that carried the figure */
     const cml_record *best, *worst;
@@ -60,8 +65,10 @@ void cml_summary_free(cml_summary *s);
  * unknown (an extra figure, say). */
 int cml_summary_direction(cml_metric_id id);
 
-/* How the summary names a figure ("GB/s", "time us", "eff %", "sect/req"). */
+/* How the summary names a figure ("GB/s", "time us", "eff %", "sect/req"),
+ * and a row's figure (an extra one by its chart's name for it). */
 const char *cml_summary_metric_label(cml_metric_id id);
+const char *cml_summary_row_label(const cml_summary_row *row);
 
 /* A figure's value for reading: "2620.0", "80.0", "4.00", "0.0123". */
 void cml_summary_fmt_value(char *buf, size_t len, double v);

@@ -22,6 +22,8 @@ static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7"
 static const char *const dashes[] = {"", "6 3", "2 3", "8 3 2 3"};
 
 #define FONT_W 6.6   /* average glyph width of the 12 px sans-serif font, in px */
+#define BAR_LABEL_MAX 36 /* characters of a bar chart's category label ("block=256 scale
+                            size=1073741824"), cut at a word past them */
 #define LEGEND_ROW 18.0
 
 static void copy_str(char *dst, size_t cap, const char *src)
@@ -196,7 +198,7 @@ static double map(const scale *s, double v)
 /* Build the axis range and ticks from the data range [lo, hi]: linear
  * axes by the rule of chart_range.h. */
 static void make_scale(scale *s, cml_scale kind, double lo, double hi, int from_zero, int zoom,
-                       size_t max_ticks)
+                       size_t max_ticks, cml_tick_format fmt)
 {
     memset(s, 0, sizeof *s);
     s->kind = kind;
@@ -211,7 +213,10 @@ static void make_scale(scale *s, cml_scale kind, double lo, double hi, int from_
         s->kind = CML_SCALE_LINEAR; /* cannot happen for positive data */
     }
     cml_axis_range ar;
-    cml_axis_range_choose(lo, hi, from_zero, zoom, max_ticks, &ar);
+    if (fmt == CML_FMT_WHOLE) /* categories: whole numbers only */
+        cml_axis_range_whole(lo, hi, max_ticks, &ar);
+    else
+        cml_axis_range_choose(lo, hi, from_zero, zoom, max_ticks, &ar);
     s->lo = ar.lo;
     s->hi = ar.hi;
     s->step = ar.step;
@@ -466,8 +471,8 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
 {
     const double W = c->width > 0 ? c->width : 640;
     const double H = c->height > 0 ? c->height : 320;
-    const double ML = 72, MR = 24, MT = 14;
-    double MB = 46;
+    const double MR = 24, MT = 14;
+    double ML = 72, MB = 46;
     int bar = c->kind == CML_CHART_BAR;
     size_t npts = cml_chart_drawable_points(c);
 
@@ -509,12 +514,33 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
             else if (nl > maxlines)
                 maxlines = nl;
         }
-        if (maxlabel > 28)
-            maxlabel = 28;
-        if (rotate)
-            MB = 30 + FONT_W * (double)maxlabel * 0.62;
-        else
+        if (maxlabel > BAR_LABEL_MAX)
+            maxlabel = BAR_LABEL_MAX;
+        if (rotate) {
+            /* A label turned 35 degrees ends at its band's middle and runs
+             * left by cos 35 and down by sin 35 of its length: the margins
+             * hold the longest, so none is cut at the chart's edge (the
+             * left margin grows where the first bands' labels need it). */
+            const double c35 = 0.819, s35 = 0.574;
+            MB = 30 + FONT_W * (double)maxlabel * s35;
+            for (int pass = 0; pass < 2; pass++) {
+                double need = ML;
+                for (size_t i = 0; i < c->ncategories; i++) {
+                    size_t n = text_chars(c->categories[i]);
+                    double run =
+                        FONT_W * (double)(n > BAR_LABEL_MAX ? BAR_LABEL_MAX : n) * c35;
+                    double room = band * ((double)i + 0.5);
+                    if (run - room + 4 > need)
+                        need = run - room + 4;
+                }
+                if (need > W / 3)
+                    need = W / 3;
+                ML = need;
+                band = (W - ML - MR) / (double)c->ncategories;
+            }
+        } else {
             MB = 32 + 14.0 * (double)maxlines;
+        }
     }
     const double plot_h = H - MT - MB > 60 ? H - MT - MB : 60;
     const double x0 = ML, x1 = W - MR, y0 = MT + plot_h, y1 = MT;
@@ -550,12 +576,11 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
         sx.hi = (double)c->ncategories;
         sx.p0 = x0;
         sx.p1 = x1;
-        make_scale(&sy, CML_SCALE_LINEAR, ylo, yhi, 1, c->y.zoom, 7);
+        make_scale(&sy, CML_SCALE_LINEAR, ylo, yhi, 1, c->y.zoom, 7, c->y.format);
     } else {
-        make_scale(&sx, c->x.scale, xlo, xhi, c->x.from_zero, 0, 11);
+        make_scale(&sx, c->x.scale, xlo, xhi, c->x.from_zero, 0, 11, c->x.format);
         make_scale(&sy, c->y.scale, ylo, yhi, c->y.scale == CML_SCALE_LINEAR && c->y.from_zero,
-                   c->y.zoom,
-                   7);
+                   c->y.zoom, 7, c->y.format);
         sx.p0 = x0;
         sx.p1 = x1;
     }
@@ -577,7 +602,7 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
         for (size_t i = 0; i < c->ncategories; i++) {
             double px = x0 + band * ((double)i + 0.5);
             char lab[128];
-            clip_text(lab, sizeof lab, c->categories[i], 28);
+            clip_text(lab, sizeof lab, c->categories[i], BAR_LABEL_MAX);
             size_t fit = band > 6 + FONT_W ? (size_t)((band - 6) / FONT_W) : 1;
             char lines[LABEL_LINES][64];
             size_t nl = text_chars(lab) <= fit ? 1 : wrap_label(lab, fit, lines);
@@ -637,8 +662,11 @@ cml_status cml_chart_svg(FILE *out, const cml_chart *c)
     if (c->y.label[0]) {
         char tr[96];
         double ly = (y0 + y1) / 2;
-        snprintf(tr, sizeof tr, " transform=\"rotate(-90 16 %.1f)\" font-weight=\"bold\"", ly);
-        text_el(out, 16, ly, "middle", tr, c->y.label);
+        /* beside the tick labels, wherever the left margin ends */
+        const double lx = ML - 56;
+        snprintf(tr, sizeof tr, " transform=\"rotate(-90 %.1f %.1f)\" font-weight=\"bold\"", lx,
+                 ly);
+        text_el(out, lx, ly, "middle", tr, c->y.label);
     }
 
     /* The reference line y = x. */

@@ -310,7 +310,7 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
     L->nid = L->tt.ncol;
 
     /* Measured figures, when any record has them. */
-    int measured = 0, peak = 0, ref = 0;
+    int measured = 0, peak = 0, ref = 0, resident = 0;
     double max_median = 0;
     for (size_t i = 0; i < n; i++) {
         if (!is_ok(recs[i]) || !recs[i]->measured)
@@ -318,6 +318,7 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
         measured = 1;
         peak |= recs[i]->peak_fraction >= 0;
         ref |= recs[i]->peak_class != CML_PEAK_CLASS_NONE;
+        resident |= cml_peak_class_resident(recs[i]->peak_class);
         if (isfinite(recs[i]->timing.median_ms) && recs[i]->timing.median_ms > max_median)
             max_median = recs[i]->timing.median_ms;
     }
@@ -327,9 +328,11 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
                 L->time_us ? "median us" : "median ms", CML_TT_RIGHT, 90);
         add_col(L, spec(K_CV, 0, 0), "measured", NULL, "cv %", CML_TT_RIGHT, 45);
         add_col(L, spec(K_GBS, 0, 0), "measured", NULL, "GB/s", CML_TT_RIGHT, 95);
-        if (peak)
+        /* A cache-resident record shows where its bytes live in the "of"
+         * column, and no share of the DRAM peak. */
+        if (peak || resident)
             add_col(L, spec(K_PEAK, 0, 0), "measured", NULL, "peak %", CML_TT_RIGHT, 85);
-        if (peak && ref) /* which class's reference (core/peak_class.h) */
+        if ((peak && ref) || resident) /* which class's reference (core/peak_class.h) */
             add_col(L, spec(K_PEAK_REF, 0, 0), "measured", NULL, "of", CML_TT_LEFT, 80);
         add_col(L, spec(K_VERIFY, 0, 0), "measured", NULL, "verify", CML_TT_RIGHT, 92);
     }
@@ -453,8 +456,9 @@ static size_t fill_row(const layout *L, const cml_record *rec, cml_tt_row row, c
             break;
         case K_PEAK_REF:
             cml_tt_set(row, ci, "%s",
-                       rec->measured && rec->peak_fraction >= 0
-                           ? cml_peak_class_name(rec->peak_class)
+                       rec->measured && (rec->peak_fraction >= 0 ||
+                                         cml_peak_class_resident(rec->peak_class))
+                           ? cml_peak_class_label(rec->peak_class)
                            : "-");
             break;
         case K_VERIFY:
@@ -706,9 +710,16 @@ static void print_fact(FILE *out, const cml_record *rec)
     for (unsigned k = 0; k < rec->nextra; k++)
         fprintf(out, "  %-34s %14.6g %s\n", rec->extra[k].name, rec->extra[k].value,
                 rec->extra[k].unit);
-    if (rec->measured)
-        fprintf(out, "  %-34s %14.1f GB/s (median of %u, cv %.2f%%)\n", "measured bandwidth",
-                rec->bandwidth_gbs, rec->timing.reps, 100.0 * rec->timing.cv);
+    if (rec->measured) {
+        /* a results file may hold any number: "-" for what is not one */
+        char bw[40] = "-", cv[40] = "-";
+        if (isfinite(rec->bandwidth_gbs))
+            snprintf(bw, sizeof bw, "%.1f", rec->bandwidth_gbs);
+        if (isfinite(100.0 * rec->timing.cv))
+            snprintf(cv, sizeof cv, "%.2f%%", 100.0 * rec->timing.cv);
+        fprintf(out, "  %-34s %14s GB/s (median of %u, cv %s)\n", "measured bandwidth", bw,
+                rec->timing.reps, cv);
+    }
 }
 
 static void print_experiment(FILE *out, const cml_record *recs, size_t n)
@@ -798,10 +809,11 @@ static void print_banner(FILE *out, const cml_results *r)
             snprintf(theo, sizeof theo, "%.1f GB/s", d->theoretical_gbs);
         else
             snprintf(theo, sizeof theo, "unknown");
+        double pct;
         if (isfinite(r->peak_gbs) && r->peak_gbs > 0) {
-            if (isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0)
+            if (cml_rep_percent_of(r->peak_gbs, d->theoretical_gbs, &pct))
                 snprintf(meas, sizeof meas, "%.1f GB/s (%.1f%% of theoretical)", r->peak_gbs,
-                         100.0 * r->peak_gbs / d->theoretical_gbs);
+                         pct);
             else
                 snprintf(meas, sizeof meas, "%.1f GB/s", r->peak_gbs);
         } else {

@@ -79,6 +79,20 @@ run "$bin" --quick --quiet --iters 3 --model --json "$tmp/iters.json"
 check "tour --iters 3 exits 0" test $rc -eq 0
 check "tour --iters 3 reaches shared-banks" grep -q '"iters": *3' "$tmp/iters.json"
 check "tour --iters 3 leaves no default" test "$(grep -c '"iters": *256' "$tmp/iters.json")" -eq 0
+check "tour --quiet to a log: no progress lines" sh -c "! grep -q 'elapsed' '$tmp/err'"
+# Progress where stderr is no terminal (here a file): a plain line as each
+# experiment starts, never the terminal's rewritten line (none with --quiet:
+# the tour --iters 3 above).
+nexp=$("$bin" list | grep -cE '^ ?[0-9]+  [a-z]')
+run "$bin" --model --quick
+check "tour to a log: a line as the first experiment starts" \
+    grep -q "^cumemlab: \[1/$nexp\] read-offset \.\.\. [0-9.]* s elapsed$" "$tmp/err"
+check "tour to a log: and as the last starts" grep -q "^cumemlab: \[$nexp/$nexp\] " "$tmp/err"
+# (a sweep longer than 10 s, as under the sanitizers, adds "NAME 5/16 ..." lines)
+check "tour to a log: one line per experiment as it starts" \
+    test "$(grep -c "^cumemlab: \[[0-9]*/$nexp\] [a-z0-9-]* \.\.\. " "$tmp/err")" -eq "$nexp"
+check "tour to a log: no terminal control" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/err'"
+check "tour to a log: no progress on stdout" sh -c "! grep -q 'elapsed' '$tmp/out'"
 run "$bin" frobnicate
 check "unknown command exits 2" test $rc -eq 2
 run "$bin" model no-such-experiment
@@ -98,6 +112,9 @@ else
     check "run without GPU says so" has "needs a GPU" err
     run "$bin" suite
     check "suite without GPU exits 1" test $rc -eq 1
+    check "suite without GPU: one line" test "$(lines)" -eq 1
+    check "suite without GPU: names the model-only forms" \
+        has "cumemlab --model runs the tour on the model alone and cumemlab model NAME" err
     run "$bin" device
     check "device without GPU exits 1" test $rc -eq 1
     run "$bin" --json "$tmp/tour.json"

@@ -65,13 +65,54 @@ usage "model sweep of 49152 points" \
 check "model sweep of 49152 points: no output file" test ! -e "$tmp/big.json"
 check "--block 33x33 names what was typed" sh -c "! grep -q -- '--bdx' '$tmp/err'"
 
-# 9. Every thread inactive: waived with the reason, not "0.00 sectors per request".
+# 9. Every thread inactive: waived with the reason, not "0.00 sectors per
+# request"; and a run whose every record is waived showed nothing: exit 1
+# (a run that failed), saying so after the reasons, the file still written.
 run "$bin" model read-offset --offset 1048576 --n 2^20 --path ca --json "$tmp/w.json"
-check "offset past n: exit 0" test "$rc" -eq 0
+check "offset past n: exit 1, nothing to show" test "$rc" -eq 1
+check "offset past n: says the one record was waived" \
+    has "nothing to show: the one record was waived"
 check "offset past n: waived" grep -q '"state": "waived"' "$tmp/w.json"
 check "offset past n: says nothing is read" grep -q 'every thread is guarded off and nothing is read' "$tmp/w.json"
 check "offset past n: no sectors finding" sh -c "! grep -q '0.00 sectors per request' '$tmp/w.json'"
 check "offset past n: a warning diagnostic" grep -q '"level": "warning"' "$tmp/w.json"
+
+run "$bin" model expr --base 3138 --n 4096 --quiet
+check "expr, every variant refused: exit 1" test "$rc" -eq 1
+check "expr, every variant refused: the reasons" has "must be a multiple of --elem"
+check "expr, every variant refused: says so last" \
+    sh -c "tail -n 1 '$tmp/err' | grep -q 'nothing to show: all 17 records were waived'"
+run "$bin" model aos-soa --touched 4 --fields 2
+check "no variant left: exit 1" test "$rc" -eq 1
+check "no variant left: says so" has "no records: the options given leave no variant to run"
+# ... but a run with figures beside waived records is a run that worked.
+run "$bin" --model --quick --quiet
+check "tour beside a waived device-facts: exit 0" test "$rc" -eq 0
+
+# 10. A stray argument or an unknown option is named as such.
+usage "list extra" "list takes no arguments, not 'extra'" list extra
+usage "model NAME extra" "model read-offset: unexpected argument 'extra'" model read-offset extra
+usage "run NAME extra" "run read-offset: unexpected argument 'extra'" run read-offset extra
+usage "--bogus alone" "unknown option '--bogus' (cumemlab --help lists the options)" --bogus
+usage "model NAME --bogus" \
+    "unknown option '--bogus' (cumemlab help read-offset lists its options)" \
+    model read-offset --bogus
+usage "--offset alone still needs a value" "--offset needs a value" model read-offset --offset
+usage "--bogus 1 names the experiment's options" "--bogus: not an option of read-offset" \
+    model read-offset --bogus 1
+
+# 11. The range an option declares is the range it accepts: what --help
+# allows runs, what cannot run is refused before the run.
+for h in 1 2 4 8; do
+    usage "hierarchy --hops $h" "--hops: out of range: '$h' (allowed: 0 or powers of two in 16.." \
+        model hierarchy --op chase --hops "$h"
+done
+usage "hierarchy --ws=1024" \
+    "--ws: 1024 does not suit --op read: read needs a multiple of 1024 bytes, 16384 at least" \
+    model hierarchy --ws=1024
+usage "suite --ws=1024" "--ws: 1024 does not suit --op read" suite --ws=1024
+run "$bin" model hierarchy --ws=1024 --op chase --hops 16 --quiet
+check "hierarchy chase at 1K, 16 hops: exit 0" test "$rc" -eq 0
 
 # An experiment's own option wins over the global one of the same name, and
 # takes lists; sizes take T.

@@ -104,6 +104,27 @@ check "sampled: the bound in the finding" has "with 99% confidence the grid's se
 check "sampled: the sample in the record" sh -c \
     "tr -d ' \\n' <'$tmp/s.json' | grep -qF '\"sample\":{\"warps\":65536,\"of\":33554432'"
 
+# --- model --expr's size follows --where and --size, as run --expr's does -----
+threads_of() { # the threads a run of model --expr with these options recorded
+    "$bin" model --expr i -q --json "$tmp/s.json" "$@" >/dev/null 2>&1 &&
+        sed -n 's/.*"threads": \([0-9]*\).*/\1/p' "$tmp/s.json" | head -n 1
+}
+check "model --expr: DRAM by default (2^24 threads without a device)" \
+    test "$(threads_of)" = 16777216
+check "model --expr --where l2: half the 50 MiB L2 of the model's H100 in two arrays" \
+    test "$(threads_of --where l2)" = 2097152
+check "model --expr --where l1: 16 KiB per array" test "$(threads_of --where l1)" = 4096
+check "model --expr --size 4M: a float per thread" test "$(threads_of --size 4M)" = 1048576
+check "model --expr: --threads wins" test "$(threads_of --size 4M --threads 1000)" = 1000
+check "model --expr, shared: 2^20 whatever the size" \
+    test "$(threads_of --size 4M --space shared)" = 1048576
+check "model expr: the same threads" sh -c \
+    "'$bin' model expr expr=0 --size 4M -q --json '$tmp/x.json' && \
+     grep -q '\"threads\": 1048576' '$tmp/x.json'"
+run "$bin" model --expr i --size 1T
+check "model --expr --size 1T: exit 2" test $rc -eq 2
+check "model --expr --size 1T: one line with the range" has "1..1073741824 threads" err
+
 # --- the experiment's own model, and where it is listed ----------------------
 run "$bin" model expr --threads 2^16 --json "$tmp/e.json"
 check "model expr: exit 0" test $rc -eq 0

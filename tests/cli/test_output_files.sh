@@ -9,7 +9,8 @@
 #     new one gets 0666 & ~umask; no temporary file is ever left;
 #   - every output path is checked before anything runs: a bad one, or two
 #     outputs naming one file, is a usage error (exit 2) and writes nothing;
-#   - `report` refuses input beyond its 1 GiB cap (reading /dev/zero stops).
+#   - `report` refuses input beyond its 1 GiB cap (an endless stream of white
+#     space stops there), and stops at the first byte that cannot be JSON.
 # Runs as root or not. As root, system files are never used as targets (a
 # regression would replace them): links in the scratch folder stand in for
 # /dev/stdout and /dev/null. The parts that need root, or need not to be
@@ -28,6 +29,30 @@ no_temporaries() { [ -z "$(find "$tmp" -name '*.tmp*' -print -quit)" ]; }
 run "${gen[@]}" --json -
 check "--json -: exit 0" test $rc -eq 0
 check "--json -: the JSON on standard output" is_json "$tmp/out"
+
+# Without -q: standard output holds the machine format alone (it parses),
+# and what a person reads (the table) goes to standard error.
+human=("$bin" model read-offset --offset 0,11 --path ca)
+json_alone() { # one JSON document and nothing else (python3 parses it where present)
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"
+    else
+        [ "$(head -c 1 "$1")" = "{" ] && [ "$(tail -n 1 "$1")" = "}" ]
+    fi
+}
+run "${human[@]}" --json -
+check "--json - without -q: exit 0" test $rc -eq 0
+check "--json - without -q: standard output is the JSON alone" json_alone "$tmp/out"
+check "--json - without -q: the table on standard error" grep -q 'sect/req' "$tmp/err"
+run "${human[@]}" --csv /dev/stdout
+check "--csv /dev/stdout without -q: standard output starts with the CSV header" \
+    sh -c "head -n 1 '$tmp/out' | grep -q '^experiment,'"
+check "--csv /dev/stdout without -q: no table there" sh -c "! grep -q 'sect/req' '$tmp/out'"
+check "--csv /dev/stdout without -q: the table on standard error" grep -q 'sect/req' "$tmp/err"
+run "${human[@]}" --json "$tmp/file.json"
+check "--json FILE: the table stays on standard output" grep -q 'sect/req' "$tmp/out"
+run "$bin" readSegment 11 --json -
+check "readSegment --json -: standard output is the JSON alone" json_alone "$tmp/out"
 
 cd "$tmp" || exit 1
 ln -s /proc/self/fd/1 o.json
@@ -55,6 +80,10 @@ run "${gen[@]}" --json "$null_name" --csv "$tmp/with-null.csv"
 check "--json $null_name: exit 0" test $rc -eq 0
 check "--json $null_name: /dev/null still a device" test -c /dev/null
 [ $root -eq 1 ] && check "--json $null_name: the link stays" test -L "$null_name"
+# Two outputs thrown away are no conflict: /dev/null takes each in place.
+run "${gen[@]}" --json /dev/null --csv /dev/null --html /dev/null
+check "--json, --csv and --html all /dev/null: exit 0" test $rc -eq 0
+check "--json, --csv and --html all /dev/null: nothing said" test ! -s "$tmp/err"
 
 mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/from-fifo" &
@@ -130,7 +159,13 @@ fi
 # --- the reader's input cap -------------------------------------------------------
 run "$bin" report /dev/zero
 check "report /dev/zero: stops, exit 1" test $rc -eq 1
-check "report /dev/zero: names the 1 GiB cap" grep -q "larger than 1 GiB" "$tmp/err"
+check "report /dev/zero: at its first byte" \
+    grep -q "/dev/zero: line 1, column 1 (byte 0): unexpected byte 0x00" "$tmp/err"
+# White space for ever is valid JSON so far: only the cap stops it.
+tr '\0' ' ' </dev/zero | "$bin" report - >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "report of endless white space: stops, exit 1" test $rc -eq 1
+check "report of endless white space: names the 1 GiB cap" grep -q "larger than 1 GiB" "$tmp/err"
 
 cd / || exit 1
 echo "$checks checks, $fails failed"

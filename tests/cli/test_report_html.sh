@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# The HTML report in a real browser: `cumemlab report` renders the committed
-# fixtures (tests/data/results-model.json, written by `cumemlab --model
-# --json`, and tests/data/results-measured.json, its copy with illustrative
-# measurements and counters) and compares two runs (tests/data/compare-a.json
-# and compare-b.json: every chart must draw both), then headless Chromium
-# loads each page with the network mapped to nowhere: the page must load with no console message (an
-# SVG attribute error, a blocked fetch, a CSP violation would all show up
-# there), every chart's <svg> must be in the DOM with marks in it, and a PNG
-# screenshot is written for a person to look at (its path is printed).
+# The HTML report in a real browser: `cumemlab report` renders the model's
+# results of the tour (`cumemlab --model --json`, written at test time by
+# ctest's fixture_results_model into $CML_TEST_GENERATED, or here when that
+# is not set), tests/data/results-measured.json.gz (such a file with
+# illustrative measurements and counters; decompressed there too, so that a
+# build without zlib renders it as well) and compares two runs
+# (tests/data/compare-a.json and compare-b.json: every chart must draw both),
+# then headless Chromium loads each page with the network mapped to nowhere:
+# the page must load with no console message (an SVG attribute error, a
+# blocked fetch, a CSP violation would all show up there), every chart's
+# <svg> must be in the DOM with marks in it, no table may run past the
+# window, and a PNG screenshot is written for a person to look at (its path
+# is printed).
 # Chromium is Debian's `chromium` package (scripts/install-deps.sh installs
 # it); without it the test is skipped (exit 77) and says why.
 set -u
@@ -15,6 +19,10 @@ bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
 data="$here/../data"
 . "$here/cli_test_util.sh" # $tmp, check, run
+model="${CML_TEST_GENERATED:-$tmp}/results-model.json"
+measured="${CML_TEST_GENERATED:-$tmp}/results-measured.json"
+[ -s "$model" ] || "$bin" --model --quiet --json "$model" 2>/dev/null
+[ -s "$measured" ] || gzip -dc "$data/results-measured.json.gz" >"$measured"
 
 # --- the report command itself (no browser needed) -----------------------
 run "$bin" report
@@ -28,13 +36,14 @@ check "malformed JSON: exit 1" test $rc -eq 1
 check "malformed JSON: one line naming line, column and byte" \
     grep -qx "cumemlab: report: $tmp/bad.json: line 3, column 16 (byte 68): trailing comma before ']'" "$tmp/err"
 check "malformed JSON: no HTML written" test ! -e "$tmp/bad.html"
-run "$bin" report "$data/results-model.json" --offset 3
+run "$bin" report "$model" --offset 3
 check "report with an experiment option: exit 2" test $rc -eq 2
 run "$bin" report --help
 check "report --help" grep -q "cumemlab report FILE.json" "$tmp/out"
 
 for name in model measured; do
-    src="$data/results-$name.json"
+    src=$model
+    [ $name = measured ] && src=$measured
     run "$bin" report "$src" --html "$tmp/$name.html" --csv "$tmp/$name.csv" --json "$tmp/$name.json"
     check "$name: report exits 0" test $rc -eq 0
     check "$name: table on stdout" grep -q "read-offset" "$tmp/out"
@@ -56,12 +65,17 @@ check "counters chart" grep -q "Hardware counters: measured vs the model" "$tmp/
 # The run's diagnostics: a short section near the top (before the list of
 # experiments), escaped, an experiment's linked to its section; none when
 # the run had nothing to say.
-check "model: no diagnostics section without diagnostics" \
-    sh -c "! grep -q 'id=\"diagnostics\"' '$tmp/model.html'"
-sed 's|^  "diagnostics": \[\],$|\
+"$bin" model read-offset --offset 0 --json "$tmp/quiet.json" >/dev/null 2>&1
+"$bin" report "$tmp/quiet.json" --quiet --html "$tmp/quiet.html"
+check "a run with no diagnostics: no diagnostics section" \
+    sh -c "grep -q '\"diagnostics\": \[\]' '$tmp/quiet.json' && ! grep -q 'id=\"diagnostics\"' '$tmp/quiet.html'"
+check "model: the tour's own diagnostic (device-facts waived without a GPU) shown" \
+    grep -q 'id="diagnostics"' "$tmp/model.html"
+# Two diagnostics of our own, put first in the tour's.
+sed 's|^  "diagnostics": \[$|\
   "diagnostics": [{"level": "warning", "experiment": null, "message": "counters unavailable: <libcupti> \& more"},\
-                  {"level": "error", "experiment": "stride", "message": "stride=2 failed"}],|' \
-    "$data/results-model.json" >"$tmp/diag.json"
+                  {"level": "error", "experiment": "stride", "message": "stride=2 failed"},|' \
+    "$model" >"$tmp/diag.json"
 run "$bin" report "$tmp/diag.json" --quiet --html "$tmp/diag.html"
 check "diagnostics: report exits 0" test $rc -eq 0
 check "diagnostics: the run's, escaped" grep -qF \
@@ -113,32 +127,20 @@ run "$bin" report a.json b.json c.json
 check "report of three files: exit 2" test $rc -eq 2
 
 # --- the browser -----------------------------------------------------------
-browser=""
-for b in chromium chromium-browser google-chrome; do
-    if command -v "$b" >/dev/null 2>&1; then browser=$b; break; fi
-done
+. "$here/browser_util.sh" # find_browser, browse, browser_works, layout_of
+find_browser
 if [ -z "$browser" ]; then
     echo "$checks checks, $fails failed before the browser part"
     [ $fails -eq 0 ] || exit 1
     echo "SKIP: no headless Chromium (Debian package 'chromium'; scripts/install-deps.sh installs it when run as root)"
     exit 77
 fi
-# The browser runs as whoever runs the tests (often root in containers):
-# --no-sandbox; every host name resolves to nothing, so any fetch fails loudly.
-flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run
-       --disable-extensions --disable-sync --user-data-dir="$tmp/profile"
-       "--host-resolver-rules=MAP * ~NOTFOUND" --enable-logging=stderr --v=0)
-browse() { timeout 120 "$browser" "${flags[@]}" "$@"; }
-
 # Can this browser run here at all? (A missing display library or a broken
 # install is a reason to skip, not a failure of the report.)
-printf '<!DOCTYPE html><title>t</title><p id="ok">ok</p>\n' >"$tmp/smoke.html"
-if ! browse --dump-dom "file://$tmp/smoke.html" >"$tmp/smoke.dom" 2>"$tmp/smoke.log" ||
-    ! grep -q 'id="ok"' "$tmp/smoke.dom"; then
+if ! browser_works; then
     echo "$checks checks, $fails failed before the browser part"
     [ $fails -eq 0 ] || exit 1
-    why=$(grep -v '^\[' "$tmp/smoke.log" | grep -v '^$' | tail -1)
-    echo "SKIP: $browser cannot render a trivial page here: ${why:-$(tail -1 "$tmp/smoke.log")}"
+    echo "SKIP: $browser cannot render a trivial page here: $browser_why"
     exit 77
 fi
 
@@ -228,6 +230,14 @@ PY
         got=$(grep -o '<svg class="chart"' "$tmp/$name.dom" | wc -l)
         check "$name: every chart's SVG is in the DOM ($got of $want)" test "$got" -eq "$want"
     fi
+    # No table wider than the window: each scrolls in its own box, at a
+    # desktop width and a narrow one.
+    for width in 1280 700; do
+        layout_of "$page" $width >"$tmp/$name.layout"
+        check "$name: at $width px every table fits or scrolls in its box" \
+            grep -qx FITS "$tmp/$name.layout"
+        grep -qx FITS "$tmp/$name.layout" || sed 's/^/  /' "$tmp/$name.layout" >&2
+    done
     browse --window-size=1280,2400 --screenshot="$shots/report-$name.png" "file://$page" \
         >/dev/null 2>"$tmp/$name.shot.log"
     check "$name: screenshot written" test -s "$shots/report-$name.png"

@@ -3,9 +3,10 @@
 tests of `cumemlab report A.json B.json` (tests/test_compare.c,
 tests/cli/test_report_html.sh).
 
-Both start from records of tests/data/results-model.json (the model's
-figures as cumemlab wrote them) and get ILLUSTRATIVE measurements chosen by
-hand so that the comparison's figures are easy to check:
+Both start from records of the model's results (the model's figures as
+`cumemlab --model --json` writes them; not committed, the tests write them at
+test time) and get ILLUSTRATIVE measurements chosen by hand so that the
+comparison's figures are easy to check:
 
   A: "NVIDIA H100 80GB HBM3"          B: "NVIDIA H200"
   read-offset offset=0 path=ca   2000 GB/s  ->  2500 GB/s   (B/A 1.25)
@@ -22,11 +23,13 @@ Median times are bytes moved / bandwidth, so every time ratio is the
 inverse of its bandwidth ratio. The command lines say the figures are
 illustrative. Regenerate with (standard library only, deterministic):
 
-    python3 tests/data/make_compare_fixtures.py
+    build/cumemlab --model --quiet --json /tmp/results-model.json
+    python3 tests/data/make_compare_fixtures.py /tmp/results-model.json
 """
 import copy
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -68,7 +71,9 @@ def measure(rec, gbs, peak):
 
 
 def main():
-    with open(os.path.join(HERE, "results-model.json"), encoding="utf-8") as f:
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    with open(sys.argv[1], encoding="utf-8") as f:
         model = json.load(f)
     by_name = {(r["experiment"], r["variant"]): r for r in model["records"]}
     for side, (name, peak, fname) in enumerate((("NVIDIA H100 80GB HBM3", 3000.0, "compare-a.json"),

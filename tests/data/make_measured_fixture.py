@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
-"""Make tests/data/results-measured.json from tests/data/results-model.json.
+"""Make tests/data/results-measured.json.gz from the model's results.
 
 The fixture exercises the report's measured paths (device header, measured
 peak, bandwidth and time charts, transfer-size sweep, counters beside the
 model, a waived and a FAILED record, text that needs escaping) without a GPU.
 Every number added here is ILLUSTRATIVE, written by this script from simple
 formulas: the command line stored in the file says so, and nothing in docs/
-presents these figures as measurements. Regenerate with:
+presents these figures as measurements. The model's results it starts from
+are not committed (the tests write them at test time: tests/CMakeLists.txt,
+fixture_results_model); regenerate with
 
-    python3 tests/data/make_measured_fixture.py
+    build/cumemlab --model --quiet --json /tmp/results-model.json
+    python3 tests/data/make_measured_fixture.py /tmp/results-model.json
 
-(standard library only; the output is deterministic).
+(standard library only; the output is deterministic: gzip without a name or
+a time in its header).
 """
+import gzip
 import json
 import math
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEAK = 3011.2  # GB/s, illustrative: the largest of the class references
@@ -78,7 +84,9 @@ def model(rec, rules, cls):
 
 
 def main():
-    with open(os.path.join(HERE, "results-model.json"), encoding="utf-8") as f:
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    with open(sys.argv[1], encoding="utf-8") as f:
         d = json.load(f)
     d["command_line"] = ("cumemlab suite --json results.json  [test fixture: the device facts, "
                          "timings and counters were written by tests/data/make_measured_fixture.py "
@@ -175,9 +183,10 @@ def main():
                         r["verify"] = "passed"
                         out.append(r)
     d["records"] = out
-    with open(os.path.join(HERE, "results-measured.json"), "w", encoding="utf-8") as f:
-        json.dump(d, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    text = json.dumps(d, indent=2, ensure_ascii=False) + "\n"
+    with open(os.path.join(HERE, "results-measured.json.gz"), "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+            f.write(text.encode("utf-8"))
 
 
 if __name__ == "__main__":

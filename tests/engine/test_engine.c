@@ -29,9 +29,14 @@ static void test_registry_rows(void)
         CHECK(x->title && x->title[0] && x->summary && x->summary[0]);
         CHECK(x->doc && !strncmp(x->doc, "docs/", 5) && strstr(x->doc, ".md"));
         CHECK(cml_experiment_find(x->key) == x);
-        /* its tour's settings are its own options with allowed values */
+        /* its defaults pass its own check of the options together */
         cml_param_values pv;
+        CHECK(cml_lab_options(x, NULL, NULL, &pv, err, sizeof err) == CML_OK);
+        CHECK(cml_lab_check_options(x, &pv, err, sizeof err) == CML_OK);
+        /* its tour's settings are its own options with allowed values */
         st = cml_lab_options(x, x->tour, "its tour", &pv, err, sizeof err);
+        if (st == CML_OK)
+            st = cml_lab_check_options(x, &pv, err, sizeof err);
         if (st)
             fprintf(stderr, "row %s: %s\n", x->key, err);
         CHECK(st == CML_OK);
@@ -42,8 +47,10 @@ static void test_registry_rows(void)
             CHECK(cml_lab_options(x, x->aliases[k].fixed, x->aliases[k].name, &pv, err,
                                   sizeof err) == CML_OK);
         }
-        for (const char *const *s = x->validate ? x->validate->settings : NULL; s && *s; s++)
+        for (const char *const *s = x->validate ? x->validate->settings : NULL; s && *s; s++) {
             CHECK(cml_lab_options(x, *s, "validate", &pv, err, sizeof err) == CML_OK);
+            CHECK(cml_lab_check_options(x, &pv, err, sizeof err) == CML_OK);
+        }
     }
     CHECK(cml_textbook_find("noSuchProgram", NULL) == NULL);
 }

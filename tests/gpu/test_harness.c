@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/random.h"
+#include "core/stats.h"
 #include "experiments/peak.h"
 #include "gpu/gpu.h"
 #include "../test_util.h"
@@ -151,24 +152,32 @@ static void test_timing(cml_gpu *g)
     CHECK(t.min_ms > 0);
     CHECK(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms);
     CHECK(t.min_ms <= t.mean_ms && t.mean_ms <= t.max_ms);
-    /* The stopping rule: at least 9 samples, at most 3x9; fewer than the cap
-     * only once the cv is within the target. A target no real timing meets
-     * (1e-9) takes every sample the cap allows, unless they are identical. */
+    /* The stopping rule: at least 5 samples, at most 3x9; fewer than the cap
+     * only once the median is pinned to the precision (cml_stats_median_
+     * settled, tested on the CPU). A precision no real timing meets (1e-9)
+     * takes every sample the cap allows, unless they are identical. These
+     * are the rule's promises, not speeds: a noisy card takes all 27
+     * samples and keeps them (whether a quiet one reaches 0.5% is reported
+     * by bench/gpu/timing_report.c). */
     cml_gpu_set_noise_limit(g, 0.005, 3);
     CHECK(cml_gpu_time(g, cml_peak_launch, &a, 2, 9, &t) == CML_OK);
-    CHECK(t.reps >= 9 && t.reps <= 27);
-    CHECK(t.reps == 27 || t.cv <= 0.005);
+    CHECK(t.reps >= 5 && t.reps <= 27);
+    cml_stats got = {.n = t.reps, .median = t.median_ms, .mean = t.mean_ms, .cv = t.cv};
+    CHECK(t.reps == 27 || cml_stats_median_settled(&got, 5, 0.005));
     cml_gpu_set_noise_limit(g, 1e-9, 3);
     CHECK(cml_gpu_time(g, cml_peak_launch, &a, 1, 4, &t) == CML_OK);
     CHECK(t.reps == 12 || (t.cv == 0 && t.reps == 4));
+    /* A launcher that synchronises: the timing ends (a hang would be the
+     * test's timeout) with valid samples. How long it took (one 50 ms hold
+     * timeout, not one per sample) is reported by bench/gpu/timing_report.c. */
     cml_timing waited;
     double t0 = wall_s();
     CHECK(cml_gpu_time(g, launch_and_wait, &a, 1, 4, &waited) == CML_OK);
     double took = wall_s() - t0;
     printf("launcher that synchronises: median %.4f ms, %.2f s in all\n", waited.median_ms, took);
-    CHECK(took < 5.0); /* one 50 ms hold timeout, not one per sample or a hang */
-    CHECK(waited.min_ms > 0 && waited.median_ms < 50.0);
-    cml_gpu_set_noise_limit(g, 0.01, 4); /* the default again */
+    CHECK(waited.reps >= 4 && waited.reps <= 12);
+    CHECK(waited.min_ms > 0 && waited.min_ms <= waited.median_ms);
+    cml_gpu_set_noise_limit(g, 0.005, 4); /* the default again */
 
     /* A long launch: one per sample. */
     cml_peak_bench big;
