@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/stats.h"
 #include "gpu/gpu_internal.h"
@@ -28,6 +29,7 @@ struct cml_gpu {
     int *hold;               /* mapped host words: [0] release, [1] timed out; NULL: no hold */
     int *hold_dev;           /* the same words as the device sees them */
     double noise_target;     /* extra samples while cv is above this (0: never) */
+    double timed_s;          /* wall seconds inside cml_gpu_time, all calls */
     unsigned max_reps_factor; /* ... up to this many times the samples asked for */
     uint64_t allocs;         /* allocation numbers handed out (cml_dbuf.seq) */
     cml_buffer_hook hook;    /* cml_gpu_set_buffer_hook */
@@ -533,6 +535,9 @@ void cml_gpu_set_noise_limit(cml_gpu *g, double target_cv, unsigned max_factor)
     g->max_reps_factor = max_factor ? max_factor : 1u;
 }
 
+static cml_status time_samples(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
+                               unsigned reps, cml_timing *out);
+
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out)
 {
@@ -542,6 +547,23 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
         return CML_EINVAL;
     }
     memset(out, 0, sizeof *out);
+    struct timespec t0, t1;
+    timespec_get(&t0, TIME_UTC);
+    cml_status st = time_samples(g, launch, ctx, warmup, reps, out);
+    timespec_get(&t1, TIME_UTC);
+    g->timed_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return st;
+}
+
+double cml_gpu_timed_seconds(const cml_gpu *g)
+{
+    return g ? g->timed_s : 0.0;
+}
+
+/* cml_gpu_time's work: warm-up, probe, samples until the stopping rule. */
+static cml_status time_samples(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
+                               unsigned reps, cml_timing *out)
+{
     for (unsigned w = 0; w < warmup; w++) {
         cml_status st = launch_checked(g, launch, ctx);
         if (st != CML_OK)

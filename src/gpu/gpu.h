@@ -81,6 +81,10 @@ typedef cml_status (*cml_launch_fn)(void *ctx);
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out);
 
+/* Wall seconds spent in cml_gpu_time so far (warm-up and samples): with
+ * cml_counters_seconds, how a run's time divides (lab.c's diagnostics). */
+double cml_gpu_timed_seconds(const cml_gpu *g);
+
 /* The stopping rule of cml_gpu_time: at least 5 samples (or the samples
  * asked for, if fewer), then stop once the median is known to within
  * `precision` at 95% confidence (cml_stats_median_settled), at most

@@ -247,16 +247,25 @@ cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_
     const size_t before = r->count;
     struct timespec t0;
     timespec_get(&t0, TIME_UTC);
+    const double timed0 = cml_gpu_timed_seconds(lab->gpu);
+    const double counted0 = cml_counters_seconds(lab->plan.profiler);
     cml_counters_pass_begin(lab->plan.counters_pass, r);
     cml_status st = cml_sweep_run(exp, &lab->plan, pv, r);
     /* Every queued counters pass is read before the records are. */
     cml_counters_pass_flush(lab->plan.counters_pass);
     cml_counters_pass_begin(lab->plan.counters_pass, NULL);
-    /* On the GPU, what the experiment cost (the suite's time by experiment:
-     * bench/results/); a model-only run is deterministic and says nothing. */
-    if (lab->gpu)
-        cml_results_diag(r, CML_DIAG_INFO, exp->key, "%zu records in %.1f s", r->count - before,
-                         seconds_since(&t0));
+    /* On the GPU, what the experiment cost and where it went (the suite's
+     * time by experiment: bench/results/); a model-only run is
+     * deterministic and says nothing. */
+    if (lab->gpu) {
+        const double all = seconds_since(&t0);
+        const double timed = cml_gpu_timed_seconds(lab->gpu) - timed0;
+        const double counted = cml_counters_seconds(lab->plan.profiler) - counted0;
+        cml_results_diag(r, CML_DIAG_INFO, exp->key,
+                         "%zu records in %.1f s: timing %.1f s, counters %.1f s, the rest "
+                         "%.1f s (set-up, fills, checks, the model)",
+                         r->count - before, all, timed, counted, all - timed - counted);
+    }
     size_t failed = 0;
     for (size_t i = before; i < r->count; i++) {
         const cml_record *rec = &r->items[i];
