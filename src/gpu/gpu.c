@@ -35,6 +35,8 @@ struct cml_gpu {
     cml_buffer_hook hook;    /* cml_gpu_set_buffer_hook */
     void *hook_user;
     int in_hook;             /* the hook runs no nested hook */
+    struct kept { void *ptr; size_t bytes; } *kept; /* freed buffers kept for the hook */
+    size_t nkept, kept_cap, kept_bytes;
 };
 
 /* A timed sample shorter than this is dominated by event resolution (about
@@ -293,6 +295,8 @@ void cml_gpu_close(cml_gpu *g)
         (void)cudaEventDestroy(g->stop);
     if (g->hold)
         (void)cudaFreeHost(g->hold);
+    cml_gpu_release_kept(g);
+    free(g->kept);
     (void)cudaGetLastError();
     free(g);
 }
@@ -319,6 +323,13 @@ cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes)
         return CML_OK;
     void *p = NULL;
     cudaError_t e = cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation && g->nkept) {
+        /* the memory kept for the counters pass goes first */
+        (void)cudaGetLastError();
+        (void)cml_gpu_buffer_event(g, 0, CML_BUFFER_NEED_MEMORY);
+        cml_gpu_release_kept(g);
+        e = cudaMalloc(&p, bytes);
+    }
     if (e == cudaErrorMemoryAllocation) {
         /* Not a sticky error: clear it, and say how much was asked and how
          * much there is, which is what the user needs to choose a size. */
@@ -363,22 +374,71 @@ void cml_gpu_set_buffer_hook(cml_gpu *g, cml_buffer_hook hook, void *user)
     g->hook_user = user;
 }
 
-void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
+int cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
 {
     if (!g || !g->hook || g->in_hook)
-        return;
+        return CML_BUFFER_FREE_NOW;
     g->in_hook = 1;
-    g->hook(g->hook_user, seq, event);
+    int r = g->hook(g->hook_user, seq, event);
     g->in_hook = 0;
+    return r;
+}
+
+/* Whether `bytes` more can be kept: all that is kept within half of the
+ * device's free memory now, so that an experiment that sizes its buffers
+ * by what is free (cml_gpu_mem_info counts kept memory as free) still
+ * finds it, and the rest comes back by CML_BUFFER_NEED_MEMORY. */
+static int keep_fits(cml_gpu *g, size_t bytes)
+{
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return g->kept_bytes + bytes <= f / 2;
+}
+
+static int keep(cml_gpu *g, void *ptr, size_t bytes)
+{
+    if (g->nkept == g->kept_cap) {
+        size_t cap = g->kept_cap ? 2 * g->kept_cap : 64;
+        struct kept *k = realloc(g->kept, cap * sizeof *k);
+        if (!k)
+            return 0;
+        g->kept = k;
+        g->kept_cap = cap;
+    }
+    g->kept[g->nkept].ptr = ptr;
+    g->kept[g->nkept++].bytes = bytes;
+    g->kept_bytes += bytes;
+    return 1;
+}
+
+void cml_gpu_release_kept(cml_gpu *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->nkept; i++)
+        (void)cml_gpu_check(cudaFree(g->kept[i].ptr), "cudaFree(kept)", __FILE__, __LINE__);
+    g->nkept = 0;
+    g->kept_bytes = 0;
+}
+
+size_t cml_gpu_kept_bytes(const cml_gpu *g)
+{
+    return g ? g->kept_bytes : 0;
 }
 
 void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
 {
     if (!b || !b->ptr)
         return;
-    cml_gpu_buffer_event(g, b->seq, CML_BUFFER_FREE);
-    /* a failed free leaves its message (cml_gpu_error) for whoever looks */
-    (void)cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__);
+    const int keepable = g && g->hook && !g->in_hook && keep_fits(g, b->bytes);
+    const int r = cml_gpu_buffer_event(g, b->seq, keepable ? CML_BUFFER_FREE_KEEPABLE
+                                                           : CML_BUFFER_FREE);
+    if (!(keepable && r == CML_BUFFER_KEEP && keep(g, b->ptr, b->bytes)))
+        /* a failed free leaves its message (cml_gpu_error) for whoever looks */
+        (void)cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__);
     b->ptr = NULL;
     b->bytes = 0;
     b->seq = 0;
@@ -390,6 +450,8 @@ cml_status cml_gpu_mem_info(cml_gpu *g, size_t *free_bytes, size_t *total_bytes)
     if (!g)
         return CML_EINVAL;
     CML_CU(cudaMemGetInfo(&f, &t));
+    /* memory kept for the counters pass comes back when asked for */
+    f += g->kept_bytes;
     if (free_bytes)
         *free_bytes = f;
     if (total_bytes)
@@ -454,7 +516,7 @@ cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b)
 {
     if (!g || !b)
         return CML_EINVAL;
-    cml_gpu_buffer_event(g, b->seq, CML_BUFFER_POISON);
+    (void)cml_gpu_buffer_event(g, b->seq, CML_BUFFER_POISON);
     if (b->bytes)
         CML_CU(cudaMemsetAsync(b->ptr, 0xFF, b->bytes, g->stream));
     return CML_OK;

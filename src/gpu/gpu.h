@@ -53,10 +53,29 @@ cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t b
  * the buffer's allocation number. The experiments' deferred counters pass
  * (src/experiments/counters_pass.h) uses it to profile the launches it holds
  * while the buffers they read still exist. NULL removes the hook.
+ *
+ * CML_BUFFER_FREE_KEEPABLE is a cml_gpu_free whose memory the harness can
+ * keep (it fits in half the free device memory beside what is kept): a hook
+ * that returns CML_BUFFER_KEEP has the memory kept, untouched, until
+ * cml_gpu_release_kept, so launches it holds still read it and are profiled
+ * later in one batch instead of one batch per freed buffer. Any other event
+ * or return value: the memory is freed when the hook returns. Before an
+ * allocation fails for want of memory while memory is kept, the hook gets
+ * CML_BUFFER_NEED_MEMORY (seq 0): it should finish with the kept memory and
+ * call cml_gpu_release_kept; the allocation is then tried again.
  */
-typedef enum cml_buffer_event { CML_BUFFER_FREE = 0, CML_BUFFER_POISON } cml_buffer_event;
-typedef void (*cml_buffer_hook)(void *user, uint64_t seq, cml_buffer_event event);
+typedef enum cml_buffer_event {
+    CML_BUFFER_FREE = 0,
+    CML_BUFFER_POISON,
+    CML_BUFFER_FREE_KEEPABLE,
+    CML_BUFFER_NEED_MEMORY
+} cml_buffer_event;
+enum { CML_BUFFER_FREE_NOW = 0, CML_BUFFER_KEEP = 1 };
+typedef int (*cml_buffer_hook)(void *user, uint64_t seq, cml_buffer_event event);
 void cml_gpu_set_buffer_hook(cml_gpu *g, cml_buffer_hook hook, void *user);
+/* Free the memory kept for the hook (above); bytes kept now. */
+void cml_gpu_release_kept(cml_gpu *g);
+size_t cml_gpu_kept_bytes(const cml_gpu *g);
 /* The allocation number the next buffer will get: every buffer allocated
  * before now has a smaller one. */
 uint64_t cml_gpu_next_alloc(const cml_gpu *g);

@@ -229,11 +229,23 @@ uint64_t cml_gpu_take_alloc_number(cml_gpu *g)
     return 0;
 }
 
-void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
+int cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
 {
     (void)g;
     (void)seq;
     (void)event;
+    return CML_BUFFER_FREE_NOW;
+}
+
+void cml_gpu_release_kept(cml_gpu *g)
+{
+    (void)g;
+}
+
+size_t cml_gpu_kept_bytes(const cml_gpu *g)
+{
+    (void)g;
+    return 0;
 }
 
 /* ---- host_memory.h ------------------------------------------------------ */

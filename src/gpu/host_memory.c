@@ -160,7 +160,7 @@ void cml_mem_free(cml_gpu *g, cml_mem *m)
 {
     if (!m || !m->ptr)
         return;
-    cml_gpu_buffer_event(g, m->seq, CML_BUFFER_FREE);
+    (void)cml_gpu_buffer_event(g, m->seq, CML_BUFFER_FREE); /* never kept: freed now */
     cudaError_t e = raw_free(m->kind, m->ptr);
     if (e != cudaSuccess) {
         char what[120];
