@@ -30,6 +30,7 @@ struct cml_gpu {
     int *hold_dev;           /* the same words as the device sees them */
     double noise_target;     /* extra samples while cv is above this (0: never) */
     double timed_s;          /* wall seconds inside cml_gpu_time, all calls */
+    double phase_s[CML_GPU_PHASES]; /* cml_gpu_phase_seconds */
     unsigned max_reps_factor; /* ... up to this many times the samples asked for */
     uint64_t allocs;         /* allocation numbers handed out (cml_dbuf.seq) */
     cml_buffer_hook hook;    /* cml_gpu_set_buffer_hook */
@@ -322,7 +323,9 @@ cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes)
     if (bytes == 0)
         return CML_OK;
     void *p = NULL;
+    const double t0 = cml_gpu_clock();
     cudaError_t e = cudaMalloc(&p, bytes);
+    g->phase_s[CML_GPU_PHASE_ALLOC] += cml_gpu_clock() - t0;
     if (e == cudaErrorMemoryAllocation && g->nkept) {
         /* the memory kept for the counters pass goes first */
         (void)cudaGetLastError();
@@ -418,8 +421,10 @@ void cml_gpu_release_kept(cml_gpu *g)
 {
     if (!g)
         return;
+    const double t0 = cml_gpu_clock();
     for (size_t i = 0; i < g->nkept; i++)
         (void)cml_gpu_check(cudaFree(g->kept[i].ptr), "cudaFree(kept)", __FILE__, __LINE__);
+    g->phase_s[CML_GPU_PHASE_ALLOC] += cml_gpu_clock() - t0;
     g->nkept = 0;
     g->kept_bytes = 0;
 }
@@ -436,9 +441,12 @@ void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
     const int keepable = g && g->hook && !g->in_hook && keep_fits(g, b->bytes);
     const int r = cml_gpu_buffer_event(g, b->seq, keepable ? CML_BUFFER_FREE_KEEPABLE
                                                            : CML_BUFFER_FREE);
-    if (!(keepable && r == CML_BUFFER_KEEP && keep(g, b->ptr, b->bytes)))
+    if (!(keepable && r == CML_BUFFER_KEEP && keep(g, b->ptr, b->bytes))) {
+        const double t0 = cml_gpu_clock();
         /* a failed free leaves its message (cml_gpu_error) for whoever looks */
         (void)cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__);
+        cml_gpu_phase_add(g, CML_GPU_PHASE_ALLOC, cml_gpu_clock() - t0);
+    }
     b->ptr = NULL;
     b->bytes = 0;
     b->seq = 0;
@@ -467,8 +475,10 @@ cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t byt
         set_err(g, "upload of %zu bytes into a buffer of %zu bytes", bytes, dst->bytes);
         return CML_EINVAL;
     }
+    const double t0 = cml_gpu_clock();
     if (bytes)
         CML_CU(cudaMemcpy(dst->ptr, src, bytes, cudaMemcpyHostToDevice));
+    g->phase_s[CML_GPU_PHASE_COPY] += cml_gpu_clock() - t0;
     return CML_OK;
 }
 
@@ -480,8 +490,10 @@ cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t b
         set_err(g, "download of %zu bytes from a buffer of %zu bytes", bytes, src->bytes);
         return CML_EINVAL;
     }
+    const double t0 = cml_gpu_clock();
     if (bytes)
         CML_CU(cudaMemcpy(dst, src->ptr, bytes, cudaMemcpyDeviceToHost));
+    g->phase_s[CML_GPU_PHASE_COPY] += cml_gpu_clock() - t0;
     return CML_OK;
 }
 
@@ -502,6 +514,7 @@ cml_status cml_gpu_fill_f32(cml_gpu *g, cml_dbuf *b, size_t count, uint64_t seed
     size_t cap = (size_t)(g->facts.sm_count > 0 ? g->facts.sm_count : 1) * 8u;
     unsigned grid = (unsigned)(want < cap ? want : cap);
     cml_gpu_clear_last_error();
+    const double t0 = cml_gpu_clock();
     cml_status st = cml_gpu_launch_fill_f32((float *)b->ptr, count, seed, grid, block);
     if (st != CML_OK) {
         return st;
@@ -509,6 +522,7 @@ cml_status cml_gpu_fill_f32(cml_gpu *g, cml_dbuf *b, size_t count, uint64_t seed
     /* Not timed: wait, so a fault in the fill is reported here, not blamed
      * on the kernel that runs next. */
     CML_CU(cudaStreamSynchronize(g->stream));
+    g->phase_s[CML_GPU_PHASE_FILL] += cml_gpu_clock() - t0;
     return CML_OK;
 }
 
@@ -609,17 +623,33 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
         return CML_EINVAL;
     }
     memset(out, 0, sizeof *out);
-    struct timespec t0, t1;
-    timespec_get(&t0, TIME_UTC);
+    const double t0 = cml_gpu_clock();
     cml_status st = time_samples(g, launch, ctx, warmup, reps, out);
-    timespec_get(&t1, TIME_UTC);
-    g->timed_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    g->timed_s += cml_gpu_clock() - t0;
     return st;
 }
 
 double cml_gpu_timed_seconds(const cml_gpu *g)
 {
     return g ? g->timed_s : 0.0;
+}
+
+double cml_gpu_clock(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double cml_gpu_phase_seconds(const cml_gpu *g, cml_gpu_phase phase)
+{
+    return g && phase < CML_GPU_PHASES ? g->phase_s[phase] : 0.0;
+}
+
+void cml_gpu_phase_add(cml_gpu *g, cml_gpu_phase phase, double seconds)
+{
+    if (g && phase < CML_GPU_PHASES)
+        g->phase_s[phase] += seconds;
 }
 
 /* cml_gpu_time's work: warm-up, probe, samples until the stopping rule. */

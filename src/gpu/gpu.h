@@ -104,6 +104,22 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
  * cml_counters_seconds, how a run's time divides (lab.c's diagnostics). */
 double cml_gpu_timed_seconds(const cml_gpu *g);
 
+/* The rest of a run's time on the device, by phase: allocating and freeing
+ * (device, pinned, managed), copies through cml_gpu_upload/download, fills
+ * and poisons, and checks (cml_exp_verify's checker, on either side). */
+typedef enum cml_gpu_phase {
+    CML_GPU_PHASE_ALLOC = 0,
+    CML_GPU_PHASE_COPY,
+    CML_GPU_PHASE_FILL,
+    CML_GPU_PHASE_CHECK,
+    CML_GPU_PHASES
+} cml_gpu_phase;
+/* Seconds spent in a phase so far; add to it (a caller that times its own). */
+double cml_gpu_phase_seconds(const cml_gpu *g, cml_gpu_phase phase);
+void cml_gpu_phase_add(cml_gpu *g, cml_gpu_phase phase, double seconds);
+/* Wall-clock seconds, for the difference of two readings. */
+double cml_gpu_clock(void);
+
 /* The stopping rule of cml_gpu_time: at least 5 samples (or the samples
  * asked for, if fewer), then stop once the median is known to within
  * `precision` at 95% confidence (cml_stats_median_settled), at most

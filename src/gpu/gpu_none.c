@@ -165,6 +165,25 @@ double cml_gpu_timed_seconds(const cml_gpu *g)
     return 0.0;
 }
 
+double cml_gpu_phase_seconds(const cml_gpu *g, cml_gpu_phase phase)
+{
+    (void)g;
+    (void)phase;
+    return 0.0;
+}
+
+void cml_gpu_phase_add(cml_gpu *g, cml_gpu_phase phase, double seconds)
+{
+    (void)g;
+    (void)phase;
+    (void)seconds;
+}
+
+double cml_gpu_clock(void)
+{
+    return 0.0;
+}
+
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out)
 {
