@@ -231,7 +231,7 @@ static cml_status um_cycle(const cml_plan *plan, cml_xfer *x, um_run *u, uint64_
     double t0 = cml_host_clock_ms();
     memcpy(u->hbuf, u->outm.ptr, bytes);
     ms[STEP_READBACK] = cml_host_clock_ms() - t0;
-    int ok = cml_host_same(u->hbuf, u->ref_out, bytes, &bad);
+    int ok = tr_host_same(plan->gpu, u->hbuf, u->ref_out, bytes, &bad);
     tr_verified(r[STEP_WARM], ok, bad, "out[] read back on the host");
     tr_verified(r[STEP_READBACK], ok, bad, "out[] read back on the host");
 
@@ -247,7 +247,7 @@ static cml_status um_cycle(const cml_plan *plan, cml_xfer *x, um_run *u, uint64_
             (st = cml_xfer_stop(x, &ms[STEP_PREFETCHED])) || (st = cml_xfer_sync(x)))
             return cml_exp_fail(plan, r[STEP_PREFETCHED], st);
         memcpy(u->hbuf, u->outm.ptr, bytes);
-        ok = cml_host_same(u->hbuf, u->ref_out, bytes, &bad);
+        ok = tr_host_same(plan->gpu, u->hbuf, u->ref_out, bytes, &bad);
         tr_verified(r[STEP_PREFETCHED], ok, bad, "out[] read back on the host");
         tr_verified(r[STEP_PREFETCH], ok, bad, "out[] read back on the host");
     }
@@ -262,7 +262,7 @@ static cml_status um_cycle(const cml_plan *plan, cml_xfer *x, um_run *u, uint64_
         (st = cml_xfer_copy(x, u->hbuf, u->d_out.ptr, bytes, CML_DIR_D2H)) ||
         (st = cml_xfer_stop(x, &ms[STEP_MANUAL])))
         return cml_exp_fail(plan, r[STEP_MANUAL], st);
-    tr_verified(r[STEP_MANUAL], cml_host_same(u->hbuf, u->ref_out, bytes, &bad), bad,
+    tr_verified(r[STEP_MANUAL], tr_host_same(plan->gpu, u->hbuf, u->ref_out, bytes, &bad), bad,
                 "the result copied back");
 
     if (timed)

@@ -227,7 +227,7 @@ static const void *zc_input(cml_sweep *ctx, const tr_settings *s, cml_record *re
             return NULL;
         }
         if (*st == CML_OK) {
-            cml_host_fill_random(z->in_map.ptr, need * 4, TR_SEED_ZC);
+            tr_host_fill(plan->gpu, z->in_map.ptr, need * 4, TR_SEED_ZC);
             *st = cml_mem_device_pointer(plan->gpu, &z->in_map, &z->in_map_dev);
         }
         if (*st != CML_OK) {
