@@ -1,0 +1,206 @@
+/*
+ * One source per kernel: a kernel's per-thread body is written once, in a
+ * header (src/experiments/NAME_body.h), and compiled twice.
+ *
+ *  - nvcc compiles it into the __global__ function: every CML_LD / CML_ST
+ *    is the load or store the experiment names (a plain dereference, __ldca,
+ *    __ldcg, __ldg, __ldcs, __stcg, __stcs, __stwb), on the kernel's own
+ *    pointers, and the body is inlined, so the kernel's machine code is what
+ *    the hand-written kernel gave (scripts/sass-check.sh proves it).
+ *  - the C compiler compiles it into the model's mirror (cml_thread_fn):
+ *    every access becomes cml_emit(site, space, op, cache, width, address)
+ *    and nothing is read or written. Global arrays are fake pointers at
+ *    cml_array_base(k) (CML_ARRAY), so the address the mirror emits is the
+ *    pointer arithmetic the kernel does: base + index * element size.
+ *
+ * Before, the kernel (NAME.cu) and its mirror (NAME.c) were written apart
+ * and had to be kept in step by hand; a drift showed only on a GPU.
+ *
+ * A body is a function:
+ *
+ *   CML_BODY void my_body(CML_CTX, const float *A, float *C, uint64_t n, unsigned ld)
+ *   {
+ *       uint64_t i = (uint64_t)CML_BID_X * CML_BDIM_X + CML_TID_X;
+ *       if (i < n) {
+ *           float a = CML_LD(0, ld, float, A, i);    site 0: A[i] through `ld`
+ *           CML_ST(1, CML_ST_PLAIN, C, i, a + 1.0f); site 1: C[i] = ..., plain
+ *       }
+ *   }
+ *
+ * called by the kernel as my_body(CML_KERNEL_CTX, A, C, n, CML_LD_CG) and
+ * by the mirror as my_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0),
+ * CML_ARRAY(float, 1), a->n, a->cache).
+ *
+ * Rules that keep the two compilations the same kernel:
+ *  - the access mode (which instruction, and so which cache operator) is a
+ *    value: a constant in the kernel's call, which the inlined body folds
+ *    (one kernel per path, as before); in the mirror a run-time value, of
+ *    which only the cache operator counts (so a mirror may pass the
+ *    cml_cache of its arguments where a mode is asked for);
+ *  - one load per statement where two loads meet in an expression: C leaves
+ *    the order of `x + y`'s operands open, and the order of the emissions is
+ *    the order of the warp's instructions in the model's caches;
+ *  - a loaded value is 0 in the mirror (nothing is read). Where an address
+ *    depends on loaded data, CML_LDV names the value the mirror must use
+ *    (the kernel ignores it): the counter-based fill (core/random.h) makes
+ *    it computable;
+ *  - __syncthreads is CML_SYNC(): the model runs each thread to its end, so
+ *    it is no boundary there.
+ */
+#ifndef CML_GPU_KERNEL_BODY_H
+#define CML_GPU_KERNEL_BODY_H
+
+#include <stdint.h>
+
+#include "cumemlab/model.h"
+
+/*
+ * Access modes: the cache operator the model sees in the low 4 bits, and
+ * CML_MODE_INSN where the kernel spells it with an intrinsic rather than a
+ * plain dereference (both are CML_CACHE_CA for the model, but the compiler
+ * may turn a plain load of a const __restrict__ pointer into ld.global.nc,
+ * never an __ldca).
+ */
+#define CML_MODE_INSN 0x10u
+#define CML_MODE_CACHE(m) ((cml_cache)((unsigned)(m) & 0xFu))
+#define CML_LD_PLAIN ((unsigned)CML_CACHE_CA)                  /* *p          */
+#define CML_LD_CA ((unsigned)CML_CACHE_CA | CML_MODE_INSN)      /* __ldca(p)   */
+#define CML_LD_CG ((unsigned)CML_CACHE_CG | CML_MODE_INSN)      /* __ldcg(p)   */
+#define CML_LD_NC ((unsigned)CML_CACHE_NC | CML_MODE_INSN)      /* __ldg(p)    */
+#define CML_LD_CS ((unsigned)CML_CACHE_CS | CML_MODE_INSN)      /* __ldcs(p)   */
+#define CML_ST_PLAIN ((unsigned)CML_CACHE_CA)                  /* *p = v      */
+#define CML_ST_WB ((unsigned)CML_CACHE_CA | CML_MODE_INSN)      /* __stwb(p, v) */
+#define CML_ST_CG ((unsigned)CML_CACHE_CG | CML_MODE_INSN)      /* __stcg(p, v) */
+#define CML_ST_CS ((unsigned)CML_CACHE_CS | CML_MODE_INSN)      /* __stcs(p, v) */
+
+#if defined(__CUDACC__)
+/* ---- the kernel ------------------------------------------------------- */
+
+/* The mirror's context; nothing on the GPU (an unnamed empty parameter). */
+struct cml_ctx {
+};
+#define CML_BODY static __device__ __forceinline__
+#define CML_CTX cml_ctx
+#define CML_KERNEL_CTX cml_ctx()
+
+#define CML_TID_X threadIdx.x
+#define CML_TID_Y threadIdx.y
+#define CML_TID_Z threadIdx.z
+#define CML_BID_X blockIdx.x
+#define CML_BID_Y blockIdx.y
+#define CML_BID_Z blockIdx.z
+#define CML_BDIM_X blockDim.x
+#define CML_BDIM_Y blockDim.y
+#define CML_BDIM_Z blockDim.z
+#define CML_GDIM_X gridDim.x
+#define CML_GDIM_Y gridDim.y
+#define CML_GDIM_Z gridDim.z
+
+#define CML_UNROLL _Pragma("unroll")
+#define CML_SYNC() __syncthreads()
+
+/* T's own type, so that a store converts its value as `*p = v` would. */
+template <typename T> struct cml_body_same {
+    typedef T type;
+};
+
+template <typename T> static __device__ __forceinline__ T cml_body_ld(unsigned m, const T *p)
+{
+    switch (m) {
+    case CML_LD_CA: return __ldca(p);
+    case CML_LD_CG: return __ldcg(p);
+    case CML_LD_NC: return __ldg(p);
+    case CML_LD_CS: return __ldcs(p);
+    default: return *p;
+    }
+}
+
+template <typename T>
+static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
+                                                   typename cml_body_same<T>::type v)
+{
+    switch (m) {
+    case CML_ST_WB: __stwb(p, v); break;
+    case CML_ST_CG: __stcg(p, v); break;
+    case CML_ST_CS: __stcs(p, v); break;
+    default: *p = v; break;
+    }
+}
+
+/* Global memory: p[i] through mode m; T is p's element type. */
+#define CML_LD(site, m, T, p, i) cml_body_ld<T>((m), (p) + (i))
+#define CML_LDV(site, m, T, p, i, mirror_value) cml_body_ld<T>((m), (p) + (i))
+#define CML_ST(site, m, p, i, v) cml_body_st((m), (p) + (i), (v))
+
+#else
+/* ---- the mirror ------------------------------------------------------- */
+
+/* The thread the model runs and where its accesses go. */
+typedef struct cml_ctx {
+    const cml_thread *t;
+    cml_emitter *e;
+} cml_ctx;
+#define CML_BODY static inline
+#define CML_CTX cml_ctx cml_ctx_
+#define CML_MIRROR_CTX(t, e) ((cml_ctx){(t), (e)})
+
+/* Global array k of the model, as a pointer of type T * (never read). */
+#define CML_ARRAY(T, k) ((T *)(uintptr_t)cml_array_base(k))
+
+#define CML_TID_X (cml_ctx_.t->tid.x)
+#define CML_TID_Y (cml_ctx_.t->tid.y)
+#define CML_TID_Z (cml_ctx_.t->tid.z)
+#define CML_BID_X (cml_ctx_.t->bid.x)
+#define CML_BID_Y (cml_ctx_.t->bid.y)
+#define CML_BID_Z (cml_ctx_.t->bid.z)
+#define CML_BDIM_X (cml_ctx_.t->bdim.x)
+#define CML_BDIM_Y (cml_ctx_.t->bdim.y)
+#define CML_BDIM_Z (cml_ctx_.t->bdim.z)
+#define CML_GDIM_X (cml_ctx_.t->gdim.x)
+#define CML_GDIM_Y (cml_ctx_.t->gdim.y)
+#define CML_GDIM_Z (cml_ctx_.t->gdim.z)
+
+#define CML_UNROLL
+#define CML_SYNC() ((void)0)
+
+/* CUDA's vector types, for the bodies' values (never read in the mirror);
+ * a C file that has CUDA's own (vector_types.h) keeps them. */
+#if !defined(__VECTOR_TYPES_H__)
+typedef struct float2 {
+    float x, y;
+} float2;
+typedef struct float4 {
+    float x, y, z, w;
+} float4;
+
+static inline float2 make_float2(float x, float y)
+{
+    float2 v = {x, y};
+    return v;
+}
+
+static inline float4 make_float4(float x, float y, float z, float w)
+{
+    float4 v = {x, y, z, w};
+    return v;
+}
+#endif
+
+#define CML_ADDR(p) ((uint64_t)(uintptr_t)(p))
+
+/* The access's emission; its value is T's zero (or the mirror's value). */
+#define CML_LD(site, m, T, p, i)                                                               \
+    (cml_emit(cml_ctx_.e, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),            \
+              (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                             \
+     (T){0})
+#define CML_LDV(site, m, T, p, i, mirror_value)                                                \
+    (cml_emit(cml_ctx_.e, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),            \
+              (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                             \
+     (T)(mirror_value))
+/* The value is evaluated first: the loads in it come before the store. */
+#define CML_ST(site, m, p, i, v)                                                               \
+    ((void)(v), cml_emit(cml_ctx_.e, (site), CML_SPACE_GLOBAL, CML_OP_STORE, CML_MODE_CACHE(m), \
+                         (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))))
+
+#endif /* __CUDACC__ */
+#endif
