@@ -132,6 +132,13 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
 #define CML_LDV(site, m, T, p, i, mirror_value) cml_body_ld<T>((m), (p) + (i))
 #define CML_ST(site, m, p, i, v) cml_body_st((m), (p) + (i), (v))
 
+/* Shared memory: an array of the block (declared in the body: a static
+ * allocation, at `offset` bytes into the block's shared memory as the
+ * compiler lays it out, which the mirror must be told), and p[i] on it. */
+#define CML_SHARED_ARRAY(T, name, count, offset) __shared__ T name[count]
+#define CML_LDS(site, T, p, i) ((p)[i])
+#define CML_STS(site, p, i, v) ((p)[i] = (v))
+
 #else
 /* ---- the mirror ------------------------------------------------------- */
 
@@ -201,6 +208,22 @@ static inline float4 make_float4(float x, float y, float z, float w)
 #define CML_ST(site, m, p, i, v)                                                               \
     ((void)(v), cml_emit(cml_ctx_.e, (site), CML_SPACE_GLOBAL, CML_OP_STORE, CML_MODE_CACHE(m), \
                          (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))))
+
+/* Shared memory: a fake pointer at CML_SHARED_BASE + offset; the model
+ * sees byte offsets in the block's shared memory. The base is far from the
+ * global arrays' (cml_array_base) and from 0, so pointer arithmetic on it
+ * never wraps. */
+#define CML_SHARED_BASE ((uint64_t)1 << 62)
+#define CML_SHARED_ARRAY(T, name, count, offset)                                               \
+    T *const name = (T *)(uintptr_t)(CML_SHARED_BASE + (offset))
+#define CML_SHARED_ADDR(p) (CML_ADDR(p) - CML_SHARED_BASE)
+#define CML_LDS(site, T, p, i)                                                                 \
+    (cml_emit(cml_ctx_.e, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,                 \
+              (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))),                      \
+     (T){0})
+#define CML_STS(site, p, i, v)                                                                 \
+    ((void)(v), cml_emit(cml_ctx_.e, (site), CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA,     \
+                         (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))))
 
 #endif /* __CUDACC__ */
 #endif
