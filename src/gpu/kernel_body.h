@@ -136,20 +136,41 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
  * allocation, at `offset` bytes into the block's shared memory as the
  * compiler lays it out, which the mirror must be told), and p[i] on it. */
 #define CML_SHARED_ARRAY(T, name, count, offset) __shared__ T name[count]
+/* The block's dynamic shared memory (the launch's third argument). */
+#define CML_SHARED_EXTERN(T, name, offset) extern __shared__ T name[]
 #define CML_LDS(site, T, p, i) ((p)[i])
 #define CML_STS(site, p, i, v) ((p)[i] = (v))
+
+/* Constant memory: a __constant__ array (file scope: the host sets it with
+ * cudaMemcpyToSymbol), and p[i] on it. */
+#define CML_CONSTANT_ARRAY(T, name, count, offset) __constant__ T name[count]
+#define CML_LDC(site, T, p, i) ((p)[i])
 
 #else
 /* ---- the mirror ------------------------------------------------------- */
 
-/* The thread the model runs and where its accesses go. */
+/* The thread the model runs, where its accesses go, and which of its sites
+ * (bit s: site s) are emitted: all of them, or a part of the kernel whose
+ * traffic the experiment reports on its own (CML_MIRROR_CTX_SITES). */
 typedef struct cml_ctx {
     const cml_thread *t;
     cml_emitter *e;
+    uint64_t sites;
 } cml_ctx;
 #define CML_BODY static inline
 #define CML_CTX cml_ctx cml_ctx_
-#define CML_MIRROR_CTX(t, e) ((cml_ctx){(t), (e)})
+#define CML_MIRROR_CTX(t, e) ((cml_ctx){(t), (e), ~(uint64_t)0})
+#define CML_MIRROR_CTX_SITES(t, e, sites) ((cml_ctx){(t), (e), (sites)})
+
+/* cml_emit for the sites the context keeps (a site past the mask's 64 is
+ * passed on, for cml_emit to refuse). */
+static inline void cml_body_emit(cml_ctx c, unsigned site, cml_space space, cml_op op,
+                                 cml_cache cache, unsigned width, uint64_t addr)
+{
+    if (site < 64u && !((c.sites >> site) & 1u))
+        return;
+    cml_emit(c.e, site, space, op, cache, width, addr);
+}
 
 /* Global array k of the model, as a pointer of type T * (never read). */
 #define CML_ARRAY(T, k) ((T *)(uintptr_t)cml_array_base(k))
@@ -197,16 +218,16 @@ static inline float4 make_float4(float x, float y, float z, float w)
 
 /* The access's emission; its value is T's zero (or the mirror's value). */
 #define CML_LD(site, m, T, p, i)                                                               \
-    (cml_emit(cml_ctx_.e, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),            \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),            \
               (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                             \
      (T){0})
 #define CML_LDV(site, m, T, p, i, mirror_value)                                                \
-    (cml_emit(cml_ctx_.e, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),            \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),            \
               (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                             \
      (T)(mirror_value))
 /* The value is evaluated first: the loads in it come before the store. */
 #define CML_ST(site, m, p, i, v)                                                               \
-    ((void)(v), cml_emit(cml_ctx_.e, (site), CML_SPACE_GLOBAL, CML_OP_STORE, CML_MODE_CACHE(m), \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_STORE, CML_MODE_CACHE(m), \
                          (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))))
 
 /* Shared memory: a fake pointer at CML_SHARED_BASE + offset; the model
@@ -218,12 +239,25 @@ static inline float4 make_float4(float x, float y, float z, float w)
     T *const name = (T *)(uintptr_t)(CML_SHARED_BASE + (offset))
 #define CML_SHARED_ADDR(p) (CML_ADDR(p) - CML_SHARED_BASE)
 #define CML_LDS(site, T, p, i)                                                                 \
-    (cml_emit(cml_ctx_.e, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,                 \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,                 \
               (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))),                      \
      (T){0})
 #define CML_STS(site, p, i, v)                                                                 \
-    ((void)(v), cml_emit(cml_ctx_.e, (site), CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA,     \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA,     \
                          (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))))
+#define CML_SHARED_EXTERN(T, name, offset)                                                     \
+    T *const name = (T *)(uintptr_t)(CML_SHARED_BASE + (offset))
+
+/* Constant memory: the model sees byte offsets in the constant bank, from
+ * `offset` for the array (an integer constant cast to a pointer: a
+ * constant initializer at file scope). */
+#define CML_CONST_BASE ((uint64_t)1 << 61)
+#define CML_CONSTANT_ARRAY(T, name, count, offset)                                             \
+    static T *const name = (T *)(uintptr_t)(CML_CONST_BASE + (offset))
+#define CML_LDC(site, T, p, i)                                                                 \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA,            \
+                   (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i)) - CML_CONST_BASE),        \
+     (T){0})
 
 #endif /* __CUDACC__ */
 #endif
