@@ -2,8 +2,8 @@
  * Experiment 10: constant memory.
  *
  * The kernels, whose bodies (constant_body.h) constant.cu and the mirrors
- * below both compile. Blocks are 1-D, a multiple of 32 threads, so threadIdx.x % 32 is
- * the lane.
+ * below both compile. Blocks are 1-D, a multiple of 32 threads, so
+ * threadIdx.x % 32 is the lane.
  *
  * (a) Serialization: k distinct addresses per warp.
  *
