@@ -146,6 +146,13 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
 #define CML_CONSTANT_ARRAY(T, name, count, offset) __constant__ T name[count]
 #define CML_LDC(site, T, p, i) ((p)[i])
 
+/* Variables of a module (file scope): a __device__ one, which the mirror
+ * places at global array k, and a __constant__ one; CML_VAR(name) is its
+ * address, for the accesses above. */
+#define CML_DEVICE_VAR(T, name, k) __device__ T name
+#define CML_CONSTANT_VAR(T, name, offset) __constant__ T name
+#define CML_VAR(name) (&(name))
+
 #else
 /* ---- the mirror ------------------------------------------------------- */
 
@@ -258,6 +265,20 @@ static inline float4 make_float4(float x, float y, float z, float w)
     (cml_body_emit(cml_ctx_, (site), CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA,            \
                    (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i)) - CML_CONST_BASE),        \
      (T){0})
+
+/* Variables of a module: their type and place, as a typedef and an enum
+ * (so that the declaration takes its `;` as in CUDA), and CML_VAR their
+ * fake address: global array k, or `offset` in the constant bank. */
+#define CML_DEVICE_VAR(T, name, k)                                                             \
+    typedef T name##_cml_type;                                                                 \
+    enum { name##_cml_const = 0, name##_cml_at = (k) }
+#define CML_CONSTANT_VAR(T, name, offset)                                                      \
+    typedef T name##_cml_type;                                                                 \
+    enum { name##_cml_const = 1, name##_cml_at = (offset) }
+#define CML_VAR(name)                                                                          \
+    ((name##_cml_type *)(uintptr_t)(name##_cml_const                                           \
+                                        ? CML_CONST_BASE + (uint64_t)name##_cml_at             \
+                                        : cml_array_base((unsigned)name##_cml_at)))
 
 #endif /* __CUDACC__ */
 #endif
