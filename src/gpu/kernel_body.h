@@ -98,6 +98,14 @@ struct cml_ctx {
 
 #define CML_UNROLL _Pragma("unroll")
 #define CML_SYNC() __syncthreads()
+#define CML_SYNCWARP() __syncwarp()
+
+/* Warp shuffles: registers, no memory (the mirror returns the lane's own
+ * value). The arguments are __shfl_*_sync's, width optional. */
+#define CML_SHFL(...) __shfl_sync(__VA_ARGS__)
+#define CML_SHFL_UP(...) __shfl_up_sync(__VA_ARGS__)
+#define CML_SHFL_DOWN(...) __shfl_down_sync(__VA_ARGS__)
+#define CML_SHFL_XOR(...) __shfl_xor_sync(__VA_ARGS__)
 
 /* T's own type, so that a store converts its value as `*p = v` would. */
 template <typename T> struct cml_body_same {
@@ -127,10 +135,12 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
     }
 }
 
-/* Global memory: p[i] through mode m; T is p's element type. */
-#define CML_LD(site, m, T, p, i) cml_body_ld<T>((m), (p) + (i))
-#define CML_LDV(site, m, T, p, i, mirror_value) cml_body_ld<T>((m), (p) + (i))
-#define CML_ST(site, m, p, i, v) cml_body_st((m), (p) + (i), (v))
+/* Global memory: p[i] through mode m; T is p's element type. The site is
+ * evaluated and dropped (no code), so a variable that only computes sites
+ * counts as used. */
+#define CML_LD(site, m, T, p, i) ((void)(site), cml_body_ld<T>((m), (p) + (i)))
+#define CML_LDV(site, m, T, p, i, mirror_value) ((void)(site), cml_body_ld<T>((m), (p) + (i)))
+#define CML_ST(site, m, p, i, v) ((void)(site), cml_body_st((m), (p) + (i), (v)))
 
 /* Shared memory: an array of the block (declared in the body: a static
  * allocation, at `offset` bytes into the block's shared memory as the
@@ -138,13 +148,13 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
 #define CML_SHARED_ARRAY(T, name, count, offset) __shared__ T name[count]
 /* The block's dynamic shared memory (the launch's third argument). */
 #define CML_SHARED_EXTERN(T, name, offset) extern __shared__ T name[]
-#define CML_LDS(site, T, p, i) ((p)[i])
-#define CML_STS(site, p, i, v) ((p)[i] = (v))
+#define CML_LDS(site, T, p, i) ((void)(site), (p)[i])
+#define CML_STS(site, p, i, v) ((void)(site), (p)[i] = (v))
 
 /* Constant memory: a __constant__ array (file scope: the host sets it with
  * cudaMemcpyToSymbol), and p[i] on it. */
 #define CML_CONSTANT_ARRAY(T, name, count, offset) __constant__ T name[count]
-#define CML_LDC(site, T, p, i) ((p)[i])
+#define CML_LDC(site, T, p, i) ((void)(site), (p)[i])
 
 /* Variables of a module (file scope): a __device__ one, which the mirror
  * places at global array k, and a __constant__ one; CML_VAR(name) is its
@@ -197,6 +207,17 @@ static inline void cml_body_emit(cml_ctx c, unsigned site, cml_space space, cml_
 
 #define CML_UNROLL
 #define CML_SYNC() ((void)0)
+#define CML_SYNCWARP() ((void)0)
+
+/* Uses its arguments (the shuffle's lane, delta or width) and nothing else. */
+static inline int cml_body_use(int n, ...)
+{
+    return n;
+}
+#define CML_SHFL(mask, v, ...) ((void)cml_body_use(0, (mask), __VA_ARGS__), (v))
+#define CML_SHFL_UP(mask, v, ...) ((void)cml_body_use(0, (mask), __VA_ARGS__), (v))
+#define CML_SHFL_DOWN(mask, v, ...) ((void)cml_body_use(0, (mask), __VA_ARGS__), (v))
+#define CML_SHFL_XOR(mask, v, ...) ((void)cml_body_use(0, (mask), __VA_ARGS__), (v))
 
 /* CUDA's vector types, for the bodies' values (never read in the mirror);
  * a C file that has CUDA's own (vector_types.h) keeps them. */
