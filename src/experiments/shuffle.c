@@ -3,8 +3,8 @@
  * reduceIntegerShfl).
  *
  * The kernels, whose bodies (shuffle_body.h) shuffle.cu and the mirror
- * below both compile. Blocks are 1-D, a power of two from 32 to 1024 threads, so every
- * warp is full and threadIdx.x % 32 is the lane. The data are unsigned
+ * below both compile. Blocks are 1-D, a power of two from 32 to 1024
+ * threads, so every warp is full and threadIdx.x % 32 is the lane. The data are unsigned
  * 32-bit words: sums wrap modulo 2^32 (defined for unsigned in C), so every
  * result is exact whatever the order of the additions, and the checker and
  * the host reference can demand equality.
