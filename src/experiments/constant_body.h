@@ -53,22 +53,13 @@ enum {
 /* The sites of the coefficient loads alone (the mirror's coef_only). */
 #define CML_CST_COEF_SITES (((UINT64_C(1) << (2 * CML_STENCIL_RADIUS + 1)) - 1) << CML_CST_COEF0)
 
-/* A float product and sum rounded on their own (no FMA), so the checker
- * and the host agree bit for bit; the mirror's values are never read. */
-#if defined(__CUDACC__)
-#define CML_CST_FMUL(a, b) __fmul_rn((a), (b))
-#define CML_CST_FADD(a, b) __fadd_rn((a), (b))
-#else
-#define CML_CST_FMUL(a, b) ((a) * (b))
-#define CML_CST_FADD(a, b) ((a) + (b))
-#endif
-
 /*
  * (b) The 1-D 9-point stencil (radius R = 4) with a shared tile of
  * blockDim.x + 2R inputs (dynamic shared memory), the halo loaded by the
- * first R threads; then nine taps in a fixed order. The coefficient j is
- * c_coef[j] (where = CML_COEF_CONSTANT), __ldg(&coef[j]) (READONLY) or
- * coef[j] (GLOBAL). n is a multiple of blockDim.x: no thread is outside.
+ * first R threads; then nine taps in a fixed order, each product and sum
+ * rounded on its own (no FMA), so the checker and the host agree bit for
+ * bit. The coefficient j is c_coef[j] (where = CML_COEF_CONSTANT),
+ * __ldg(&coef[j]) (READONLY) or coef[j] (GLOBAL). n is a multiple of blockDim.x: no thread is outside.
  * in[] is reached at i - R by a signed index: in points 128 bytes into its
  * allocation (constant.c's contract).
  */
@@ -100,7 +91,7 @@ CML_BODY void cml_const_stencil_body(CML_CTX, const float *in, float *out, unsig
         else if (where == CML_COEF_GLOBAL)
             c = CML_LD(CML_CST_COEF0 + j, CML_LD_PLAIN, float, coef, j);
         float t = CML_LDS(CML_CST_TILE_LD0 + j, float, tile, tx + j);
-        sum = CML_CST_FADD(sum, CML_CST_FMUL(c, t));
+        sum = CML_FADD_RN(sum, CML_FMUL_RN(c, t));
     }
     CML_ST(CML_CST_OUT, CML_ST_PLAIN, out, i, sum);
 }

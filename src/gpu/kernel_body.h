@@ -100,6 +100,11 @@ struct cml_ctx {
 #define CML_SYNC() __syncthreads()
 #define CML_SYNCWARP() __syncwarp()
 
+/* A float product and sum rounded on their own (no FMA contraction), so
+ * that checkers and host references agree with the kernel bit for bit. */
+#define CML_FMUL_RN(a, b) __fmul_rn((a), (b))
+#define CML_FADD_RN(a, b) __fadd_rn((a), (b))
+
 /* Warp shuffles: registers, no memory (the mirror returns the lane's own
  * value). The arguments are __shfl_*_sync's, width optional. */
 #define CML_SHFL(...) __shfl_sync(__VA_ARGS__)
@@ -208,6 +213,11 @@ static inline void cml_body_emit(cml_ctx c, unsigned site, cml_space space, cml_
 #define CML_UNROLL
 #define CML_SYNC() ((void)0)
 #define CML_SYNCWARP() ((void)0)
+
+/* One rounding each (ISO C does not contract across a cast-free `*` and
+ * `+` of separate macro uses); the mirror's values are never read anyway. */
+#define CML_FMUL_RN(a, b) ((float)((a) * (b)))
+#define CML_FADD_RN(a, b) ((float)((a) + (b)))
 
 /* Uses its arguments (the shuffle's lane, delta or width) and nothing else. */
 static inline int cml_body_use(int n, ...)
