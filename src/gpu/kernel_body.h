@@ -156,6 +156,54 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
 #define CML_LDS(site, T, p, i) ((void)(site), (p)[i])
 #define CML_STS(site, p, i, v) ((void)(site), (p)[i] = (v))
 
+/* Shared memory by 32-bit shared-space byte address, through PTX
+ * ld/st.volatile.shared: ptxas must issue every one (a plain store followed
+ * by a load of the same address would be forwarded in registers). T is
+ * unsigned, uint2 or uint4 (one LDS/STS of 4, 8 or 16 bytes). The address
+ * of a shared array: CML_SHARED_SPACE(p). */
+#define CML_SHARED_SPACE(p) ((unsigned)__cvta_generic_to_shared(p))
+#define CML_LDS_VOLATILE(site, T, a) ((void)(site), cml_body_ld_vs<T>(a))
+#define CML_STS_VOLATILE(site, a, v) ((void)(site), cml_body_st_vs((a), (v)))
+
+static __device__ __forceinline__ void cml_body_st_vs(unsigned a, unsigned x)
+{
+    asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(a), "r"(x) : "memory");
+}
+static __device__ __forceinline__ void cml_body_st_vs(unsigned a, uint2 x)
+{
+    asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %2};" ::"r"(a), "r"(x.x), "r"(x.y)
+                 : "memory");
+}
+static __device__ __forceinline__ void cml_body_st_vs(unsigned a, uint4 x)
+{
+    asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x.x),
+                 "r"(x.y), "r"(x.z), "r"(x.w)
+                 : "memory");
+}
+template <typename T> static __device__ __forceinline__ T cml_body_ld_vs(unsigned a);
+template <> __device__ __forceinline__ unsigned cml_body_ld_vs<unsigned>(unsigned a)
+{
+    unsigned x;
+    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(x) : "r"(a) : "memory");
+    return x;
+}
+template <> __device__ __forceinline__ uint2 cml_body_ld_vs<uint2>(unsigned a)
+{
+    uint2 x;
+    asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(x.x), "=r"(x.y) : "r"(a)
+                 : "memory");
+    return x;
+}
+template <> __device__ __forceinline__ uint4 cml_body_ld_vs<uint4>(unsigned a)
+{
+    uint4 x;
+    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w)
+                 : "r"(a)
+                 : "memory");
+    return x;
+}
+
 /* Constant memory: a __constant__ array (file scope: the host sets it with
  * cudaMemcpyToSymbol), and p[i] on it. */
 #define CML_CONSTANT_ARRAY(T, name, count, offset) __constant__ T name[count]
@@ -239,6 +287,25 @@ typedef struct float4 {
     float x, y, z, w;
 } float4;
 
+typedef struct uint2 {
+    unsigned x, y;
+} uint2;
+typedef struct uint4 {
+    unsigned x, y, z, w;
+} uint4;
+
+static inline uint2 make_uint2(unsigned x, unsigned y)
+{
+    uint2 v = {x, y};
+    return v;
+}
+
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w)
+{
+    uint4 v = {x, y, z, w};
+    return v;
+}
+
 static inline float2 make_float2(float x, float y)
 {
     float2 v = {x, y};
@@ -285,6 +352,17 @@ static inline float4 make_float4(float x, float y, float z, float w)
                          (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))))
 #define CML_SHARED_EXTERN(T, name, offset)                                                     \
     T *const name = (T *)(uintptr_t)(CML_SHARED_BASE + (offset))
+
+/* Shared memory by shared-space byte address: the model's offset itself
+ * (a shared array's address is its offset). */
+#define CML_SHARED_SPACE(p) ((unsigned)CML_SHARED_ADDR(p))
+#define CML_LDS_VOLATILE(site, T, a)                                                           \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,              \
+                   (unsigned)sizeof(T), (uint64_t)(a)),                                        \
+     (T){0})
+#define CML_STS_VOLATILE(site, a, v)                                                           \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA,  \
+                              (unsigned)sizeof(v), (uint64_t)(a)))
 
 /* Constant memory: the model sees byte offsets in the constant bank, from
  * `offset` for the array (an integer constant cast to a pointer: a

@@ -16,7 +16,7 @@ exp="$here/../../src/experiments"
 . "$here/cli_test_util.sh" # $tmp, check
 
 UNCONVERTED="async_copy.c cluster_smem.c expr.c hierarchy_model.c l2_residency.c local.c
-peak_model.c shared_banks.c"
+peak_model.c"
 
 # The experiments' files, wherever they sit under src/experiments.
 find "$exp" -type f \( -name '*.c' -o -name '*.cu' -o -name '*.h' \) | sort >"$tmp/files"
