@@ -59,9 +59,9 @@ enum {
  * first R threads; then nine taps in a fixed order, each product and sum
  * rounded on its own (no FMA), so the checker and the host agree bit for
  * bit. The coefficient j is c_coef[j] (where = CML_COEF_CONSTANT),
- * __ldg(&coef[j]) (READONLY) or coef[j] (GLOBAL). n is a multiple of blockDim.x: no thread is outside.
- * in[] is reached at i - R by a signed index: in points 128 bytes into its
- * allocation (constant.c's contract).
+ * __ldg(&coef[j]) (READONLY) or coef[j] (GLOBAL). n is a multiple of
+ * blockDim.x: no thread is outside. in[] is reached at i - R by a signed
+ * index: in points 128 bytes into its allocation (constant.c's contract).
  */
 CML_BODY void cml_const_stencil_body(CML_CTX, const float *in, float *out, unsigned long long n,
                                      int where, const float *coef)

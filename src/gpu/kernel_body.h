@@ -31,6 +31,14 @@
  * by the mirror as my_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0),
  * CML_ARRAY(float, 1), a->n, a->cache).
  *
+ * The other accesses: shared memory (CML_SHARED_ARRAY, CML_SHARED_EXTERN,
+ * CML_LDS, CML_STS, and by shared-space address CML_LDS_VOLATILE,
+ * CML_STS_VOLATILE), constant memory (CML_CONSTANT_ARRAY, CML_LDC) and a
+ * module's variables (CML_DEVICE_VAR, CML_CONSTANT_VAR, CML_VAR); warp
+ * shuffles (CML_SHFL*) move registers and emit nothing. A mirror may emit
+ * only some of a body's sites (CML_MIRROR_CTX_SITES), to report a part of
+ * the kernel's traffic on its own.
+ *
  * Rules that keep the two compilations the same kernel:
  *  - the access mode (which instruction, and so which cache operator) is a
  *    value: a constant in the kernel's call, which the inlined body folds
@@ -262,8 +270,8 @@ static inline void cml_body_emit(cml_ctx c, unsigned site, cml_space space, cml_
 #define CML_SYNC() ((void)0)
 #define CML_SYNCWARP() ((void)0)
 
-/* One rounding each (ISO C does not contract across a cast-free `*` and
- * `+` of separate macro uses); the mirror's values are never read anyway. */
+/* One rounding each: a cast to float drops any extra range and precision
+ * (C11 6.3.1.8); the mirror's values are never read anyway. */
 #define CML_FMUL_RN(a, b) ((float)((a) * (b)))
 #define CML_FADD_RN(a, b) ((float)((a) + (b)))
 
@@ -322,71 +330,73 @@ static inline float4 make_float4(float x, float y, float z, float w)
 #define CML_ADDR(p) ((uint64_t)(uintptr_t)(p))
 
 /* The access's emission; its value is T's zero (or the mirror's value). */
-#define CML_LD(site, m, T, p, i)                                                               \
-    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),            \
-              (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                             \
+#define CML_LD(site, m, T, p, i)                                                           \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),     \
+                   (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                    \
      (T){0})
-#define CML_LDV(site, m, T, p, i, mirror_value)                                                \
-    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),            \
-              (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                             \
+#define CML_LDV(site, m, T, p, i, mirror_value)                                            \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, CML_MODE_CACHE(m),     \
+                   (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                    \
      (T)(mirror_value))
 /* The value is evaluated first: the loads in it come before the store. */
-#define CML_ST(site, m, p, i, v)                                                               \
-    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_STORE, CML_MODE_CACHE(m), \
-                         (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))))
+#define CML_ST(site, m, p, i, v)                                                           \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_STORE,            \
+                              CML_MODE_CACHE(m), (unsigned)sizeof *((p) + (i)),            \
+                              CML_ADDR((p) + (i))))
 
 /* Shared memory: a fake pointer at CML_SHARED_BASE + offset; the model
  * sees byte offsets in the block's shared memory. The base is far from the
  * global arrays' (cml_array_base) and from 0, so pointer arithmetic on it
  * never wraps. */
 #define CML_SHARED_BASE ((uint64_t)1 << 62)
-#define CML_SHARED_ARRAY(T, name, count, offset)                                               \
+#define CML_SHARED_ARRAY(T, name, count, offset)                                           \
+    T *const name = (T *)(uintptr_t)(CML_SHARED_BASE + (offset))
+#define CML_SHARED_EXTERN(T, name, offset)                                                 \
     T *const name = (T *)(uintptr_t)(CML_SHARED_BASE + (offset))
 #define CML_SHARED_ADDR(p) (CML_ADDR(p) - CML_SHARED_BASE)
-#define CML_LDS(site, T, p, i)                                                                 \
-    (cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,                 \
-              (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))),                      \
+#define CML_LDS(site, T, p, i)                                                             \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,          \
+                   (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))),             \
      (T){0})
-#define CML_STS(site, p, i, v)                                                                 \
-    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA,     \
-                         (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))))
-#define CML_SHARED_EXTERN(T, name, offset)                                                     \
-    T *const name = (T *)(uintptr_t)(CML_SHARED_BASE + (offset))
+#define CML_STS(site, p, i, v)                                                             \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_STORE,            \
+                              CML_CACHE_CA, (unsigned)sizeof *((p) + (i)),                 \
+                              CML_SHARED_ADDR((p) + (i))))
 
 /* Shared memory by shared-space byte address: the model's offset itself
  * (a shared array's address is its offset). */
 #define CML_SHARED_SPACE(p) ((unsigned)CML_SHARED_ADDR(p))
-#define CML_LDS_VOLATILE(site, T, a)                                                           \
-    (cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,              \
-                   (unsigned)sizeof(T), (uint64_t)(a)),                                        \
+#define CML_LDS_VOLATILE(site, T, a)                                                       \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,          \
+                   (unsigned)sizeof(T), (uint64_t)(a)),                                    \
      (T){0})
-#define CML_STS_VOLATILE(site, a, v)                                                           \
-    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA,  \
-                              (unsigned)sizeof(v), (uint64_t)(a)))
+#define CML_STS_VOLATILE(site, a, v)                                                       \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_STORE,            \
+                              CML_CACHE_CA, (unsigned)sizeof(v), (uint64_t)(a)))
 
 /* Constant memory: the model sees byte offsets in the constant bank, from
  * `offset` for the array (an integer constant cast to a pointer: a
  * constant initializer at file scope). */
 #define CML_CONST_BASE ((uint64_t)1 << 61)
-#define CML_CONSTANT_ARRAY(T, name, count, offset)                                             \
+#define CML_CONSTANT_ARRAY(T, name, count, offset)                                         \
     static T *const name = (T *)(uintptr_t)(CML_CONST_BASE + (offset))
-#define CML_LDC(site, T, p, i)                                                                 \
-    (cml_body_emit(cml_ctx_, (site), CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA,            \
-                   (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i)) - CML_CONST_BASE),        \
+#define CML_LDC(site, T, p, i)                                                             \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA,        \
+                   (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i)) - CML_CONST_BASE),   \
      (T){0})
 
 /* Variables of a module: their type and place, as a typedef and an enum
  * (so that the declaration takes its `;` as in CUDA), and CML_VAR their
  * fake address: global array k, or `offset` in the constant bank. */
-#define CML_DEVICE_VAR(T, name, k)                                                             \
-    typedef T name##_cml_type;                                                                 \
+#define CML_DEVICE_VAR(T, name, k)                                                         \
+    typedef T name##_cml_type;                                                             \
     enum { name##_cml_const = 0, name##_cml_at = (k) }
-#define CML_CONSTANT_VAR(T, name, offset)                                                      \
-    typedef T name##_cml_type;                                                                 \
+#define CML_CONSTANT_VAR(T, name, offset)                                                  \
+    typedef T name##_cml_type;                                                             \
     enum { name##_cml_const = 1, name##_cml_at = (offset) }
-#define CML_VAR(name)                                                                          \
-    ((name##_cml_type *)(uintptr_t)(name##_cml_const                                           \
-                                        ? CML_CONST_BASE + (uint64_t)name##_cml_at             \
+#define CML_VAR(name)                                                                      \
+    ((name##_cml_type *)(uintptr_t)(name##_cml_const                                       \
+                                        ? CML_CONST_BASE + (uint64_t)name##_cml_at         \
                                         : cml_array_base((unsigned)name##_cml_at)))
 
 #endif /* __CUDACC__ */
