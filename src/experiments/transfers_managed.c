@@ -8,7 +8,8 @@
  * (cudaMalloc + cudaMemcpy in, kernel, cudaMemcpy out). On the CPU alone
  * only the kernel steps, which the model traces.
  *
- * CONTRACT of the kernel (transfers.cu, sumMatrixGPUManaged_scale):
+ * The kernel (its body in transfers_body.h, run by transfers.cu and by
+ * the mirror below; sumMatrixGPUManaged_scale):
  *   if (i < n) out[i] = 2 * in[i];                // site 0: load, site 1: store
  */
 #include <stdio.h>
@@ -17,19 +18,16 @@
 
 #include "core/random.h"
 #include "core/stats.h"
+#include "experiments/transfers_body.h"
 #include "experiments/transfers_internal.h"
 #include "experiments/transfers_kernels.h"
 #include "gpu/host_fill.h"
 
+/* The kernel's own body (transfers_body.h) on the model's arrays. */
 void cml_um_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_um_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    const uint64_t i = cml_gtid(t);
-    if (i >= a->n)
-        return;
-    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * i);
+    cml_um_scale_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0), CML_ARRAY(float, 1), a->n);
 }
 
 /* Is step s a kernel launch (traced by the model)? */
