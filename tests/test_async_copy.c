@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/async_copy.h"
+#include "experiments/async_copy/async_copy.h"
 #include "experiments/common.h"
 #include "lab/sweep.h"
 #include "experiment_test_util.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/cluster_smem.h"
+#include "experiments/cluster_smem/cluster_smem.h"
 #include "experiments/common.h"
 #include "lab/sweep.h"
 #include "experiment_test_util.h"

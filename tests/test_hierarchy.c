@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/hierarchy.h"
+#include "experiments/hierarchy/hierarchy.h"
 #include "experiment_test_util.h"
 #include "report/chart_plan.h"
 #include "report/svg_chart.h"

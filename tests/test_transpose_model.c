@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "experiments/common.h"
-#include "experiments/transpose.h"
+#include "experiments/transpose/transpose.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 

@@ -33,8 +33,8 @@
 #include "core/stats.h"
 #include "counters/counters.h"
 #include "experiments/experiment.h"
-#include "experiments/offset_kernels.h"
-#include "experiments/peak.h"
+#include "experiments/offset/offset_kernels.h"
+#include "experiments/peak/peak.h"
 #include "gpu/gpu.h"
 #include "lab/sweep.h"
 

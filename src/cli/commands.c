@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "cli/session.h"
 #include "lab/lab.h"
-#include "experiments/device_facts.h"
+#include "experiments/device_facts/device_facts.h"
 #include "gpu/gpu.h"
 
 int cml_print_experiment_help(const cml_experiment *exp)

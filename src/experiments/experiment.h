@@ -57,7 +57,7 @@ typedef struct cml_plan {
     struct cml_counters_pass *counters_pass; /* where cml_exp_time queues those
                                      passes (counters_pass.h); NULL: at once */
     /* Index expressions the user gave (run --expr, --src), as typed: the
-     * expr experiment's options index them (src/experiments/expr.c).
+     * expr experiment's options index them (src/experiments/expr/expr.c).
      * NULL: none; that experiment then runs its built-in set. */
     const char *const *exprs;
     size_t nexprs;

@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "experiments/local_kernels.h"
+#include "experiments/local/local_kernels.h"
 
 #if !defined(CML_NO_CUDA)
 #error "kernels_none.c belongs to a build without CUDA (CML_NO_CUDA)"

@@ -12,7 +12,7 @@
 
 #include "counters/counters.h"
 #include "experiments/counters_pass.h"
-#include "experiments/peak.h"
+#include "experiments/peak/peak.h"
 #include "gpu/gpu.h"
 #include "lab/peak_cache.h"
 #include "lab/sweep.h"

@@ -32,7 +32,7 @@
 #include "counters/counters.h"
 #include "experiments/counters_pass.h"
 #include "experiments/experiment.h"
-#include "experiments/offset_kernels.h"
+#include "experiments/offset/offset_kernels.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../test_util.h"

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "experiments/common.h"
-#include "experiments/hierarchy.h"
-#include "experiments/hierarchy_kernels.h"
+#include "experiments/hierarchy/hierarchy.h"
+#include "experiments/hierarchy/hierarchy_kernels.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../test_util.h"

@@ -21,8 +21,8 @@
 
 #include "core/random.h"
 #include "experiments/experiment.h"
-#include "experiments/transfers.h"
-#include "experiments/transfers_kernels.h"
+#include "experiments/transfers/transfers.h"
+#include "experiments/transfers/transfers_kernels.h"
 #include "gpu/gpu.h"
 #include "gpu/host_memory.h"
 #include "gpu_test_util.h"

@@ -1,0 +1,74 @@
+/*
+ * Experiment 16's pieces that its host files share (not a public header):
+ *   peak.c           options, the row, the records of a sweep (variant, measure)
+ *   peak_model.c     names, the bytes of each op, the mirror and its trace
+ *   peak_bench.c     the buffers on a GPU, verification, the lab's quick search
+ *   peak_findings.c  the class references of a run and the sentences on them
+ */
+#ifndef CML_EXP_PEAK_INTERNAL_H
+#define CML_EXP_PEAK_INTERNAL_H
+
+#include "experiments/common.h"
+#include "experiments/peak/peak.h"
+
+/* One point of the sweep; the options' fields (declared innermost first). */
+typedef struct peak_settings {
+    int64_t shape, block, kernel, size;
+} peak_settings;
+
+/* The per-class limits the counters can explain (peak_findings.c): the
+ * metrics read for each class's best records, in this order. */
+enum {
+    PEAK_DIAG_DRAM_READ = 0,
+    PEAK_DIAG_DRAM_WRITE,
+    PEAK_DIAG_DRAM_BUSY,
+    PEAK_DIAG_SM_ACTIVE,
+    PEAK_DIAG_SM_ELAPSED,
+    PEAK_DIAG_OCCUPANCY,
+    PEAK_DIAG_COUNT
+};
+extern const char *const cml_peak_diag_metrics[PEAK_DIAG_COUNT];
+
+/* The run's state: one bench (buffers of n floats, filled once per size,
+ * whatever the block), the device's size cap, and which records of the
+ * current size already had their counters read. */
+typedef struct peak_state {
+    cml_peak_bench bench;
+    int open;
+    uint64_t cap_bytes;     /* largest array: min(free memory / 4, 8 GiB); 0: not yet */
+    size_t size_first;      /* first record of the bench's size */
+} peak_state;
+
+/* peak_model.c: trace op/shape at n floats (grid-stride over gs_grid
+ * blocks) into rec->model under both rule sets; traced at a smaller n
+ * (noted, and *traced_n) when n is large. */
+cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape, uint64_t n,
+                          unsigned gs_grid, unsigned block, uint64_t *traced_n);
+/* Launch grid without a device: the grid-stride grid fills every SM with
+ * resident threads, the one-shot grid covers the array. */
+unsigned cml_peak_model_grid(const cml_plan *plan, cml_peak_shape shape, uint64_t n,
+                             unsigned block);
+/* Bytes the shape's threads touch per access and per step: W x U. */
+unsigned cml_peak_bytes_per_thread(cml_peak_shape shape);
+
+/* peak_bench.c: the grid of op/shape on a device (occupancy calculator). */
+cml_status cml_peak_device_grid(cml_gpu *g, cml_peak_op op, cml_peak_shape shape, uint64_t n,
+                                unsigned block, unsigned *grid, double *occupancy);
+/* Time and verify one variant on the bench into rec (bandwidth, timing,
+ * grid, occupancy); CML_EVERIFY leaves a FAILED record. */
+cml_status cml_peak_measure_variant(const cml_plan *plan, cml_peak_bench *b, cml_record *rec,
+                                    cml_peak_op op, cml_peak_shape shape, unsigned warmup,
+                                    unsigned reps);
+
+/* peak_findings.c: read the counters of the best record of each class among
+ * records [first, end) of ctx->out (those of the bench's size), while the
+ * bench still holds their buffers. No profiler: nothing. */
+void cml_peak_read_counters(cml_sweep *ctx, size_t first, size_t end);
+/* After the sweep: the class references, every record's share of its
+ * class, and the findings on the bests, the layouts and the sizes. */
+void cml_peak_finish(cml_sweep *ctx);
+
+/* "1G", "256M", "12345": a size for variant names and sentences. */
+void cml_peak_size_label(char *buf, size_t len, uint64_t bytes);
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * Experiment 16, the model side: the names and bytes of each kernel, the
+ * values it must write, and the C mirror of every kernel in every shape
+ * (peak.cu), traced thread by thread under both rule sets. Every access is
+ * a whole W-byte vector of a coalesced warp, so the model must predict 100%
+ * efficiency whatever the shape; what the shapes change (bytes in flight,
+ * blocks, hints) is what the measurement shows.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/random.h"
+#include "experiments/peak/peak_internal.h"
+
+static const char *const op_names[] = {"copy", "scale", "add",    "triad",
+                                       "sum",  "fill",  "memcpy", "memset"};
+
+#define SHAPE_ROW(ID, NAME, LAYOUT, W, U, CS, QUICK) {NAME, LAYOUT, W, U, CS, QUICK},
+static const cml_peak_shape_def shapes[CML_PEAK_SHAPE_COUNT] = {CML_PEAK_SHAPES(SHAPE_ROW)};
+#undef SHAPE_ROW
+
+const cml_peak_shape_def *cml_peak_shape_at(int shape)
+{
+    return shape >= 0 && shape < CML_PEAK_SHAPE_COUNT ? &shapes[shape] : NULL;
+}
+
+const char *cml_peak_op_name(cml_peak_op op)
+{
+    return (op >= 0 && op < CML_PEAK_OP_COUNT) ? op_names[op] : "?";
+}
+
+const char *cml_peak_shape_name(cml_peak_shape s)
+{
+    return (s >= 0 && s < CML_PEAK_SHAPE_COUNT) ? shapes[s].name : "?";
+}
+
+int cml_peak_op_class(cml_peak_op op)
+{
+    return cml_peak_class_of(cml_peak_bytes_read(op, 1), cml_peak_bytes_written(op, 1));
+}
+
+/* The bandwidth table (BabelStream's idea): the bytes each kernel must move
+ * live here and nowhere else. */
+uint64_t cml_peak_bytes_read(cml_peak_op op, uint64_t n)
+{
+    switch (op) {
+    case CML_PEAK_ADD:
+    case CML_PEAK_TRIAD: return 8 * n;
+    case CML_PEAK_FILL:
+    case CML_PEAK_MEMSET: return 0;
+    default: return 4 * n;
+    }
+}
+
+uint64_t cml_peak_bytes_written(cml_peak_op op, uint64_t n)
+{
+    return op == CML_PEAK_SUM ? 0 : 4 * n;
+}
+
+/* Each rounding is its own statement through a volatile, so no compiler
+ * setting can fuse the product and the sum into one FMA (the kernels use
+ * __fmul_rn and __fadd_rn for the same reason). */
+float cml_peak_expected(cml_peak_op op, uint64_t seed_x, uint64_t seed_y, uint64_t i)
+{
+    if (op == CML_PEAK_FILL)
+        return CML_PEAK_FILL_VALUE;
+    if (op == CML_PEAK_MEMSET) {
+        uint32_t b = 0x01010101u * (uint32_t)CML_PEAK_MEMSET_BYTE;
+        float f;
+        memcpy(&f, &b, sizeof f);
+        return f;
+    }
+    float x = cml_random_f32(seed_x, i);
+    volatile float p;
+    switch (op) {
+    case CML_PEAK_SCALE:
+        p = CML_PEAK_SCALAR * x;
+        return p;
+    case CML_PEAK_ADD: return x + cml_random_f32(seed_y, i);
+    case CML_PEAK_TRIAD:
+        p = CML_PEAK_SCALAR * cml_random_f32(seed_y, i);
+        return x + p;
+    default: return x;
+    }
+}
+
+uint64_t cml_peak_expected_sum(uint64_t seed_x, uint64_t n)
+{
+    uint64_t s = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        float f = cml_random_f32(seed_x, i);
+        uint32_t b;
+        memcpy(&b, &f, sizeof b);
+        s += b;
+    }
+    return s;
+}
+
+unsigned cml_peak_bytes_per_thread(cml_peak_shape shape)
+{
+    const cml_peak_shape_def *d = cml_peak_shape_at(shape);
+    return d ? d->width * d->unroll : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The mirror                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Sites: the unrolled body (grid-stride main loop, one-shot body) gives
+ * each of its U loads and stores its own instruction: x loads 0..7, y loads
+ * 8..15, stores 16..23. The grid-stride remainder loop is 24..26, the
+ * trailing floats 27..29, the sum's reductions 30..33 and its result 34.
+ * The sum's atomics (slot add, ticket, slot exchange) are not loads or
+ * stores in the model's vocabulary and are left out: 3 per block plus 64
+ * in the last block.
+ */
+enum { SITE_X = 0, SITE_Y = 8, SITE_Z = 16, SITE_REST = 24, SITE_TAIL = 27, SITE_SUM = 30 };
+
+typedef struct mirror_ctx {
+    cml_emitter *e;
+    int needs_x, needs_y, writes;
+    cml_cache ld, st;
+} mirror_ctx;
+
+/* block_sum() of peak.cu: lane 0 of each warp stores its warp's 8-byte sum
+ * to shared memory, then lanes of warp 0 below the warp count load them. */
+static void mirror_block_sum(const cml_thread *t, cml_emitter *e, unsigned site)
+{
+    unsigned w = t->tid.x / 32u, lane = t->tid.x % 32u;
+    if (lane == 0)
+        cml_emit(e, site, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 8, 8u * w);
+    if (w == 0 && lane < t->bdim.x / 32u)
+        cml_emit(e, site + 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 8, 8u * lane);
+}
+
+/* The accesses of one element step of `width` bytes at vector i. */
+static void mirror_step(const mirror_ctx *m, unsigned site, unsigned width, uint64_t i)
+{
+    const uint64_t X = cml_array_base(0), Y = cml_array_base(1), Z = cml_array_base(2);
+    if (m->needs_x)
+        cml_emit(m->e, site, CML_SPACE_GLOBAL, CML_OP_LOAD, m->ld, width, X + width * i);
+    if (m->needs_y)
+        cml_emit(m->e, site + 1, CML_SPACE_GLOBAL, CML_OP_LOAD, m->ld, width, Y + width * i);
+    if (m->writes)
+        cml_emit(m->e, site + 2, CML_SPACE_GLOBAL, CML_OP_STORE, m->st, width, Z + width * i);
+}
+
+/* U vectors at idx[0..m) with all loads before the stores, as the kernels
+ * issue them. */
+static void mirror_body(const mirror_ctx *m, unsigned width, const uint64_t *idx, unsigned count)
+{
+    const uint64_t X = cml_array_base(0), Y = cml_array_base(1), Z = cml_array_base(2);
+    for (unsigned k = 0; m->needs_x && k < count; k++)
+        cml_emit(m->e, SITE_X + k, CML_SPACE_GLOBAL, CML_OP_LOAD, m->ld, width, X + width * idx[k]);
+    for (unsigned k = 0; m->needs_y && k < count; k++)
+        cml_emit(m->e, SITE_Y + k, CML_SPACE_GLOBAL, CML_OP_LOAD, m->ld, width, Y + width * idx[k]);
+    for (unsigned k = 0; m->writes && k < count; k++)
+        cml_emit(m->e, SITE_Z + k, CML_SPACE_GLOBAL, CML_OP_STORE, m->st, width, Z + width * idx[k]);
+}
+
+void cml_peak_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const cml_peak_mirror_args *a = vargs;
+    const cml_peak_shape_def *d = cml_peak_shape_at(a->shape);
+    if (!d)
+        return;
+    const unsigned W = d->width, U = d->unroll, N = W / 4;
+    mirror_ctx m = {e, a->op != CML_PEAK_FILL, a->op == CML_PEAK_ADD || a->op == CML_PEAK_TRIAD,
+                    a->op != CML_PEAK_SUM, d->streaming ? CML_CACHE_CS : CML_CACHE_NC,
+                    d->streaming ? CML_CACHE_CS : CML_CACHE_CA};
+    const uint64_t nv = a->n / N, gtid = cml_gtid(t);
+    uint64_t idx[8];
+    if (d->layout == CML_PEAK_GRID_STRIDE) {
+        const uint64_t stride = (uint64_t)t->gdim.x * t->bdim.x;
+        uint64_t i = gtid;
+        for (; i + (U - 1) * stride < nv; i += U * stride) {
+            for (unsigned k = 0; k < U; k++)
+                idx[k] = i + k * stride;
+            mirror_body(&m, W, idx, U);
+        }
+        for (; i < nv; i += stride)
+            mirror_step(&m, SITE_REST, W, i);
+        const uint64_t r = nv * N + gtid;
+        if (N > 1 && r < a->n)
+            mirror_step(&m, SITE_TAIL, 4, r);
+    } else {
+        const uint64_t base = (uint64_t)t->bid.x * t->bdim.x * U + t->tid.x;
+        unsigned count = 0;
+        for (unsigned k = 0; k < U; k++) {
+            uint64_t i = base + (uint64_t)k * t->bdim.x;
+            if (i < nv)
+                idx[count++] = i;
+        }
+        mirror_body(&m, W, idx, count);
+        const uint64_t r = nv * N + t->tid.x;
+        if (N > 1 && t->bid.x == 0 && r < a->n)
+            mirror_step(&m, SITE_TAIL, 4, r);
+    }
+    if (a->op == CML_PEAK_SUM) {
+        /* The block's reduction; the last block (taken here to be the one
+         * with the highest index: which block finishes last varies, its
+         * accesses do not) reduces the slots again and stores the result. */
+        mirror_block_sum(t, e, SITE_SUM);
+        if (t->bid.x == t->gdim.x - 1) {
+            mirror_block_sum(t, e, SITE_SUM + 2);
+            if (t->tid.x == 0)
+                cml_emit(e, SITE_SUM + 4, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8,
+                         cml_array_base(4));
+        }
+    }
+}
+
+unsigned cml_peak_model_grid(const cml_plan *plan, cml_peak_shape shape, uint64_t n,
+                             unsigned block)
+{
+    const cml_peak_shape_def *d = cml_peak_shape_at(shape);
+    if (!d || block == 0)
+        return 1;
+    const uint64_t nv = n / (d->width / 4);
+    uint64_t g;
+    if (d->layout == CML_PEAK_ONE_SHOT) {
+        g = cml_div_up(nv, (uint64_t)block * d->unroll);
+    } else {
+        uint64_t per_sm = cml_exp_threads_per_sm(plan) / block;
+        g = (uint64_t)cml_exp_sm_count(plan) * (per_sm ? per_sm : 1);
+        uint64_t need = cml_div_up(nv, block);
+        if (g > need)
+            g = need;
+    }
+    if (g > 0x7FFFFFFFull)
+        g = 0x7FFFFFFFull;
+    return (unsigned)(g ? g : 1);
+}
+
+/* The largest n the model traces in full: beyond, tracing costs seconds of
+ * CPU per variant and tells nothing new (every access is a whole vector of
+ * a whole warp), so a larger run is traced at this size and says so. */
+#define TRACE_MAX_N ((uint64_t)1 << 22)
+
+/*
+ * The traced n is at most TRACE_MAX_N (for every shape, so that their
+ * counts compare in one table) and small enough that no grid-stride thread
+ * makes more than CML_MAX_EMITS accesses (the tracer's limit); it keeps n's
+ * remainder mod 4, so the trailing floats are traced too.
+ */
+cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape, uint64_t n,
+                          unsigned gs_grid, unsigned block, uint64_t *traced_n)
+{
+    const cml_peak_shape_def *d = cml_peak_shape_at(shape);
+    if (!d)
+        return CML_EINVAL;
+    cml_peak_mirror_args a = {op, shape, n};
+    uint64_t cap = TRACE_MAX_N;
+    if (d->layout == CML_PEAK_GRID_STRIDE) {
+        const uint64_t per_vec = (op == CML_PEAK_ADD || op == CML_PEAK_TRIAD) ? 3 : 2;
+        const uint64_t max_vecs = (CML_MAX_EMITS - 16) / per_vec; /* per thread */
+        const uint64_t fits = max_vecs * gs_grid * block * (d->width / 4);
+        if (fits < cap)
+            cap = fits;
+    }
+    if (n > cap + 3) {
+        a.n = cap - cap % 4 + n % 4;
+        cml_record_note(rec, "model traced at n=%llu floats per array, not %llu: every access "
+                             "is the same whole vector of a warp, so the shares are the same",
+                        (unsigned long long)a.n, (unsigned long long)n);
+    }
+    if (traced_n)
+        *traced_n = a.n;
+    if (d->layout == CML_PEAK_ONE_SHOT && block % CML_WARP_SIZE == 0) {
+        /* Block b's accesses are block 1's shifted by (b - 1) x block x U x W
+         * bytes, a multiple of 128; only block 0 (the trailing floats) and
+         * the last block (the guard, the sum's final reduction) differ, and
+         * those are traced one by one: O(1) work at any n. */
+        const uint64_t nblocks = cml_peak_model_grid(NULL, shape, a.n, block);
+        return cml_exp_trace_1d(rec, nblocks, block, 1, 1, cml_peak_mirror, &a);
+    }
+    unsigned grid = d->layout == CML_PEAK_ONE_SHOT ? cml_peak_model_grid(NULL, shape, a.n, block)
+                                                    : gs_grid;
+    for (int r = 0; r < CML_RULES_COUNT; r++) {
+        memset(&rec->model[r], 0, sizeof rec->model[r]);
+        cml_status st = cml_trace_kernel((cml_rules)r, cml_dim1(grid), cml_dim1(block),
+                                         cml_peak_mirror, &a, &rec->model[r]);
+        if (st != CML_OK) {
+            rec->state = CML_REC_FAILED;
+            cml_record_note(rec, "model: %s", cml_status_str(st));
+            return st;
+        }
+    }
+    rec->has_model = 1;
+    return CML_OK;
+}
+
+void cml_peak_size_label(char *buf, size_t len, uint64_t bytes)
+{
+    if (bytes && bytes % ((uint64_t)1 << 30) == 0)
+        snprintf(buf, len, "%lluG", (unsigned long long)(bytes >> 30));
+    else if (bytes && bytes % ((uint64_t)1 << 20) == 0)
+        snprintf(buf, len, "%lluM", (unsigned long long)(bytes >> 20));
+    else if (bytes && bytes % ((uint64_t)1 << 10) == 0)
+        snprintf(buf, len, "%lluk", (unsigned long long)(bytes >> 10));
+    else
+        snprintf(buf, len, "%llu", (unsigned long long)bytes);
+}
