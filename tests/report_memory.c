@@ -13,7 +13,7 @@
  * where the bound is still on the JSON text, not on the smaller .gz file.
  *
  * Why that bound: the reader holds the records it made (a cml_record is
- * 7,784 bytes; the model's record is about 4 KB of JSON, so the records
+ * 7,768 bytes; the model's record is about 4 KB of JSON, so the records
  * alone come to about 1.9 times the text) and a 64 KiB window, never the
  * text or the tree of the whole file. The allowance is measured, not
  * chosen: the peak of `report` on a one-record file is the program's code,

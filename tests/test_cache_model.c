@@ -454,6 +454,37 @@ static void test_sampled(void)
     CHECK(cml_trace_levels(&c, bad, d1(256), kernel, &a, NULL, &lv) == CML_EINVAL);
 }
 
+/* Rows of 8192 one-warp blocks: C[y][x] = A[y][x], 8 rows. */
+static void rows_kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    (void)vargs;
+    const uint64_t at = 4 * (((uint64_t)t->bid.y * t->gdim.x + t->bid.x) * 32 + t->tid.x);
+    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, cml_array_base(0) + at);
+    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, cml_array_base(1) + at);
+}
+
+/* A row of blocks wider than a wave of every SM (8192 > 132 SMs x 32
+ * blocks): the sample's rounds are whole rows, more blocks than one wave's
+ * scratch held before it grew (a heap overflow until then). */
+static void test_wide_rows(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    const cml_dim3 grid = {8192, 8, 1}, block = {32, 1, 1};
+    cml_kernel_traffic k;
+    memset(&k, 0, sizeof k);
+    CHECK(cml_trace_kernel(CML_RULES_MODERN, grid, block, rows_kernel, NULL, &k) == CML_OK);
+    cml_levels lv;
+    memset(&lv, 0, sizeof lv);
+    CHECK(cml_trace_levels(&c, grid, block, rows_kernel, NULL, &k, &lv) == CML_OK);
+    const uint64_t warps = 8192u * 8u;
+    CHECK(lv.sampled);
+    CHECK_EQ_U64(lv.l1_hit_sectors, 0);
+    CHECK_EQ_U64(lv.l2_read_sectors, 4 * warps);
+    CHECK_EQ_U64(lv.l2_write_sectors, 4 * warps);
+    CHECK_NEAR(lv.dram_read_bytes, 128.0 * warps, 64);
+}
+
 /* ---- a randomized property test ---------------------------------------------- */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -535,6 +566,7 @@ int main(void)
     test_write_back();
     test_partitions();
     test_sampled();
+    test_wide_rows();
     test_random();
     return cml_test_summary("test_cache_model");
 }

@@ -178,6 +178,42 @@ static void test_copy_and_store(void)
     cml_expr_point_free(&p);
 }
 
+/* Blocks that repeat every few blocks (not whole lines apart, but whole
+ * lines `period` blocks apart): the same totals as tracing every block,
+ * the period the one the shifts give. */
+static void test_period_shortcut(void)
+{
+    static const struct {
+        const char *expr, *set;
+        uint64_t period;
+    } cases[] = {
+        {"i", "threads=50000 bdx=100", 8},         /* 400 bytes a block */
+        {"i*3 + 1", "threads=40000 bdx=33", 32},    /* 396 bytes a block */
+        {"i", "threads=30000 bdx=40", 4},          /* 160 bytes a block, results 320 */
+        {"i + 7", "access=copy threads=30001 bdx=36 elem=2", 16},
+        {"(i%32)*33 + bx*8", "threads=20000 bdx=64", 4},
+        {"i*3", "access=store threads=25000 bdx=48 elem=2", 4}, /* 288 bytes a block */
+    };
+    for (size_t k = 0; k < CML_COUNT(cases); k++) {
+        const char *const e[] = {cases[k].expr};
+        cml_expr_point p;
+        cml_record fast, full;
+        char why[256] = "";
+        CHECK(point(e, 1, cases[k].set, &p, &fast, why, sizeof why) == CML_OK);
+        CHECK(!p.uniform);
+        CHECK_EQ_U64(p.period, cases[k].period);
+        p.period = 0; /* every block */
+        memset(&full, 0, sizeof full);
+        CHECK(cml_expr_point_trace(&p, &full) == CML_OK);
+        if (memcmp(fast.model, full.model, sizeof fast.model) != 0)
+            fprintf(stderr, "%s %s: the periodic trace differs\n", cases[k].expr,
+                    cases[k].set);
+        CHECK(memcmp(fast.model, full.model, sizeof fast.model) == 0);
+        CHECK(memcmp(&fast.levels, &full.levels, sizeof fast.levels) == 0);
+        cml_expr_point_free(&p);
+    }
+}
+
 /* One block for all: the same totals as tracing every block, and taken
  * only where it holds. */
 static void test_uniform_shortcut(void)
@@ -411,6 +447,7 @@ int main(void)
     test_constant();
     test_copy_and_store();
     test_uniform_shortcut();
+    test_period_shortcut();
     test_refusals();
     test_engine();
     test_builtins();

@@ -479,6 +479,56 @@ static void test_trace_readonly(void)
                     }
 }
 
+/* Every figure of a sampled model within its half-width of the walk's. */
+static void check_within(const char *what, const cml_record *s, const cml_record *f)
+{
+    CHECK(s->sample.warps > 0);
+    int inside = 1;
+    for (int r = 0; r < CML_RULES_COUNT; r++)
+        for (int c = 0; c < CML_CLASS_COUNT; c++) {
+            const uint64_t *e = (const uint64_t *)(const void *)&s->model[r].cls[c];
+            const uint64_t *t = (const uint64_t *)(const void *)&f->model[r].cls[c];
+            cml_traffic bound;
+            cml_sample_half(s, r, c, &bound);
+            const uint64_t *h = (const uint64_t *)(const void *)&bound;
+            for (size_t k = 0; k < sizeof(cml_traffic) / sizeof(uint64_t); k++)
+                inside &= (e[k] > t[k] ? e[k] - t[k] : t[k] - e[k]) <= h[k];
+        }
+    CHECK(inside);
+    if (!inside)
+        fprintf(stderr, "%s: a sampled figure outside its bound\n", what);
+}
+
+/* Blocks that are not whole warps where a warp's traffic has no period
+ * short enough (a hot-gather warp spans two hash groups; a gather warp may
+ * reach into the next window of 2^21): sampled on a large grid, every
+ * figure within its stated bound of the walk. */
+static void test_sampled_odd_blocks(void)
+{
+    const uint64_t n = (uint64_t)1 << 21;
+    cml_record *s = calloc(1, sizeof *s), *f = calloc(1, sizeof *f);
+    CHECK(s && f);
+    if (!s || !f) {
+        free(s);
+        free(f);
+        return;
+    }
+    cml_readonly_args ro = {CML_RO_HOT_GATHER, CML_CACHE_CA, n, 16384 / 4};
+    CHECK(cml_readonly_trace(s, &ro, 33) == CML_OK);
+    CHECK(cml_exp_trace(f, cml_dim1(cml_div_up(n, 33)), cml_dim1(33), cml_readonly_mirror, &ro) ==
+          CML_OK);
+    check_within("hot-gather block=33", s, f);
+    memset(s, 0, sizeof *s);
+    memset(f, 0, sizeof *f);
+    cml_stride_args g = {CML_STRIDE_GATHER, n, 1, n};
+    CHECK(cml_stride_trace(s, &g, 100) == CML_OK);
+    CHECK(cml_exp_trace(f, cml_dim1(cml_div_up(n, 100)), cml_dim1(100), cml_stride_mirror, &g) ==
+          CML_OK);
+    check_within("gather window=2^21 block=100", s, f);
+    free(s);
+    free(f);
+}
+
 int main(void)
 {
     test_helpers();
@@ -492,6 +542,7 @@ int main(void)
     test_trace_parallelism();
     test_trace_stride();
     test_trace_readonly();
+    test_sampled_odd_blocks();
     test_defaults();
     return cml_test_summary("test_global_mirrors");
 }

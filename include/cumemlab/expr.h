@@ -67,6 +67,41 @@ unsigned cml_expr_vars_used(const cml_expr *e);
 
 void cml_expr_free(cml_expr *e);
 
+/*
+ * What an expression does over a 1-D launch of `threads` threads in blocks
+ * of bdx x bdy (thread t of block b: i = b*bdx*bdy + t, tx = t % bdx,
+ * ty = t / bdx, lane = t % 32, bx = b, by = 0, gdx = the blocks, gdy = 1,
+ * n as given), found without evaluating every thread.
+ */
+typedef struct cml_expr_launch {
+    uint64_t bdx, bdy, threads;
+    int64_t n;
+} cml_expr_launch;
+
+typedef struct cml_expr_shape {
+    int fails;        /* 1: the evaluation fails at thread `fail_thread` (the
+                         first in launch order to fail) */
+    uint64_t fail_thread;
+    int affine;       /* 1: thread t of block b (every one that runs) has the
+                         value first[t] + step * b, and no evaluation fails */
+    int64_t step;     /* affine: elements from one block to the next */
+    int bounded;      /* 1: no evaluation fails, and lo..hi holds every value
+                         (affine: the exact range; otherwise a sound bound
+                         from interval arithmetic) */
+    int64_t lo, hi;
+} cml_expr_shape;
+
+/*
+ * The shape of `e` over launch `l`. `first` (room for bdx*bdy values, or
+ * NULL) gets block 0's values when the shape is affine. Work: the threads
+ * of one block times the program's length. CML_EINVAL for NULL arguments
+ * or an empty launch, CML_ENOMEM. Not affine is an answer, not an error:
+ * the expression may have no period ((i*i) % n), or the analysis may not
+ * see one.
+ */
+cml_status cml_expr_shape_of(const cml_expr *e, const cml_expr_launch *l, int64_t *first,
+                             cml_expr_shape *out);
+
 /* Render `err` for a terminal, into buf (always NUL-terminated when len > 0,
  * never written past len): two lines, the expression text and a caret under
  * err->column, with no trailing newline, e.g. "(i % 32) $ 33\n         ^".

@@ -112,6 +112,9 @@ double cml_traffic_sectors_per_request(const cml_traffic *t);
 /* acc += t, field by field. */
 void cml_traffic_add(cml_traffic *acc, const cml_traffic *t);
 
+/* acc += k * t, field by field (k instructions alike). */
+void cml_traffic_add_scaled(cml_traffic *acc, const cml_traffic *t, uint64_t k);
+
 /* ---------------------------------------------------------------------- */
 /* Whole kernels                                                          */
 /* ---------------------------------------------------------------------- */
@@ -180,6 +183,21 @@ typedef void (*cml_thread_fn)(const cml_thread *t, const void *args, cml_emitter
 cml_status cml_trace_kernel(cml_rules rules, cml_dim3 grid, cml_dim3 block,
                             cml_thread_fn fn, const void *args,
                             cml_kernel_traffic *out);
+
+/*
+ * Chosen warps of grid x block: warps[j] is a warp's linear index in the
+ * grid (block index, x fastest, times the warps per block, plus the warp's
+ * index in its block); its traffic under `rules` is ADDED to *out
+ * weights[j] times (weights NULL: once each; a weight of 0 skips the warp).
+ * Each warp's threads see their real block index and grid, so the sum over
+ * every warp of the grid, once each, equals cml_trace_kernel's; a warp
+ * counted k times adds what k warps with its addresses (shifted by whole
+ * lines, say) would. CML_EINVAL for a warp outside the grid and the errors
+ * of cml_trace_kernel; *out is only changed on success.
+ */
+cml_status cml_trace_warps(cml_rules rules, cml_dim3 grid, cml_dim3 block,
+                           const uint64_t *warps, const uint64_t *weights, size_t count,
+                           cml_thread_fn fn, const void *args, cml_kernel_traffic *out);
 
 /*
  * Base address the mirrors use for their k-th global array (k = 0, 1, ...).

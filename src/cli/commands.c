@@ -80,6 +80,39 @@ static const cml_experiment *find_or_complain(const char *name)
     return e;
 }
 
+/* Points one `model NAME` answers at most: a record costs the model up to
+ * about 65 ms (a naive transpose's cache levels on one core,
+ * bench/results/2026-11-27-model-latency.md), so a larger sweep could run
+ * for minutes. */
+#define MODEL_MAX_POINTS 1024u
+
+/* The sweep's size against MODEL_MAX_POINTS: CML_EXIT_USAGE with one line
+ * naming the swept options and their counts when it is larger. */
+static int model_points_fit(const cml_cli *cli, const cml_experiment *exp)
+{
+    cml_param_values pv;
+    int rc = cml_cli_experiment_options(cli, exp, NULL, &pv);
+    if (rc)
+        return rc;
+    const size_t points = cml_lab_points(exp, &pv);
+    if (points <= MODEL_MAX_POINTS)
+        return CML_EXIT_OK;
+    char swept[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < pv.ndefs && used < sizeof swept; i++) {
+        if (pv.list[i].count < 2)
+            continue;
+        int n = snprintf(swept + used, sizeof swept - used, "%s--%s %zu", used ? " x " : "",
+                         pv.defs[i].name, pv.list[i].count);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    fprintf(stderr,
+            "cumemlab: model %s: %zu points (%s); a model run answers at most %u: sweep fewer "
+            "values\n",
+            exp->key, points, swept, MODEL_MAX_POINTS);
+    return CML_EXIT_USAGE;
+}
+
 /* model and run take one experiment: none named, or a stray argument
  * after it (named, so a typo in "--offset 3" written "offset 3" shows). */
 static int one_experiment_please(const cml_cli *cli, const char *cmd, const char *or_else)
@@ -104,13 +137,16 @@ int cml_cmd_model(const cml_cli *cli)
         return CML_EXIT_USAGE;
     if (cli->help)
         return cml_print_experiment_help(exp);
+    int rc = model_points_fit(cli, exp);
+    if (rc)
+        return rc;
     cml_results r;
     cml_cli_results_init(cli, &r);
     cml_lab_settings ls = cml_cli_lab_settings(cli);
     ls.model_only = 1;
     cml_lab lab;
     cml_lab_open(&lab, &ls, &r);
-    int rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
+    rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
     cml_lab_close(&lab);
     if (rc != CML_EXIT_USAGE) {
         int erc = cml_cli_emit_run(cli, &r);

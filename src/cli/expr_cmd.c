@@ -19,16 +19,19 @@
  * index leaves the arrays is refused before anything is compiled (exit 2,
  * one line naming the expression, the range it reaches and the limit).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "core/random.h"
 #include "cumemlab/expr.h"
 #include "cumemlab/expr_kernel.h"
 #include "experiments/common.h"
 #include "experiments/expr/expr.h"
+#include "experiments/expr/expr_runs.h"
 #include "lab/lab.h"
 
 static const char *const elem_choices[] = {"1", "2", "4", "8", "16", NULL};
@@ -73,15 +76,46 @@ static const cml_experiment expr_pseudo = {
 typedef struct expr_args {
     const cml_expr *e, *src;
     uint64_t n, threads, elem, base;
+    uint64_t bdx, bdy, blocks;
     cml_space space;
     cml_op op;
     int copy;
     cml_cache cache;
-    uint64_t out_of_range;
     int failed;
     cml_expr_error err;
     uint64_t fail_thread;
 } expr_args;
+
+/* The variables of thread i of the launch (a 1-D grid of bdx x bdy). */
+static void thread_vars(const expr_args *a, uint64_t i, cml_expr_vars *v)
+{
+    const uint64_t block = a->bdx * a->bdy, t = i % block;
+    const cml_expr_vars x = {(int64_t)i,      (int64_t)(t % a->bdx), (int64_t)(t / a->bdx),
+                             (int64_t)(i / block), 0,                (int64_t)a->bdx,
+                             (int64_t)a->bdy, (int64_t)a->blocks,    1,
+                             (int64_t)(t % CML_WARP_SIZE),           (int64_t)a->n};
+    *v = x;
+}
+
+/* Thread i's index and source (i without --src); CML_EINVAL with a->err
+ * filled when an evaluation fails. */
+static cml_status thread_indices(expr_args *a, uint64_t i, int64_t *idx, int64_t *s)
+{
+    cml_expr_vars v;
+    thread_vars(a, i, &v);
+    *s = (int64_t)i;
+    if (cml_expr_eval(a->e, &v, idx, &a->err) != CML_OK ||
+        (a->src && cml_expr_eval(a->src, &v, s, &a->err) != CML_OK))
+        return CML_EINVAL;
+    return CML_OK;
+}
+
+/* Whether a thread with these indices is guarded off (an index outside
+ * 0..n-1: inactive, as a kernel's `if` would leave it). */
+static int guarded(const expr_args *a, int64_t idx, int64_t s)
+{
+    return idx < 0 || (uint64_t)idx >= a->n || (a->copy && (s < 0 || (uint64_t)s >= a->n));
+}
 
 static void expr_mirror(const cml_thread *t, const void *vargs, cml_emitter *em)
 {
@@ -93,19 +127,14 @@ static void expr_mirror(const cml_thread *t, const void *vargs, cml_emitter *em)
                  (uint64_t)t->tid.y * t->bdim.x + t->tid.x;
     if (i >= a->threads)
         return;
-    cml_expr_vars v = {(int64_t)i, t->tid.x, t->tid.y, t->bid.x, t->bid.y, t->bdim.x,
-                       t->bdim.y, t->gdim.x, t->gdim.y, t->lane, (int64_t)a->n};
-    int64_t idx, s = (int64_t)i;
-    if (cml_expr_eval(a->e, &v, &idx, &a->err) != CML_OK ||
-        (a->src && cml_expr_eval(a->src, &v, &s, &a->err) != CML_OK)) {
+    int64_t idx, s;
+    if (thread_indices(a, i, &idx, &s) != CML_OK) {
         a->failed = 1;
         a->fail_thread = i;
         return;
     }
-    if (idx < 0 || (uint64_t)idx >= a->n || (a->copy && (s < 0 || (uint64_t)s >= a->n))) {
-        a->out_of_range++;
+    if (guarded(a, idx, s))
         return;
-    }
     uint64_t at = a->space == CML_SPACE_GLOBAL ? cml_array_base(0) + a->base : a->base;
     if (a->copy) {
         /* read element s of the source, write element idx of the destination */
@@ -248,6 +277,127 @@ static int show_kernels(const cml_cli *cli, cml_expr **es, const cml_expr *src,
     return CML_EXIT_OK;
 }
 
+/* Threads left inactive by the guard: exact, or (half > 0) estimated. */
+typedef struct inactive_count {
+    uint64_t threads;
+    double half; /* the estimate's half-width at CML_EXP_SAMPLE_CONFIDENCE */
+} inactive_count;
+
+/* Threads whose indices are evaluated at most to count the inactive ones;
+ * beyond, a uniform sample of them. */
+#define COUNT_THREADS ((uint64_t)1 << 21)
+#define SAMPLE_THREADS ((uint64_t)1 << 16)
+
+/*
+ * The inactive threads of a launch the model did not walk block by block:
+ * none when the shapes bound every index inside 0..n-1; else every thread
+ * evaluated (few), or a uniform sample of threads (with replacement) and
+ * Hoeffding's bound. CML_EINVAL with a->failed set when an evaluation
+ * fails.
+ */
+static cml_status count_inactive(expr_args *a, const cml_expr_shape *sh, unsigned nx,
+                                 inactive_count *out)
+{
+    out->threads = 0;
+    out->half = 0.0;
+    int inside = 1;
+    for (unsigned k = 0; k < nx; k++)
+        inside &= sh[k].bounded && sh[k].lo >= 0 && (uint64_t)sh[k].hi < a->n;
+    if (inside)
+        return CML_OK;
+    const int all = a->threads <= COUNT_THREADS;
+    const uint64_t m = all ? a->threads : SAMPLE_THREADS;
+    uint64_t state = 0xC0FFEE, out_n = 0;
+    for (uint64_t j = 0; j < m; j++) {
+        const uint64_t i = all ? j : cml_mix64(state++) % a->threads;
+        int64_t idx, s;
+        if (thread_indices(a, i, &idx, &s) != CML_OK) {
+            a->failed = 1;
+            a->fail_thread = i;
+            return CML_EINVAL;
+        }
+        out_n += (uint64_t)guarded(a, idx, s);
+    }
+    if (all) {
+        out->threads = out_n;
+        return CML_OK;
+    }
+    out->threads = (uint64_t)((double)out_n * (double)a->threads / (double)m + 0.5);
+    out->half = (double)a->threads * sqrt(log(2.0 / (1.0 - CML_EXP_SAMPLE_CONFIDENCE)) /
+                                          (2.0 * (double)m));
+    return CML_OK;
+}
+
+/* Blocks traced one by one at most, in threads, on the exact path (the
+ * blocks whose threads the guard splits). */
+#define SINGLE_THREADS ((uint64_t)1 << 20)
+
+/*
+ * The model of the launch into rec: exact from a few blocks when the index
+ * (and source) are affine in the block (cml_expr_shape_of; the blocks that
+ * the guard splits traced one by one); else the whole walk when the grid
+ * is small, a sample of its warps when it is not. An evaluation that fails
+ * in block 0 is found by the shape, later ones by the walk or the sample.
+ */
+static cml_status model_launch(expr_args *a, cml_record *rec, inactive_count *inactive)
+{
+    const uint64_t block = a->bdx * a->bdy;
+    const cml_dim3 grid = cml_dim1(a->blocks), shape = cml_dim2(a->bdx, a->bdy);
+    const unsigned nx = a->copy ? 2u : 1u;
+    int64_t *first = malloc(2 * block * sizeof *first);
+    if (!first)
+        return CML_ENOMEM;
+    const cml_expr_launch l = {a->bdx, a->bdy, a->threads, (int64_t)a->n};
+    cml_expr_shape sh[2];
+    memset(sh, 0, sizeof sh);
+    cml_status st = cml_expr_shape_of(a->e, &l, first, &sh[0]);
+    if (st == CML_OK && a->copy && a->src) {
+        st = cml_expr_shape_of(a->src, &l, first + block, &sh[1]);
+    } else if (st == CML_OK && a->copy) { /* the source is i */
+        const uint64_t T = a->threads < block ? a->threads : block;
+        for (uint64_t t = 0; t < T; t++)
+            first[block + t] = (int64_t)t;
+        sh[1].affine = sh[1].bounded = 1;
+        sh[1].step = (int64_t)block;
+        sh[1].lo = 0;
+        sh[1].hi = (int64_t)a->threads - 1;
+    }
+    uint64_t at = UINT64_MAX;
+    for (unsigned k = 0; st == CML_OK && k < nx; k++)
+        if (sh[k].fails && sh[k].fail_thread < at)
+            at = sh[k].fail_thread;
+    if (st == CML_OK && at != UINT64_MAX) {
+        /* the first thread to fail: the evaluator says why */
+        int64_t idx, s;
+        thread_indices(a, at, &idx, &s);
+        a->failed = 1;
+        a->fail_thread = at;
+        free(first);
+        return CML_EINVAL;
+    }
+    const cml_expr_walk w[2] = {{first, sh[0].step}, {first + block, sh[1].step}};
+    cml_exp_axis axis;
+    uint64_t out = 0;
+    if (st == CML_OK && sh[0].affine && sh[nx - 1u].affine &&
+        cml_expr_runs(w, nx, block, a->threads, a->n, a->elem, SINGLE_THREADS / block + 1u,
+                      &axis, &out) == CML_OK) {
+        const cml_exp_axis axes[3] = {axis, cml_exp_axis_ends(1, 0, 1, 0),
+                                      cml_exp_axis_ends(1, 0, 1, 0)};
+        st = cml_exp_trace_axes(rec, grid, shape, axes, expr_mirror, a, NULL);
+        inactive->threads = out;
+    } else if (st == CML_OK) {
+        const cml_exp_sample_kind copy[2] = {{CML_SPACE_GLOBAL, CML_OP_LOAD, (unsigned)a->elem, 1},
+                                             {CML_SPACE_GLOBAL, CML_OP_STORE, (unsigned)a->elem, 1}};
+        const cml_exp_sample_kind one = {a->space, a->op, (unsigned)a->elem, 1};
+        st = cml_exp_trace_sample(rec, grid, shape, expr_mirror, a, a->copy ? copy : &one,
+                                  a->copy ? 2u : 1u, CML_EXP_SAMPLE_WARPS);
+        if (st == CML_OK && !a->failed)
+            st = count_inactive(a, sh, nx, inactive);
+    }
+    free(first);
+    return st;
+}
+
 /* One expression's record: the model of its access pattern. */
 static int model_one(const cml_cli *cli, int k, const cml_expr *e, const cml_expr *src,
                      const expr_settings *set, const cml_param_values *pv, cml_cache cache,
@@ -285,8 +435,11 @@ static int model_one(const cml_cli *cli, int k, const cml_expr *e, const cml_exp
         int64_t v = *(const int64_t *)(const void *)((const char *)set + expr_params[i].field - 1);
         cml_record_add_param(rec, expr_params[i].name, v, cml_param_choice(&expr_params[i], v));
     }
-    uint64_t blocks = cml_div_up(a.threads, bdx * bdy);
-    cml_status st = cml_exp_trace(rec, cml_dim1(blocks), cml_dim2(bdx, bdy), expr_mirror, &a);
+    a.bdx = bdx;
+    a.bdy = bdy;
+    a.blocks = cml_div_up(a.threads, bdx * bdy);
+    inactive_count inactive = {0, 0.0};
+    cml_status st = model_launch(&a, rec, &inactive);
     if (a.failed) {
         fprintf(stderr, "cumemlab: --expr %s: at thread %llu: %s\n", cli->exprs[k],
                 (unsigned long long)a.fail_thread, a.err.message);
@@ -295,22 +448,26 @@ static int model_one(const cml_cli *cli, int k, const cml_expr *e, const cml_exp
     if (st != CML_OK) {
         fprintf(stderr, "cumemlab: --expr %s: %s%s\n", cli->exprs[k], cml_status_str(st),
                 st == CML_EMISALIGNED ? " (an address is not a multiple of --elem)" : "");
-        return CML_EXIT_USAGE;
+        return st == CML_ENOMEM ? CML_EXIT_FAIL : CML_EXIT_USAGE;
     }
-    /* cml_exp_trace ran the mirror once per rule set */
-    a.out_of_range /= CML_RULES_COUNT;
-    uint64_t accessed = a.threads - a.out_of_range;
+    uint64_t accessed = a.threads - inactive.threads;
     rec->bytes_read = a.op == CML_OP_LOAD || a.copy ? accessed * a.elem : 0;
     rec->bytes_written = a.op == CML_OP_STORE ? accessed * a.elem : 0;
-    cml_record_add_extra(rec, "inactive", (double)a.out_of_range, "threads");
-    char why[384];
-    cml_exp_explain(rec, cml_class_of(a.space, a.op), why, sizeof why);
-    if (a.out_of_range)
-        cml_record_finding(rec, "%s %llu thread(s) had an index outside 0..%llu and were "
-                           "left inactive.", why, (unsigned long long)a.out_of_range,
-                           (unsigned long long)(a.n - 1));
-    else
-        cml_record_finding(rec, "%s", why);
+    cml_record_add_extra(rec, "inactive", (double)inactive.threads, "threads");
+    const cml_class pattern = cml_class_of(a.space, a.op);
+    char why[384], sampled[256] = "", left[160] = "";
+    cml_exp_explain(rec, pattern, why, sizeof why);
+    cml_exp_sample_note(rec, pattern, sampled, sizeof sampled);
+    if (inactive.threads && inactive.half > 0)
+        snprintf(left, sizeof left, " About %llu thread(s) (+-%.0f, from a sample of threads) had "
+                 "an index outside 0..%llu and were left inactive.",
+                 (unsigned long long)inactive.threads, inactive.half,
+                 (unsigned long long)(a.n - 1));
+    else if (inactive.threads)
+        snprintf(left, sizeof left, " %llu thread(s) had an index outside 0..%llu and were left "
+                 "inactive.", (unsigned long long)inactive.threads,
+                 (unsigned long long)(a.n - 1));
+    cml_record_finding(rec, "%s%s%s", why, left, sampled);
     return CML_EXIT_OK;
 }
 
@@ -397,8 +554,13 @@ int cml_cmd_expr(const cml_cli *cli)
         goto done;
     cml_results r;
     cml_cli_results_init(cli, &r);
-    for (int k = 0; k < cli->nexprs && !rc; k++)
+    for (int k = 0; k < cli->nexprs && !rc; k++) {
+        /* "[2/16] model --expr ... 1.3 s elapsed" on a terminal past a second */
+        cml_progress((size_t)k, (size_t)cli->nexprs, "model --expr");
         rc = model_one(cli, k, es[k], src, &set, &pv, cache, &r);
+    }
+    if (rc)
+        cml_progress(0, 0, NULL); /* the line goes before a message */
     if (rc == CML_EXIT_OK)
         rc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);

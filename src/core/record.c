@@ -110,6 +110,28 @@ void cml_record_add_extra(cml_record *rec, const char *name, double value, const
     rec->nextra++;
 }
 
+void cml_sample_set_half(cml_record *rec, int rules, int cls, const cml_traffic *half)
+{
+    const uint64_t *v = (const uint64_t *)(const void *)half;
+    float *h = rec->sample.half[rules][cls];
+    for (size_t f = 0; f < CML_TRAFFIC_FIELDS; f++) {
+        float x = (float)v[f];
+        /* (float) rounds to nearest: step up where that went below the count */
+        if ((long double)x < (long double)v[f])
+            x = nextafterf(x, INFINITY);
+        h[f] = x;
+    }
+}
+
+void cml_sample_half(const cml_record *rec, int rules, int cls, cml_traffic *out)
+{
+    uint64_t *v = (uint64_t *)(void *)out;
+    const float *h = rec->sample.half[rules][cls];
+    for (size_t f = 0; f < CML_TRAFFIC_FIELDS; f++)
+        /* 2^64 (UINT64_MAX rounded up) has no uint64_t: the largest one */
+        v[f] = h[f] >= 0x1p64f ? UINT64_MAX : (uint64_t)h[f];
+}
+
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name)
 {
     for (unsigned i = 0; i < rec->nparams; i++)

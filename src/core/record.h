@@ -14,6 +14,8 @@
 
 #define CML_RECORD_MAX_PARAMS 12
 #define CML_RECORD_MAX_COUNTERS 24
+/* cml_traffic is a run of uint64_t counts (include/cumemlab/model.h). */
+#define CML_TRAFFIC_FIELDS (sizeof(cml_traffic) / sizeof(uint64_t))
 
 /* Facts read from the device (experiment 15). All sizes in bytes. */
 typedef struct cml_device_facts {
@@ -62,7 +64,8 @@ typedef struct cml_record_param {
 
 /* A hardware counter beside the model's prediction for it (issue: counters). */
 typedef struct cml_counter {
-    char name[96];            /* ncu metric name */
+    char name[64];            /* ncu metric name (the longest the lab reads is 61 bytes;
+                                 the reader refuses a longer one) */
     double measured;
     int has_prediction;
     double predicted;
@@ -103,6 +106,20 @@ typedef struct cml_record {
     cml_cache_config cache;
     int has_levels;
     cml_levels levels;
+
+    /* The model from a sample of the grid's warps (cml_exp_trace_sample;
+     * warps == 0: every figure of `model` is exact): how many of how many
+     * warps were traced, and each figure's half-width, the distance from
+     * the estimate within which the whole walk's figure lies with
+     * probability `confidence`. The half-widths are kept as floats rounded
+     * up (cml_sample_set_half): a bound stays a bound at half the bytes,
+     * which matters because `report` holds every record it reads
+     * (tests/report_memory.c). One per field of cml_traffic, in its order. */
+    struct cml_model_sample {
+        uint64_t warps, of;
+        double confidence;
+        float half[CML_RULES_COUNT][CML_CLASS_COUNT][CML_TRAFFIC_FIELDS];
+    } sample;
 
     /* Counters read from the hardware. */
     cml_counter counters[CML_RECORD_MAX_COUNTERS];
@@ -161,6 +178,11 @@ int cml_diag_level_parse(const char *name);
 
 /* Helpers for experiments filling records. */
 void cml_record_add_param(cml_record *rec, const char *name, int64_t value, const char *label);
+/* A sampled record's half-widths of one class under one rule set, as counts
+ * (each the stored float, never less than the bound that was set). */
+void cml_sample_half(const cml_record *rec, int rules, int cls, cml_traffic *out);
+/* Set them from counts: each rounded up to the next float. */
+void cml_sample_set_half(cml_record *rec, int rules, int cls, const cml_traffic *half);
 void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit);
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
 /* The cache rec's working set lives in (cml_peak_residency): the model's

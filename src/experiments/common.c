@@ -85,110 +85,6 @@ cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thr
     return cml_exp_levels(rec, grid, block, fn, args);
 }
 
-/* Traces a range of blocks of a 1-D grid by shifting block ids: the warps
- * of a block never depend on the other blocks, so tracing blocks
- * [first, first + count) of the real grid is tracing a grid of `count`
- * blocks whose threads believe they are in the real one. */
-typedef struct block_range {
-    cml_thread_fn fn;
-    const void *args;
-    uint32_t first, real_blocks;
-} block_range;
-
-static void block_range_shim(const cml_thread *t, const void *vargs, cml_emitter *e)
-{
-    const block_range *r = vargs;
-    cml_thread real = *t;
-    real.bid.x += r->first;
-    real.gdim.x = r->real_blocks;
-    r->fn(&real, r->args, e);
-}
-
-static cml_status trace_range(cml_rules rules, uint64_t first, uint64_t count, uint64_t nblocks,
-                              unsigned block, cml_thread_fn fn, const void *args,
-                              cml_kernel_traffic *out)
-{
-    memset(out, 0, sizeof *out);
-    if (count == 0)
-        return CML_OK;
-    block_range r = {fn, args, (uint32_t)first, (uint32_t)nblocks};
-    return cml_trace_kernel(rules, cml_dim1(count), cml_dim1(block), block_range_shim, &r, out);
-}
-
-static void traffic_add_scaled(cml_traffic *acc, const cml_traffic *t, uint64_t k)
-{
-    acc->instructions += k * t->instructions;
-    acc->requests += k * t->requests;
-    acc->sectors += k * t->sectors;
-    acc->lines += k * t->lines;
-    acc->transactions += k * t->transactions;
-    acc->transaction_bytes += k * t->transaction_bytes;
-    acc->efficiency_bytes += k * t->efficiency_bytes;
-    acc->requested_bytes += k * t->requested_bytes;
-    acc->lane_bytes += k * t->lane_bytes;
-    acc->wavefronts += k * t->wavefronts;
-    acc->ideal_wavefronts += k * t->ideal_wavefronts;
-    acc->bank_conflicts += k * t->bank_conflicts;
-    acc->serialized += k * t->serialized;
-}
-
-static void kernel_add_scaled(cml_kernel_traffic *acc, const cml_kernel_traffic *t, uint64_t k)
-{
-    for (int c = 0; c < CML_CLASS_COUNT; c++)
-        traffic_add_scaled(&acc->cls[c], &t->cls[c], k);
-}
-
-cml_status cml_exp_trace_1d(cml_record *rec, uint64_t nblocks, unsigned block, uint64_t head,
-                            uint64_t tail, cml_thread_fn fn, const void *args)
-{
-    if (nblocks > UINT32_MAX) {
-        rec->state = CML_REC_FAILED;
-        cml_record_note(rec, "model: %llu blocks exceed a 1-D grid",
-                        (unsigned long long)nblocks);
-        return CML_EINVAL;
-    }
-    /* Small grids, and grids that are mostly head and tail: trace it all. */
-    if (nblocks <= head + tail + 8)
-        return cml_exp_trace(rec, cml_dim1(nblocks), cml_dim1(block), fn, args);
-    const uint64_t middle = nblocks - head - tail;
-    /* Blocks sampled to check the claim that the middle is uniform. */
-    const uint64_t samples[] = {head + 1, head + middle / 2, nblocks - tail - 1};
-    for (int r = 0; r < CML_RULES_COUNT; r++) {
-        cml_kernel_traffic part, one, total;
-        memset(&total, 0, sizeof total);
-        cml_status st = trace_range((cml_rules)r, 0, head, nblocks, block, fn, args, &part);
-        if (!st) {
-            kernel_add_scaled(&total, &part, 1);
-            st = trace_range((cml_rules)r, nblocks - tail, tail, nblocks, block, fn, args, &part);
-        }
-        if (!st) {
-            kernel_add_scaled(&total, &part, 1);
-            st = trace_range((cml_rules)r, head, 1, nblocks, block, fn, args, &one);
-        }
-        for (size_t s = 0; !st && s < sizeof samples / sizeof samples[0]; s++) {
-            st = trace_range((cml_rules)r, samples[s], 1, nblocks, block, fn, args, &part);
-            if (!st && memcmp(&part, &one, sizeof one) != 0) {
-                rec->state = CML_REC_FAILED;
-                cml_record_note(rec, "model: block %llu differs from block %llu: this "
-                                "experiment's uniform-block claim is wrong (a bug)",
-                                (unsigned long long)samples[s], (unsigned long long)head);
-                return CML_EINVAL;
-            }
-        }
-        if (st) {
-            rec->state = CML_REC_FAILED;
-            cml_record_note(rec, "model: %s", cml_status_str(st));
-            return st;
-        }
-        kernel_add_scaled(&total, &one, middle);
-        rec->model[r] = total;
-    }
-    rec->has_model = 1;
-    rec->grid = nblocks;
-    rec->block = block;
-    return cml_exp_levels(rec, cml_dim1(nblocks), cml_dim1(block), fn, args);
-}
-
 uint64_t cml_plan_elements(const cml_plan *plan, uint64_t elem_bytes, uint64_t arrays)
 {
     if (elem_bytes == 0 || arrays == 0)
@@ -508,16 +404,24 @@ cml_status cml_exp_measure_copy(const cml_plan *plan, cml_record *rec, cml_dbuf 
 
 void cml_exp_finding_measured(cml_record *rec, const char *text)
 {
+    /* A sampled model says so, with the bound of its busiest class. */
+    char sampled[256];
+    const cml_traffic *m = rec->model[CML_RULES_MODERN].cls;
+    cml_exp_sample_note(rec,
+                        m[CML_CLASS_GLOBAL_ST].sectors > m[CML_CLASS_GLOBAL_LD].sectors
+                            ? CML_CLASS_GLOBAL_ST
+                            : CML_CLASS_GLOBAL_LD,
+                        sampled, sizeof sampled);
     if (rec->measured && rec->peak_fraction >= 0)
-        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).", text,
-                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction);
+        cml_record_finding(rec, "%s Measured %.1f GB/s (%.0f%% of peak).%s", text,
+                           rec->bandwidth_gbs, 100.0 * rec->peak_fraction, sampled);
     else if (rec->measured && cml_peak_class_resident(rec->peak_class))
         cml_record_finding(rec, "%s Measured %.1f GB/s, %s: its working set fits in %s, so "
-                           "this is that cache's figure, no share of the DRAM peak.",
+                           "this is that cache's figure, no share of the DRAM peak.%s",
                            text, rec->bandwidth_gbs, cml_peak_class_label(rec->peak_class),
-                           rec->peak_class == CML_PEAK_CLASS_L1_RESIDENT ? "L1" : "L2");
+                           rec->peak_class == CML_PEAK_CLASS_L1_RESIDENT ? "L1" : "L2", sampled);
     else if (rec->measured)
-        cml_record_finding(rec, "%s Measured %.1f GB/s.", text, rec->bandwidth_gbs);
+        cml_record_finding(rec, "%s Measured %.1f GB/s.%s", text, rec->bandwidth_gbs, sampled);
     else
-        cml_record_finding(rec, "%s", text);
+        cml_record_finding(rec, "%s%s", text, sampled);
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "experiments/experiment.h"
+#include "experiments/trace_repeat.h"
+#include "experiments/trace_sample.h"
 
 /* Run the mirror `fn` over grid x block under the modern and the Fermi rules
  * and store both predictions in rec->model (rec->has_model = 1), and the
@@ -204,7 +206,8 @@ cml_status cml_exp_measure_copy(const cml_plan *plan, cml_record *rec, cml_dbuf 
     cml_exp_measure_copy((plan), (rec), (out), (launch), (ctx), sizeof *(ctx), (kernel), (block), \
                          (smem), (check), (check_ctx))
 
-/* rec->finding = text, plus " Measured X GB/s (Y% of peak)." when measured. */
+/* rec->finding = text, plus " Measured X GB/s (Y% of peak)." when measured, and
+ * the sample and its bound when the model was sampled (cml_exp_sample_note). */
 void cml_exp_finding_measured(cml_record *rec, const char *text);
 
 #endif

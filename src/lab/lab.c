@@ -223,6 +223,11 @@ cml_status cml_lab_options(const cml_experiment *exp, const char *text, const ch
     return CML_OK;
 }
 
+size_t cml_lab_points(const cml_experiment *exp, const cml_param_values *pv)
+{
+    return cml_sweep_points(exp, pv);
+}
+
 cml_status cml_lab_check_options(const cml_experiment *exp, const cml_param_values *pv,
                                  char *err, size_t errlen)
 {

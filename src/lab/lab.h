@@ -83,6 +83,9 @@ cml_status cml_lab_check_options(const cml_experiment *exp, const cml_param_valu
 cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_values *pv,
                        cml_results *r);
 
+/* The records an experiment's sweep over pv makes at most (its points). */
+size_t cml_lab_points(const cml_experiment *exp, const cml_param_values *pv);
+
 /* Free the counters and the device. Safe on a lab that failed to open. */
 void cml_lab_close(cml_lab *lab);
 

@@ -306,6 +306,30 @@ static void sweep(walk *w, size_t level)
         exp->summarize(ctx, group, ctx->out->count - 1);
 }
 
+size_t cml_sweep_points(const cml_experiment *exp, const cml_param_values *pv)
+{
+    if (exp->noptions == 0)
+        return 1;
+    cml_results none;
+    cml_results_init(&none);
+    cml_sweep ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.exp = exp;
+    ctx.out = &none;
+    ctx.values = pv;
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.ctx = &ctx;
+    w.pv = pv;
+    w.counting = 1;
+    w.point = calloc(1, exp->settings_size ? exp->settings_size : 1);
+    if (!w.point)
+        return 0;
+    sweep(&w, exp->noptions - 1);
+    free(w.point);
+    return w.points;
+}
+
 cml_status cml_sweep_run(const cml_experiment *exp, const cml_plan *plan,
                          const cml_param_values *pv, cml_results *out)
 {

@@ -21,4 +21,9 @@ cml_status cml_sweep_check_row(const cml_experiment *exp, char *err, size_t errl
 cml_status cml_sweep_run(const cml_experiment *exp, const cml_plan *plan,
                          const cml_param_values *pv, cml_results *out);
 
+/* The points cml_sweep_run would visit: the cross product of pv less what
+ * the options' `applies` leave out (nothing is called). 0 on out of
+ * memory. */
+size_t cml_sweep_points(const cml_experiment *exp, const cml_param_values *pv);
+
 #endif

@@ -70,47 +70,6 @@ static const struct {
 static const char *const op_text[] = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^",
                                       "min", "max"};
 
-/* Why an operation failed. */
-enum { A_OK = 0, A_OVERFLOW, A_DIVZERO, A_MODZERO, A_SHIFTCOUNT, A_SHLNEG };
-
-/* Apply binary operator `op` (OP_ADD..OP_MAX) to a and b. Returns A_OK and
- * stores the result in *r, or an A_* reason and leaves *r unspecified. Never
- * invokes undefined behaviour, whatever the operands. */
-static inline int arith(unsigned op, int64_t a, int64_t b, int64_t *r)
-{
-    switch (op) {
-    case OP_ADD: return __builtin_add_overflow(a, b, r) ? A_OVERFLOW : A_OK;
-    case OP_SUB: return __builtin_sub_overflow(a, b, r) ? A_OVERFLOW : A_OK;
-    case OP_MUL: return __builtin_mul_overflow(a, b, r) ? A_OVERFLOW : A_OK;
-    case OP_DIV:
-        if (b == 0) return A_DIVZERO;
-        if (a == INT64_MIN && b == -1) return A_OVERFLOW;
-        *r = a / b;
-        return A_OK;
-    case OP_MOD:
-        if (b == 0) return A_MODZERO;
-        *r = b == -1 ? 0 : a % b; /* INT64_MIN % -1 is UB in C; the answer is 0 */
-        return A_OK;
-    case OP_SHL:
-        if (b < 0 || b > 63) return A_SHIFTCOUNT;
-        if (a < 0) return A_SHLNEG;
-        if (a > (INT64_MAX >> b)) return A_OVERFLOW;
-        *r = a << b; /* a >= 0 and a * 2^b fits: defined */
-        return A_OK;
-    case OP_SHR:
-        if (b < 0 || b > 63) return A_SHIFTCOUNT;
-        *r = a >= 0 ? a >> b : ~(~a >> b); /* arithmetic, without relying on the
-                                              implementation-defined a >> b, a < 0 */
-        return A_OK;
-    case OP_AND: *r = a & b; return A_OK;
-    case OP_OR: *r = a | b; return A_OK;
-    case OP_XOR: *r = a ^ b; return A_OK;
-    case OP_MIN: *r = a < b ? a : b; return A_OK;
-    case OP_MAX: *r = a > b ? a : b; return A_OK;
-    default: return A_OVERFLOW; /* not reached */
-    }
-}
-
 /* Fill *err (if not NULL) with `column` and a printf-formatted message,
  * truncated to fit. */
 static void set_error(cml_expr_error *err, size_t column, const char *fmt, ...)
@@ -181,12 +140,12 @@ static EXPR_INLINE cml_status run_program(const cml_expr *e, const cml_expr_vars
     case OP:                                                                              \
         a = st[--sp];                                                                     \
         b = top;                                                                          \
-        if ((why = arith(OP, a, b, &top)) != A_OK) goto fail;                             \
+        if ((why = cml_expr_arith(OP, a, b, &top)) != A_OK) goto fail;                    \
         break;                                                                            \
     case OP + OP_K_DELTA:                                                                 \
         a = top;                                                                          \
         b = p->k;                                                                         \
-        if ((why = arith(OP, a, b, &top)) != A_OK) goto fail;                             \
+        if ((why = cml_expr_arith(OP, a, b, &top)) != A_OK) goto fail;                    \
         break;
 
     for (; p != end; ++p) {
@@ -492,7 +451,7 @@ static void emit_binary(parser *p, uint8_t op, size_t at)
     if (n >= 2 && c[n - 1].op == OP_CONST) {
         if (c[n - 2].op == OP_CONST) {
             int64_t r;
-            if (arith(op, c[n - 2].k, c[n - 1].k, &r) == A_OK) {
+            if (cml_expr_arith(op, c[n - 2].k, c[n - 1].k, &r) == A_OK) {
                 c[n - 2].k = r;
                 p->n--;
                 return;

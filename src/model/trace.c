@@ -1,5 +1,8 @@
 /*
- * The whole-kernel tracer: cml_emit() and cml_trace_kernel().
+ * The whole-kernel tracer: cml_emit(), cml_trace_kernel() and
+ * cml_trace_warps() (chosen warps of a grid, each counted a given number of
+ * times: what the exact shortcuts of repeating grids and the samples of the
+ * others are built on).
  *
  * A kernel mirror is a C function run once per thread; it calls cml_emit()
  * for every memory access the thread makes. The tracer runs the 32 threads of
@@ -58,6 +61,7 @@ typedef struct tracer {
     uint32_t site_meta[CML_MAX_SITES]; /* attributes each site must keep; 0 = unseen */
     cml_kernel_traffic tot;            /* added to *out only on success */
     int traffic;                       /* run the per-instruction model */
+    uint64_t weight;                   /* times each instruction counts (cml_trace_warps) */
     const cml_trace_hook *hook;        /* NULL: nobody listens */
     uint64_t block;                    /* linear index of the block being traced */
     unsigned warp;                     /* warp of that block being assembled */
@@ -121,10 +125,17 @@ static cml_status issue(tracer *t, uint32_t meta, uint32_t mask, cml_access *acc
     cml_class c = cml_class_of(acc->space, acc->op);
     if (c >= CML_CLASS_COUNT)
         return CML_EINVAL; /* constant store */
-    if (t->traffic) {
+    if (t->traffic && t->weight == 1) {
         cml_status rc = cml_model_access(t->rules, acc, &t->tot.cls[c]);
         if (rc != CML_OK)
             return rc;
+    } else if (t->traffic) {
+        cml_traffic one;
+        memset(&one, 0, sizeof one);
+        cml_status rc = cml_model_access(t->rules, acc, &one);
+        if (rc != CML_OK)
+            return rc;
+        cml_traffic_add_scaled(&t->tot.cls[c], &one, t->weight);
     }
     return t->hook ? t->hook->issue(t->hook->user, t->block, t->warp, acc) : CML_OK;
 }
@@ -348,6 +359,72 @@ static bool valid_launch(cml_dim3 grid, cml_dim3 block)
 }
 
 /*
+ * Run the threads of one warp (threads base .. base + nl - 1 of block
+ * `linear`, whose index th->bid already holds) and issue its instructions.
+ * Threads are numbered x fastest, then y, then z.
+ */
+static cml_status trace_warp(tracer *t, cml_thread_fn fn, const void *args, cml_thread *th,
+                             uint64_t linear, uint32_t base, unsigned nl)
+{
+    const cml_dim3 block = th->bdim;
+    uint32_t tx = base % block.x, ty = base / block.x % block.y,
+             tz = base / block.x / block.y;
+    t->block = linear;
+    t->warp = base / WARP;
+    for (unsigned l = 0; l < nl; l++) {
+        th->tid.x = tx;
+        th->tid.y = ty;
+        th->tid.z = tz;
+        th->lane = l;
+        t->e.lane = l;
+        t->e.n = 0;
+        fn(th, args, &t->e);
+        t->count[l] = t->e.n;
+        if (++tx == block.x) { /* next thread: x fastest, then y, z */
+            tx = 0;
+            if (++ty == block.y) {
+                ty = 0;
+                tz++;
+            }
+        }
+    }
+    if (t->e.err != CML_OK)
+        return t->e.err;
+    bool handled = false;
+    cml_status rc = warp_fast(t, nl, &handled);
+    if (rc == CML_OK && !handled)
+        rc = warp_slow(t, nl);
+    return rc;
+}
+
+/* A tracer for one call (NULL: out of memory, *rc says so). */
+static tracer *tracer_new(cml_rules rules, int traffic, const cml_trace_hook *hook,
+                          cml_status *rc)
+{
+    tracer *t = malloc(sizeof *t);
+    *rc = t ? tracer_init(t, rules) : CML_ENOMEM;
+    if (*rc != CML_OK) {
+        free(t);
+        return NULL;
+    }
+    t->traffic = traffic;
+    t->hook = hook;
+    t->weight = 1;
+    return t;
+}
+
+/* Add what the tracer counted to *out (on success only), and free it. */
+static cml_status tracer_finish(tracer *t, cml_status rc, cml_kernel_traffic *out)
+{
+    if (rc == CML_OK && out != NULL)
+        for (unsigned c = 0; c < CML_CLASS_COUNT; c++)
+            cml_traffic_add(&out->cls[c], &t->tot.cls[c]);
+    tracer_free(t);
+    free(t);
+    return rc;
+}
+
+/*
  * Trace a whole grid (see model.h). Returns CML_EINVAL for NULL arguments, a
  * bad rule set or a launch CUDA would refuse, CML_ENOMEM, or the first error
  * of an emission or of cml_model_access. *out is only changed on success.
@@ -368,17 +445,10 @@ cml_status cml_trace_kernel_hooked(cml_rules rules, cml_dim3 grid, cml_dim3 bloc
         (unsigned)rules >= (unsigned)CML_RULES_COUNT || !valid_launch(grid, block) ||
         (hook != NULL && hook->issue == NULL))
         return CML_EINVAL;
-
-    tracer *t = malloc(sizeof *t);
+    cml_status rc;
+    tracer *t = tracer_new(rules, out != NULL, hook, &rc);
     if (t == NULL)
-        return CML_ENOMEM;
-    cml_status rc = tracer_init(t, rules);
-    if (rc != CML_OK) {
-        free(t);
         return rc;
-    }
-    t->traffic = out != NULL;
-    t->hook = hook;
 
     const uint32_t nthreads = block.x * block.y * block.z;
     cml_thread th;
@@ -388,46 +458,57 @@ cml_status cml_trace_kernel_hooked(cml_rules rules, cml_dim3 grid, cml_dim3 bloc
     for (uint32_t bz = 0; bz < grid.z && rc == CML_OK; bz++) {
         for (uint32_t by = 0; by < grid.y && rc == CML_OK; by++) {
             for (uint32_t bx = 0; bx < grid.x && rc == CML_OK; bx++) {
-                const cml_dim3 bid = {bx, by, bz};
-                uint32_t tx = 0, ty = 0, tz = 0;
-                t->block = ((uint64_t)bz * grid.y + by) * grid.x + bx;
+                const uint64_t linear = ((uint64_t)bz * grid.y + by) * grid.x + bx;
                 for (uint32_t base = 0; base < nthreads && rc == CML_OK; base += WARP) {
-                    t->warp = base / WARP;
+                    const cml_dim3 bid = {bx, by, bz};
+                    th.bid = bid;
                     const unsigned nl = nthreads - base < WARP ? nthreads - base : WARP;
-                    for (unsigned l = 0; l < nl; l++) {
-                        th.bid = bid;
-                        th.tid.x = tx;
-                        th.tid.y = ty;
-                        th.tid.z = tz;
-                        th.lane = l;
-                        t->e.lane = l;
-                        t->e.n = 0;
-                        fn(&th, args, &t->e);
-                        t->count[l] = t->e.n;
-                        if (++tx == block.x) { /* next thread: x fastest, then y, z */
-                            tx = 0;
-                            if (++ty == block.y) {
-                                ty = 0;
-                                tz++;
-                            }
-                        }
-                    }
-                    if (t->e.err != CML_OK) {
-                        rc = t->e.err;
-                        break;
-                    }
-                    bool handled = false;
-                    rc = warp_fast(t, nl, &handled);
-                    if (rc == CML_OK && !handled)
-                        rc = warp_slow(t, nl);
+                    rc = trace_warp(t, fn, args, &th, linear, base, nl);
                 }
             }
         }
     }
-    if (rc == CML_OK && out != NULL)
-        for (unsigned c = 0; c < CML_CLASS_COUNT; c++)
-            cml_traffic_add(&out->cls[c], &t->tot.cls[c]);
-    tracer_free(t);
-    free(t);
-    return rc;
+    return tracer_finish(t, rc, out);
+}
+
+/*
+ * Single warps of a grid, each counted `weights[j]` times (see model.h). The
+ * warps are traced in the order given; each sees the real block index and
+ * grid size, so the sum is exactly the traffic those warps have in the full
+ * walk.
+ */
+cml_status cml_trace_warps(cml_rules rules, cml_dim3 grid, cml_dim3 block, const uint64_t *warps,
+                           const uint64_t *weights, size_t count, cml_thread_fn fn,
+                           const void *args, cml_kernel_traffic *out)
+{
+    if (fn == NULL || out == NULL || (warps == NULL && count > 0) ||
+        (unsigned)rules >= (unsigned)CML_RULES_COUNT || !valid_launch(grid, block))
+        return CML_EINVAL;
+    const uint32_t nthreads = block.x * block.y * block.z;
+    const uint64_t per_block = (nthreads + WARP - 1u) / WARP;
+    const uint64_t nwarps = (uint64_t)grid.x * grid.y * grid.z * per_block;
+    for (size_t j = 0; j < count; j++)
+        if (warps[j] >= nwarps)
+            return CML_EINVAL;
+    cml_status rc;
+    tracer *t = tracer_new(rules, 1, NULL, &rc);
+    if (t == NULL)
+        return rc;
+    cml_thread th;
+    memset(&th, 0, sizeof th);
+    th.bdim = block;
+    th.gdim = grid;
+    for (size_t j = 0; j < count && rc == CML_OK; j++) {
+        const uint64_t linear = warps[j] / per_block;
+        const uint32_t base = (uint32_t)(warps[j] % per_block) * WARP;
+        const cml_dim3 bid = {(uint32_t)(linear % grid.x), (uint32_t)(linear / grid.x % grid.y),
+                              (uint32_t)(linear / grid.x / grid.y)};
+        th.bid = bid;
+        t->weight = weights ? weights[j] : 1u;
+        if (t->weight == 0)
+            continue;
+        const unsigned nl = nthreads - base < WARP ? nthreads - base : WARP;
+        rc = trace_warp(t, fn, args, &th, linear, base, nl);
+    }
+    return tracer_finish(t, rc, out);
 }

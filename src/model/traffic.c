@@ -42,6 +42,26 @@ void cml_traffic_add(cml_traffic *acc, const cml_traffic *t)
     acc->serialized += t->serialized;
 }
 
+/* acc += k * t, field by field (unsigned, wrap-around defined as above). */
+void cml_traffic_add_scaled(cml_traffic *acc, const cml_traffic *t, uint64_t k)
+{
+    if (acc == NULL || t == NULL)
+        return;
+    acc->instructions += k * t->instructions;
+    acc->requests += k * t->requests;
+    acc->sectors += k * t->sectors;
+    acc->lines += k * t->lines;
+    acc->transactions += k * t->transactions;
+    acc->transaction_bytes += k * t->transaction_bytes;
+    acc->efficiency_bytes += k * t->efficiency_bytes;
+    acc->requested_bytes += k * t->requested_bytes;
+    acc->lane_bytes += k * t->lane_bytes;
+    acc->wavefronts += k * t->wavefronts;
+    acc->ideal_wavefronts += k * t->ideal_wavefronts;
+    acc->bank_conflicts += k * t->bank_conflicts;
+    acc->serialized += k * t->serialized;
+}
+
 /* "global_ld", "shared_st", ...; "invalid" for a value out of range. */
 const char *cml_class_name(cml_class c)
 {

@@ -65,12 +65,9 @@ static void write_device(cml_json *j, const cml_device_facts *d)
     cml_json_end_object(j);
 }
 
-/* Every cml_traffic field, plus the two ratios people read first. */
-static void write_traffic(cml_json *j, const cml_traffic *t)
+/* Every cml_traffic field (in the object the caller opened). */
+static void write_counts(cml_json *j, const cml_traffic *t)
 {
-    double v = 0;
-    int ok;
-    cml_json_begin_object(j);
     cml_json_kv_u64(j, "instructions", t->instructions);
     cml_json_kv_u64(j, "requests", t->requests);
     cml_json_kv_u64(j, "sectors", t->sectors);
@@ -84,6 +81,15 @@ static void write_traffic(cml_json *j, const cml_traffic *t)
     cml_json_kv_u64(j, "ideal_wavefronts", t->ideal_wavefronts);
     cml_json_kv_u64(j, "bank_conflicts", t->bank_conflicts);
     cml_json_kv_u64(j, "serialized", t->serialized);
+}
+
+/* Every cml_traffic field, plus the two ratios people read first. */
+static void write_traffic(cml_json *j, const cml_traffic *t)
+{
+    double v = 0;
+    int ok;
+    cml_json_begin_object(j);
+    write_counts(j, t);
     ok = cml_rep_sectors_per_request(t, &v);
     kv_ratio(j, "sectors_per_request", ok, v);
     ok = cml_rep_efficiency(t, &v);
@@ -132,6 +138,41 @@ static void write_levels(cml_json *j, const cml_record *rec)
     cml_json_end_object(j);
 }
 
+/* The sample the model came from (docs/json-schema.md, model.sample):
+ * null when every figure is exact. */
+static void write_sample(cml_json *j, const cml_record *rec)
+{
+    const struct cml_model_sample *s = &rec->sample;
+    if (!s->warps) {
+        cml_json_null(j);
+        return;
+    }
+    cml_json_begin_object(j);
+    cml_json_kv_u64(j, "warps", s->warps);
+    cml_json_kv_u64(j, "of", s->of);
+    cml_json_kv_double(j, "confidence", s->confidence);
+    cml_json_kv_string(j, "bound", "hoeffding-serfling");
+    cml_json_key(j, "half_width");
+    cml_json_begin_object(j);
+    for (int r = 0; r < (int)CML_RULES_COUNT; r++) {
+        cml_json_key(j, cml_rep_rules_name(r));
+        cml_json_begin_object(j);
+        for (int c = 0; c < (int)CML_CLASS_COUNT; c++) {
+            if (!rec->model[r].cls[c].instructions)
+                continue;
+            cml_json_key(j, cml_rep_class_name(c));
+            cml_traffic bound;
+            cml_sample_half(rec, r, c, &bound);
+            cml_json_begin_object(j);
+            write_counts(j, &bound);
+            cml_json_end_object(j);
+        }
+        cml_json_end_object(j);
+    }
+    cml_json_end_object(j);
+    cml_json_end_object(j);
+}
+
 static void write_model(cml_json *j, const cml_record *rec)
 {
     if (!rec->has_model) {
@@ -156,6 +197,8 @@ static void write_model(cml_json *j, const cml_record *rec)
         write_levels(j, rec);
     else
         cml_json_null(j);
+    cml_json_key(j, "sample");
+    write_sample(j, rec);
     cml_json_end_object(j);
 }
 

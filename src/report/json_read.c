@@ -408,6 +408,46 @@ static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *
     return 1;
 }
 
+/* model.sample (absent in files written before sampling, null when every
+ * figure is exact). */
+static int read_sample(rd *c, const cml_jval *o, const char *where, cml_record *rec)
+{
+    static const char *const rules[CML_RULES_COUNT] = {"modern", "fermi"};
+    char w[128], wr[160], wc[192];
+    snprintf(w, sizeof w, "%s.sample", where);
+    if (!need_type(c, o, where, "sample", CML_J_OBJECT))
+        return 0;
+    struct cml_model_sample *s = &rec->sample;
+    if (!get_u64(c, o, w, "warps", &s->warps) || !get_u64(c, o, w, "of", &s->of) ||
+        !get_num(c, o, w, "confidence", &s->confidence, 0.0))
+        return 0;
+    if (s->warps == 0 || s->warps > s->of || !(s->confidence > 0.0 && s->confidence < 1.0))
+        return rfail(c, o, "%s: expected 0 < warps <= of and 0 < confidence < 1", w);
+    const cml_jval *hw = need(c, o, w, "half_width");
+    if (!hw || !need_type(c, hw, w, "half_width", CML_J_OBJECT))
+        return 0;
+    for (int r = 0; r < (int)CML_RULES_COUNT; r++) {
+        const cml_jval *set = need(c, hw, w, rules[r]);
+        if (!set || !need_type(c, set, w, rules[r], CML_J_OBJECT))
+            return 0;
+        snprintf(wr, sizeof wr, "%s.half_width.%s", w, rules[r]);
+        for (size_t i = 0; i < set->count; i++) {
+            const cml_jmember *cm = &set->members[i];
+            for (int k = 0; k < (int)CML_CLASS_COUNT; k++) {
+                if (strcmp(cm->key, class_names[k]) != 0)
+                    continue;
+                snprintf(wc, sizeof wc, "%s.%s", wr, cm->key);
+                cml_traffic bound;
+                memset(&bound, 0, sizeof bound);
+                if (!read_traffic(c, &cm->value, wc, &bound))
+                    return 0;
+                cml_sample_set_half(rec, r, k, &bound);
+            }
+        }
+    }
+    return 1;
+}
+
 static int read_model(rd *c, const cml_jval *m, const char *where, cml_record *rec)
 {
     static const char *const rules[CML_RULES_COUNT] = {"modern", "fermi"};
@@ -433,6 +473,9 @@ static int read_model(rd *c, const cml_jval *m, const char *where, cml_record *r
     }
     const cml_jval *lv = cml_jobject_get(m, "levels");
     if (lv && lv->type != CML_J_NULL && !read_levels(c, lv, w, rec))
+        return 0;
+    const cml_jval *sm = cml_jobject_get(m, "sample");
+    if (sm && sm->type != CML_J_NULL && !read_sample(c, sm, w, rec))
         return 0;
     rec->has_model = 1;
     return 1;

@@ -58,6 +58,11 @@ usage "readSegment abc" "argument 1 (offset): 'abc' is not an integer" readSegme
 check "readSegment abc: no model-only notice first" sh -c "! grep -q 'no GPU used' '$tmp/err'"
 
 usage "--expr --block 33x33" "--block 33x33: 1089 threads per block" model --expr i --block 33x33
+# A sweep the model would answer in minutes: refused before anything runs.
+usage "model sweep of 49152 points" \
+    "49152 points (--offset 512 x --path 3 x --block 32); a model run answers at most 1024" \
+    model read-offset --offset 0:511 --block 32:1024:32 --json "$tmp/big.json"
+check "model sweep of 49152 points: no output file" test ! -e "$tmp/big.json"
 check "--block 33x33 names what was typed" sh -c "! grep -q -- '--bdx' '$tmp/err'"
 
 # 9. Every thread inactive: waived with the reason, not "0.00 sectors per

@@ -91,6 +91,18 @@ check "model, two expressions: 8 and 32 sectors per request" sh -c \
 run "$bin" model --expr 'i*4' --n 1000 --threads 1024
 check "model keeps guarding threads off: exit 0" test $rc -eq 0
 check "model keeps guarding threads off: counted" has "left inactive"
+# i*4 < 1000 for i < 250: 774 of 1024 threads guarded off, 1000 bytes read
+# (each thread once: the cache levels' walk of the grid counts none again)
+run "$bin" model --expr 'i*4' --n 1000 --threads 1024 --json "$tmp/g.json"
+check "guarded threads: exactly 774" grep -qF '774 thread(s) had an index outside 0..999' "$tmp/g.json"
+check "guarded threads: 250 reads of 4 bytes" grep -qF '"bytes_read": 1000,' "$tmp/g.json"
+# no period: 2^30 threads from a sample of warps, the sample and the bound stated
+run "$bin" model --expr '(i*i)%n' --threads 2^30 --json "$tmp/s.json"
+check "sampled: exit 0" test $rc -eq 0
+check "sampled: the sample in the table" has "sampled_warps"
+check "sampled: the bound in the finding" has "with 99% confidence the grid's sectors"
+check "sampled: the sample in the record" sh -c \
+    "tr -d ' \\n' <'$tmp/s.json' | grep -qF '\"sample\":{\"warps\":65536,\"of\":33554432'"
 
 # --- model --expr's size follows --where and --size, as run --expr's does -----
 threads_of() { # the threads a run of model --expr with these options recorded

@@ -73,16 +73,16 @@ void cml_aos_soa_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
  * Every block is the one before it shifted by block*F*4 bytes (AoS) or
  * block*4 bytes in each field array (SoA): a multiple of 128 when the block
  * is a multiple of 32 threads, so only the last block (the i < n guard) can
- * differ. Other block sizes put warps across block boundaries differently
- * from block to block, so those are traced in full.
+ * differ. Other block sizes sit differently on the lines from block to
+ * block, but the same way again every 32/gcd(block, 32) blocks: that is
+ * their period.
  */
 cml_status cml_aos_soa_trace(cml_record *rec, const cml_aos_soa_args *a, unsigned block)
 {
     uint64_t nblocks = cml_div_up(a->n, block);
-    if (block % CML_WARP_SIZE != 0)
-        return cml_exp_trace(rec, cml_dim1(nblocks), cml_dim1(block), cml_aos_soa_mirror, a);
     uint64_t tail = nblocks - a->n / block;
-    return cml_exp_trace_1d(rec, nblocks, block, 0, tail, cml_aos_soa_mirror, a);
+    return cml_exp_trace_1d_period(rec, nblocks, block, 0, tail,
+                                   cml_exp_line_period(4u * block), cml_aos_soa_mirror, a);
 }
 
 /* Bytes of whole 32-byte sectors the AoS kernel's loads touch per element:

@@ -226,27 +226,44 @@ static cml_status trace_blocks(const cml_expr_point *p, cml_rules rules, uint64_
 /* acc += k * t, every field of every class. */
 static void add_scaled(cml_kernel_traffic *acc, const cml_kernel_traffic *t, uint64_t k)
 {
-    for (int c = 0; c < CML_CLASS_COUNT; c++) {
-        cml_traffic *a = &acc->cls[c];
-        const cml_traffic *x = &t->cls[c];
-        a->instructions += k * x->instructions;
-        a->requests += k * x->requests;
-        a->sectors += k * x->sectors;
-        a->lines += k * x->lines;
-        a->transactions += k * x->transactions;
-        a->transaction_bytes += k * x->transaction_bytes;
-        a->efficiency_bytes += k * x->efficiency_bytes;
-        a->requested_bytes += k * x->requested_bytes;
-        a->lane_bytes += k * x->lane_bytes;
-        a->wavefronts += k * x->wavefronts;
-        a->ideal_wavefronts += k * x->ideal_wavefronts;
-        a->bank_conflicts += k * x->bank_conflicts;
-        a->serialized += k * x->serialized;
-    }
+    for (int c = 0; c < CML_CLASS_COUNT; c++)
+        cml_traffic_add_scaled(&acc->cls[c], &t->cls[c], k);
+}
+
+/* The most a warp of the point's kernel issues of each instruction: what
+ * the sampled model's bounds rest on (the main phase only: a pattern with
+ * a tile is walked). */
+static size_t sample_kinds(const cml_expr_point *p, cml_exp_sample_kind *k)
+{
+    const cml_exp_sample_kind ld = {CML_SPACE_GLOBAL, CML_OP_LOAD, p->elem, 1};
+    const cml_exp_sample_kind st = {CML_SPACE_GLOBAL, CML_OP_STORE, p->elem, 1};
+    const cml_exp_sample_kind out = {CML_SPACE_GLOBAL, CML_OP_STORE, 8, 1};
+    k[0] = p->kernel.op == CML_EXPR_STORE ? st : ld;
+    if (p->kernel.op == CML_EXPR_STORE)
+        return 1;
+    k[1] = p->kernel.op == CML_EXPR_COPY ? st : out;
+    return 2;
 }
 
 cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
 {
+    const uint64_t warps = p->grid * cml_div_up(p->block, CML_WARP_SIZE);
+    if (!p->uniform && p->period < 2 && p->tile_len == 0 && warps > CML_EXP_SAMPLE_WARPS &&
+        p->grid <= 0x7FFFFFFFu) {
+        /* No period and too many warps to walk: a sample of them, with the
+         * bound it gives each figure (and the cache levels scaled by it). */
+        trace_args a = {p, PH_MAIN, 0, 0, 0};
+        cml_exp_sample_kind kinds[2];
+        const size_t nk = sample_kinds(p, kinds);
+        cml_status st = cml_exp_trace_sample(rec, cml_dim1(p->grid), cml_dim2(p->bdx, p->bdy),
+                                             mirror, &a, kinds, nk, CML_EXP_SAMPLE_WARPS);
+        if (st != CML_OK)
+            return st;
+        rec->bytes_read = rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].requested_bytes;
+        rec->bytes_written =
+            rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_ST].requested_bytes;
+        return CML_OK;
+    }
     for (int r = 0; r < CML_RULES_COUNT; r++) {
         cml_kernel_traffic total, one;
         memset(&total, 0, sizeof total);
@@ -259,6 +276,19 @@ cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
                 st = trace_blocks(p, (cml_rules)r, p->full_blocks, p->grid - p->full_blocks,
                                   &total);
             }
+        } else if (!p->uniform && p->period > 1 && p->full_blocks > p->period) {
+            /* full block j moves the traffic of block j mod period: blocks
+             * 0..period-1 q times, the first full_blocks mod period once
+             * more, then the partial ones */
+            const uint64_t q = p->full_blocks / p->period, rest = p->full_blocks % p->period;
+            st = trace_blocks(p, (cml_rules)r, 0, p->period, &one);
+            if (st == CML_OK) {
+                add_scaled(&total, &one, q);
+                st = trace_blocks(p, (cml_rules)r, 0, rest, &total);
+            }
+            if (st == CML_OK)
+                st = trace_blocks(p, (cml_rules)r, p->full_blocks, p->grid - p->full_blocks,
+                                  &total);
         } else {
             st = trace_blocks(p, (cml_rules)r, 0, p->grid, &total);
         }
@@ -371,9 +401,14 @@ static cml_status expr_variant(cml_sweep *ctx, void *vs, cml_record *rec)
         return rc;
     if (p->tile_len)
         cml_record_add_extra(rec, "tile_bytes", (double)p->smem, "B");
-    char text[384];
+    char text[384], sampled[256], bound[160] = "";
     cml_exp_explain(rec, pattern_class(p), text, sizeof text);
-    cml_record_finding(rec, "%s", text);
+    cml_exp_sample_note(rec, pattern_class(p), sampled, sizeof sampled);
+    if (p->range_bound)
+        snprintf(bound, sizeof bound, " Every index lies in %lld..%lld (a bound from interval "
+                 "arithmetic: too many threads to evaluate each).",
+                 (long long)p->lo, (long long)p->hi);
+    cml_record_finding(rec, "%s%s%s", text, sampled, bound);
     return CML_OK;
 }
 

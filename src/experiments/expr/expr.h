@@ -77,6 +77,14 @@ typedef struct cml_expr_point {
     int64_t src_lo, src_hi;       /* copy: the source's range (i when no --src) */
     int uniform;                  /* every full block moves block 0's traffic shifted
                                      by whole 128-byte lines: the model traces one */
+    uint64_t period;              /* otherwise, when > 1: every full block moves the
+                                     traffic of the block `period` before it shifted
+                                     by whole lines, and the model traces `period`
+                                     blocks; else no period (the model walks the
+                                     grid, or samples its warps when it is large) */
+    int range_bound;              /* lo..hi (src_lo..src_hi) are sound bounds from
+                                     interval arithmetic, not the range reached (a
+                                     large grid with no period, model only) */
     uint64_t src_bytes, dst_bytes, out_bytes; /* device buffers (0: not used) */
     size_t smem;                  /* dynamic shared memory per block */
 } cml_expr_point;

@@ -21,12 +21,16 @@
  * checks every point before the run, which resolves them again). */
 typedef struct range_key {
     char *text, *src_text;
-    int64_t op, space, elem, bdx, bdy, threads, n_eval;
+    int64_t op, space, elem, bdx, bdy, threads, n_eval, bound_ok;
 } range_key;
 
 typedef struct range_result {
     int64_t lo, hi, src_lo, src_hi;
     int uniform;
+    int affine;           /* from the shapes: thread t of block b at first[t] + step*b */
+    int64_t step, src_step;
+    int bound_only;       /* lo..hi (and src_lo..src_hi) are sound bounds, not the range */
+    int unbounded;        /* too many threads to evaluate, and no bound found */
     int failed;           /* an evaluation error at thread `at` */
     uint64_t at;
     char message[128];
@@ -43,7 +47,8 @@ static size_t memo_next;
 static int key_equal(const range_key *a, const range_key *b)
 {
     return a->op == b->op && a->space == b->space && a->elem == b->elem && a->bdx == b->bdx &&
-           a->bdy == b->bdy && a->threads == b->threads && a->n_eval == b->n_eval && a->text &&
+           a->bdy == b->bdy && a->threads == b->threads && a->n_eval == b->n_eval &&
+           a->bound_ok == b->bound_ok && a->text &&
            b->text && !strcmp(a->text, b->text) &&
            ((!a->src_text && !b->src_text) ||
             (a->src_text && b->src_text && !strcmp(a->src_text, b->src_text)));
@@ -181,6 +186,71 @@ static void range_part(void *user, size_t part, size_t lo, size_t hi)
     range_job *j = user;
     range_init(&j->part[part]);
     range_blocks(j, 1 + (uint64_t)lo, 1 + (uint64_t)hi, &j->part[part], NULL, NULL);
+}
+
+/* Threads whose indices the range pass evaluates at most without a GPU;
+ * beyond, an expression with no period is bounded by interval arithmetic
+ * (expr_shape.c) or refused. */
+#define RANGE_THREADS ((uint64_t)1 << 24)
+
+/*
+ * The range pass answered from the shapes (cml_expr_shape_of), in the work
+ * of one block: an evaluation failure in block 0 (the first failing
+ * thread, as the pass would find it); the exact ranges of affine
+ * expressions; or, with bound_ok and more than RANGE_THREADS threads,
+ * sound bounds (or `unbounded`). CML_EUNSUPPORTED: the pass must run.
+ */
+static cml_status range_by_shape(const cml_expr_point *p, int copy, int64_t n_eval, int bound_ok,
+                                 range_result *r)
+{
+    range_init(r);
+    const cml_expr_launch l = {p->bdx, p->bdy, p->threads, n_eval};
+    cml_expr_shape sh, ss;
+    memset(&ss, 0, sizeof ss);
+    cml_status st = cml_expr_shape_of(p->index, &l, NULL, &sh);
+    if (st == CML_OK && copy && p->src) {
+        st = cml_expr_shape_of(p->src, &l, NULL, &ss);
+    } else if (copy) { /* the source is i */
+        ss.affine = ss.bounded = 1;
+        ss.step = (int64_t)p->block;
+        ss.lo = 0;
+        ss.hi = (int64_t)p->threads - 1;
+    }
+    if (st != CML_OK)
+        return st;
+    if (sh.fails || ss.fails) {
+        const uint64_t at = sh.fails && (!ss.fails || sh.fail_thread <= ss.fail_thread)
+                                ? sh.fail_thread
+                                : ss.fail_thread;
+        cml_expr_vars v;
+        thread_vars(p, at, n_eval, &v);
+        cml_expr_error err;
+        int64_t x;
+        r->failed = 1;
+        r->at = at;
+        r->src_failed = cml_expr_eval(p->index, &v, &x, &err) == CML_OK;
+        if (r->src_failed)
+            cml_expr_eval(p->src, &v, &x, &err);
+        snprintf(r->message, sizeof r->message, "%s", err.message);
+        return CML_OK;
+    }
+    if (sh.affine && (!copy || ss.affine)) {
+        r->affine = 1;
+    } else if (bound_ok && p->threads > RANGE_THREADS) {
+        r->bound_only = 1;
+        r->unbounded = !sh.bounded || (copy && !ss.bounded);
+    } else {
+        return CML_EUNSUPPORTED;
+    }
+    r->lo = sh.lo;
+    r->hi = sh.hi;
+    r->step = sh.step;
+    if (copy) {
+        r->src_lo = ss.lo;
+        r->src_hi = ss.hi;
+        r->src_step = ss.step;
+    }
+    return CML_OK;
 }
 
 /*
@@ -418,8 +488,11 @@ static cml_status resolve(const cml_plan *plan, uint64_t mem_limit, uint64_t sme
     int64_t n_eval = s->n > 0 ? s->n : !uses_n ? 0 : s->space == CML_EXPR_SP_SHARED ? (int64_t)p->block
                                                                           : (int64_t)p->threads;
     const int copy = s->op == CML_EXPR_COPY;
+    /* Without a GPU nothing will fault: a sound bound is enough where
+     * evaluating every thread would take too long. */
+    const int bound_ok = !(plan && plan->gpu);
     range_key key = {(char *)p->text, (char *)p->src_text, s->op, s->space, s->elem,
-                     s->bdx, s->bdy, s->threads, n_eval};
+                     s->bdx, s->bdy, s->threads, n_eval, bound_ok};
     range_result r;
     int found = 0;
     for (size_t k = 0; k < RANGE_MEMO && !found; k++)
@@ -428,11 +501,18 @@ static cml_status resolve(const cml_plan *plan, uint64_t mem_limit, uint64_t sme
             found = 1;
         }
     if (!found) {
-        st = range_pass(p, copy, n_eval, &r);
+        st = range_by_shape(p, copy, n_eval, bound_ok, &r);
+        if (st == CML_EUNSUPPORTED)
+            st = range_pass(p, copy, n_eval, &r);
         if (st != CML_OK)
             REFUSE("out of memory");
         memo_put(&key, &r);
     }
+    if (r.unbounded)
+        REFUSE("--threads %" PRIu64 ": '%.60s' has no period and no bound the model can find, and "
+               "without a GPU at most %" PRIu64 " threads are evaluated one by one (allowed "
+               "1..%" PRIu64 " for it)",
+               p->threads, p->text, RANGE_THREADS, RANGE_THREADS);
     if (r.failed)
         REFUSE("%s '%.60s': at thread %" PRIu64 ": %s", r.src_failed ? "--src" : "--expr",
                r.src_failed ? p->src_text : p->text, r.at, r.message);
@@ -495,11 +575,27 @@ static cml_status resolve(const cml_plan *plan, uint64_t mem_limit, uint64_t sme
                                  : "the model allows (1 TiB)");
     }
 
-    /* One block stands for all when they are the same shifted by whole
-     * lines: the index (and source) shifts, checked above, and the 8-byte
-     * results of a block (block * 8 bytes apart) or its tile's copy (whole
-     * lines by construction). */
-    p->uniform = r.uniform && (s->op != CML_EXPR_LOAD || p->block % 16 == 0);
+    /* Blocks repeat when each is the one `period` before it shifted by
+     * whole lines: the index (and source) by step * elem bytes per block
+     * (affine), or by whole lines (the pass's uniform check); a load's
+     * 8-byte results by block * 8 bytes; a tile's copy by whole lines by
+     * construction. 0: no period (walked, or sampled when large). */
+    p->period = 0;
+    if (r.affine || r.uniform) {
+        uint64_t per = r.affine ? cml_exp_line_period((uint64_t)r.step * elem) : 1u;
+        if (r.affine && copy && cml_exp_line_period((uint64_t)r.src_step * elem) > per)
+            per = cml_exp_line_period((uint64_t)r.src_step * elem);
+        if (s->op == CML_EXPR_LOAD && cml_exp_line_period(8u * p->block) > per)
+            per = cml_exp_line_period(8u * p->block);
+        p->period = per;
+    }
+    p->uniform = p->period == 1;
+    p->range_bound = r.bound_only;
+    if (p->period == 0 && p->tile_len && p->threads > RANGE_THREADS)
+        REFUSE("--threads %" PRIu64 ": '%.60s' in %s memory has no period, and the model walks "
+               "such a pattern's every thread (allowed 1..%" PRIu64 " for it)",
+               p->threads, p->text, s->space == CML_EXPR_SP_SHARED ? "shared" : "constant",
+               RANGE_THREADS);
     return CML_OK;
 }
 

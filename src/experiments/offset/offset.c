@@ -176,14 +176,15 @@ static cml_status offset_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     rec->bytes_written = 4 * active;
 
     cml_offset_args args = {n, offset, write ? store_cache[s->path] : load_cache[s->path], write};
-    /* Every block is its predecessor shifted by 4*block bytes in each array
-     * (a multiple of 128 for block sizes that are multiples of 32); only the
-     * blocks that reach the end of the arrays (guard k < n) differ. */
+    /* Every block is its predecessor shifted by 4*block bytes in each array:
+     * a whole number of lines for block sizes that are multiples of 32, and
+     * after 32/gcd(block, 32) blocks for the others; only the blocks that
+     * reach the end of the arrays (guard k < n) differ. */
     uint64_t nblocks = cml_div_up(n, block);
     uint64_t tail = cml_div_up(offset, block) + 2;
-    uint64_t head = block % 32 ? nblocks : 1;
-    cml_status st =
-        cml_exp_trace_1d(rec, nblocks, (unsigned)block, head, tail, cml_offset_mirror, &args);
+    cml_status st = cml_exp_trace_1d_period(rec, nblocks, (unsigned)block, 1, tail,
+                                            cml_exp_line_period(4 * block), cml_offset_mirror,
+                                            &args);
     if (st)
         return st;
     offset_finding(rec, &args, cml_param_choice(&ctx->exp->options[1], s->path));

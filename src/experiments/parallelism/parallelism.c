@@ -67,8 +67,9 @@ void cml_parallelism_mirror(const cml_thread *t, const void *vargs, cml_emitter 
 
 /*
  * One-per-thread blocks are translates of each other by block*4 bytes (a
- * multiple of 128 when the block is a multiple of 32 threads); only the last
- * one meets the guard. Other block sizes are traced in full. A grid-stride
+ * multiple of 128 when the block is a multiple of 32 threads, of 128 again
+ * every 32/gcd(block, 32) blocks for the others); only the last one meets
+ * the guard. A grid-stride
  * launch is traced as its one-per-thread equivalent (see parallelism.h): its
  * own mirror would emit 3 accesses per loop iteration, beyond the tracer's
  * per-thread limit at DRAM sizes, and give the same totals.
@@ -78,12 +79,9 @@ cml_status cml_parallelism_trace(cml_record *rec, const cml_parallelism_args *a,
 {
     cml_parallelism_args one = {a->n, 0};
     uint64_t nblocks = cml_div_up(a->n, block);
-    cml_status st;
-    if (block % CML_WARP_SIZE != 0)
-        st = cml_exp_trace(rec, cml_dim1(nblocks), cml_dim1(block), cml_parallelism_mirror, &one);
-    else
-        st = cml_exp_trace_1d(rec, nblocks, block, 0, nblocks - a->n / block,
-                              cml_parallelism_mirror, &one);
+    cml_status st = cml_exp_trace_1d_period(rec, nblocks, block, 0, nblocks - a->n / block,
+                                            cml_exp_line_period(4u * block),
+                                            cml_parallelism_mirror, &one);
     if (st == CML_OK && a->gridstride)
         rec->grid = grid;
     return st;
@@ -205,6 +203,17 @@ static cml_status parallelism_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     cml_record_add_extra(rec, "blocks_per_sm", per_sm, "");
     cml_record_add_extra(rec, "model_occupancy", model_occupancy(plan, block, per_sm), "");
 
+    if (cml_div_up(n, block) > 0x7FFFFFFFu) {
+        /* --size 1T at 32 threads a block: the model's one-per-thread grid
+         * (the grid-stride loop's equivalent too) would need more blocks
+         * than CUDA's 2^31 - 1 */
+        cml_sweep_waive(ctx, rec,
+                        "n=%llu at %u threads a block needs %llu blocks, more than a 1-D grid "
+                        "holds (2^31 - 1): --n (or --size) at most %llu here",
+                        (unsigned long long)n, block, (unsigned long long)cml_div_up(n, block),
+                        (unsigned long long)0x7FFFFFFFu * block);
+        return CML_OK;
+    }
     cml_parallelism_args args = {n, gridstride};
     st = cml_parallelism_trace(rec, &args, block, grid);
     if (st)

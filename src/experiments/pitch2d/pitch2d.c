@@ -30,7 +30,7 @@
  * image_stride * sizeof(T) = pitch_bytes * height rounded up to 512: each
  * image starts where a separate allocation of it would, on a boundary that
  * is a multiple of 128 bytes, so every image has exactly the same sectors
- * and lines and the model traces image 0 and multiplies by `images`.
+ * and lines and the model counts image 0's blocks once per image.
  * Per thread: one load of in[] (site 0), one store of out[] (site 1), both
  * default cache operators. The mirror emits exactly these two accesses for
  * the threads inside the image, and nothing for the others (the `if`).
@@ -151,21 +151,6 @@ static uint64_t sector_aligned_rows(uint64_t pitch_bytes, uint64_t height)
 {
     uint64_t period = CML_SECTOR_BYTES / gcd_u64(pitch_bytes, CML_SECTOR_BYTES);
     return cml_div_up(height, period);
-}
-
-/* t *= k, by doubling (exact: the model's totals are sums). */
-static void traffic_scale(cml_traffic *t, uint64_t k)
-{
-    cml_traffic acc, pow = *t;
-    memset(&acc, 0, sizeof acc);
-    for (; k; k >>= 1) {
-        if (k & 1)
-            cml_traffic_add(&acc, &pow);
-        cml_traffic doubled = pow;
-        cml_traffic_add(&doubled, &pow);
-        pow = doubled;
-    }
-    *t = acc;
 }
 
 /* Images in the batch: the parameter, or (0) enough that each of the two
@@ -325,24 +310,24 @@ static cml_status pitch2d_variant(cml_sweep *ctx, void *vs, cml_record *rec)
                          (double)sector_aligned_rows(geo.pitch_bytes, geo.height), "rows");
     cml_record_add_extra(rec, "batch_bytes", (double)geo.batch_bytes, "B");
 
-    /* One image, then times the batch (every image starts on a 512-byte
-     * boundary: the same traffic, see the contract). */
+    /* The batch's grid, its blocks in kinds: every image starts on a
+     * 512-byte boundary (the same traffic, see the contract); along a row
+     * of blocks each moves by bx elements, down a column by `by` rows of
+     * pitch bytes, so they repeat after cml_exp_line_period of each shift;
+     * only the last column and row of blocks meet the guards. The caches
+     * see the whole batch (L2 holds a small image whole). */
     cml_pitch2d_args args = {geo.width, geo.height, geo.pitch_bytes / geo.elem, geo.elem,
                              geo.stride_bytes / geo.elem};
-    const cml_dim3 grid1 = cml_dim2(cml_div_up(geo.width, geo.bx), cml_div_up(geo.height, geo.by));
+    const cml_dim3 grid = {(uint32_t)cml_div_up(geo.width, geo.bx),
+                           (uint32_t)cml_div_up(geo.height, geo.by), (uint32_t)geo.images};
     const cml_dim3 block = cml_dim2(geo.bx, geo.by);
-    cml_status st = cml_exp_trace(rec, grid1, block, cml_pitch2d_mirror, &args);
-    if (st)
-        return st;
-    for (int r = 0; r < CML_RULES_COUNT; r++)
-        for (int c = 0; c < CML_CLASS_COUNT; c++)
-            traffic_scale(&rec->model[r].cls[c], geo.images);
-    rec->grid *= geo.images;
-    /* The caches see the whole batch: one image's levels do not scale
-     * (L2 holds a small image whole). */
-    cml_dim3 grid = grid1;
-    grid.z = (uint32_t)geo.images;
-    st = cml_exp_levels(rec, grid, block, cml_pitch2d_mirror, &args);
+    const cml_exp_axis axes[3] = {
+        cml_exp_axis_ends(grid.x, 0, cml_exp_line_period((uint64_t)geo.bx * geo.elem),
+                          geo.width % geo.bx ? 1u : 0u),
+        cml_exp_axis_ends(grid.y, 0, cml_exp_line_period(geo.by * geo.pitch_bytes),
+                          geo.height % geo.by ? 1u : 0u),
+        cml_exp_axis_ends(grid.z, 0, 1, 0)};
+    cml_status st = cml_exp_trace_axes(rec, grid, block, axes, cml_pitch2d_mirror, &args, NULL);
     if (st)
         return st;
     pitch2d_finding(rec, s, &geo);

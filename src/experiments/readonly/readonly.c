@@ -87,16 +87,25 @@ void cml_readonly_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
  * a hot-gather warp's table addresses are the same pattern shifted by a
  * multiple of 128 bytes modulo the table (readonly_kernels.h), and its
  * stores are 128 aligned bytes. Only the blocks reaching the guard differ.
- * Other block sizes are traced in full.
+ * Other block sizes: copy and stencil blocks repeat with the line period of
+ * block*4 bytes; a hot-gather warp then spans two hash groups, whose shifts
+ * are pseudo-random: no period, so a large grid is sampled (trace_sample.h)
+ * and a small one walked.
  */
 cml_status cml_readonly_trace(cml_record *rec, const cml_readonly_args *a, unsigned block)
 {
     uint64_t threads = cml_readonly_threads(a->pattern, a->n);
     uint64_t nblocks = cml_div_up(threads, block);
-    if (block % CML_WARP_SIZE != 0)
-        return cml_exp_trace(rec, cml_dim1(nblocks), cml_dim1(block), cml_readonly_mirror, a);
-    return cml_exp_trace_1d(rec, nblocks, block, 0, nblocks - threads / block,
-                            cml_readonly_mirror, a);
+    const int odd = block % CML_WARP_SIZE != 0;
+    if (odd && a->pattern == CML_RO_HOT_GATHER) {
+        const cml_exp_sample_kind kinds[] = {{CML_SPACE_GLOBAL, CML_OP_LOAD, 4, 1},
+                                             {CML_SPACE_GLOBAL, CML_OP_STORE, 4, 1}};
+        return cml_exp_trace_sample(rec, cml_dim1(nblocks), cml_dim1(block), cml_readonly_mirror,
+                                    a, kinds, 2, CML_EXP_SAMPLE_WARPS);
+    }
+    return cml_exp_trace_1d_period(rec, nblocks, block, 0, nblocks - threads / block,
+                                   odd ? cml_exp_line_period(4u * block) : 1u,
+                                   cml_readonly_mirror, a);
 }
 
 static const char *path_words(int path)

@@ -98,20 +98,50 @@ void cml_stride_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
  *   multiple of 32: that maps lines onto lines and keeps each address's
  *   place in its line, so sectors and lines per request are the same.
  * Only the blocks reaching the i < threads guard or the last partial window
- * (left in place) differ: the tail. Other block sizes are traced in full.
+ * (left in place) differ: the tail.
+ *
+ * Other block sizes put a warp's first position p0 = b*block + 32k at
+ * different places from block to block, and they repeat when block*P is a
+ * multiple of what decides a warp's traffic: p0 modulo 32 for the strides
+ * (the line period of block*4 bytes); modulo 1024 for the broadcast (its
+ * 32 lanes read one or two floats, p0/32, and where those sit in their
+ * line repeats every 32 of them); modulo the window for gather and scatter
+ * (a warp that starts in a window's last 31 positions reaches into the
+ * next window). Where that period is most of the grid, a large grid is
+ * sampled (trace_sample.h) and a small one walked.
  */
+static uint64_t odd_block_period(const cml_stride_args *a, unsigned block)
+{
+    uint64_t span = 32; /* positions whose residue decides a warp's traffic */
+    if (a->pattern == CML_STRIDE_BROADCAST)
+        span = 1024;
+    else if ((a->pattern == CML_STRIDE_GATHER || a->pattern == CML_STRIDE_SCATTER) &&
+             a->window > span)
+        span = a->window;
+    uint64_t g = 1; /* gcd(block, span), span a power of two */
+    while (g < span && block % (2 * g) == 0)
+        g *= 2;
+    return span / g;
+}
+
 cml_status cml_stride_trace(cml_record *rec, const cml_stride_args *a, unsigned block)
 {
     uint64_t threads = cml_stride_threads(a->pattern, a->n, a->stride);
     uint64_t nblocks = cml_div_up(threads, block);
-    if (block % CML_WARP_SIZE != 0)
-        return cml_exp_trace(rec, cml_dim1(nblocks), cml_dim1(block), cml_stride_mirror, a);
     uint64_t regular = threads; /* threads before the first irregular one */
     if (a->pattern == CML_STRIDE_GATHER || a->pattern == CML_STRIDE_SCATTER)
         regular = a->n / a->window * a->window;
     uint64_t full = regular / block;
     uint64_t tail = full >= nblocks ? 0 : nblocks - full;
-    return cml_exp_trace_1d(rec, nblocks, block, 0, tail, cml_stride_mirror, a);
+    const uint64_t period = block % CML_WARP_SIZE ? odd_block_period(a, block) : 1u;
+    const uint64_t warps = nblocks * cml_div_up(block, CML_WARP_SIZE);
+    if (period * 4u > nblocks && warps > CML_EXP_SAMPLE_WARPS) {
+        const cml_exp_sample_kind kinds[] = {{CML_SPACE_GLOBAL, CML_OP_LOAD, 4, 1},
+                                             {CML_SPACE_GLOBAL, CML_OP_STORE, 4, 1}};
+        return cml_exp_trace_sample(rec, cml_dim1(nblocks), cml_dim1(block), cml_stride_mirror,
+                                    a, kinds, 2, CML_EXP_SAMPLE_WARPS);
+    }
+    return cml_exp_trace_1d_period(rec, nblocks, block, 0, tail, period, cml_stride_mirror, a);
 }
 
 /* 2^floor(log2(n)), n > 0. */

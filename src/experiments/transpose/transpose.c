@@ -237,8 +237,16 @@ cml_status cml_transpose_model(cml_record *rec, const cml_transpose_args *a, uns
         *traced_blocks = 5;
         return cml_exp_levels(rec, grid, block, cml_transpose_mirror, a);
     }
-    *traced_blocks = nblocks;
-    return cml_exp_trace(rec, grid, block, cml_transpose_mirror, a);
+    /* Otherwise the blocks still repeat: along x each block's reads and
+     * writes move by fx or fx*(rows) floats, along y by block.y or
+     * block.y*(columns) floats, so a period of the smaller shift is one
+     * of every array's (cml_exp_line_period of a multiple divides it).
+     * Only the last column and row of blocks meet the guards. */
+    const cml_exp_axis axes[3] = {
+        cml_exp_axis_ends(grid.x, 0, cml_exp_line_period(4u * fx), w % fx ? 1u : 0u),
+        cml_exp_axis_ends(grid.y, 0, cml_exp_line_period(4u * block.y), h % block.y ? 1u : 0u),
+        cml_exp_axis_ends(1, 0, 1, 0)};
+    return cml_exp_trace_axes(rec, grid, block, axes, cml_transpose_mirror, a, traced_blocks);
 }
 
 /* ---- records ----------------------------------------------------------- */
@@ -383,6 +391,18 @@ static cml_status transpose_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     snprintf(rec->variant, sizeof rec->variant, "%s", variant);
     rec->bytes_read = 4 * nx * ny;
     rec->bytes_written = 4 * nx * ny;
+    const uint64_t most = (uint64_t)transpose_params[2].max;
+    if (nx > most || ny > most) {
+        /* --size or --where asked for a square beyond the options' range
+         * (--size 1T: 370688 a side); its grid would pass CUDA's 65535
+         * rows of blocks. */
+        cml_sweep_waive(ctx, rec,
+                        "nx=%llu ny=%llu (from --size/--where): beyond the %llu columns and rows "
+                        "a transpose takes (--nx, --ny: 0..%llu)",
+                        (unsigned long long)nx, (unsigned long long)ny,
+                        (unsigned long long)most, (unsigned long long)most);
+        return CML_OK;
+    }
 
     cml_transpose_args args = {nx, ny, k};
     uint64_t traced = 0;

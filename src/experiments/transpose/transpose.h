@@ -19,8 +19,10 @@ void cml_transpose_mirror(const cml_thread *t, const void *args, cml_emitter *e)
  * When nx and ny are multiples of 32 and of the block's footprint, every
  * block issues the same traffic (see transpose.c): five blocks (the four
  * corners and the middle) are traced, must agree, and one stands for all,
- * which is exact. Otherwise the whole grid is traced. *traced_blocks says
- * how many blocks were traced.
+ * which is exact. Otherwise the blocks repeat with a period of one or a few
+ * blocks away from the last row and column (cml_exp_trace_axes: exact too;
+ * small grids are traced whole). *traced_blocks says how many blocks were
+ * traced.
  */
 cml_status cml_transpose_model(cml_record *rec, const cml_transpose_args *a, unsigned bx,
                                unsigned by, uint64_t *traced_blocks);

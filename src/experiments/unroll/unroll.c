@@ -71,19 +71,18 @@ void cml_unroll_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 /*
  * Block b covers elements [b*block*U, (b+1)*block*U), reading from offset
  * further on: the one before it shifted by block*U*W bytes in every array, a
- * multiple of 128 when the block is a multiple of 32 threads. Blocks whose
- * last read passes nv (the guards) are the tail; no block differs at the
- * start. Other block sizes are traced in full.
+ * multiple of 128 when the block is a multiple of 32 threads (other block
+ * sizes: after the period of block*U*W bytes). Blocks whose last read
+ * passes nv (the guards) are the tail; no block differs at the start.
  */
 cml_status cml_unroll_trace(cml_record *rec, const cml_unroll_args *a, unsigned block)
 {
     uint64_t nblocks = cml_unroll_grid(a->nv, block, a->unroll);
-    if (block % CML_WARP_SIZE != 0)
-        return cml_exp_trace(rec, cml_dim1(nblocks), cml_dim1(block), cml_unroll_mirror, a);
     uint64_t per = (uint64_t)block * a->unroll;
     uint64_t full = a->nv > a->offset ? (a->nv - a->offset) / per : 0;
     uint64_t tail = full >= nblocks ? 0 : nblocks - full;
-    return cml_exp_trace_1d(rec, nblocks, block, 0, tail, cml_unroll_mirror, a);
+    return cml_exp_trace_1d_period(rec, nblocks, block, 0, tail,
+                                   cml_exp_line_period(per * a->width), cml_unroll_mirror, a);
 }
 
 /* The model's sentence (bytes in flight, traffic per request) and the
