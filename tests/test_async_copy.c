@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "experiments/async_copy/async_copy.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "lab/sweep.h"
 #include "experiment_test_util.h"
 #include "test_util.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "experiments/cluster_smem/cluster_smem.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "lab/sweep.h"
 #include "experiment_test_util.h"
 #include "test_util.h"

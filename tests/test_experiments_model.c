@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/constant/constant.h"
 #include "experiments/device_vars/device_vars.h"
 #include "experiments/local/local.h"

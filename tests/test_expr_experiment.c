@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "experiment_test_util.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/expr/expr.h"
 #include "test_util.h"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cumemlab/expr.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/expr/expr_runs.h"
 #include "test_util.h"
 

@@ -12,7 +12,7 @@
 
 #include "experiments/aos_soa/aos_soa.h"
 #include "experiments/aos_soa/aos_soa_kernels.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/parallelism/parallelism.h"
 #include "experiments/readonly/readonly.h"
 #include "experiments/readonly/readonly_kernels.h"

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/record.h"
-#include "experiments/experiment.h"
+#include "experiments/registry.h"
 #include "report/chart_plan.h"
 #include "report/html.h"
 #include "report/svg_chart.h"

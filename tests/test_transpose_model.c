@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/transpose/transpose.h"
 #include "experiment_test_util.h"
 #include "test_util.h"

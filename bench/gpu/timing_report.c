@@ -32,7 +32,7 @@
 
 #include "core/stats.h"
 #include "counters/counters.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "experiments/offset/offset_kernels.h"
 #include "experiments/peak/peak.h"
 #include "gpu/gpu.h"

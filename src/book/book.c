@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "book/programs.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "gpu/gpu.h"
 
 /* Chapter 4, then chapter 5, in the book's order of presentation. */

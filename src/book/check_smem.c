@@ -20,7 +20,7 @@
 
 #include "book/check_smem_kernels.h"
 #include "book/programs.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 typedef struct smem_settings {
     int64_t launch, iprintf;

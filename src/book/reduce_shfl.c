@@ -23,7 +23,7 @@
 #include "book/programs.h"
 #include "book/shfl_kernels.h"
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 #define DIM CML_BOOK_REDUCE_DIM
 

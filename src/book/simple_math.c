@@ -19,7 +19,7 @@
 #include "book/programs.h"
 #include "book/simple_math_kernels.h"
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 #define LEN CML_BOOK_MATH_LEN
 

@@ -18,7 +18,7 @@
 
 #include "book/programs.h"
 #include "book/shfl_kernels.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 #define BDIMX CML_BOOK_SHFL_BDIMX
 #define SEGM CML_BOOK_SHFL_SEGM

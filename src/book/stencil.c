@@ -29,7 +29,7 @@
 #include "book/programs.h"
 #include "book/stencil_kernels.h"
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 #define RADIUS CML_BOOK_RADIUS
 #define BDIM CML_BOOK_BDIM

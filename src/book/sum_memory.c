@@ -28,7 +28,7 @@
 #include "book/programs.h"
 #include "book/sum_memory_kernels.h"
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "gpu/host_memory.h"
 
 enum { SEED_A = 0xB00C7, SEED_B = 0xB00C8 };

@@ -29,7 +29,7 @@
 #include "core/random.h"
 #include "cumemlab/expr.h"
 #include "cumemlab/expr_kernel.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/expr/expr.h"
 #include "experiments/expr/expr_runs.h"
 #include "lab/lab.h"

@@ -3,9 +3,10 @@
  * experiment's NAME.c) holds everything about the experiment, its textbook
  * program names included; this file only lists them.
  */
+#include "experiments/registry.h"
+
 #include <string.h>
 
-#include "experiments/experiment.h"
 #include "experiments/aos_soa/aos_soa.h"
 #include "experiments/async_copy/async_copy.h"
 #include "experiments/cluster_smem/cluster_smem.h"
@@ -41,6 +42,11 @@ static const cml_experiment *const experiments[] = {
 size_t cml_experiment_count(void)
 {
     return sizeof experiments / sizeof experiments[0];
+}
+
+const cml_experiment *const *cml_registry_rows(void)
+{
+    return experiments;
 }
 
 const cml_experiment *cml_experiment_at(size_t i)

@@ -51,7 +51,7 @@ cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t b
  * Buffer events: `hook` is called just before a buffer of this device (a
  * cml_dbuf, or cml_mem memory of host_memory.h) is freed or poisoned, with
  * the buffer's allocation number. The experiments' deferred counters pass
- * (src/experiments/counters_pass.h) uses it to profile the launches it holds
+ * (src/lab/counters_pass.h) uses it to profile the launches it holds
  * while the buffers they read still exist. NULL removes the hook.
  */
 typedef enum cml_buffer_event { CML_BUFFER_FREE = 0, CML_BUFFER_POISON } cml_buffer_event;

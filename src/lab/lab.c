@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "counters/counters.h"
-#include "experiments/counters_pass.h"
+#include "lab/counters_pass.h"
 #include "experiments/peak/peak.h"
 #include "gpu/gpu.h"
 #include "lab/peak_cache.h"

@@ -4,6 +4,8 @@
  */
 #include "report/chart_plan.h"
 
+#include "experiments/registry.h" /* FIXME */
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@
 
 #include "core/chart_spec.h"
 #include "core/record.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "report/svg_chart.h"
 
 #define CML_PLAN_MAX_CHARTS 10

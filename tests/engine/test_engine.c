@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "../experiment_test_util.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "gpu/gpu.h"
 #include "lab/lab.h"
 #include "lab/sweep.h"
+#include "experiments/registry.h"
 #include "tiny.h"
 
 /* Every row of the registry keeps the contract, and names itself fully. */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "tiny_kernels.h"
 
 typedef struct tiny_settings {

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 extern const cml_experiment tiny_experiment;
 extern size_t tiny_summaries;

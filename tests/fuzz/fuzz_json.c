@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "report/compare.h"
 #include "report/html.h"
 #include "report/json_read.h"

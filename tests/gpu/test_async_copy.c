@@ -17,7 +17,7 @@
 
 #include "core/random.h"
 #include "experiments/async_copy/async_copy.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../experiment_test_util.h"

@@ -15,7 +15,7 @@
 
 #include "core/random.h"
 #include "experiments/cluster_smem/cluster_smem.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../experiment_test_util.h"

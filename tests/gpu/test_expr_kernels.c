@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/expr/expr.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"

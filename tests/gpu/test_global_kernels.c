@@ -18,7 +18,7 @@
 #include "core/random.h"
 #include "experiments/aos_soa/aos_soa.h"
 #include "experiments/aos_soa/aos_soa_kernels.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/parallelism/parallelism.h"
 #include "experiments/parallelism/parallelism_kernels.h"
 #include "experiments/readonly/readonly.h"

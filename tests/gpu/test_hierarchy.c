@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/hierarchy/hierarchy.h"
 #include "experiments/hierarchy/hierarchy_kernels.h"
 #include "gpu/gpu.h"

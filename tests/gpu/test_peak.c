@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "experiments/peak/peak.h"
 #include "gpu/gpu.h"
 #include "lab/sweep.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/device_vars/device_vars.h"
 #include "experiments/device_vars/device_vars_kernels.h"
 #include "experiments/shared_banks/shared_banks.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/constant/constant.h"
 #include "experiments/constant/constant_kernels.h"
 #include "experiments/local/local.h"

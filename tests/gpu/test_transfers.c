@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "experiments/transfers/transfers.h"
 #include "experiments/transfers/transfers_kernels.h"
 #include "gpu/gpu.h"

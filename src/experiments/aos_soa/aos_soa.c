@@ -24,7 +24,7 @@
 
 #include "experiments/aos_soa/aos_soa.h"
 #include "experiments/aos_soa/aos_soa_kernels.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 static const char *const layouts[] = {"aos", "soa", NULL};
 

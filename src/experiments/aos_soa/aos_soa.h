@@ -3,7 +3,7 @@
 #ifndef CML_EXP_AOS_SOA_H
 #define CML_EXP_AOS_SOA_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef struct cml_aos_soa_args {
     uint64_t n;        /* elements (structs) */

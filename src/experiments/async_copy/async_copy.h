@@ -4,7 +4,7 @@
 #define CML_EXP_ASYNC_COPY_H
 
 #include "experiments/async_copy/async_copy_kernels.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 /* What one thread of a kernel does with one tile (async_copy.c says how the
  * launch is traced as one tile per block). */

@@ -34,7 +34,7 @@
 #include "core/random.h"
 #include "core/stats.h"
 #include "experiments/cluster_smem/cluster_smem.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 static const char *const source_names[] = {"dsmem", "global", NULL};
 static const char *const test_names[] = {"bandwidth", "latency", NULL};

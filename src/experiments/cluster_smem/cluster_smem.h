@@ -4,7 +4,7 @@
 #define CML_EXP_CLUSTER_SMEM_H
 
 #include "experiments/cluster_smem/cluster_smem_kernels.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 /* One launch as the model sees it: a mirror "block" is one block's one
  * round of 16-byte accesses (cluster_smem.c says why). */

@@ -67,7 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/constant/constant.h"
 #include "experiments/constant/constant_kernels.h"
 

@@ -3,7 +3,7 @@
 #ifndef CML_EXP_CONSTANT_H
 #define CML_EXP_CONSTANT_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 #define CML_STENCIL_RADIUS 4u
 /* c_tab holds 64 KB - 256 B of floats: a module may hold 64 KB of

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/peak/peak.h"
 
 #define KEY "device-facts"

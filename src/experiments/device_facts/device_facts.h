@@ -4,7 +4,7 @@
 #define CML_EXP_DEVICE_FACTS_H
 
 #include "core/record.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 /*
  * Append the facts of f as records of experiment "device-facts", one per

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/device_vars/device_vars.h"
 #include "experiments/device_vars/device_vars_kernels.h"
 #include "gpu/gpu_internal.h" /* messages of direct calls into the .cu file */

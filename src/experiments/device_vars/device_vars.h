@@ -3,7 +3,7 @@
 #ifndef CML_EXP_DEVICE_VARS_H
 #define CML_EXP_DEVICE_VARS_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef enum cml_devvar_kind {
     CML_DEVVAR_DEVICE = 0, /* dev_add: devData += 2.0f             */

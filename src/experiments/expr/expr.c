@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 
 const char *const cml_expr_path_choices[] = {"auto", "ca", "cg", "nc", "cs", "wb", NULL};
 static const char *const op_choices[] = {"load", "store", "copy", NULL};

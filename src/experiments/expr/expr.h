@@ -18,7 +18,7 @@
 
 #include "cumemlab/expr.h"
 #include "cumemlab/expr_kernel.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "gpu/nvrtc.h"
 
 extern const cml_experiment cml_exp_expr;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "gpu/host_fill.h"
 #include "gpu/host_memory.h"
 

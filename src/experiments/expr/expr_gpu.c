@@ -18,8 +18,8 @@
 
 #include "core/random.h"
 #include "counters/counters.h"
-#include "experiments/common.h"
-#include "experiments/counters_pass.h"
+#include "lab/common.h"
+#include "lab/counters_pass.h"
 #include "experiments/expr/expr.h"
 #include "gpu/host_fill.h"
 #include "gpu/module.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 
 enum { DEAD, CLEAN, MIXED };
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "experiments/trace_repeat.h"
+#include "lab/trace_repeat.h"
 
 /* One affine expression of the launch. */
 typedef struct cml_expr_walk {

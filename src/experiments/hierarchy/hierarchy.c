@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
-#include "experiments/counters_pass.h"
+#include "lab/common.h"
+#include "lab/counters_pass.h"
 #include "experiments/hierarchy/hierarchy.h"
 #include "experiments/hierarchy/hierarchy_kernels.h"
 

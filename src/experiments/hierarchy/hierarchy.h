@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "core/record.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "experiments/hierarchy/hierarchy_kernels.h"
 
 /* Where the model says the data of a working set comes from. The two

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/hierarchy/hierarchy.h"
 
 #define KIB 1024ull

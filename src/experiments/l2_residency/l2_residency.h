@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 /*
  * What the model expects of one launch, in steady state (lines a previous

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "counters/counters.h"
-#include "experiments/counters_pass.h"
+#include "lab/counters_pass.h"
 #include "experiments/l2_residency/l2_residency_internal.h"
 #include "gpu/gpu_internal.h"
 

@@ -7,7 +7,7 @@
 #ifndef CML_EXP_L2_RESIDENCY_INTERNAL_H
 #define CML_EXP_L2_RESIDENCY_INTERNAL_H
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/l2_residency/l2_residency.h"
 #include "experiments/l2_residency/l2_residency_kernels.h"
 

@@ -71,7 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/local/local.h"
 #include "experiments/local/local_kernels.h"
 #include "gpu/kernel_info.h"

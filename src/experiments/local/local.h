@@ -5,7 +5,7 @@
 #ifndef CML_EXP_LOCAL_H
 #define CML_EXP_LOCAL_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 /* Largest per-thread array: the kernels declare float arr[CML_LOCAL_KMAX]
  * and use the first K elements, so one kernel serves every K. */

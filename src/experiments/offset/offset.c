@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "counters/counter_map.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/offset/offset.h"
 #include "experiments/offset/offset_kernels.h"
 

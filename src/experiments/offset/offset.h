@@ -3,7 +3,7 @@
 #ifndef CML_EXP_OFFSET_H
 #define CML_EXP_OFFSET_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef struct cml_offset_args {
     uint64_t n, offset;

@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/parallelism/parallelism.h"
 #include "experiments/parallelism/parallelism_kernels.h"
 

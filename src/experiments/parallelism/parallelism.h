@@ -3,7 +3,7 @@
 #ifndef CML_EXP_PARALLELISM_H
 #define CML_EXP_PARALLELISM_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef struct cml_parallelism_args {
     uint64_t n;

@@ -222,7 +222,7 @@ void cml_peak_mirror(const cml_thread *t, const void *args, cml_emitter *e);
 
 /* The registry's row (not visible to the .cu: cml_experiment is C-only data). */
 #ifndef __CUDACC__
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 extern const cml_experiment cml_exp_peak;
 #endif
 

@@ -8,7 +8,7 @@
 #ifndef CML_EXP_PEAK_INTERNAL_H
 #define CML_EXP_PEAK_INTERNAL_H
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/peak/peak.h"
 
 /* One point of the sweep; the options' fields (declared innermost first). */

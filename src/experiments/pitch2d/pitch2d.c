@@ -46,7 +46,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/pitch2d/pitch2d.h"
 #include "experiments/pitch2d/pitch2d_kernels.h"
 #include "gpu/pitch.h"

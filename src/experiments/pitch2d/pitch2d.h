@@ -3,7 +3,7 @@
 #ifndef CML_EXP_PITCH2D_H
 #define CML_EXP_PITCH2D_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef struct cml_pitch2d_args {
     uint64_t width, height; /* image size in elements                        */

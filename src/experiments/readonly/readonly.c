@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/readonly/readonly.h"
 #include "experiments/readonly/readonly_kernels.h"
 

@@ -3,7 +3,7 @@
 #ifndef CML_EXP_READONLY_H
 #define CML_EXP_READONLY_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef struct cml_readonly_args {
     int pattern;      /* cml_ro_pattern (readonly_kernels.h) */

@@ -75,7 +75,7 @@
 #include <string.h>
 
 #include "core/stats.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/shared_banks/shared_banks.h"
 #include "experiments/shared_banks/shared_banks_kernels.h"
 #include "gpu/kernel_info.h"

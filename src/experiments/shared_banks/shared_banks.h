@@ -3,7 +3,7 @@
 #ifndef CML_EXP_SHARED_BANKS_H
 #define CML_EXP_SHARED_BANKS_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef enum cml_banks_kind {
     CML_BANKS_TILE = 0, /* a W x H word tile written and read by rows or columns */

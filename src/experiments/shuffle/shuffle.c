@@ -100,7 +100,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "gpu/gpu_internal.h" /* cml_gpu_clear_last_error: direct calls into the .cu file */
 #include "experiments/shuffle/shuffle.h"
 #include "experiments/shuffle/shuffle_kernels.h"

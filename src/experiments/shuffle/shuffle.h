@@ -3,7 +3,7 @@
 #ifndef CML_EXP_SHUFFLE_H
 #define CML_EXP_SHUFFLE_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "experiments/shuffle/shuffle_kernels.h" /* cml_shfl_op */
 
 typedef struct cml_shuffle_args {

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/stride/stride.h"
 #include "experiments/stride/stride_kernels.h"
 

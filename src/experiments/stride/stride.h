@@ -3,7 +3,7 @@
 #ifndef CML_EXP_STRIDE_H
 #define CML_EXP_STRIDE_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef struct cml_stride_args {
     int pattern;      /* cml_stride_pattern (stride_kernels.h) */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "cumemlab/pcie.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 /* The zero-copy kernel: out[i] = in[i*stride + offset], i < n. */
 typedef struct cml_zerocopy_args {

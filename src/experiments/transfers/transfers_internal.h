@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/transfers/transfers.h"
 #include "gpu/host_memory.h"
 

@@ -43,7 +43,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiments/transpose/transpose.h"
 
 static const char *const kernel_names[] = {"copy",        "naive-row", "naive-col", "unroll4-row",

@@ -3,7 +3,7 @@
 #ifndef CML_EXP_TRANSPOSE_H
 #define CML_EXP_TRANSPOSE_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "experiments/transpose/transpose_kernels.h" /* cml_tr_kernel, cml_tr_shape */
 
 typedef struct cml_transpose_args {

@@ -3,7 +3,7 @@
 #ifndef CML_EXP_UNROLL_H
 #define CML_EXP_UNROLL_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 typedef struct cml_unroll_args {
     uint64_t nv;      /* vector elements per array */

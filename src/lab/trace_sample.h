@@ -4,12 +4,12 @@
  * replacement, scaled to the grid, with a stated bound on every figure
  * (trace_sample.c; docs/model.md, "Sampled grids").
  */
-#ifndef CML_EXPERIMENTS_TRACE_SAMPLE_H
-#define CML_EXPERIMENTS_TRACE_SAMPLE_H
+#ifndef CML_LAB_TRACE_SAMPLE_H
+#define CML_LAB_TRACE_SAMPLE_H
 
 #include <stdint.h>
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 /* An instruction a warp of the kernel may issue, and how often at most. */
 typedef struct cml_exp_sample_kind {

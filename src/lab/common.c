@@ -1,5 +1,5 @@
 /* Helpers shared by the experiment files. */
-#include "experiments/common.h"
+#include "lab/common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "core/stats.h"
 #include "counters/counter_map.h"
-#include "experiments/counters_pass.h"
+#include "lab/counters_pass.h"
 #include "gpu/gpu_internal.h"
 #include "gpu/kernel_info.h"
 

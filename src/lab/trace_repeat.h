@@ -13,12 +13,12 @@
  * decides its traffic. Guards against array ends are what makes runs: the
  * blocks they cut are runs of their own.
  */
-#ifndef CML_EXPERIMENTS_TRACE_REPEAT_H
-#define CML_EXPERIMENTS_TRACE_REPEAT_H
+#ifndef CML_LAB_TRACE_REPEAT_H
+#define CML_LAB_TRACE_REPEAT_H
 
 #include <stdint.h>
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 #define CML_EXP_MAX_RUNS 16
 

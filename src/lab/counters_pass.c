@@ -1,5 +1,5 @@
 /* The experiments' counters pass, deferred and batched (counters_pass.h). */
-#include "experiments/counters_pass.h"
+#include "lab/counters_pass.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,12 +10,12 @@
  * later (32 * 132 = 33 lines) they sit the same way again: the period is
  * 32 blocks, and a grid of a million such blocks is 32 blocks of work.
  */
-#include "experiments/trace_repeat.h"
+#include "lab/trace_repeat.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 
 /* At most this many warps are traced for the kinds (per rule set); a grid
  * with more kinds is walked whole (no faster, and exact). */

@@ -1,16 +1,18 @@
 /*
- * Helpers every experiment file uses: sizes, running a kernel mirror under
- * both rule sets into a record, and composing variant names.
+ * The engine's helpers that every experiment file uses (and the book's
+ * programs, and the engine's own sweep): sizes, running a kernel mirror
+ * under both rule sets into a record, composing variant names, and on a
+ * GPU timing, verifying and the run's buffers.
  */
-#ifndef CML_EXPERIMENTS_COMMON_H
-#define CML_EXPERIMENTS_COMMON_H
+#ifndef CML_LAB_COMMON_H
+#define CML_LAB_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "experiments/experiment.h"
-#include "experiments/trace_repeat.h"
-#include "experiments/trace_sample.h"
+#include "lab/experiment.h"
+#include "lab/trace_repeat.h"
+#include "lab/trace_sample.h"
 
 /* Run the mirror `fn` over grid x block under the modern and the Fermi rules
  * and store both predictions in rec->model (rec->has_model = 1), and the

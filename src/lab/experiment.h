@@ -1,8 +1,11 @@
 /*
- * The experiment contract. An experiment is one file pair (NAME.c: options,
- * model mirror, record building, measurement; NAME.cu: kernels and extern
- * "C" launchers) and one row in registry.c; docs/adding-an-experiment.md
- * walks through it.
+ * The experiment contract, owned by the engine (src/lab). An experiment is
+ * one folder, src/experiments/NAME/ (NAME.c: options, model mirror, record
+ * building, measurement, the row; NAME.cu: kernels and extern "C"
+ * launchers; their headers), and one line in the registry
+ * (src/experiments/registry.c); docs/adding-an-experiment.md walks
+ * through it. Experiments include this header; the engine includes no
+ * experiment's.
  *
  * The row (cml_experiment) is the one place that names an experiment: key,
  * number, title, summary, doc page, typed options, tour settings, textbook
@@ -31,7 +34,7 @@
 
 struct cml_gpu; /* src/gpu/gpu.h; NULL when running on the model alone */
 struct cml_counters; /* src/counters/counters.h; NULL when counters are not read */
-struct cml_counters_pass; /* src/experiments/counters_pass.h */
+struct cml_counters_pass; /* src/lab/counters_pass.h */
 
 /* Whether to read hardware counters (--counters). */
 enum { CML_COUNTERS_OFF = 0, CML_COUNTERS_ON = 1, CML_COUNTERS_AUTO = 2 };
@@ -174,14 +177,6 @@ typedef struct cml_experiment {
 } cml_experiment;
 
 #define CML_COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-size_t cml_experiment_count(void);
-const cml_experiment *cml_experiment_at(size_t i);
-/* Exact key, or unique prefix; NULL if none or ambiguous. */
-const cml_experiment *cml_experiment_find(const char *key);
-
-/* A textbook name, with the experiment it belongs to; NULL if none. */
-const cml_textbook_alias *cml_textbook_find(const char *name, const cml_experiment **exp);
 
 /* Default element count of a streaming experiment: `size_bytes` if given,
  * else by `where` from the L2 size (4x L2 for DRAM), or 2^24 elements when

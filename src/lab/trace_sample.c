@@ -14,7 +14,7 @@
  * assumption about the pattern, only R; where warps differ far less than R
  * allows (most patterns), the true error is much smaller than the bound.
  */
-#include "experiments/trace_sample.h"
+#include "lab/trace_sample.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 void cml_exp_sample_caps(const cml_exp_sample_kind *k, cml_rules rules, cml_traffic *cap)
 {
