@@ -12,8 +12,8 @@
 
 #include "counters/counters.h"
 #include "lab/counters_pass.h"
-#include "experiments/peak/peak.h"
 #include "gpu/gpu.h"
+#include "lab/peak.h"
 #include "lab/peak_cache.h"
 #include "lab/sweep.h"
 

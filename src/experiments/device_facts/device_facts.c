@@ -1,7 +1,8 @@
 /*
  * Experiment 15: the memory model of this GPU. Every figure is read from the
  * device by the harness (cudaDeviceGetAttribute, see src/gpu/gpu.c), never
- * typed in; the measured peak comes from experiment 16's quick measurement.
+ * typed in; the measured peak comes from the lab's quick measurement
+ * (src/lab/peak.h), made with experiment 16's kernels.
  * The only constants are the cache line (128 B) and sector (32 B) sizes,
  * which no CUDA attribute reports: they are the architecture's (Volta
  * through Hopper), the same the model uses, and the records say so.
@@ -23,7 +24,7 @@
 #include <string.h>
 
 #include "lab/common.h"
-#include "experiments/peak/peak.h"
+#include "lab/peak.h"
 
 #define KEY "device-facts"
 #define KIB 1024.0
@@ -178,7 +179,7 @@ static cml_status facts_variant(cml_sweep *ctx, void *settings, cml_record *rec)
 }
 
 /* With a GPU: the facts, and the measured peak (the plan's if the caller
- * measured it, else experiment 16's quick measurement now). A peak that
+ * measured it, else the lab's quick measurement now). A peak that
  * cannot be measured leaves the facts standing, with a note saying why. */
 static cml_status facts_measure(cml_sweep *ctx, void *settings, cml_record *rec)
 {

@@ -1,9 +1,10 @@
 /*
  * Experiment 16's pieces that its host files share (not a public header):
  *   peak.c           options, the row, the records of a sweep (variant, measure)
- *   peak_model.c     names, the bytes of each op, the mirror and its trace
- *   peak_bench.c     the buffers on a GPU, verification, the lab's quick search
+ *   peak_model.c     the mirror and its trace
  *   peak_findings.c  the class references of a run and the sentences on them
+ * The kernels, the bench on a GPU, verification and the names and bytes of
+ * each op are the lab's (src/lab/peak.h), which measures with them too.
  */
 #ifndef CML_EXP_PEAK_INTERNAL_H
 #define CML_EXP_PEAK_INTERNAL_H
@@ -51,15 +52,6 @@ unsigned cml_peak_model_grid(const cml_plan *plan, cml_peak_shape shape, uint64_
 /* Bytes the shape's threads touch per access and per step: W x U. */
 unsigned cml_peak_bytes_per_thread(cml_peak_shape shape);
 
-/* peak_bench.c: the grid of op/shape on a device (occupancy calculator). */
-cml_status cml_peak_device_grid(cml_gpu *g, cml_peak_op op, cml_peak_shape shape, uint64_t n,
-                                unsigned block, unsigned *grid, double *occupancy);
-/* Time and verify one variant on the bench into rec (bandwidth, timing,
- * grid, occupancy); CML_EVERIFY leaves a FAILED record. */
-cml_status cml_peak_measure_variant(const cml_plan *plan, cml_peak_bench *b, cml_record *rec,
-                                    cml_peak_op op, cml_peak_shape shape, unsigned warmup,
-                                    unsigned reps);
-
 /* peak_findings.c: read the counters of the best record of each class among
  * records [first, end) of ctx->out (those of the bench's size), while the
  * bench still holds their buffers. No profiler: nothing. */
@@ -67,8 +59,5 @@ void cml_peak_read_counters(cml_sweep *ctx, size_t first, size_t end);
 /* After the sweep: the class references, every record's share of its
  * class, and the findings on the bests, the layouts and the sizes. */
 void cml_peak_finish(cml_sweep *ctx);
-
-/* "1G", "256M", "12345": a size for variant names and sentences. */
-void cml_peak_size_label(char *buf, size_t len, uint64_t bytes);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * Experiment 16 on a GPU: the bench (three arrays of one size, filled once),
- * launch arguments, poison and verification, one timed variant, and the
- * lab's quick search for the class references (cml_peak_measure).
+ * The peak kernels on a GPU (peak.h): the bench (three arrays of one size,
+ * filled once), launch arguments, poison and verification, one timed
+ * variant (experiment 16's records), and the lab's quick search for the
+ * class references (cml_peak_measure).
  *
  * Verification: the output is poisoned ONCE before the warm-up and the
  * timed launches, then every element is checked after them. One poison is
@@ -15,7 +16,8 @@
 #include <string.h>
 
 #include "core/stats.h"
-#include "experiments/peak/peak_internal.h"
+#include "lab/common.h"
+#include "lab/peak.h"
 #include "gpu/gpu_internal.h"
 
 /* Fixed seeds: the same inputs on every run, so runs compare. */

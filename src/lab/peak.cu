@@ -1,11 +1,12 @@
 /*
- * Experiment 16: the peak bandwidth kernels, their checker and the sum's
- * reference. peak.h gives the arithmetic of each kernel, why it verifies
- * bit for bit, and the shapes (CML_PEAK_SHAPES): every shape is compiled
- * for every kernel here, from one template per layout.
+ * The peak bandwidth kernels (the lab's quick measurement and experiment
+ * 16), their checker and the sum's reference. peak.h gives the arithmetic
+ * of each kernel, why it verifies bit for bit, and the shapes
+ * (CML_PEAK_SHAPES): every shape is compiled for every kernel here, from
+ * one template per layout.
  *
- * The C mirror in peak.c (cml_peak_mirror) emits exactly the accesses of
- * these kernels, site by site; keep them in step.
+ * The C mirror (cml_peak_mirror, src/experiments/peak/peak_model.c) emits
+ * exactly the accesses of these kernels, site by site; keep them in step.
  *
  * Why these kernels can reach the memory's limit: a warp's accesses cover
  * 32 x W contiguous bytes (whole 128-byte lines for W = 4, 8, 16), so no
@@ -18,7 +19,7 @@
 #include <stdint.h>
 
 #include "core/random.h"
-#include "experiments/peak/peak.h"
+#include "lab/peak.h"
 #include "gpu/gpu_internal.h"
 
 /* ---- vectors of W bytes ------------------------------------------------- */
