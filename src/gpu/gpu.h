@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "core/record.h"
-#include "core/status_gpu.h"
+#include "model/status_gpu.h"
 #include "cumemlab/model.h"
 
 #ifdef __cplusplus
