@@ -1,16 +1,18 @@
 /*
  * Status codes of cumemlab's GPU layer, outside the model's API.
  *
- * The model library (include/cumemlab/status.h) never needs a GPU, so it
+ * The model's API (include/cumemlab/status.h) never needs a GPU, so it
  * has no code for one. The harness (src/gpu), the counters, the experiments
  * and the command line do: their codes take values from the range status.h
  * reserves for programs built on the model (64 .. 127), so they travel in
  * a cml_status like any other and cml_status_str() names them.
  *
- * Not installed: a program using libcumemlab-model alone never sees these.
+ * They live with the model because the model's cml_status_str() names
+ * them (src/model/status.c): the model includes nothing above it. Not
+ * installed: a program using libcumemlab-model alone never sees these.
  */
-#ifndef CML_CORE_STATUS_GPU_H
-#define CML_CORE_STATUS_GPU_H
+#ifndef CML_MODEL_STATUS_GPU_H
+#define CML_MODEL_STATUS_GPU_H
 
 #include "cumemlab/status.h"
 
