@@ -11,61 +11,9 @@
 #include <stdint.h>
 
 #include "lab/experiment.h"
+#include "lab/trace.h"
 #include "lab/trace_repeat.h"
 #include "lab/trace_sample.h"
-
-/* Run the mirror `fn` over grid x block under the modern and the Fermi rules
- * and store both predictions in rec->model (rec->has_model = 1), and the
- * cache levels under rec->cache in rec->levels (rec->has_levels = 1); also
- * sets rec->grid and rec->block. On error marks the record failed. */
-cml_status cml_exp_trace(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
-                         const void *args);
-
-/*
- * cml_exp_trace for a 1-D grid of `nblocks` blocks of `block` threads in
- * which every block produces the same traffic as block 0 except possibly the
- * first `head` and the last `tail` blocks (guards at the array ends): those
- * are traced exactly, one block stands for the rest, and two more sampled
- * blocks are traced to check the claim (a mismatch is a CML_EINVAL bug
- * report, not a silent error). Exact when the claim holds, and O(head + tail)
- * instead of O(nblocks) work. The claim holds when each block's addresses are
- * the previous block's shifted by a multiple of 128 bytes in every array.
- */
-cml_status cml_exp_trace_1d(cml_record *rec, uint64_t nblocks, unsigned block, uint64_t head,
-                            uint64_t tail, cml_thread_fn fn, const void *args);
-
-/*
- * The cache levels of a record whose modern traffic is in rec->model
- * (cml_exp_trace and cml_exp_trace_1d call it): `fn` over grid x block
- * through cml_trace_levels under rec->cache (an H100 when unset) into
- * rec->levels, rec->has_levels = 1. A record without global or local
- * traffic gets zeros. On error marks the record failed.
- */
-cml_status cml_exp_levels(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
-                          const void *args);
-
-/* The cache levels' assumptions for a run of `plan`: the device's SMs,
- * residency limits, L1/shared and L2 sizes where known, else an H100's
- * (cml_cache_config_h100); no shared memory. The run engine puts it in
- * every record before the experiment's variant function runs. */
-void cml_exp_cache_config(const cml_plan *plan, cml_cache_config *c);
-
-/* ceil(a / b) for b > 0. */
-static inline uint64_t cml_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-/* 1-D launch shape helpers. */
-static inline cml_dim3 cml_dim1(uint64_t x) { cml_dim3 d = {(uint32_t)x, 1, 1}; return d; }
-static inline cml_dim3 cml_dim2(uint64_t x, uint64_t y)
-{
-    cml_dim3 d = {(uint32_t)x, (uint32_t)y, 1};
-    return d;
-}
-
-/* Linear global thread index of a 1-D launch, and the warp base index. */
-static inline uint64_t cml_gtid(const cml_thread *t)
-{
-    return (uint64_t)t->bid.x * t->bdim.x + t->tid.x;
-}
 
 /* Number of SMs and resident threads per SM to size grid-stride launches:
  * the device's when known, else an H100's (132, 2048) and the record says so. */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/common.h"
+#include "lab/trace.h"
 
 /* At most this many warps are traced for the kinds (per rule set); a grid
  * with more kinds is walked whole (no faster, and exact). */

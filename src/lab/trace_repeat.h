@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "lab/experiment.h"
+#include "lab/trace.h"
 
 #define CML_EXP_MAX_RUNS 16
 
@@ -65,10 +65,23 @@ cml_status cml_exp_trace_axes(cml_record *rec, cml_dim3 grid, cml_dim3 block,
  * A 1-D grid of `nblocks` blocks of `block` threads in which every block
  * moves the traffic of the block `period` before it, except the first
  * `head` and the last `tail` (guards at the array ends): cml_exp_trace_axes
- * with one axis. cml_exp_trace_1d (common.h) is period 1.
+ * with one axis. cml_exp_trace_1d (below) is period 1.
  */
 cml_status cml_exp_trace_1d_period(cml_record *rec, uint64_t nblocks, unsigned block,
                                    uint64_t head, uint64_t tail, uint64_t period,
                                    cml_thread_fn fn, const void *args);
+
+/*
+ * cml_exp_trace for a 1-D grid of `nblocks` blocks of `block` threads in
+ * which every block produces the same traffic as block 0 except possibly the
+ * first `head` and the last `tail` blocks (guards at the array ends): those
+ * are traced exactly, one block stands for the rest, and two more sampled
+ * blocks are traced to check the claim (a mismatch is a CML_EINVAL bug
+ * report, not a silent error). Exact when the claim holds, and O(head + tail)
+ * instead of O(nblocks) work. The claim holds when each block's addresses are
+ * the previous block's shifted by a multiple of 128 bytes in every array.
+ */
+cml_status cml_exp_trace_1d(cml_record *rec, uint64_t nblocks, unsigned block, uint64_t head,
+                            uint64_t tail, cml_thread_fn fn, const void *args);
 
 #endif

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "lab/common.h"
+#include "lab/trace.h"
 
 void cml_exp_sample_caps(const cml_exp_sample_kind *k, cml_rules rules, cml_traffic *cap)
 {

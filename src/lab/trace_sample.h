@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "lab/experiment.h"
+#include "lab/trace.h"
 
 /* An instruction a warp of the kernel may issue, and how often at most. */
 typedef struct cml_exp_sample_kind {
