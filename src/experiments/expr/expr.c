@@ -40,40 +40,10 @@ static const char *const elem_choices[] = {"1", "2", "4", "8", "16", NULL};
 enum { SP_GLOBAL = CML_EXPR_SP_GLOBAL, SP_SHARED = CML_EXPR_SP_SHARED,
        SP_CONSTANT = CML_EXPR_SP_CONSTANT };
 
-/* The built-in set: the patterns `validate` compares with the counters,
- * each with its own operation, space and block. */
-static const cml_expr_builtin builtins[] = {
-    {"contiguous", "i", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"offset 11", "i + 11", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"stride 2", "i*2", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"stride 4", "i*4", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"stride 8", "i*8", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"stride 16", "i*16", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"stride 32", "i*32", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"padded 33", "(i%32)*33", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"broadcast", "0", CML_EXPR_LOAD, SP_GLOBAL, 256, 1},
-    {"transposed store", "ty + tx*bdy", CML_EXPR_STORE, SP_GLOBAL, 32, 8},
-    {"contiguous store", "i", CML_EXPR_STORE, SP_GLOBAL, 256, 1},
-    {"copy to stride 2", "i*2", CML_EXPR_COPY, SP_GLOBAL, 256, 1},
-    {"shared column", "tx*32", CML_EXPR_LOAD, SP_SHARED, 32, 8},
-    {"shared padded column", "tx*33", CML_EXPR_LOAD, SP_SHARED, 32, 8},
-    {"shared column store", "tx*32", CML_EXPR_STORE, SP_SHARED, 32, 8},
-    {"constant broadcast", "0", CML_EXPR_LOAD, SP_CONSTANT, 256, 1},
-    {"constant per lane", "lane", CML_EXPR_LOAD, SP_CONSTANT, 256, 1},
-};
-/* The expr option's default, "0:<count - 1>": tests/test_expr_experiment.c
- * checks it against the table. */
+/* The expr option's default, "0:<count - 1>" of the built-in set
+ * (expr_builtins.c): tests/test_expr_experiment.c checks it against the
+ * table. */
 #define BUILTIN_ALL "0:16"
-
-size_t cml_expr_builtin_count(void)
-{
-    return CML_COUNT(builtins);
-}
-
-const cml_expr_builtin *cml_expr_builtin_at(size_t k)
-{
-    return k < CML_COUNT(builtins) ? &builtins[k] : NULL;
-}
 
 #define F(m) CML_FIELD(cml_expr_settings, m)
 static const cml_param_def expr_params[] = {
@@ -425,8 +395,9 @@ static void expr_summary(cml_sweep *ctx, size_t first, size_t last)
         const char *text = NULL;
         if (ctx->plan->exprs && s->expr >= 0 && (uint64_t)s->expr < ctx->plan->nexprs)
             text = ctx->plan->exprs[s->expr];
-        else if (!ctx->plan->exprs && s->expr >= 0 && (uint64_t)s->expr < CML_COUNT(builtins))
-            text = builtins[s->expr].name;
+        else if (!ctx->plan->exprs && s->expr >= 0 &&
+                 (uint64_t)s->expr < cml_expr_builtin_count())
+            text = cml_expr_builtin_at((size_t)s->expr)->name;
         for (unsigned q = 0; text && q < rec->nparams; q++) {
             cml_record_param *prm = &rec->params[q];
             if (strcmp(prm->name, "expr") != 0)
