@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "book/check_smem_kernels.h"
+#include "book/book.h"
 #include "book/programs.h"
 #include "lab/common.h"
 

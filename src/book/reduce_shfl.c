@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/shfl_kernels.h"
 #include "core/random.h"

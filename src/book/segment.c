@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/segment_kernels.h"
 #include "core/random.h"

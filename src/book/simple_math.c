@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/simple_math_kernels.h"
 #include "core/random.h"

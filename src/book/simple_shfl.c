@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/shfl_kernels.h"
 #include "lab/common.h"

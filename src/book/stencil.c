@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/stencil_kernels.h"
 #include "core/random.h"

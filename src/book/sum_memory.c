@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/sum_memory_kernels.h"
 #include "core/random.h"

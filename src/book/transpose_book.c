@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/transpose_book_kernels.h"
 #include "core/random.h"
