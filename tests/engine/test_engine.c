@@ -13,7 +13,7 @@
 #include "lab/lab.h"
 #include "lab/sweep.h"
 #include "experiments/registry.h"
-#include "tiny.h"
+#include "tiny/tiny.h"
 
 /* Every row of the registry keeps the contract, and names itself fully. */
 static void test_registry_rows(void)

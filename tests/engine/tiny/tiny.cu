@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "gpu/gpu_internal.h"
-#include "tiny_kernels.h"
+#include "tiny/tiny_kernels.h"
 
 __global__ void tiny_strided_scale(const float *__restrict__ in, float *__restrict__ out,
                                    uint64_t n, uint64_t stride, float k)

@@ -1,7 +1,7 @@
 /*
  * The engine test's experiment: everything a new experiment needs, in one
- * file pair (this file and tiny.cu) and one row, as
- * docs/adding-an-experiment.md describes. out[i] = k * in[i*stride].
+ * folder (this file and tiny.cu, with their headers tiny.h and
+ * tiny_kernels.h) and one row, as docs/adding-an-experiment.md describes. out[i] = k * in[i*stride].
  *
  * Options (the first varies fastest): stride, k (only with op=scale: the
  * engine sweeps it once elsewhere and leaves it out of the record), op
@@ -11,7 +11,7 @@
  * a point that does not exist (CML_SKIP_POINT), a waived variant, and a
  * summary after each stride sweep.
  */
-#include "tiny.h"
+#include "tiny/tiny.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
 
 #include "core/random.h"
 #include "lab/common.h"
-#include "tiny_kernels.h"
+#include "tiny/tiny_kernels.h"
 
 typedef struct tiny_settings {
     int64_t stride, k, op, block, n;
