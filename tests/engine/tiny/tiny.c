@@ -127,7 +127,7 @@ static void tiny_summarize(cml_sweep *ctx, size_t first, size_t last)
                        (long long)a->stride, (long long)b->stride, (long long)b->block);
 }
 
-const cml_experiment tiny_experiment = {
+const cml_experiment cml_exp_tiny = {
     .key = "tiny",
     .number = 99,
     .title = "The engine test's experiment",

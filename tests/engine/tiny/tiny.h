@@ -7,7 +7,7 @@
 
 #include "lab/experiment.h"
 
-extern const cml_experiment tiny_experiment;
+extern const cml_experiment cml_exp_tiny;
 extern size_t tiny_summaries;
 
 #endif
