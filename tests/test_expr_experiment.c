@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "experiment_test_util.h"
-#include "lab/common.h"
 #include "experiments/expr/expr.h"
+#include "lab/common.h"
 #include "test_util.h"
 
 /* Settings at the row's defaults, then "name=value ..." (single values). */

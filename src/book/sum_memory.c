@@ -29,8 +29,8 @@
 #include "book/programs.h"
 #include "book/sum_memory_kernels.h"
 #include "core/random.h"
-#include "lab/common.h"
 #include "gpu/host_memory.h"
+#include "lab/common.h"
 
 enum { SEED_A = 0xB00C7, SEED_B = 0xB00C8 };
 

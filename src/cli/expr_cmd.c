@@ -29,9 +29,9 @@
 #include "core/random.h"
 #include "cumemlab/expr.h"
 #include "cumemlab/expr_kernel.h"
-#include "lab/common.h"
 #include "experiments/expr/expr.h"
 #include "experiments/expr/expr_runs.h"
+#include "lab/common.h"
 #include "lab/lab.h"
 
 static const char *const elem_choices[] = {"1", "2", "4", "8", "16", NULL};

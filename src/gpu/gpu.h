@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "core/record.h"
-#include "model/status_gpu.h"
 #include "cumemlab/model.h"
+#include "model/status_gpu.h"
 
 #ifdef __cplusplus
 extern "C" {

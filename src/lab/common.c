@@ -7,9 +7,9 @@
 
 #include "core/stats.h"
 #include "counters/counter_map.h"
-#include "lab/counters_pass.h"
 #include "gpu/gpu_internal.h"
 #include "gpu/kernel_info.h"
+#include "lab/counters_pass.h"
 
 uint64_t cml_plan_elements(const cml_plan *plan, uint64_t elem_bytes, uint64_t arrays)
 {

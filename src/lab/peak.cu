@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 #include "core/random.h"
-#include "lab/peak.h"
 #include "gpu/gpu_internal.h"
+#include "lab/peak.h"
 
 /* ---- vectors of W bytes ------------------------------------------------- */
 

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "core/stats.h"
+#include "gpu/gpu_internal.h"
 #include "lab/common.h"
 #include "lab/peak.h"
-#include "gpu/gpu_internal.h"
 
 /* Fixed seeds: the same inputs on every run, so runs compare. */
 #define SEED_X 0x9EA6000000000001ull

@@ -35,9 +35,9 @@
 
 #include "core/random.h"
 #include "experiments/async_copy/async_copy.h"
-#include "lab/common.h"
 #include "experiments/transpose/transpose_kernels.h"
 #include "gpu/kernel_info.h"
+#include "lab/common.h"
 
 /* An H100 80GB HBM3's bandwidth computed from its memory clock and bus
  * (README), for the model when no device says otherwise. */

@@ -67,9 +67,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/constant/constant.h"
 #include "experiments/constant/constant_kernels.h"
+#include "lab/common.h"
 
 #define R CML_STENCIL_RADIUS
 #define TAPS (2u * CML_STENCIL_RADIUS + 1u)

@@ -31,10 +31,10 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "lab/common.h"
 #include "experiments/device_vars/device_vars.h"
 #include "experiments/device_vars/device_vars_kernels.h"
 #include "gpu/gpu_internal.h" /* messages of direct calls into the .cu file */
+#include "lab/common.h"
 
 static const char *const var_names[] = {"device", "constant", NULL};
 

@@ -18,8 +18,8 @@
 
 #include "cumemlab/expr.h"
 #include "cumemlab/expr_kernel.h"
-#include "lab/experiment.h"
 #include "gpu/nvrtc.h"
+#include "lab/experiment.h"
 
 extern const cml_experiment cml_exp_expr;
 

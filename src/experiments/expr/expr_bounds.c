@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "gpu/host_fill.h"
 #include "gpu/host_memory.h"
+#include "lab/common.h"
 
 /* The range pass's findings, kept for the same inputs (the command line
  * checks every point before the run, which resolves them again). */

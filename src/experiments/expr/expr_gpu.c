@@ -18,12 +18,12 @@
 
 #include "core/random.h"
 #include "counters/counters.h"
-#include "lab/common.h"
-#include "lab/counters_pass.h"
 #include "experiments/expr/expr.h"
 #include "gpu/host_fill.h"
 #include "gpu/module.h"
 #include "gpu/nvrtc.h"
+#include "lab/common.h"
+#include "lab/counters_pass.h"
 
 enum { SEED_SRC = 0x5EED5 };
 

@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/common.h"
-#include "lab/counters_pass.h"
 #include "experiments/hierarchy/hierarchy.h"
 #include "experiments/hierarchy/hierarchy_kernels.h"
+#include "lab/common.h"
+#include "lab/counters_pass.h"
 
 #define GIB (1024ull * 1024ull * 1024ull)
 

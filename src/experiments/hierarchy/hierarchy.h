@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #include "core/record.h"
-#include "lab/experiment.h"
 #include "experiments/hierarchy/hierarchy_kernels.h"
+#include "lab/experiment.h"
 
 /* Where the model says the data of a working set comes from. The two
  * edges are the sizes near a capacity where a part is served by each side

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/hierarchy/hierarchy.h"
+#include "lab/common.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024ull)

@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "counters/counters.h"
-#include "lab/counters_pass.h"
 #include "experiments/l2_residency/l2_residency_internal.h"
 #include "gpu/gpu_internal.h"
+#include "lab/counters_pass.h"
 
 #define MIB (1024.0 * 1024.0)
 

@@ -7,9 +7,9 @@
 #ifndef CML_EXP_L2_RESIDENCY_INTERNAL_H
 #define CML_EXP_L2_RESIDENCY_INTERNAL_H
 
-#include "lab/common.h"
 #include "experiments/l2_residency/l2_residency.h"
 #include "experiments/l2_residency/l2_residency_kernels.h"
+#include "lab/common.h"
 
 /* One point of the sweep; the options' fields (declared innermost first). */
 typedef struct l2r_settings {

@@ -71,10 +71,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/local/local.h"
 #include "experiments/local/local_kernels.h"
 #include "gpu/kernel_info.h"
+#include "lab/common.h"
 
 static const char *const pattern_names[] = {"same-index", "lane-varying", "struct", "spill",
                                             NULL};

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "counters/counter_map.h"
-#include "lab/common.h"
 #include "experiments/offset/offset.h"
 #include "experiments/offset/offset_kernels.h"
+#include "lab/common.h"
 
 static const char *const load_paths[] = {"ca", "cg", "nc", NULL};
 static const char *const store_paths[] = {"wb", "cg", "cs", NULL};

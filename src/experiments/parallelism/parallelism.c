@@ -25,9 +25,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/parallelism/parallelism.h"
 #include "experiments/parallelism/parallelism_kernels.h"
+#include "lab/common.h"
 
 static const char *const modes[] = {"one", "gridstride", NULL};
 

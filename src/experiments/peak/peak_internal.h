@@ -9,8 +9,8 @@
 #ifndef CML_EXP_PEAK_INTERNAL_H
 #define CML_EXP_PEAK_INTERNAL_H
 
-#include "lab/common.h"
 #include "experiments/peak/peak.h"
+#include "lab/common.h"
 
 /* One point of the sweep; the options' fields (declared innermost first). */
 typedef struct peak_settings {

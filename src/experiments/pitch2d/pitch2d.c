@@ -46,10 +46,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/pitch2d/pitch2d.h"
 #include "experiments/pitch2d/pitch2d_kernels.h"
 #include "gpu/pitch.h"
+#include "lab/common.h"
 
 enum { LAYOUT_UNPADDED = 0, LAYOUT_PITCH, LAYOUT_PAD32, LAYOUT_PAD128 };
 

@@ -26,9 +26,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/readonly/readonly.h"
 #include "experiments/readonly/readonly_kernels.h"
+#include "lab/common.h"
 
 static const char *const ro_patterns[] = {"copy", "stencil", "hot-gather", NULL};
 static const char *const ro_paths[] = {"ca", "cg", "nc", NULL};

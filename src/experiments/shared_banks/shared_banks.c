@@ -75,10 +75,10 @@
 #include <string.h>
 
 #include "core/stats.h"
-#include "lab/common.h"
 #include "experiments/shared_banks/shared_banks.h"
 #include "experiments/shared_banks/shared_banks_kernels.h"
 #include "gpu/kernel_info.h"
+#include "lab/common.h"
 
 static const char *const pattern_names[] = {"tile", "stride", NULL};
 static const char *const tile_names[] = {"32x32", "32x16", "16x32", NULL};

@@ -3,8 +3,8 @@
 #ifndef CML_EXP_SHUFFLE_H
 #define CML_EXP_SHUFFLE_H
 
-#include "lab/experiment.h"
 #include "experiments/shuffle/shuffle_kernels.h" /* cml_shfl_op */
+#include "lab/experiment.h"
 
 typedef struct cml_shuffle_args {
     uint64_t n;

@@ -28,9 +28,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/stride/stride.h"
 #include "experiments/stride/stride_kernels.h"
+#include "lab/common.h"
 
 static const char *const patterns[] = {"stride", "stride-write", "broadcast", "gather",
                                        "scatter", NULL};

@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lab/common.h"
 #include "experiments/transfers/transfers.h"
 #include "gpu/host_memory.h"
+#include "lab/common.h"
 
 /* One point of the sweep: every option's value (choice options: the index
  * into their table below). Declared in this order, the first varying

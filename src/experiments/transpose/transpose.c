@@ -43,8 +43,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/transpose/transpose.h"
+#include "lab/common.h"
 
 static const char *const kernel_names[] = {"copy",        "naive-row", "naive-col", "unroll4-row",
                                            "unroll4-col", "smem",      "smem-pad",  NULL};

@@ -3,8 +3,8 @@
 #ifndef CML_EXP_TRANSPOSE_H
 #define CML_EXP_TRANSPOSE_H
 
-#include "lab/experiment.h"
 #include "experiments/transpose/transpose_kernels.h" /* cml_tr_kernel, cml_tr_shape */
+#include "lab/experiment.h"
 
 typedef struct cml_transpose_args {
     uint64_t nx, ny; /* in[] is ny rows of nx floats */

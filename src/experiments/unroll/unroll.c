@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lab/common.h"
 #include "experiments/unroll/unroll.h"
 #include "experiments/unroll/unroll_kernels.h"
+#include "lab/common.h"
 
 /* One point of the sweep; the options' fields. */
 typedef struct unroll_settings {
