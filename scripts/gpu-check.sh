@@ -375,7 +375,8 @@ else
     record compute-sanitizer 1 "not found"
 fi
 
-THEO=$(grep -Eo "theoretical [0-9.]+ GB/s" "$LOG_CTEST" | head -1 | grep -Eo "[0-9.]+")
+THEO=""
+part_has 1 && THEO=$(grep -Eo "theoretical [0-9.]+ GB/s" "$LOG_CTEST" | head -1 | grep -Eo "[0-9.]+")
 
 # ---------------------------------------------------------------------------
 {
@@ -384,19 +385,21 @@ THEO=$(grep -Eo "theoretical [0-9.]+ GB/s" "$LOG_CTEST" | head -1 | grep -Eo "[0
     for i in "${!STEP_NAMES[@]}"; do
         printf '%-44s %s\n' "${STEP_NAMES[$i]}" "${STEP_RESULTS[$i]}"
     done
-    printf '%-44s %s\n' "tests" "${T_PASS:-?} passed, ${T_FAIL:-?} failed, ${T_SKIP:-?} skipped"
     printf '%-44s %s\n' "sanitizer errors" "memcheck $SAN_MEM_ERRORS, racecheck $SAN_RACE_ERRORS"
-    printf '%-44s %s\n' "peak bandwidth" "${PEAK:-?} GB/s (theoretical ${THEO:-?} GB/s)"
-    [ -s "$JSON_SUITE" ] && printf '%-44s %s\n' "peak by class" "$(python3 -c '
+    if part_has 1; then
+        printf '%-44s %s\n' "tests" "${T_PASS:-?} passed, ${T_FAIL:-?} failed, ${T_SKIP:-?} skipped"
+        printf '%-44s %s\n' "peak bandwidth" "${PEAK:-?} GB/s (theoretical ${THEO:-?} GB/s)"
+        [ -s "$JSON_SUITE" ] && printf '%-44s %s\n' "peak by class" "$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(", ".join("%s %.1f" % (k, v["gbs"]) for k, v in (d.get("peak_classes") or {}).items()))' "$JSON_SUITE")"
-    printf '%-44s %s\n' "suite wall time" "${SUITE_S} s with counters, ${SUITE_OFF_S} s with --counters off ($(awk "BEGIN{if (\"$SUITE_OFF_S\" + 0 > 0) printf \"%.2fx\", \"$SUITE_S\" / \"$SUITE_OFF_S\"; else print \"?\"}"))"
-    printf '%-44s %s\n' "counters" "$(grep -hE "^cumemlab: counters:" "$LOG_RUN" | head -1 | cut -c21-)"
-    printf '%-44s %s\n' "validate" "$VALIDATE"
-    printf '%-44s %s\n' "run --expr" "$EXPR_NOTE"
-    printf '%-44s %s\n' "suite measurements" "$CV_NOTE"
-    printf '%-44s %s\n' "... with --counters off" "$CV_OFF_NOTE"
+        printf '%-44s %s\n' "suite wall time" "${SUITE_S} s with counters, ${SUITE_OFF_S} s with --counters off ($(awk "BEGIN{if (\"$SUITE_OFF_S\" + 0 > 0) printf \"%.2fx\", \"$SUITE_S\" / \"$SUITE_OFF_S\"; else print \"?\"}"))"
+        printf '%-44s %s\n' "counters" "$(grep -hE "^cumemlab: counters:" "$LOG_RUN" | head -1 | cut -c21-)"
+        printf '%-44s %s\n' "validate" "$VALIDATE"
+        printf '%-44s %s\n' "run --expr" "$EXPR_NOTE"
+        printf '%-44s %s\n' "suite measurements" "$CV_NOTE"
+        printf '%-44s %s\n' "... with --counters off" "$CV_OFF_NOTE"
+    fi
     printf '%-44s %s\n' "script wall time" "$(($(date +%s) - START_S)) s"
     printf '%-44s %s\n' "overall" "$([ $FAILED -ne 0 ] && echo FAIL || { [ $SKIPPED -ne 0 ] && echo "PASS (steps skipped)" || echo PASS; })"
 } | tee "$SUMMARY"

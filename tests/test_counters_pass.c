@@ -28,6 +28,8 @@ static struct {
     int fail_id;             /* this launch fails with CML_ECUDA (-1: none) */
     cml_status profiler_st;  /* CML_OK, or a profiler failure for every call */
     uint64_t next_alloc;
+    size_t releases;         /* release calls */
+    size_t calls_at_release; /* measure calls made when it was last called */
 } fake;
 
 static cml_status fake_launch(void *ctx)
@@ -78,12 +80,19 @@ static uint64_t fake_next_alloc(void *user)
     return fake.next_alloc;
 }
 
+static void fake_release(void *user)
+{
+    (void)user;
+    fake.releases++;
+    fake.calls_at_release = fake.calls;
+}
+
 static cml_counters_pass *new_pass(void)
 {
     memset(&fake, 0, sizeof fake);
     fake.fail_id = -1;
     fake.next_alloc = 10;
-    cml_counters_backend b = {fake_measure, fake_next_alloc, NULL};
+    cml_counters_backend b = {fake_measure, fake_next_alloc, NULL, fake_release};
     cml_counters_pass *p = cml_counters_pass_new(&b);
     CHECK(p != NULL);
     return p;
@@ -182,6 +191,49 @@ static void test_free_and_poison_hooks(void)
     CHECK(fake.k[1] == CML_COUNTERS_MAX_BATCH);
     for (size_t i = 0; i < r.count; i++)
         check_filled(&r, i, (int)i);
+    cml_counters_pass_free(p);
+    cml_results_free(&r);
+}
+
+/* A buffer the queue may read is kept, where the harness can keep it,
+ * instead of profiling the queue before it goes; the kept memory is
+ * released only after the launches were profiled. */
+static void test_kept_buffers(void)
+{
+    cml_counters_pass *p = new_pass();
+    cml_results r;
+    cml_results_init(&r);
+    cml_counters_pass_begin(p, &r);
+    /* nothing queued: nothing to keep a buffer for */
+    CHECK(cml_counters_pass_on_buffer(p, 3, CML_BUFFER_FREE_KEEPABLE) == CML_BUFFER_FREE_NOW);
+    fake.next_alloc = 10;
+    queue(p, &r, 0);
+    /* buffers 1..9 may be read by launch 0: kept, nothing profiled yet */
+    CHECK(cml_counters_pass_on_buffer(p, 9, CML_BUFFER_FREE_KEEPABLE) == CML_BUFFER_KEEP);
+    CHECK(cml_counters_pass_on_buffer(p, 1, CML_BUFFER_FREE_KEEPABLE) == CML_BUFFER_KEEP);
+    /* a later buffer, none of theirs: freed now */
+    CHECK(cml_counters_pass_on_buffer(p, 10, CML_BUFFER_FREE_KEEPABLE) == CML_BUFFER_FREE_NOW);
+    CHECK(fake.calls == 0 && fake.releases == 0);
+    /* the next variant's buffers and launch join the same batch */
+    fake.next_alloc = 12;
+    queue(p, &r, 1);
+    CHECK(cml_counters_pass_on_buffer(p, 11, CML_BUFFER_FREE_KEEPABLE) == CML_BUFFER_KEEP);
+    CHECK(fake.calls == 0);
+    /* the harness short of memory: profiled, then released */
+    CHECK(cml_counters_pass_on_buffer(p, 0, CML_BUFFER_NEED_MEMORY) == CML_BUFFER_FREE_NOW);
+    CHECK(fake.calls == 1 && fake.k[0] == 2);
+    CHECK(fake.releases == 1 && fake.calls_at_release == 1);
+    check_filled(&r, 0, 0);
+    check_filled(&r, 1, 1);
+    /* a buffer that cannot be kept still profiles the queue before it goes */
+    queue(p, &r, 2);
+    CHECK(cml_counters_pass_on_buffer(p, 5, CML_BUFFER_FREE) == CML_BUFFER_FREE_NOW);
+    CHECK(fake.calls == 2 && fake.releases == 2);
+    /* the end of an experiment's run: its flush releases what was kept */
+    queue(p, &r, 3);
+    CHECK(cml_counters_pass_on_buffer(p, 4, CML_BUFFER_FREE_KEEPABLE) == CML_BUFFER_KEEP);
+    cml_counters_pass_flush(p);
+    CHECK(fake.calls == 3 && fake.releases == 3 && fake.calls_at_release == 3);
     cml_counters_pass_free(p);
     cml_results_free(&r);
 }
@@ -325,6 +377,7 @@ int main(void)
 {
     test_deferred_until_flush();
     test_free_and_poison_hooks();
+    test_kept_buffers();
     test_batches_and_moving_records();
     test_begin_flushes();
     test_arguments_copied();

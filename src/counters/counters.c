@@ -188,6 +188,7 @@ struct cml_counters {
     struct {
         unsigned long long measurements, sessions, passes;
         double enable_ms, config_ms, flush_ms, start_ms, range_ms, launch_ms, stop_ms, decode_ms;
+        double total_ms; /* all of cml_counters_measure_batch, configurations included */
     } t;                             /* where the time goes (cml_counters_timing) */
     char err[512];
 };
@@ -699,6 +700,7 @@ cml_status cml_counters_measure_batch(cml_counters *c, size_t k, const cml_launc
         if (!launch[j])
             return CML_EINVAL;
     c->err[0] = '\0';
+    const double t0 = now_ms();
     const char **ok = calloc(n ? n : 1, sizeof *ok);
     size_t *where = calloc(n ? n : 1, sizeof *where);
     double *got = calloc(k * (n ? n : 1), sizeof *got);
@@ -733,7 +735,13 @@ out:
     free(ok);
     free(where);
     free(got);
+    c->t.total_ms += now_ms() - t0;
     return st;
+}
+
+double cml_counters_seconds(const cml_counters *c)
+{
+    return c ? c->t.total_ms / 1e3 : 0.0;
 }
 
 cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx,

@@ -108,6 +108,10 @@ void cml_counters_detach(cml_counters *c);
  * flush, start, push and pop, launch, stop, decode and evaluate). */
 void cml_counters_timing(const cml_counters *c, char *buf, size_t len);
 
+/* Wall seconds spent measuring counters so far (every batch, its
+ * configuration and its passes). 0 for NULL. */
+double cml_counters_seconds(const cml_counters *c);
+
 /* 1 if `metric` can be collected on this device, else 0 with the reason in
  * `why` (may be NULL). Checked once per name and remembered. */
 int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_t whylen);

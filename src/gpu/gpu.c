@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/stats.h"
 #include "gpu/gpu_internal.h"
@@ -28,11 +29,15 @@ struct cml_gpu {
     int *hold;               /* mapped host words: [0] release, [1] timed out; NULL: no hold */
     int *hold_dev;           /* the same words as the device sees them */
     double noise_target;     /* extra samples while cv is above this (0: never) */
+    double timed_s;          /* wall seconds inside cml_gpu_time, all calls */
+    double phase_s[CML_GPU_PHASES]; /* cml_gpu_phase_seconds */
     unsigned max_reps_factor; /* ... up to this many times the samples asked for */
     uint64_t allocs;         /* allocation numbers handed out (cml_dbuf.seq) */
     cml_buffer_hook hook;    /* cml_gpu_set_buffer_hook */
     void *hook_user;
     int in_hook;             /* the hook runs no nested hook */
+    struct kept { void *ptr; size_t bytes; } *kept; /* freed buffers kept for the hook */
+    size_t nkept, kept_cap, kept_bytes;
 };
 
 /* A timed sample shorter than this is dominated by event resolution (about
@@ -291,6 +296,8 @@ void cml_gpu_close(cml_gpu *g)
         (void)cudaEventDestroy(g->stop);
     if (g->hold)
         (void)cudaFreeHost(g->hold);
+    cml_gpu_release_kept(g);
+    free(g->kept);
     (void)cudaGetLastError();
     free(g);
 }
@@ -316,7 +323,16 @@ cml_status cml_gpu_alloc(cml_gpu *g, cml_dbuf *b, size_t bytes)
     if (bytes == 0)
         return CML_OK;
     void *p = NULL;
+    const double t0 = cml_gpu_clock();
     cudaError_t e = cudaMalloc(&p, bytes);
+    g->phase_s[CML_GPU_PHASE_ALLOC] += cml_gpu_clock() - t0;
+    if (e == cudaErrorMemoryAllocation && g->nkept) {
+        /* the memory kept for the counters pass goes first */
+        (void)cudaGetLastError();
+        (void)cml_gpu_buffer_event(g, 0, CML_BUFFER_NEED_MEMORY);
+        cml_gpu_release_kept(g);
+        e = cudaMalloc(&p, bytes);
+    }
     if (e == cudaErrorMemoryAllocation) {
         /* Not a sticky error: clear it, and say how much was asked and how
          * much there is, which is what the user needs to choose a size. */
@@ -361,22 +377,76 @@ void cml_gpu_set_buffer_hook(cml_gpu *g, cml_buffer_hook hook, void *user)
     g->hook_user = user;
 }
 
-void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
+int cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
 {
     if (!g || !g->hook || g->in_hook)
-        return;
+        return CML_BUFFER_FREE_NOW;
     g->in_hook = 1;
-    g->hook(g->hook_user, seq, event);
+    int r = g->hook(g->hook_user, seq, event);
     g->in_hook = 0;
+    return r;
+}
+
+/* Whether `bytes` more can be kept: all that is kept within half of the
+ * device's free memory now, so that an experiment that sizes its buffers
+ * by what is free (cml_gpu_mem_info counts kept memory as free) still
+ * finds it, and the rest comes back by CML_BUFFER_NEED_MEMORY. */
+static int keep_fits(cml_gpu *g, size_t bytes)
+{
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return g->kept_bytes + bytes <= f / 2;
+}
+
+static int keep(cml_gpu *g, void *ptr, size_t bytes)
+{
+    if (g->nkept == g->kept_cap) {
+        size_t cap = g->kept_cap ? 2 * g->kept_cap : 64;
+        struct kept *k = realloc(g->kept, cap * sizeof *k);
+        if (!k)
+            return 0;
+        g->kept = k;
+        g->kept_cap = cap;
+    }
+    g->kept[g->nkept].ptr = ptr;
+    g->kept[g->nkept++].bytes = bytes;
+    g->kept_bytes += bytes;
+    return 1;
+}
+
+void cml_gpu_release_kept(cml_gpu *g)
+{
+    if (!g)
+        return;
+    const double t0 = cml_gpu_clock();
+    for (size_t i = 0; i < g->nkept; i++)
+        (void)cml_gpu_check(cudaFree(g->kept[i].ptr), "cudaFree(kept)", __FILE__, __LINE__);
+    g->phase_s[CML_GPU_PHASE_ALLOC] += cml_gpu_clock() - t0;
+    g->nkept = 0;
+    g->kept_bytes = 0;
+}
+
+size_t cml_gpu_kept_bytes(const cml_gpu *g)
+{
+    return g ? g->kept_bytes : 0;
 }
 
 void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
 {
     if (!b || !b->ptr)
         return;
-    cml_gpu_buffer_event(g, b->seq, CML_BUFFER_FREE);
-    /* a failed free leaves its message (cml_gpu_error) for whoever looks */
-    (void)cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__);
+    const int keepable = g && g->hook && !g->in_hook && keep_fits(g, b->bytes);
+    const int r = cml_gpu_buffer_event(g, b->seq, keepable ? CML_BUFFER_FREE_KEEPABLE
+                                                           : CML_BUFFER_FREE);
+    if (!(keepable && r == CML_BUFFER_KEEP && keep(g, b->ptr, b->bytes))) {
+        const double t0 = cml_gpu_clock();
+        /* a failed free leaves its message (cml_gpu_error) for whoever looks */
+        (void)cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__);
+        cml_gpu_phase_add(g, CML_GPU_PHASE_ALLOC, cml_gpu_clock() - t0);
+    }
     b->ptr = NULL;
     b->bytes = 0;
     b->seq = 0;
@@ -388,6 +458,8 @@ cml_status cml_gpu_mem_info(cml_gpu *g, size_t *free_bytes, size_t *total_bytes)
     if (!g)
         return CML_EINVAL;
     CML_CU(cudaMemGetInfo(&f, &t));
+    /* memory kept for the counters pass comes back when asked for */
+    f += g->kept_bytes;
     if (free_bytes)
         *free_bytes = f;
     if (total_bytes)
@@ -403,8 +475,10 @@ cml_status cml_gpu_upload(cml_gpu *g, cml_dbuf *dst, const void *src, size_t byt
         set_err(g, "upload of %zu bytes into a buffer of %zu bytes", bytes, dst->bytes);
         return CML_EINVAL;
     }
+    const double t0 = cml_gpu_clock();
     if (bytes)
         CML_CU(cudaMemcpy(dst->ptr, src, bytes, cudaMemcpyHostToDevice));
+    g->phase_s[CML_GPU_PHASE_COPY] += cml_gpu_clock() - t0;
     return CML_OK;
 }
 
@@ -416,8 +490,10 @@ cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t b
         set_err(g, "download of %zu bytes from a buffer of %zu bytes", bytes, src->bytes);
         return CML_EINVAL;
     }
+    const double t0 = cml_gpu_clock();
     if (bytes)
         CML_CU(cudaMemcpy(dst, src->ptr, bytes, cudaMemcpyDeviceToHost));
+    g->phase_s[CML_GPU_PHASE_COPY] += cml_gpu_clock() - t0;
     return CML_OK;
 }
 
@@ -438,6 +514,7 @@ cml_status cml_gpu_fill_f32(cml_gpu *g, cml_dbuf *b, size_t count, uint64_t seed
     size_t cap = (size_t)(g->facts.sm_count > 0 ? g->facts.sm_count : 1) * 8u;
     unsigned grid = (unsigned)(want < cap ? want : cap);
     cml_gpu_clear_last_error();
+    const double t0 = cml_gpu_clock();
     cml_status st = cml_gpu_launch_fill_f32((float *)b->ptr, count, seed, grid, block);
     if (st != CML_OK) {
         return st;
@@ -445,6 +522,7 @@ cml_status cml_gpu_fill_f32(cml_gpu *g, cml_dbuf *b, size_t count, uint64_t seed
     /* Not timed: wait, so a fault in the fill is reported here, not blamed
      * on the kernel that runs next. */
     CML_CU(cudaStreamSynchronize(g->stream));
+    g->phase_s[CML_GPU_PHASE_FILL] += cml_gpu_clock() - t0;
     return CML_OK;
 }
 
@@ -452,7 +530,7 @@ cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b)
 {
     if (!g || !b)
         return CML_EINVAL;
-    cml_gpu_buffer_event(g, b->seq, CML_BUFFER_POISON);
+    (void)cml_gpu_buffer_event(g, b->seq, CML_BUFFER_POISON);
     if (b->bytes)
         CML_CU(cudaMemsetAsync(b->ptr, 0xFF, b->bytes, g->stream));
     return CML_OK;
@@ -533,6 +611,9 @@ void cml_gpu_set_noise_limit(cml_gpu *g, double target_cv, unsigned max_factor)
     g->max_reps_factor = max_factor ? max_factor : 1u;
 }
 
+static cml_status time_samples(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
+                               unsigned reps, cml_timing *out);
+
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out)
 {
@@ -542,6 +623,39 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
         return CML_EINVAL;
     }
     memset(out, 0, sizeof *out);
+    const double t0 = cml_gpu_clock();
+    cml_status st = time_samples(g, launch, ctx, warmup, reps, out);
+    g->timed_s += cml_gpu_clock() - t0;
+    return st;
+}
+
+double cml_gpu_timed_seconds(const cml_gpu *g)
+{
+    return g ? g->timed_s : 0.0;
+}
+
+double cml_gpu_clock(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double cml_gpu_phase_seconds(const cml_gpu *g, cml_gpu_phase phase)
+{
+    return g && phase < CML_GPU_PHASES ? g->phase_s[phase] : 0.0;
+}
+
+void cml_gpu_phase_add(cml_gpu *g, cml_gpu_phase phase, double seconds)
+{
+    if (g && phase < CML_GPU_PHASES)
+        g->phase_s[phase] += seconds;
+}
+
+/* cml_gpu_time's work: warm-up, probe, samples until the stopping rule. */
+static cml_status time_samples(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
+                               unsigned reps, cml_timing *out)
+{
     for (unsigned w = 0; w < warmup; w++) {
         cml_status st = launch_checked(g, launch, ctx);
         if (st != CML_OK)

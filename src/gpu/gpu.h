@@ -53,10 +53,29 @@ cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t b
  * the buffer's allocation number. The experiments' deferred counters pass
  * (src/lab/counters_pass.h) uses it to profile the launches it holds
  * while the buffers they read still exist. NULL removes the hook.
+ *
+ * CML_BUFFER_FREE_KEEPABLE is a cml_gpu_free whose memory the harness can
+ * keep (it fits in half the free device memory beside what is kept): a hook
+ * that returns CML_BUFFER_KEEP has the memory kept, untouched, until
+ * cml_gpu_release_kept, so launches it holds still read it and are profiled
+ * later in one batch instead of one batch per freed buffer. Any other event
+ * or return value: the memory is freed when the hook returns. Before an
+ * allocation fails for want of memory while memory is kept, the hook gets
+ * CML_BUFFER_NEED_MEMORY (seq 0): it should finish with the kept memory and
+ * call cml_gpu_release_kept; the allocation is then tried again.
  */
-typedef enum cml_buffer_event { CML_BUFFER_FREE = 0, CML_BUFFER_POISON } cml_buffer_event;
-typedef void (*cml_buffer_hook)(void *user, uint64_t seq, cml_buffer_event event);
+typedef enum cml_buffer_event {
+    CML_BUFFER_FREE = 0,
+    CML_BUFFER_POISON,
+    CML_BUFFER_FREE_KEEPABLE,
+    CML_BUFFER_NEED_MEMORY
+} cml_buffer_event;
+enum { CML_BUFFER_FREE_NOW = 0, CML_BUFFER_KEEP = 1 };
+typedef int (*cml_buffer_hook)(void *user, uint64_t seq, cml_buffer_event event);
 void cml_gpu_set_buffer_hook(cml_gpu *g, cml_buffer_hook hook, void *user);
+/* Free the memory kept for the hook (above); bytes kept now. */
+void cml_gpu_release_kept(cml_gpu *g);
+size_t cml_gpu_kept_bytes(const cml_gpu *g);
 /* The allocation number the next buffer will get: every buffer allocated
  * before now has a smaller one. */
 uint64_t cml_gpu_next_alloc(const cml_gpu *g);
@@ -80,6 +99,26 @@ typedef cml_status (*cml_launch_fn)(void *ctx);
  * and the final synchronisation. */
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out);
+
+/* Wall seconds spent in cml_gpu_time so far (warm-up and samples): with
+ * cml_counters_seconds, how a run's time divides (lab.c's diagnostics). */
+double cml_gpu_timed_seconds(const cml_gpu *g);
+
+/* The rest of a run's time on the device, by phase: allocating and freeing
+ * (device, pinned, managed), copies through cml_gpu_upload/download, fills
+ * and poisons, and checks (cml_exp_verify's checker, on either side). */
+typedef enum cml_gpu_phase {
+    CML_GPU_PHASE_ALLOC = 0,
+    CML_GPU_PHASE_COPY,
+    CML_GPU_PHASE_FILL,
+    CML_GPU_PHASE_CHECK,
+    CML_GPU_PHASES
+} cml_gpu_phase;
+/* Seconds spent in a phase so far; add to it (a caller that times its own). */
+double cml_gpu_phase_seconds(const cml_gpu *g, cml_gpu_phase phase);
+void cml_gpu_phase_add(cml_gpu *g, cml_gpu_phase phase, double seconds);
+/* Wall-clock seconds, for the difference of two readings. */
+double cml_gpu_clock(void);
 
 /* The stopping rule of cml_gpu_time: at least 5 samples (or the samples
  * asked for, if fewer), then stop once the median is known to within

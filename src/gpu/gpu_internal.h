@@ -34,7 +34,9 @@ void cml_gpu_set_last_error_v(const char *fmt, va_list ap);
 /* Take the next allocation number (host_memory.c numbers its memory with the
  * device buffers) / tell the buffer hook, if any, about an event. */
 uint64_t cml_gpu_take_alloc_number(cml_gpu *g);
-void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event);
+/* Call the buffer hook (none while it runs); its answer, CML_BUFFER_FREE_NOW
+ * without one. */
+int cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event);
 
 /* Fill kernel of the harness (src/gpu/fill.cu): p[i] = cml_random_f32(seed, i)
  * for i < n, grid-stride; returns the launch status. */

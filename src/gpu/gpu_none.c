@@ -159,6 +159,31 @@ cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b)
     return CML_ENOGPU;
 }
 
+double cml_gpu_timed_seconds(const cml_gpu *g)
+{
+    (void)g;
+    return 0.0;
+}
+
+double cml_gpu_phase_seconds(const cml_gpu *g, cml_gpu_phase phase)
+{
+    (void)g;
+    (void)phase;
+    return 0.0;
+}
+
+void cml_gpu_phase_add(cml_gpu *g, cml_gpu_phase phase, double seconds)
+{
+    (void)g;
+    (void)phase;
+    (void)seconds;
+}
+
+double cml_gpu_clock(void)
+{
+    return 0.0;
+}
+
 cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned warmup,
                         unsigned reps, cml_timing *out)
 {
@@ -223,11 +248,23 @@ uint64_t cml_gpu_take_alloc_number(cml_gpu *g)
     return 0;
 }
 
-void cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
+int cml_gpu_buffer_event(cml_gpu *g, uint64_t seq, cml_buffer_event event)
 {
     (void)g;
     (void)seq;
     (void)event;
+    return CML_BUFFER_FREE_NOW;
+}
+
+void cml_gpu_release_kept(cml_gpu *g)
+{
+    (void)g;
+}
+
+size_t cml_gpu_kept_bytes(const cml_gpu *g)
+{
+    (void)g;
+    return 0;
 }
 
 /* ---- host_memory.h ------------------------------------------------------ */

@@ -127,7 +127,9 @@ cml_status cml_mem_alloc(cml_gpu *g, cml_mem *m, cml_mem_kind kind, size_t bytes
     if (st != CML_OK)
         return st;
     void *p = NULL;
+    const double t0 = cml_gpu_clock();
     cudaError_t e = raw_alloc(kind, &p, bytes);
+    cml_gpu_phase_add(g, CML_GPU_PHASE_ALLOC, cml_gpu_clock() - t0);
     if (e == cudaErrorMemoryAllocation) {
         /* Say how much was asked (and, for the device, how much there is):
          * what the user needs to choose a size. */
@@ -160,8 +162,10 @@ void cml_mem_free(cml_gpu *g, cml_mem *m)
 {
     if (!m || !m->ptr)
         return;
-    cml_gpu_buffer_event(g, m->seq, CML_BUFFER_FREE);
+    (void)cml_gpu_buffer_event(g, m->seq, CML_BUFFER_FREE); /* never kept: freed now */
+    const double t0 = cml_gpu_clock();
     cudaError_t e = raw_free(m->kind, m->ptr);
+    cml_gpu_phase_add(g, CML_GPU_PHASE_ALLOC, cml_gpu_clock() - t0);
     if (e != cudaSuccess) {
         char what[120];
         snprintf(what, sizeof what, "freeing %s memory", cml_mem_kind_api(m->kind));

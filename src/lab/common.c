@@ -192,8 +192,10 @@ cml_status cml_exp_verify(const cml_plan *plan, cml_record *rec, cml_check_fn ch
     cml_status st = cml_gpu_alloc(plan->gpu, &counters, sizeof host);
     if (st == CML_OK)
         st = cml_gpu_upload(plan->gpu, &counters, host, sizeof host);
+    const double t0 = cml_gpu_clock();
     if (st == CML_OK)
         st = check(ctx, (unsigned long long *)counters.ptr);
+    cml_gpu_phase_add(plan->gpu, CML_GPU_PHASE_CHECK, cml_gpu_clock() - t0);
     if (st == CML_OK)
         st = cml_gpu_download(plan->gpu, host, &counters, sizeof host);
     cml_gpu_free(plan->gpu, &counters);

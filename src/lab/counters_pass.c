@@ -191,17 +191,38 @@ void cml_counters_pass_flush(cml_counters_pass *p)
         run_batch(p, at, k);
     }
     drop_jobs(p);
+    /* nothing queued reads the kept buffers any more */
+    if (p->b.release)
+        p->b.release(p->b.user);
     p->flushing = 0;
 }
 
-void cml_counters_pass_on_buffer(void *pass, uint64_t seq, cml_buffer_event event)
+int cml_counters_pass_on_buffer(void *pass, uint64_t seq, cml_buffer_event event)
 {
     cml_counters_pass *p = pass;
     if (!p || p->n == 0)
-        return;
-    if ((event == CML_BUFFER_FREE && seq < p->mark) ||
-        (event == CML_BUFFER_POISON && p->n >= CML_COUNTERS_MAX_BATCH))
+        return CML_BUFFER_FREE_NOW;
+    switch (event) {
+    case CML_BUFFER_FREE_KEEPABLE:
+        /* kept for the launches queued, profiled together later (the
+         * session's start and stop cost about 85 ms a batch on an H100:
+         * bench/results/2026-11-27-h100-suite-60s.md) */
+        if (seq < p->mark)
+            return CML_BUFFER_KEEP;
+        break;
+    case CML_BUFFER_FREE:
+        if (seq < p->mark)
+            cml_counters_pass_flush(p);
+        break;
+    case CML_BUFFER_POISON:
+        if (p->n >= CML_COUNTERS_MAX_BATCH)
+            cml_counters_pass_flush(p);
+        break;
+    case CML_BUFFER_NEED_MEMORY:
         cml_counters_pass_flush(p);
+        break;
+    }
+    return CML_BUFFER_FREE_NOW;
 }
 
 /* ---- the real backend: CUPTI and the harness ------------------------------ */
@@ -223,11 +244,16 @@ static uint64_t real_next_alloc(void *user)
     return cml_gpu_next_alloc(((const real_backend *)user)->gpu);
 }
 
+static void real_release(void *user)
+{
+    cml_gpu_release_kept(((real_backend *)user)->gpu);
+}
+
 cml_counters_pass *cml_counters_pass_open(struct cml_counters *profiler, cml_gpu *gpu)
 {
     if (!profiler || !gpu)
         return NULL;
-    cml_counters_backend b = {real_measure, real_next_alloc, NULL};
+    cml_counters_backend b = {real_measure, real_next_alloc, NULL, real_release};
     cml_counters_pass *p = cml_counters_pass_new(&b);
     if (p) {
         p->real.profiler = profiler;

@@ -47,6 +47,9 @@ typedef struct cml_counters_backend {
     /* cml_gpu_next_alloc: buffers numbered below it exist already. */
     uint64_t (*next_alloc)(void *user);
     void *user;
+    /* cml_gpu_release_kept, after the launches that read the kept buffers
+     * were profiled (NULL: nothing is kept). */
+    void (*release)(void *user);
 } cml_counters_backend;
 
 typedef struct cml_counters_pass cml_counters_pass;
@@ -82,8 +85,12 @@ void cml_counters_pass_flush(cml_counters_pass *p);
 /* Launches waiting. */
 size_t cml_counters_pass_pending(const cml_counters_pass *p);
 
-/* The harness's buffer hook (cml_gpu_set_buffer_hook) with user = the pass. */
-void cml_counters_pass_on_buffer(void *pass, uint64_t seq, cml_buffer_event event);
+/* The harness's buffer hook (cml_gpu_set_buffer_hook) with user = the pass:
+ * a buffer a queued launch may read is kept where the harness can keep it
+ * (CML_BUFFER_KEEP; released after the next flush), else the queue is
+ * profiled before it goes; a poison with a full batch waiting, or a want of
+ * memory, profiles the queue too. */
+int cml_counters_pass_on_buffer(void *pass, uint64_t seq, cml_buffer_event event);
 
 /*
  * Profile one launch now and fill rec the same way (no queue: for callers

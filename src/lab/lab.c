@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "counters/counters.h"
-#include "lab/counters_pass.h"
 #include "gpu/gpu.h"
+#include "lab/counters_pass.h"
 #include "lab/peak.h"
 #include "lab/peak_cache.h"
 #include "lab/sweep.h"
@@ -247,16 +247,36 @@ cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_
     const size_t before = r->count;
     struct timespec t0;
     timespec_get(&t0, TIME_UTC);
+    const double timed0 = cml_gpu_timed_seconds(lab->gpu);
+    double phase0[CML_GPU_PHASES];
+    for (int k = 0; k < CML_GPU_PHASES; k++)
+        phase0[k] = cml_gpu_phase_seconds(lab->gpu, (cml_gpu_phase)k);
+    const double counted0 = cml_counters_seconds(lab->plan.profiler);
     cml_counters_pass_begin(lab->plan.counters_pass, r);
     cml_status st = cml_sweep_run(exp, &lab->plan, pv, r);
     /* Every queued counters pass is read before the records are. */
     cml_counters_pass_flush(lab->plan.counters_pass);
     cml_counters_pass_begin(lab->plan.counters_pass, NULL);
-    /* On the GPU, what the experiment cost (the suite's time by experiment:
-     * bench/results/); a model-only run is deterministic and says nothing. */
-    if (lab->gpu)
-        cml_results_diag(r, CML_DIAG_INFO, exp->key, "%zu records in %.1f s", r->count - before,
-                         seconds_since(&t0));
+    /* On the GPU, what the experiment cost and where it went (the suite's
+     * time by experiment: bench/results/); a model-only run is
+     * deterministic and says nothing. */
+    if (lab->gpu) {
+        const double all = seconds_since(&t0);
+        const double timed = cml_gpu_timed_seconds(lab->gpu) - timed0;
+        const double counted = cml_counters_seconds(lab->plan.profiler) - counted0;
+        double ph[CML_GPU_PHASES], rest = all - timed - counted;
+        for (int k = 0; k < CML_GPU_PHASES; k++) {
+            ph[k] = cml_gpu_phase_seconds(lab->gpu, (cml_gpu_phase)k) - phase0[k];
+            rest -= ph[k];
+        }
+        cml_results_diag(r, CML_DIAG_INFO, exp->key,
+                         "%zu records in %.1f s: timing %.1f s, counters %.1f s, allocations "
+                         "%.1f s, copies %.1f s, fills %.1f s, checks %.1f s, the rest %.1f s "
+                         "(host work, the model)",
+                         r->count - before, all, timed, counted, ph[CML_GPU_PHASE_ALLOC],
+                         ph[CML_GPU_PHASE_COPY], ph[CML_GPU_PHASE_FILL],
+                         ph[CML_GPU_PHASE_CHECK], rest);
+    }
     size_t failed = 0;
     for (size_t i = before; i < r->count; i++) {
         const cml_record *rec = &r->items[i];

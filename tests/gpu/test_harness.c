@@ -222,6 +222,71 @@ static void test_oom(cml_gpu *g)
     cml_gpu_free(g, &b);
 }
 
+/* The buffer hook keeps freed memory for the counters pass: a keeping
+ * hook gets the memory kept with its contents until released, the free
+ * memory counts it, and an allocation that needs it gets it back. */
+static struct { int need; } hooked;
+
+static int keep_all(void *user, uint64_t seq, cml_buffer_event event)
+{
+    (void)user;
+    (void)seq;
+    if (event == CML_BUFFER_NEED_MEMORY)
+        hooked.need++;
+    return event == CML_BUFFER_FREE_KEEPABLE ? CML_BUFFER_KEEP : CML_BUFFER_FREE_NOW;
+}
+
+static void test_kept(cml_gpu *g)
+{
+    memset(&hooked, 0, sizeof hooked);
+    cml_gpu_set_buffer_hook(g, keep_all, NULL);
+    const size_t bytes = (size_t)64 << 20;
+    cml_dbuf b;
+    size_t free0 = 0, free1 = 0;
+    CHECK(cml_gpu_alloc(g, &b, bytes) == CML_OK);
+    CHECK(cml_gpu_fill_f32(g, &b, bytes / 4, 77) == CML_OK);
+    void *raw = b.ptr;
+    CHECK(cml_gpu_mem_info(g, &free0, NULL) == CML_OK);
+    cml_gpu_free(g, &b);
+    CHECK(b.ptr == NULL);
+    CHECK(cml_gpu_kept_bytes(g) == bytes);
+    /* still there, untouched */
+    float got[4] = {0};
+    CHECK(cudaMemcpy(got, (const char *)raw + bytes - sizeof got, sizeof got,
+                     cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (size_t i = 0; i < 4; i++)
+        CHECK(got[i] == cml_random_f32(77, bytes / 4 - 4 + i));
+    /* counted as free: the same as before the free */
+    CHECK(cml_gpu_mem_info(g, &free1, NULL) == CML_OK);
+    CHECK(free1 >= free0 + bytes);
+    cml_gpu_release_kept(g);
+    CHECK(cml_gpu_kept_bytes(g) == 0);
+    CHECK(hooked.need == 0);
+
+    /* An allocation that only fits with the kept memory back: the hook is
+     * told, the memory released, the allocation made. Not under the
+     * sanitizers (CML_QUICK_TEST), where most of the card is too slow. */
+    if (!getenv("CML_QUICK_TEST")) {
+        size_t f = 0;
+        CHECK(cml_gpu_mem_info(g, &f, NULL) == CML_OK);
+        const size_t big = (f / 4) & ~(size_t)0xFFFFF;
+        CHECK(cml_gpu_alloc(g, &b, big) == CML_OK);
+        cml_gpu_free(g, &b);
+        CHECK(cml_gpu_kept_bytes(g) == big);
+        size_t really = 0, total = 0;
+        CHECK(cudaMemGetInfo(&really, &total) == cudaSuccess);
+        const size_t want = (really + big / 2) & ~(size_t)0xFFFFF;
+        CHECK(cml_gpu_alloc(g, &b, want) == CML_OK);
+        CHECK(hooked.need == 1);
+        CHECK(cml_gpu_kept_bytes(g) == 0);
+        printf("kept %.1f GiB, then %.1f GiB allocated with it back: %s\n",
+               (double)big / (1 << 30), (double)want / (1 << 30), b.ptr ? "ok" : "failed");
+        cml_gpu_set_buffer_hook(g, NULL, NULL);
+        cml_gpu_free(g, &b);
+    }
+    cml_gpu_set_buffer_hook(g, NULL, NULL);
+}
+
 static void test_fault(cml_gpu *g)
 {
     if (getenv("CML_SKIP_PLANTED_ERRORS")) {
@@ -259,6 +324,7 @@ int main(void)
     test_fill_and_poison(g);
     test_timing(g);
     test_oom(g);
+    test_kept(g);
     test_fault(g); /* last: the context is lost afterwards */
     cml_gpu_close(g);
     return cml_test_summary("gpu_test_harness");

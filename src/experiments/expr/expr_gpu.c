@@ -12,6 +12,7 @@
  * NVRTC is opened once per process, so its cache of compiled kernels
  * outlives a run: `validate` after the tour compiles nothing twice.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,12 +129,37 @@ static void wrong(tally *t, uint64_t index)
         t->first = index;
 }
 
-static unsigned char *bitmap(uint64_t bits)
+/* Bitmaps that parts of a check set at the same time: bytes changed
+ * atomically (relaxed: the parts are joined before anything reads them). */
+typedef atomic_uchar abyte;
+
+static abyte *bitmap(uint64_t bits)
 {
-    return calloc(bits / 8 + 1, 1);
+    return calloc(bits / 8 + 1, sizeof(abyte));
 }
-#define BIT_SET(m, k) ((m)[(k) / 8] |= (unsigned char)(1u << ((k) % 8)))
-#define BIT_GET(m, k) (((m)[(k) / 8] >> ((k) % 8)) & 1u)
+
+/* Set bit k; its value before. */
+static int bit_set(abyte *m, uint64_t k)
+{
+    const unsigned char bit = (unsigned char)(1u << (k % 8));
+    return (atomic_fetch_or_explicit(&m[k / 8], bit, memory_order_relaxed) & bit) != 0;
+}
+
+static int bit_get(abyte *m, uint64_t k)
+{
+    return (atomic_load_explicit(&m[k / 8], memory_order_relaxed) >> (k % 8)) & 1u;
+}
+
+/* The parts' tallies into one: their counts summed, the lowest first. */
+static void merge(tally *t, const tally *parts, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (parts[k].bad) {
+            if (t->bad == 0 || parts[k].first < t->first)
+                t->first = parts[k].first;
+            t->bad += parts[k].bad;
+        }
+}
 
 typedef struct expr_check {
     const cml_plan *plan;
@@ -141,29 +167,33 @@ typedef struct expr_check {
     cml_dbuf *dst, *out;
 } expr_check;
 
-/* One part of the load check (cml_host_parallel): its own tally. */
-typedef struct load_part {
+/* One check split over the host's cores (cml_host_parallel; tens of
+ * millions of threads at DRAM sizes): what the parts share, and each
+ * part's own tally. */
+typedef struct check_parts {
     const cml_expr_point *p;
-    const uint64_t *host;
+    const uint64_t *loaded;         /* loads: the threads' folded results */
+    const unsigned char *host;      /* stores: the destination array */
+    abyte *written, *several, *matched;
     tally t[CML_HOST_MAX_PARTS];
-} load_part;
+    int oom[CML_HOST_MAX_PARTS];    /* a part could not get its memory */
+} check_parts;
 
 static void check_load_part(void *user, size_t part, size_t lo, size_t hi)
 {
-    load_part *lp = user;
-    const cml_expr_point *p = lp->p;
+    check_parts *cp = user;
+    const cml_expr_point *p = cp->p;
     for (uint64_t i = lo; i < hi; i++) {
         int64_t idx = cml_expr_point_eval(p, p->index, i);
         unsigned char b[16];
         src_bytes(SEED_SRC, p->base + (uint64_t)idx * p->elem, p->elem, b);
-        if (lp->host[i] != fold(b, p->elem))
-            wrong(&lp->t[part], i);
+        if (cp->loaded[i] != fold(b, p->elem))
+            wrong(&cp->t[part], i);
     }
 }
 
 /* Loads: every thread's folded result against the element it read,
- * recomputed from the fill's seed; the threads split over the host's
- * cores (tens of millions of threads at DRAM sizes). */
+ * recomputed from the fill's seed. */
 static cml_status check_load(const expr_check *c, tally *t)
 {
     const cml_expr_point *p = c->p;
@@ -172,107 +202,155 @@ static cml_status check_load(const expr_check *c, tally *t)
         return CML_ENOMEM;
     cml_status st = cml_gpu_download(c->plan->gpu, host, c->out, p->out_bytes);
     if (st == CML_OK) {
-        load_part lp;
-        memset(&lp, 0, sizeof lp);
-        lp.p = p;
-        lp.host = host;
-        size_t parts = cml_host_parallel(p->threads, 1u << 20, check_load_part, &lp);
-        for (size_t k = 0; k < parts; k++)
-            if (lp.t[k].bad) {
-                if (t->bad == 0 || lp.t[k].first < t->first)
-                    t->first = lp.t[k].first;
-                t->bad += lp.t[k].bad;
-            }
+        check_parts cp;
+        memset(&cp, 0, sizeof cp);
+        cp.p = p;
+        cp.loaded = host;
+        merge(t, cp.t, cml_host_parallel(p->threads, 1u << 20, check_load_part, &cp));
     }
     free(host);
     return st;
+}
+
+/* The elements the threads write; those written by several. */
+static void mark_written_part(void *user, size_t part, size_t lo, size_t hi)
+{
+    (void)part;
+    check_parts *cp = user;
+    for (uint64_t i = lo; i < hi; i++) {
+        uint64_t k = (uint64_t)cml_expr_point_eval(cp->p, cp->p->index, i);
+        if (bit_set(cp->written, k) && cp->several)
+            bit_set(cp->several, k);
+    }
+}
+
+/* Copies: each writer's source element: right for an element with one
+ * writer; one match is enough for an element with several. */
+static void check_copy_part(void *user, size_t part, size_t lo, size_t hi)
+{
+    check_parts *cp = user;
+    const cml_expr_point *p = cp->p;
+    const unsigned w = p->elem;
+    unsigned char b[16];
+    for (uint64_t i = lo; i < hi; i++) {
+        uint64_t k = (uint64_t)cml_expr_point_eval(p, p->index, i);
+        int64_t s = p->src ? cml_expr_point_eval(p, p->src, i) : (int64_t)i;
+        src_bytes(SEED_SRC, p->base + (uint64_t)s * w, w, b);
+        int same = memcmp(cp->host + p->base + k * w, b, w) == 0;
+        if (bit_get(cp->several, k)) {
+            if (same)
+                bit_set(cp->matched, k);
+        } else if (!same) {
+            wrong(&cp->t[part], k);
+        }
+    }
+}
+
+/* Every element: the value (store), a matched source (copy), or still the
+ * poison where no thread writes. */
+static void check_elements_part(void *user, size_t part, size_t lo, size_t hi)
+{
+    check_parts *cp = user;
+    const cml_expr_point *p = cp->p;
+    const unsigned w = p->elem;
+    const int copy = p->kernel.op == CML_EXPR_COPY;
+    unsigned char b[16];
+    for (uint64_t k = lo; k < hi; k++) {
+        const unsigned char *e = cp->host + p->base + k * w;
+        if (!bit_get(cp->written, k)) {
+            if (!is_poison(e, w))
+                wrong(&cp->t[part], k);
+        } else if (copy) {
+            if (bit_get(cp->several, k) && !bit_get(cp->matched, k))
+                wrong(&cp->t[part], k);
+        } else {
+            value_bytes((int64_t)k, w, b);
+            if (memcmp(e, b, w) != 0)
+                wrong(&cp->t[part], k);
+        }
+    }
 }
 
 /* Global stores and copies: element k of the n is at dst + base + k*elem. */
 static cml_status check_global_write(const expr_check *c, tally *t)
 {
     const cml_expr_point *p = c->p;
-    const unsigned w = p->elem;
     const int copy = p->kernel.op == CML_EXPR_COPY;
+    check_parts cp;
+    memset(&cp, 0, sizeof cp);
+    cp.p = p;
     unsigned char *host = malloc(p->dst_bytes);
-    unsigned char *written = bitmap(p->n), *several = copy ? bitmap(p->n) : NULL;
-    unsigned char *matched = copy ? bitmap(p->n) : NULL;
+    cp.host = host;
+    cp.written = bitmap(p->n);
+    cp.several = copy ? bitmap(p->n) : NULL;
+    cp.matched = copy ? bitmap(p->n) : NULL;
     cml_status st = CML_ENOMEM;
-    if (!host || !written || (copy && (!several || !matched)))
+    if (!host || !cp.written || (copy && (!cp.several || !cp.matched)))
         goto done;
     st = cml_gpu_download(c->plan->gpu, host, c->dst, p->dst_bytes);
     if (st != CML_OK)
         goto done;
-    for (uint64_t i = 0; i < p->threads; i++) {
-        uint64_t k = (uint64_t)cml_expr_point_eval(p, p->index, i);
-        if (copy && BIT_GET(written, k))
-            BIT_SET(several, k);
-        BIT_SET(written, k);
-    }
-    unsigned char b[16];
-    if (copy) {
-        /* Each writer's source element: right for an element with one
-         * writer; one match is enough for an element with several. */
-        for (uint64_t i = 0; i < p->threads; i++) {
-            uint64_t k = (uint64_t)cml_expr_point_eval(p, p->index, i);
-            int64_t s = p->src ? cml_expr_point_eval(p, p->src, i) : (int64_t)i;
-            src_bytes(SEED_SRC, p->base + (uint64_t)s * w, w, b);
-            int same = memcmp(host + p->base + k * w, b, w) == 0;
-            if (BIT_GET(several, k)) {
-                if (same)
-                    BIT_SET(matched, k);
-            } else if (!same) {
-                wrong(t, k);
-            }
-        }
-    }
-    for (uint64_t k = 0; k < p->n; k++) {
-        const unsigned char *e = host + p->base + k * w;
-        if (!BIT_GET(written, k)) {
-            if (!is_poison(e, w))
-                wrong(t, k);
-        } else if (copy) {
-            if (BIT_GET(several, k) && !BIT_GET(matched, k))
-                wrong(t, k);
-        } else {
-            value_bytes((int64_t)k, w, b);
-            if (memcmp(e, b, w) != 0)
-                wrong(t, k);
-        }
-    }
+    /* in three passes, each over all its items before the next reads them */
+    (void)cml_host_parallel(p->threads, 1u << 20, mark_written_part, &cp);
+    if (copy)
+        merge(t, cp.t, cml_host_parallel(p->threads, 1u << 20, check_copy_part, &cp));
+    memset(cp.t, 0, sizeof cp.t);
+    merge(t, cp.t, cml_host_parallel(p->n, 1u << 20, check_elements_part, &cp));
 done:
     free(host);
-    free(written);
-    free(several);
-    free(matched);
+    free(cp.written);
+    free(cp.several);
+    free(cp.matched);
     return st;
 }
 
-/* Shared stores: each block's tile copied to dst, tile_len elements each. */
+/* Shared stores: each block's tile copied to dst, tile_len elements each;
+ * the blocks split over the host's cores, each part with its own map. */
+static void check_shared_part(void *user, size_t part, size_t lo, size_t hi)
+{
+    check_parts *cp = user;
+    const cml_expr_point *p = cp->p;
+    const unsigned w = p->elem;
+    abyte *written = bitmap(p->tile_len);
+    if (!written) {
+        cp->oom[part] = 1; /* the check fails as out of memory, not as wrong */
+        return;
+    }
+    for (uint64_t b = lo; b < hi; b++) {
+        for (uint64_t k = 0; k < p->tile_len / 8 + 1; k++)
+            atomic_store_explicit(&written[k], 0, memory_order_relaxed);
+        for (uint64_t i = b * p->block; i < (b + 1) * p->block && i < p->threads; i++)
+            bit_set(written, (uint64_t)cml_expr_point_eval(p, p->index, i));
+        for (uint64_t k = 0; k < p->tile_len; k++) {
+            const unsigned char *e = cp->host + (b * p->tile_len + k) * w;
+            unsigned char v[16];
+            value_bytes((int64_t)k, w, v);
+            if (bit_get(written, k) ? memcmp(e, v, w) != 0 : !is_poison(e, w))
+                wrong(&cp->t[part], b * p->tile_len + k);
+        }
+    }
+    free(written);
+}
+
 static cml_status check_shared_store(const expr_check *c, tally *t)
 {
     const cml_expr_point *p = c->p;
-    const unsigned w = p->elem;
-    unsigned char *host = malloc(p->dst_bytes), *written = bitmap(p->tile_len);
-    cml_status st = CML_ENOMEM;
-    if (host && written)
-        st = cml_gpu_download(c->plan->gpu, host, c->dst, p->dst_bytes);
-    for (uint64_t b = 0; st == CML_OK && b < p->grid; b++) {
-        memset(written, 0, p->tile_len / 8 + 1);
-        for (uint64_t i = b * p->block; i < (b + 1) * p->block && i < p->threads; i++) {
-            uint64_t k = (uint64_t)cml_expr_point_eval(p, p->index, i);
-            BIT_SET(written, k);
-        }
-        for (uint64_t k = 0; k < p->tile_len; k++) {
-            const unsigned char *e = host + (b * p->tile_len + k) * w;
-            unsigned char v[16];
-            value_bytes((int64_t)k, w, v);
-            if (BIT_GET(written, k) ? memcmp(e, v, w) != 0 : !is_poison(e, w))
-                wrong(t, b * p->tile_len + k);
-        }
+    unsigned char *host = malloc(p->dst_bytes);
+    if (!host)
+        return CML_ENOMEM;
+    cml_status st = cml_gpu_download(c->plan->gpu, host, c->dst, p->dst_bytes);
+    if (st == CML_OK) {
+        check_parts cp;
+        memset(&cp, 0, sizeof cp);
+        cp.p = p;
+        cp.host = host;
+        const size_t parts = cml_host_parallel(p->grid, 64, check_shared_part, &cp);
+        merge(t, cp.t, parts);
+        for (size_t k = 0; k < parts; k++)
+            if (cp.oom[k])
+                st = CML_ENOMEM;
     }
     free(host);
-    free(written);
     return st;
 }
 

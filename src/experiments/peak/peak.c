@@ -194,7 +194,8 @@ static cml_status peak_variant(cml_sweep *ctx, void *vs, cml_record *rec)
             if (st != CML_OK)
                 return cml_exp_fail(plan, rec, st);
         }
-        cml_status st = cml_peak_trace(rec, op, shape, n, grid, block, &traced_n);
+        peak_state *g = ctx->state;
+        cml_status st = cml_peak_trace(rec, op, shape, n, grid, block, &traced_n, &g->memo);
         if (st != CML_OK)
             return st;
         rec->grid = grid;
@@ -248,6 +249,7 @@ static void peak_release(cml_sweep *ctx)
     if (g->open)
         cml_peak_bench_close(&g->bench);
     g->open = 0;
+    cml_peak_trace_memo_free(&g->memo);
 }
 
 static const cml_chart_spec peak_charts[] = {

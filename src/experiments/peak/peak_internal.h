@@ -30,21 +30,43 @@ enum {
 };
 extern const char *const cml_peak_diag_metrics[PEAK_DIAG_COUNT];
 
+/* The traces a sweep made, by what decides them (the traced n, the grid,
+ * the op, shape and block): past the traced n every size has the same
+ * trace, so a suite's 3 sizes trace each kernel once (a trace is tens of
+ * milliseconds of the peak's run: bench/results/2026-11-27-h100-suite-60s.md). */
+typedef struct cml_peak_trace_memo {
+    struct peak_trace_entry {
+        int op, shape;
+        unsigned grid, block;
+        uint64_t traced_n;
+        int has_model, has_levels;
+        cml_kernel_traffic model[CML_RULES_COUNT];
+        cml_cache_config cache;
+        cml_levels levels;
+        struct cml_model_sample sample;
+    } *items;
+    size_t n, cap;
+} cml_peak_trace_memo;
+
 /* The run's state: one bench (buffers of n floats, filled once per size,
- * whatever the block), the device's size cap, and which records of the
- * current size already had their counters read. */
+ * whatever the block), the device's size cap, which records of the current
+ * size already had their counters read, and the traces made. */
 typedef struct peak_state {
     cml_peak_bench bench;
     int open;
     uint64_t cap_bytes;     /* largest array: min(free memory / 4, 8 GiB); 0: not yet */
     size_t size_first;      /* first record of the bench's size */
+    cml_peak_trace_memo memo;
 } peak_state;
 
 /* peak_model.c: trace op/shape at n floats (grid-stride over gs_grid
  * blocks) into rec->model under both rule sets; traced at a smaller n
- * (noted, and *traced_n) when n is large. */
+ * (noted, and *traced_n) when n is large. A trace `memo` holds (may be
+ * NULL) is copied instead of made again; a new one is added to it. */
 cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape, uint64_t n,
-                          unsigned gs_grid, unsigned block, uint64_t *traced_n);
+                          unsigned gs_grid, unsigned block, uint64_t *traced_n,
+                          cml_peak_trace_memo *memo);
+void cml_peak_trace_memo_free(cml_peak_trace_memo *memo);
 /* Launch grid without a device: the grid-stride grid fills every SM with
  * resident threads, the one-shot grid covers the array. */
 unsigned cml_peak_model_grid(const cml_plan *plan, cml_peak_shape shape, uint64_t n,

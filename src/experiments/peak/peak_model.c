@@ -6,6 +6,7 @@
  * (bytes in flight, blocks, hints) is what the measurement shows. The
  * kernels' names, bytes and shapes are the lab's (src/lab/peak_ops.c).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/peak/peak_internal.h"
@@ -158,8 +159,63 @@ unsigned cml_peak_model_grid(const cml_plan *plan, cml_peak_shape shape, uint64_
  * makes more than CML_MAX_EMITS accesses (the tracer's limit); it keeps n's
  * remainder mod 4, so the trailing floats are traced too.
  */
+/* The entry of memo for these inputs, or NULL. */
+static struct peak_trace_entry *memo_find(cml_peak_trace_memo *memo, cml_peak_op op,
+                                          cml_peak_shape shape, unsigned grid, unsigned block,
+                                          uint64_t traced_n)
+{
+    for (size_t i = 0; memo && i < memo->n; i++) {
+        struct peak_trace_entry *e = &memo->items[i];
+        if (e->op == (int)op && e->shape == (int)shape && e->grid == grid && e->block == block &&
+            e->traced_n == traced_n)
+            return e;
+    }
+    return NULL;
+}
+
+/* Remember rec's model (best effort: a full memo only traces again). */
+static void memo_add(cml_peak_trace_memo *memo, const cml_record *rec, cml_peak_op op,
+                     cml_peak_shape shape, unsigned grid, unsigned block, uint64_t traced_n)
+{
+    if (!memo)
+        return;
+    if (memo->n == memo->cap) {
+        size_t cap = memo->cap ? 2 * memo->cap : 16;
+        struct peak_trace_entry *items = realloc(memo->items, cap * sizeof *items);
+        if (!items)
+            return;
+        memo->items = items;
+        memo->cap = cap;
+    }
+    struct peak_trace_entry *e = &memo->items[memo->n++];
+    e->op = (int)op;
+    e->shape = (int)shape;
+    e->grid = grid;
+    e->block = block;
+    e->traced_n = traced_n;
+    e->has_model = rec->has_model;
+    e->has_levels = rec->has_levels;
+    memcpy(e->model, rec->model, sizeof e->model);
+    e->cache = rec->cache;
+    e->levels = rec->levels;
+    e->sample = rec->sample;
+}
+
+void cml_peak_trace_memo_free(cml_peak_trace_memo *memo)
+{
+    if (!memo)
+        return;
+    free(memo->items);
+    memset(memo, 0, sizeof *memo);
+}
+
+static cml_status trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
+                        const cml_peak_shape_def *d, const cml_peak_mirror_args *args,
+                        unsigned gs_grid, unsigned block);
+
 cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape, uint64_t n,
-                          unsigned gs_grid, unsigned block, uint64_t *traced_n)
+                          unsigned gs_grid, unsigned block, uint64_t *traced_n,
+                          cml_peak_trace_memo *memo)
 {
     const cml_peak_shape_def *d = cml_peak_shape_at(shape);
     if (!d)
@@ -181,6 +237,30 @@ cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
     }
     if (traced_n)
         *traced_n = a.n;
+    const struct peak_trace_entry *e = memo_find(memo, op, shape, gs_grid, block, a.n);
+    if (e) {
+        memcpy(rec->model, e->model, sizeof rec->model);
+        rec->has_model = e->has_model;
+        rec->has_levels = e->has_levels;
+        rec->cache = e->cache;
+        rec->levels = e->levels;
+        rec->sample = e->sample;
+        return CML_OK;
+    }
+    cml_status st = trace(rec, op, shape, d, &a, gs_grid, block);
+    if (st == CML_OK)
+        memo_add(memo, rec, op, shape, gs_grid, block, a.n);
+    return st;
+}
+
+/* cml_peak_trace's work: the trace itself. */
+static cml_status trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
+                        const cml_peak_shape_def *d, const cml_peak_mirror_args *args,
+                        unsigned gs_grid, unsigned block)
+{
+    (void)op;
+    (void)shape;
+    const cml_peak_mirror_args a = *args;
     if (d->layout == CML_PEAK_ONE_SHOT && block % CML_WARP_SIZE == 0) {
         /* Block b's accesses are block 1's shifted by (b - 1) x block x U x W
          * bytes, a multiple of 128; only block 0 (the trailing floats) and
