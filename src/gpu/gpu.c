@@ -531,8 +531,10 @@ cml_status cml_gpu_poison(cml_gpu *g, cml_dbuf *b)
     if (!g || !b)
         return CML_EINVAL;
     (void)cml_gpu_buffer_event(g, b->seq, CML_BUFFER_POISON);
+    const double t0 = cml_gpu_clock();
     if (b->bytes)
         CML_CU(cudaMemsetAsync(b->ptr, 0xFF, b->bytes, g->stream));
+    g->phase_s[CML_GPU_PHASE_FILL] += cml_gpu_clock() - t0;
     return CML_OK;
 }
 

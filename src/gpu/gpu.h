@@ -106,12 +106,14 @@ double cml_gpu_timed_seconds(const cml_gpu *g);
 
 /* The rest of a run's time on the device, by phase: allocating and freeing
  * (device, pinned, managed), copies through cml_gpu_upload/download, fills
- * and poisons, and checks (cml_exp_verify's checker, on either side). */
+ * and poisons (device and host), checks (cml_exp_verify's checker, on
+ * either side, and host comparisons), and the model of each point. */
 typedef enum cml_gpu_phase {
     CML_GPU_PHASE_ALLOC = 0,
     CML_GPU_PHASE_COPY,
     CML_GPU_PHASE_FILL,
     CML_GPU_PHASE_CHECK,
+    CML_GPU_PHASE_MODEL,  /* an experiment's variant(): the model of a point */
     CML_GPU_PHASES
 } cml_gpu_phase;
 /* Seconds spent in a phase so far; add to it (a caller that times its own). */

@@ -270,12 +270,12 @@ cml_status cml_lab_run(cml_lab *lab, const cml_experiment *exp, const cml_param_
             rest -= ph[k];
         }
         cml_results_diag(r, CML_DIAG_INFO, exp->key,
-                         "%zu records in %.1f s: timing %.1f s, counters %.1f s, allocations "
-                         "%.1f s, copies %.1f s, fills %.1f s, checks %.1f s, the rest %.1f s "
-                         "(host work, the model)",
-                         r->count - before, all, timed, counted, ph[CML_GPU_PHASE_ALLOC],
-                         ph[CML_GPU_PHASE_COPY], ph[CML_GPU_PHASE_FILL],
-                         ph[CML_GPU_PHASE_CHECK], rest);
+                         "%zu records in %.1f s: timing %.1f s, counters %.1f s, model %.1f s, "
+                         "allocations %.1f s, copies %.1f s, fills %.1f s, checks %.1f s, the "
+                         "rest %.1f s",
+                         r->count - before, all, timed, counted, ph[CML_GPU_PHASE_MODEL],
+                         ph[CML_GPU_PHASE_ALLOC], ph[CML_GPU_PHASE_COPY],
+                         ph[CML_GPU_PHASE_FILL], ph[CML_GPU_PHASE_CHECK], rest);
     }
     size_t failed = 0;
     for (size_t i = before; i < r->count; i++) {

@@ -253,7 +253,9 @@ static void point(walk *w)
     unsigned char *settings = settings_slot(ctx, index - ctx->first); /* never moves */
     fill_params(w, rec, settings);
     cml_exp_cache_config(ctx->plan, &rec->cache);
+    const double t0 = cml_gpu_clock();
     cml_status st = exp->variant(ctx, settings, rec);
+    cml_gpu_phase_add(ctx->plan->gpu, CML_GPU_PHASE_MODEL, cml_gpu_clock() - t0);
     if (st == CML_SKIP_POINT) {
         ctx->out->count = index; /* this point, and anything added at it, is dropped */
         return;

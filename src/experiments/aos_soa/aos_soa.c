@@ -4,7 +4,8 @@
  * generalised to structs of F floats of which the first T are updated, to
  * show how the waste grows with the struct while the work stays the same.
  *
- * Kernels (aos_soa.cu), one thread per element, i = blockIdx.x*blockDim.x +
+ * Kernels (bodies in aos_soa_body.h, run by aos_soa.cu and by the mirror
+ * below), one thread per element, i = blockIdx.x*blockDim.x +
  * threadIdx.x, addend_j = 10*(j+1), all T loads before the T stores:
  *   aos: if (i < n) { for j < T: tmp_j = in[i*F + j];          (site j)
  *                     for j < T: out[i*F + j] = tmp_j + addend_j; } (site 16+j)
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "experiments/aos_soa/aos_soa.h"
+#include "experiments/aos_soa/aos_soa_body.h"
 #include "experiments/aos_soa/aos_soa_kernels.h"
 #include "lab/common.h"
 
@@ -49,24 +51,16 @@ static const cml_param_def aos_soa_params[] = {
      (int64_t)1 << 32, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(aos_soa_settings, n), NULL},
 };
 
-/* Load sites are 0..T-1, store sites MAX_FIELDS..MAX_FIELDS+T-1. */
-#define STORE_SITE0 CML_AOS_MAX_FIELDS
-
+/* The kernels' own bodies (aos_soa_body.h) on the model's arrays in, out. */
 void cml_aos_soa_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_aos_soa_args *a = vargs;
-    const uint64_t IN = cml_array_base(0), OUT = cml_array_base(1);
-    uint64_t i = cml_gtid(t);
-    if (i >= a->n)
-        return;
-    for (unsigned j = 0; j < a->touched; j++) {
-        uint64_t q = a->soa ? (uint64_t)j * a->pitch + i : i * a->fields + j;
-        cml_emit(e, j, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, IN + 4 * q);
-    }
-    for (unsigned j = 0; j < a->touched; j++) {
-        uint64_t q = a->soa ? (uint64_t)j * a->pitch + i : i * a->fields + j;
-        cml_emit(e, STORE_SITE0 + j, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, OUT + 4 * q);
-    }
+    const float *in = CML_ARRAY(const float, 0);
+    float *out = CML_ARRAY(float, 1);
+    if (a->soa)
+        cml_soa_body(CML_MIRROR_CTX(t, e), in, out, a->n, a->pitch, a->touched);
+    else
+        cml_aos_body(CML_MIRROR_CTX(t, e), in, out, a->n, a->fields, a->touched);
 }
 
 /*

@@ -4,61 +4,27 @@
  * the first T are updated, and a checker that recomputes every output float
  * from the counter-based random inputs.
  *
- * The C mirror in aos_soa.c emits exactly these accesses; keep them in step.
- *
- * Loads go through __ldca: the ca path the mirror declares, and an inline
- * PTX load the compiler cannot merge into 8- or 16-byte loads (a struct of
- * floats is only 4-byte aligned, so the textbook's compiler emits one 4-byte
- * load per field too) nor turn into an .nc load.
+ * The kernels' bodies are in aos_soa_body.h, which the model's mirror
+ * (aos_soa.c) compiles too.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/aos_soa/aos_soa_body.h"
 #include "experiments/aos_soa/aos_soa_kernels.h"
 #include "gpu/gpu_internal.h"
 
-#define MAXF CML_AOS_MAX_FIELDS
-
-/* AoS: struct i is floats in[i*F .. i*F+F-1]. All touched fields are loaded
- * first (T independent loads in flight), then stored: tmp = in[i] field by
- * field, tmp.f_j += 10*(j+1), out[i].f_j = tmp.f_j, for j < T. */
 __global__ void aos_update(const float *__restrict__ in, float *__restrict__ out, uint64_t n,
                            unsigned fields, unsigned touched)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    const float *src = in + i * fields;
-    float *dst = out + i * fields;
-    float tmp[MAXF];
-#pragma unroll
-    for (unsigned j = 0; j < MAXF; j++)
-        if (j < touched)
-            tmp[j] = __ldca(src + j);
-#pragma unroll
-    for (unsigned j = 0; j < MAXF; j++)
-        if (j < touched)
-            dst[j] = tmp[j] + cml_aos_soa_addend(j);
+    cml_aos_body(CML_KERNEL_CTX, in, out, n, fields, touched);
 }
 
-/* SoA: field j of element i is in[j*pitch + i]; the same update on the
- * first T field arrays. */
 __global__ void soa_update(const float *__restrict__ in, float *__restrict__ out, uint64_t n,
                            uint64_t pitch, unsigned touched)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    float tmp[MAXF];
-#pragma unroll
-    for (unsigned j = 0; j < MAXF; j++)
-        if (j < touched)
-            tmp[j] = __ldca(in + (uint64_t)j * pitch + i);
-#pragma unroll
-    for (unsigned j = 0; j < MAXF; j++)
-        if (j < touched)
-            out[(uint64_t)j * pitch + i] = tmp[j] + cml_aos_soa_addend(j);
+    cml_soa_body(CML_KERNEL_CTX, in, out, n, pitch, touched);
 }
 
 extern "C" const void *cml_aos_soa_kernel(int soa)
@@ -69,7 +35,7 @@ extern "C" const void *cml_aos_soa_kernel(int soa)
 extern "C" cml_status cml_aos_soa_launch(void *vctx)
 {
     const cml_aos_soa_launch_args *a = (const cml_aos_soa_launch_args *)vctx;
-    if (a->block == 0 || a->block > 1024 || a->fields == 0 || a->fields > MAXF ||
+    if (a->block == 0 || a->block > 1024 || a->fields == 0 || a->fields > CML_AOS_MAX_FIELDS ||
         a->touched == 0 || a->touched > a->fields)
         return CML_EINVAL;
     uint64_t grid = (a->n + a->block - 1) / a->block;

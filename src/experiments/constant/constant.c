@@ -1,9 +1,9 @@
 /*
  * Experiment 10: constant memory.
  *
- * CONTRACT: the kernels the mirrors below stand for (constant.cu is exactly
- * this). Blocks are 1-D, a multiple of 32 threads, so threadIdx.x % 32 is
- * the lane.
+ * The kernels, whose bodies (constant_body.h) constant.cu and the mirrors
+ * below both compile. Blocks are 1-D, a multiple of 32 threads, so
+ * threadIdx.x % 32 is the lane.
  *
  * (a) Serialization: k distinct addresses per warp.
  *
@@ -68,17 +68,12 @@
 #include <string.h>
 
 #include "experiments/constant/constant.h"
+#include "experiments/constant/constant_body.h"
 #include "experiments/constant/constant_kernels.h"
 #include "lab/common.h"
 
 #define R CML_STENCIL_RADIUS
 #define TAPS (2u * CML_STENCIL_RADIUS + 1u)
-
-/* Sites of the stencil mirror (see the contract). */
-enum {
-    SITE_IN = 0, SITE_TILE_ST, SITE_HALO_L_LD, SITE_HALO_L_ST, SITE_HALO_R_LD, SITE_HALO_R_ST,
-    SITE_COEF0 = 6, SITE_TILE_LD0 = SITE_COEF0 + TAPS, SITE_OUT = SITE_TILE_LD0 + TAPS
-};
 
 enum { PATTERN_SERIAL = 0, PATTERN_STENCIL };
 
@@ -118,60 +113,24 @@ static const cml_param_def constant_params[] = {
      CML_FIELD(constant_settings, n), NULL},
 };
 
+/* The kernels' own bodies (constant_body.h) on the model's arrays: in[],
+ * out[] and the global coefficients. */
 void cml_const_serial_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_const_serial_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    const uint64_t i = cml_gtid(t);
-    if (i >= a->n)
-        return;
-    const uint64_t idx = (uint64_t)(t->tid.x % CML_WARP_SIZE % a->k) * a->stride;
-    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-    cml_emit(e, 1, CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA, 4, 4 * idx);
-    cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * i);
+    cml_const_serial_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0), CML_ARRAY(float, 1),
+                          a->n, (int)a->k, (int)a->stride);
 }
 
 void cml_stencil_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_stencil_args *a = vargs;
-    const uint64_t in = cml_array_base(0) + CML_STENCIL_LEAD_BYTES;
-    const uint64_t out = cml_array_base(1), coef = cml_array_base(2);
-    const uint64_t tx = t->tid.x, bdx = t->bdim.x, i = cml_gtid(t);
-    if (i >= a->n)
-        return; /* never taken: n is a multiple of the block */
-    if (!a->coef_only) {
-        cml_emit(e, SITE_IN, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-        cml_emit(e, SITE_TILE_ST, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4 * (tx + R));
-        if (tx < R) {
-            cml_emit(e, SITE_HALO_L_LD, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4,
-                     in + 4 * i - 4 * R);
-            cml_emit(e, SITE_HALO_L_ST, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4 * tx);
-            cml_emit(e, SITE_HALO_R_LD, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4,
-                     in + 4 * (i + bdx));
-            cml_emit(e, SITE_HALO_R_ST, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4,
-                     4 * (tx + bdx + R));
-        }
-    }
-    for (unsigned j = 0; j < TAPS; j++) {
-        switch (a->coef) {
-        case CML_COEF_CONSTANT:
-            cml_emit(e, SITE_COEF0 + j, CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA, 4, 4u * j);
-            break;
-        case CML_COEF_READONLY:
-            cml_emit(e, SITE_COEF0 + j, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_NC, 4,
-                     coef + 4u * j);
-            break;
-        case CML_COEF_GLOBAL:
-            cml_emit(e, SITE_COEF0 + j, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4,
-                     coef + 4u * j);
-            break;
-        }
-        if (!a->coef_only)
-            cml_emit(e, SITE_TILE_LD0 + j, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4,
-                     4 * (tx + j));
-    }
-    if (!a->coef_only)
-        cml_emit(e, SITE_OUT, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * i);
+    /* in points 128 bytes into its allocation, as on the GPU */
+    const float *in = CML_ARRAY(const float, 0) + CML_STENCIL_LEAD_BYTES / sizeof(float);
+    const cml_ctx c = a->coef_only ? CML_MIRROR_CTX_SITES(t, e, CML_CST_COEF_SITES)
+                                   : CML_MIRROR_CTX(t, e);
+    cml_const_stencil_body(c, in, CML_ARRAY(float, 1), a->n, (int)a->coef,
+                           CML_ARRAY(const float, 2));
 }
 
 static double per_instr(uint64_t v, uint64_t instructions)

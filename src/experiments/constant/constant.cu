@@ -3,8 +3,8 @@
  * addresses per warp (serialization), and the 9-point stencil with a
  * shared tile and halo whose coefficients sit in __constant__ memory, in
  * global memory read through the read-only path (__ldg) or in plain global
- * memory. The contract at the top of constant.c is what these kernels are;
- * the C mirrors there emit exactly their accesses.
+ * memory. The kernels' bodies are in constant_body.h, which the model's
+ * mirrors (constant.c) compile too.
  *
  * What the SASS shows (cuobjdump -sass of the sm_90 build with CUDA 13.0;
  * docs/experiments/constant.md):
@@ -24,62 +24,36 @@
 
 #include "core/random.h"
 #include "experiments/constant/constant.h"
+#include "experiments/constant/constant_body.h"
 #include "experiments/constant/constant_kernels.h"
 #include "gpu/gpu_internal.h"
 
 #define R CML_STENCIL_RADIUS
 
-/* The table takes almost all of the 64 KB a module may hold: 64 KB minus
- * 256 bytes, because c_coef lives in the same module (ptxas refuses more:
- * "File uses too much global constant data"). */
-__constant__ float c_tab[CML_CONST_TAB_FLOATS];
-__constant__ float c_coef[2 * R + 1];
-
-/* ---- (a) serialization ------------------------------------------------- */
+/* The kernels' bodies, and the __constant__ arrays c_tab and c_coef, are in
+ * constant_body.h. */
 
 __global__ void const_serial(const float *in, float *out, unsigned long long n, int k, int stride)
 {
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        out[i] = in[i] + c_tab[(threadIdx.x % 32 % k) * stride];
+    cml_const_serial_body(CML_KERNEL_CTX, in, out, n, k, stride);
 }
 
-/* ---- (b) the 9-point stencil -------------------------------------------- */
+__global__ void stencil_const(const float *in, float *out, unsigned long long n)
+{
+    cml_const_stencil_body(CML_KERNEL_CTX, in, out, n, CML_COEF_CONSTANT, NULL);
+}
 
-/* One tile of blockDim.x + 2R inputs, the halo loaded by the first R
- * threads; then nine taps in a fixed order, each product and sum rounded on
- * its own (no FMA), so the checker and the host agree bit for bit. COEF(j)
- * is the coefficient read. in[] is reached at i - R by a signed index: in
- * points 128 bytes into its allocation (see the contract). */
-#define STENCIL_KERNEL(NAME, COEF_PARAM, COEF)                                                \
-    __global__ void NAME(const float *in, float *out, unsigned long long n COEF_PARAM)      \
-    {                                                                                        \
-        extern __shared__ float tile[];                                                      \
-        unsigned tx = threadIdx.x;                                                           \
-        unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + tx;             \
-        (void)n; /* n is a multiple of blockDim.x: no thread is outside */                   \
-        tile[tx + R] = in[i];                                                                \
-        if (tx < R) {                                                                        \
-            tile[tx] = in[(long long)i - (long long)R];                                      \
-            tile[tx + blockDim.x + R] = in[i + blockDim.x];                                  \
-        }                                                                                    \
-        __syncthreads();                                                                     \
-        float sum = 0.0f;                                                                    \
-        _Pragma("unroll") for (int j = 0; j < 2 * (int)R + 1; j++)                           \
-            sum = __fadd_rn(sum, __fmul_rn(COEF(j), tile[tx + j]));                          \
-        out[i] = sum;                                                                        \
-    }
+__global__ void stencil_readonly(const float *in, float *out, unsigned long long n,
+                                 const float *__restrict__ coef)
+{
+    cml_const_stencil_body(CML_KERNEL_CTX, in, out, n, CML_COEF_READONLY, coef);
+}
 
-#define NO_PARAM
-#define RO_PARAM , const float *__restrict__ coef
-#define GL_PARAM , const float *coef
-#define COEF_CONST(j) c_coef[j]
-#define COEF_RO(j) __ldg(&coef[j])
-#define COEF_GL(j) coef[j]
-
-STENCIL_KERNEL(stencil_const, NO_PARAM, COEF_CONST)
-STENCIL_KERNEL(stencil_readonly, RO_PARAM, COEF_RO)
-STENCIL_KERNEL(stencil_global, GL_PARAM, COEF_GL)
+__global__ void stencil_global(const float *in, float *out, unsigned long long n,
+                               const float *coef)
+{
+    cml_const_stencil_body(CML_KERNEL_CTX, in, out, n, CML_COEF_GLOBAL, coef);
+}
 
 /* ---- host side ----------------------------------------------------------- */
 

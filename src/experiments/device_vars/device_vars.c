@@ -1,8 +1,8 @@
 /*
  * Experiment 14: device variables (the textbook's globalVariable).
  *
- * CONTRACT: the kernels the mirror below stands for (device_vars.cu is
- * exactly this), each launched <<<1, 1>>>:
+ * The kernels, whose bodies (device_vars_body.h) device_vars.cu and the
+ * mirror below both compile, each launched <<<1, 1>>>:
  *
  *   __device__ float devData;
  *   __constant__ float constData;
@@ -32,6 +32,7 @@
 
 #include "core/random.h"
 #include "experiments/device_vars/device_vars.h"
+#include "experiments/device_vars/device_vars_body.h"
 #include "experiments/device_vars/device_vars_kernels.h"
 #include "gpu/gpu_internal.h" /* messages of direct calls into the .cu file */
 #include "lab/common.h"
@@ -48,19 +49,14 @@ static const cml_param_def devvar_params[] = {
      "device,constant", var_names, 0, CML_FIELD(devvar_settings, var), NULL},
 };
 
+/* The kernels' own bodies (device_vars_body.h). */
 void cml_devvar_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_devvar_args *a = vargs;
-    (void)t;
-    /* devData is a 4-byte symbol in global memory, aligned at least to 4
-     * bytes: one sector whatever its exact address. constData sits at
-     * offset 0 of the module's constant bank. */
-    const uint64_t dev_data = cml_array_base(0);
     if (a->kind == CML_DEVVAR_DEVICE)
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, dev_data);
+        cml_dev_add_body(CML_MIRROR_CTX(t, e));
     else
-        cml_emit(e, 0, CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA, 4, 0);
-    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, dev_data);
+        cml_const_read_body(CML_MIRROR_CTX(t, e));
 }
 
 /* One variant's record with the model's prediction. */

@@ -1,27 +1,29 @@
 /*
- * Experiment 14: device variables (the textbook's globalVariable), exactly
- * as the contract at the top of device_vars.c states them: a __device__ and
- * a __constant__ float, the two one-thread kernels, and the symbol copies
- * (they need the symbols, so they are wrapped here as extern "C" functions).
+ * Experiment 14: device variables (the textbook's globalVariable): a
+ * __device__ and a __constant__ float, the two one-thread kernels (their
+ * bodies in device_vars_body.h, which the model's mirror in device_vars.c
+ * compiles too), and the symbol copies (they need the symbols, so they are
+ * wrapped here as extern "C" functions).
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "experiments/device_vars/device_vars_body.h"
 #include "experiments/device_vars/device_vars_kernels.h"
 #include "gpu/gpu_internal.h"
 
-__device__ float devData;
-__constant__ float constData;
+/* devData and constData are declared in device_vars_body.h, with the
+ * kernels' bodies. */
 
 __global__ void dev_add(void)
 {
-    devData += 2.0f;
+    cml_dev_add_body(CML_KERNEL_CTX);
 }
 
 __global__ void const_read(void)
 {
-    devData = constData + 2.0f;
+    cml_const_read_body(CML_KERNEL_CTX);
 }
 
 extern "C" cml_status cml_devvar_set(int sym, float v)

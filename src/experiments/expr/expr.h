@@ -161,6 +161,8 @@ typedef struct cml_expr_state {
     cml_expr_loaded *loaded;      /* modules loaded in this run */
     size_t nloaded, caploaded;
     int nvrtc_said;               /* the "NVRTC not found" diagnostic is given */
+    unsigned char *host;          /* the checks' copy of a result, kept for the run: */
+    size_t host_bytes;            /* a fresh one per point paid its page faults each time */
 } cml_expr_state;
 
 #endif

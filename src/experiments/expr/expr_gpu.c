@@ -165,7 +165,20 @@ typedef struct expr_check {
     const cml_plan *plan;
     const cml_expr_point *p;
     cml_dbuf *dst, *out;
+    cml_expr_state *st;             /* its host buffer */
 } expr_check;
+
+/* The run's host buffer, at least `bytes` long (NULL: out of memory). */
+static void *host_buffer(const expr_check *c, size_t bytes)
+{
+    cml_expr_state *st = c->st;
+    if (st->host_bytes < bytes) {
+        free(st->host);
+        st->host = malloc(bytes);
+        st->host_bytes = st->host ? bytes : 0;
+    }
+    return st->host;
+}
 
 /* One check split over the host's cores (cml_host_parallel; tens of
  * millions of threads at DRAM sizes): what the parts share, and each
@@ -197,7 +210,7 @@ static void check_load_part(void *user, size_t part, size_t lo, size_t hi)
 static cml_status check_load(const expr_check *c, tally *t)
 {
     const cml_expr_point *p = c->p;
-    uint64_t *host = malloc(p->out_bytes);
+    uint64_t *host = host_buffer(c, p->out_bytes);
     if (!host)
         return CML_ENOMEM;
     cml_status st = cml_gpu_download(c->plan->gpu, host, c->out, p->out_bytes);
@@ -208,7 +221,6 @@ static cml_status check_load(const expr_check *c, tally *t)
         cp.loaded = host;
         merge(t, cp.t, cml_host_parallel(p->threads, 1u << 20, check_load_part, &cp));
     }
-    free(host);
     return st;
 }
 
@@ -279,7 +291,7 @@ static cml_status check_global_write(const expr_check *c, tally *t)
     check_parts cp;
     memset(&cp, 0, sizeof cp);
     cp.p = p;
-    unsigned char *host = malloc(p->dst_bytes);
+    unsigned char *host = host_buffer(c, p->dst_bytes);
     cp.host = host;
     cp.written = bitmap(p->n);
     cp.several = copy ? bitmap(p->n) : NULL;
@@ -297,7 +309,6 @@ static cml_status check_global_write(const expr_check *c, tally *t)
     memset(cp.t, 0, sizeof cp.t);
     merge(t, cp.t, cml_host_parallel(p->n, 1u << 20, check_elements_part, &cp));
 done:
-    free(host);
     free(cp.written);
     free(cp.several);
     free(cp.matched);
@@ -335,7 +346,7 @@ static void check_shared_part(void *user, size_t part, size_t lo, size_t hi)
 static cml_status check_shared_store(const expr_check *c, tally *t)
 {
     const cml_expr_point *p = c->p;
-    unsigned char *host = malloc(p->dst_bytes);
+    unsigned char *host = host_buffer(c, p->dst_bytes);
     if (!host)
         return CML_ENOMEM;
     cml_status st = cml_gpu_download(c->plan->gpu, host, c->dst, p->dst_bytes);
@@ -350,7 +361,6 @@ static cml_status check_shared_store(const expr_check *c, tally *t)
             if (cp.oom[k])
                 st = CML_ENOMEM;
     }
-    free(host);
     return st;
 }
 
@@ -535,7 +545,7 @@ cml_status cml_expr_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     la.n = (long long)p->n;
     la.threads = (long long)p->threads;
     la.tile_len = (long long)p->tile_len;
-    expr_check chk = {plan, p, dst, out};
+    expr_check chk = {plan, p, dst, out, ctx->state};
     rc = cml_exp_measure(plan, rec, out ? out : dst, expr_launch_fn, &la, kernel,
                          (unsigned)p->block, smem, expr_check_cb, &chk);
     if (rc != CML_OK)
@@ -559,6 +569,9 @@ void cml_expr_release(cml_sweep *ctx)
     }
     for (size_t k = 0; k < st->nloaded; k++)
         cml_module_unload(st->loaded[k].module);
+    free(st->host);
+    st->host = NULL;
+    st->host_bytes = 0;
     free(st->loaded);
     st->loaded = NULL;
     st->nloaded = st->caploaded = 0;

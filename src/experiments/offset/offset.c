@@ -7,14 +7,16 @@
  * threadIdx.x, k = i + offset:
  *   read-offset:  if (k < n) C[i] = A[k] + B[k];   loads through ca, cg or nc
  *   write-offset: if (k < n) C[k] = A[i] + B[i];   stores through wb, cg or cs
- * The mirrors below emit exactly those accesses, so the model's totals are
- * the kernels' totals, block by block, including the partial last warps.
+ * The mirror below runs the kernels' own bodies (offset_body.h), so the
+ * model's totals are the kernels' totals, block by block, including the
+ * partial last warps.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "counters/counter_map.h"
 #include "experiments/offset/offset.h"
+#include "experiments/offset/offset_body.h"
 #include "experiments/offset/offset_kernels.h"
 #include "lab/common.h"
 
@@ -52,22 +54,16 @@ static const cml_param_def write_params[] = {
      (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(offset_settings, n), NULL},
 };
 
+/* The kernels' own bodies (offset_body.h), on the model's arrays A, B, C. */
 void cml_offset_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_offset_args *a = vargs;
-    const uint64_t A = cml_array_base(0), B = cml_array_base(1), C = cml_array_base(2);
-    uint64_t i = cml_gtid(t), k = i + a->offset;
-    if (k >= a->n)
-        return;
-    if (!a->write) {
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 4, A + 4 * k);
-        cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 4, B + 4 * k);
-        cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * i);
-    } else {
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, A + 4 * i);
-        cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, B + 4 * i);
-        cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, a->cache, 4, C + 4 * k);
-    }
+    const float *A = CML_ARRAY(const float, 0), *B = CML_ARRAY(const float, 1);
+    float *C = CML_ARRAY(float, 2);
+    if (!a->write)
+        cml_read_offset_body(CML_MIRROR_CTX(t, e), A, B, C, a->n, a->offset, a->cache);
+    else
+        cml_write_offset_body(CML_MIRROR_CTX(t, e), A, B, C, a->n, a->offset, a->cache);
 }
 
 /*

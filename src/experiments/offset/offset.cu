@@ -4,52 +4,39 @@
  * rebuild with -Xptxas -dlcm=cg), and a checker that recomputes every output
  * element from the counter-based random inputs.
  *
- * The C mirror in offset.c emits exactly these accesses; keep them in step.
+ * The kernels' bodies are in offset_body.h, which the model's mirror
+ * (offset.c) compiles too.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/offset/offset_body.h"
 #include "experiments/offset/offset_kernels.h"
 #include "gpu/gpu_internal.h"
 
-/* read-offset: i = global thread, k = i + offset; if (k < n) C[i] = A[k] + B[k] */
-#define READ_OFFSET_KERNEL(NAME, LOAD)                                                      \
+/* One kernel per cache path, so that a single binary holds all variants;
+ * the loads (read-offset) or the store (write-offset) through the path. */
+#define READ_OFFSET_KERNEL(NAME, LD)                                                         \
     __global__ void NAME(const float *__restrict__ A, const float *__restrict__ B,          \
                          float *__restrict__ C, uint64_t n, uint64_t offset)                 \
     {                                                                                        \
-        uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;                        \
-        uint64_t k = i + offset;                                                             \
-        if (k < n)                                                                           \
-            C[i] = LOAD(&A[k]) + LOAD(&B[k]);                                                \
+        cml_read_offset_body(CML_KERNEL_CTX, A, B, C, n, offset, LD);                        \
     }
 
-/* write-offset: if (k < n) C[k] = A[i] + B[i] */
-#define WRITE_OFFSET_KERNEL(NAME, STORE)                                                     \
+#define WRITE_OFFSET_KERNEL(NAME, ST)                                                        \
     __global__ void NAME(const float *__restrict__ A, const float *__restrict__ B,          \
                          float *__restrict__ C, uint64_t n, uint64_t offset)                 \
     {                                                                                        \
-        uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;                        \
-        uint64_t k = i + offset;                                                             \
-        if (k < n)                                                                           \
-            STORE(&C[k], A[i] + B[i]);                                                       \
+        cml_write_offset_body(CML_KERNEL_CTX, A, B, C, n, offset, ST);                       \
     }
 
-/* Plain dereference for the default path; the intrinsics pick the PTX cache
- * operator (ld.global.ca / .cg / .nc, st.global.wb / .cg / .cs). */
-#define LD_CA(p) __ldca(p)
-#define LD_CG(p) __ldcg(p)
-#define LD_NC(p) __ldg(p)
-#define ST_WB(p, v) (*(p) = (v))
-#define ST_CG(p, v) __stcg((p), (v))
-#define ST_CS(p, v) __stcs((p), (v))
-
-READ_OFFSET_KERNEL(readOffset_ca, LD_CA)
-READ_OFFSET_KERNEL(readOffset_cg, LD_CG)
-READ_OFFSET_KERNEL(readOffset_nc, LD_NC)
-WRITE_OFFSET_KERNEL(writeOffset_wb, ST_WB)
-WRITE_OFFSET_KERNEL(writeOffset_cg, ST_CG)
-WRITE_OFFSET_KERNEL(writeOffset_cs, ST_CS)
+READ_OFFSET_KERNEL(readOffset_ca, CML_LD_CA)
+READ_OFFSET_KERNEL(readOffset_cg, CML_LD_CG)
+READ_OFFSET_KERNEL(readOffset_nc, CML_LD_NC)
+WRITE_OFFSET_KERNEL(writeOffset_wb, CML_ST_PLAIN)
+WRITE_OFFSET_KERNEL(writeOffset_cg, CML_ST_CG)
+WRITE_OFFSET_KERNEL(writeOffset_cs, CML_ST_CS)
 
 typedef void (*offset_kernel)(const float *, const float *, float *, uint64_t, uint64_t);
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "experiments/parallelism/parallelism.h"
+#include "experiments/parallelism/parallelism_body.h"
 #include "experiments/parallelism/parallelism_kernels.h"
 #include "lab/common.h"
 
@@ -51,18 +52,16 @@ static const cml_param_def parallelism_params[] = {
      (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(parallelism_settings, n), NULL},
 };
 
+/* The kernels' own bodies (parallelism_body.h) on the model's arrays. */
 void cml_parallelism_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_parallelism_args *a = vargs;
-    const uint64_t A = cml_array_base(0), B = cml_array_base(1), C = cml_array_base(2);
-    const uint64_t stride = a->gridstride ? (uint64_t)t->gdim.x * t->bdim.x : 0;
-    for (uint64_t i = cml_gtid(t); i < a->n; i += stride) {
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, A + 4 * i);
-        cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, B + 4 * i);
-        cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * i);
-        if (!a->gridstride)
-            break;
-    }
+    const float *A = CML_ARRAY(const float, 0), *B = CML_ARRAY(const float, 1);
+    float *C = CML_ARRAY(float, 2);
+    if (a->gridstride)
+        cml_add_gridstride_body(CML_MIRROR_CTX(t, e), A, B, C, a->n);
+    else
+        cml_add_one_body(CML_MIRROR_CTX(t, e), A, B, C, a->n);
 }
 
 /*

@@ -3,32 +3,27 @@
  * thread or in a grid-stride loop over a grid sized to fill the GPU once,
  * and a checker that recomputes every output element.
  *
- * The C mirror in parallelism.c emits exactly these accesses; keep them in
- * step. Loads are __ldca (the ca path the mirror declares).
+ * The kernels' bodies are in parallelism_body.h, which the model's mirror
+ * (parallelism.c) compiles too.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/parallelism/parallelism_body.h"
 #include "experiments/parallelism/parallelism_kernels.h"
 #include "gpu/gpu_internal.h"
 
-/* i = global thread; if (i < n) C[i] = A[i] + B[i] */
 __global__ void add_one(const float *__restrict__ A, const float *__restrict__ B,
                         float *__restrict__ C, uint64_t n)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        C[i] = __ldca(A + i) + __ldca(B + i);
+    cml_add_one_body(CML_KERNEL_CTX, A, B, C, n);
 }
 
-/* for (i = global thread; i < n; i += gridDim.x*blockDim.x) C[i] = A[i] + B[i] */
 __global__ void add_gridstride(const float *__restrict__ A, const float *__restrict__ B,
                                float *__restrict__ C, uint64_t n)
 {
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        C[i] = __ldca(A + i) + __ldca(B + i);
+    cml_add_gridstride_body(CML_KERNEL_CTX, A, B, C, n);
 }
 
 extern "C" const void *cml_parallelism_kernel(int gridstride)

@@ -1,9 +1,9 @@
 /*
  * Experiment 8: 2D arrays and pitch.
  *
- * CONTRACT: the kernels the mirror below stands for (pitch2d.cu is exactly
- * this; one kernel per element type T in {unsigned char, unsigned short,
- * float, double}, named pitch2d_u8, _u16, _f32, _f64):
+ * The kernels, whose body (pitch2d_body.h) pitch2d.cu and the mirror below
+ * both compile; one kernel per element type T in {unsigned char, unsigned
+ * short, float, double}, named pitch2d_u8, _u16, _f32, _f64:
  *
  *   __global__ void pitch2d_u8(const unsigned char *in, unsigned char *out,
  *                              unsigned width, unsigned height, size_t pitch,
@@ -32,8 +32,8 @@
  * is a multiple of 128 bytes, so every image has exactly the same sectors
  * and lines and the model counts image 0's blocks once per image.
  * Per thread: one load of in[] (site 0), one store of out[] (site 1), both
- * default cache operators. The mirror emits exactly these two accesses for
- * the threads inside the image, and nothing for the others (the `if`).
+ * default cache operators: for the threads inside the image, and nothing
+ * for the others (the `if`).
  *
  * What it shows: a warp covers one row segment (bx >= 32) or 32/bx row
  * segments; whether a segment fits its minimum number of 32-byte sectors
@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "experiments/pitch2d/pitch2d.h"
+#include "experiments/pitch2d/pitch2d_body.h"
 #include "experiments/pitch2d/pitch2d_kernels.h"
 #include "gpu/pitch.h"
 #include "lab/common.h"
@@ -122,17 +123,21 @@ uint64_t cml_pitch2d_image_stride_bytes(uint64_t pitch_bytes, uint64_t height)
     return round_up(pitch_bytes * height, CML_P2D_IMAGE_ALIGN);
 }
 
+/* The kernel of the element size: its own body (pitch2d_body.h) on the
+ * model's arrays in and out. */
+#define PITCH2D_ARGS(T)                                                                       \
+    CML_MIRROR_CTX(t, e), CML_ARRAY(const T, 0), CML_ARRAY(T, 1), (unsigned)a->width,         \
+        (unsigned)a->height, (size_t)a->pitch, (size_t)a->image_stride
+
 void cml_pitch2d_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_pitch2d_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    uint64_t x = (uint64_t)t->bid.x * t->bdim.x + t->tid.x;
-    uint64_t y = (uint64_t)t->bid.y * t->bdim.y + t->tid.y;
-    if (x >= a->width || y >= a->height)
-        return;
-    uint64_t off = ((uint64_t)t->bid.z * a->image_stride + y * a->pitch + x) * a->elem;
-    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, a->elem, in + off);
-    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, a->elem, out + off);
+    switch (a->elem) {
+    case 1: cml_pitch2d_u8_body(PITCH2D_ARGS(unsigned char)); break;
+    case 2: cml_pitch2d_u16_body(PITCH2D_ARGS(unsigned short)); break;
+    case 4: cml_pitch2d_f32_body(PITCH2D_ARGS(float)); break;
+    default: cml_pitch2d_f64_body(PITCH2D_ARGS(double)); break;
+    }
 }
 
 static uint64_t gcd_u64(uint64_t a, uint64_t b)

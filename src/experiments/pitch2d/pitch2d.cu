@@ -5,37 +5,28 @@
  * byte of the output buffer: image elements must be in + 1, padding and
  * gaps must still hold the poison.
  *
- * The C mirror in pitch2d.c emits exactly the kernels' accesses; keep them
- * in step.
+ * The kernels' body is in pitch2d_body.h, which the model's mirror
+ * (pitch2d.c) compiles too.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/pitch2d/pitch2d_body.h"
 #include "experiments/pitch2d/pitch2d_kernels.h"
 #include "gpu/gpu_internal.h"
 
-/*
- * out[y*pitch + x] = in[y*pitch + x] + 1 inside the image, for image
- * blockIdx.z of the batch (images image_stride elements apart). pitch and
- * image_stride are in elements. One load (site 0) and one store (site 1)
- * per thread inside the image, nothing outside.
- */
-#define PITCH2D_KERNEL(NAME, T)                                                              \
+#define PITCH2D_KERNEL(NAME, T, BODY)                                                        \
     __global__ void NAME(const T *in, T *out, unsigned width, unsigned height, size_t pitch, \
                          size_t image_stride)                                                \
     {                                                                                        \
-        unsigned x = blockIdx.x * blockDim.x + threadIdx.x;                                  \
-        unsigned y = blockIdx.y * blockDim.y + threadIdx.y;                                  \
-        size_t base = (size_t)blockIdx.z * image_stride;                                     \
-        if (x < width && y < height)                                                         \
-            out[base + (size_t)y * pitch + x] = (T)(in[base + (size_t)y * pitch + x] + 1);   \
+        BODY(CML_KERNEL_CTX, in, out, width, height, pitch, image_stride);                   \
     }
 
-PITCH2D_KERNEL(pitch2d_u8, unsigned char)
-PITCH2D_KERNEL(pitch2d_u16, unsigned short)
-PITCH2D_KERNEL(pitch2d_f32, float)
-PITCH2D_KERNEL(pitch2d_f64, double)
+PITCH2D_KERNEL(pitch2d_u8, unsigned char, cml_pitch2d_u8_body)
+PITCH2D_KERNEL(pitch2d_u16, unsigned short, cml_pitch2d_u16_body)
+PITCH2D_KERNEL(pitch2d_f32, float, cml_pitch2d_f32_body)
+PITCH2D_KERNEL(pitch2d_f64, double, cml_pitch2d_f64_body)
 
 extern "C" const void *cml_pitch2d_kernel(int type)
 {

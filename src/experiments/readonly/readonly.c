@@ -3,7 +3,8 @@
  * loads (ca), L2-only loads (cg, __ldcg) and the read-only path (nc, __ldg),
  * on streaming data and on data that is re-used.
  *
- * Kernels (readonly.cu), one thread per output, i = blockIdx.x*blockDim.x +
+ * Kernels (bodies in readonly_body.h, run by readonly.cu and by the
+ * mirror below), one thread per output, i = blockIdx.x*blockDim.x +
  * threadIdx.x; LOAD is __ldca, __ldcg or __ldg; stores plain:
  *   copy:       if (i < n) C[i] = LOAD(&A[i]);                     (sites 0, 1)
  *   stencil:    if (i < n-8) C[i] = sum_{k<9} c_k * LOAD(&A[i+k]);  (sites 0..8, 9)
@@ -27,6 +28,7 @@
 #include <string.h>
 
 #include "experiments/readonly/readonly.h"
+#include "experiments/readonly/readonly_body.h"
 #include "experiments/readonly/readonly_kernels.h"
 #include "lab/common.h"
 
@@ -57,27 +59,19 @@ static const cml_param_def readonly_params[] = {
      (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(readonly_settings, n), NULL},
 };
 
+/* The kernels' own bodies (readonly_body.h), with the arguments the
+ * launcher gives them (readonly.cu), on the model's arrays A, C and T. */
 void cml_readonly_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_readonly_args *a = vargs;
-    const uint64_t A = cml_array_base(0), C = cml_array_base(1), T = cml_array_base(2);
-    const uint64_t i = cml_gtid(t);
-    if (i >= cml_readonly_threads(a->pattern, a->n))
-        return;
+    const float *A = CML_ARRAY(const float, 0), *T = CML_ARRAY(const float, 2);
+    float *C = CML_ARRAY(float, 1);
+    const cml_ctx c = CML_MIRROR_CTX(t, e);
+    const uint64_t threads = cml_readonly_threads(a->pattern, a->n);
     switch (a->pattern) {
-    case CML_RO_COPY:
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 4, A + 4 * i);
-        cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * i);
-        break;
-    case CML_RO_STENCIL:
-        for (unsigned k = 0; k < CML_STENCIL_POINTS; k++)
-            cml_emit(e, k, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 4, A + 4 * (i + k));
-        cml_emit(e, CML_STENCIL_POINTS, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * i);
-        break;
-    default:
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 4, T + 4 * cml_hot_index(i, a->m));
-        cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * i);
-        break;
+    case CML_RO_COPY: cml_ro_copy_body(c, A, C, threads, a->cache); break;
+    case CML_RO_STENCIL: cml_ro_stencil_body(c, A, C, threads, a->cache); break;
+    default: cml_ro_hot_body(c, T, C, threads, a->m, a->cache); break;
     }
 }
 

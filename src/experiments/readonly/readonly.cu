@@ -5,62 +5,46 @@
  * ld.global.cg via __ldcg, ld.global.nc via __ldg) so one binary holds all
  * variants, and a checker that recomputes every output float.
  *
- * The C mirror in readonly.c emits exactly these accesses; keep them in step.
- * Stores are plain in every variant: only the load path changes.
+ * The kernels' bodies are in readonly_body.h, which the model's mirror
+ * (readonly.c) compiles too. Stores are plain in every variant: only the
+ * load path changes.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/readonly/readonly_body.h"
 #include "experiments/readonly/readonly_kernels.h"
 #include "gpu/gpu_internal.h"
 
-#define LD_CA(p) __ldca(p)
-#define LD_CG(p) __ldcg(p)
-#define LD_NC(p) __ldg(p)
-
-/* i < n: C[i] = A[i] */
-#define COPY_KERNEL(NAME, LOAD)                                                               \
+#define COPY_KERNEL(NAME, LD)                                                                 \
     __global__ void NAME(const float *__restrict__ A, float *__restrict__ C, uint64_t n)     \
     {                                                                                         \
-        uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;                         \
-        if (i < n)                                                                            \
-            C[i] = LOAD(A + i);                                                               \
+        cml_ro_copy_body(CML_KERNEL_CTX, A, C, n, LD);                                        \
     }
 
-/* i < n - 8: C[i] = stencil(A[i .. i+8]); nine loads, each input element is
- * read by nine threads (the re-use a cache can serve). */
-#define STENCIL_KERNEL(NAME, LOAD)                                                            \
+#define STENCIL_KERNEL(NAME, LD)                                                              \
     __global__ void NAME(const float *__restrict__ A, float *__restrict__ C, uint64_t outs)  \
     {                                                                                         \
-        uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;                         \
-        if (i < outs) {                                                                       \
-            float v[CML_STENCIL_POINTS];                                                      \
-            _Pragma("unroll") for (unsigned k = 0; k < CML_STENCIL_POINTS; k++)               \
-                v[k] = LOAD(A + i + k);                                                       \
-            C[i] = cml_stencil9(v);                                                           \
-        }                                                                                     \
+        cml_ro_stencil_body(CML_KERNEL_CTX, A, C, outs, LD);                                  \
     }
 
-/* i < n: C[i] = T[hot(i)] */
-#define HOT_KERNEL(NAME, LOAD)                                                                \
+#define HOT_KERNEL(NAME, LD)                                                                  \
     __global__ void NAME(const float *__restrict__ T, float *__restrict__ C, uint64_t n,     \
                          uint64_t m)                                                          \
     {                                                                                         \
-        uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;                         \
-        if (i < n)                                                                            \
-            C[i] = LOAD(T + cml_hot_index(i, m));                                             \
+        cml_ro_hot_body(CML_KERNEL_CTX, T, C, n, m, LD);                                      \
     }
 
-COPY_KERNEL(ro_copy_ca, LD_CA)
-COPY_KERNEL(ro_copy_cg, LD_CG)
-COPY_KERNEL(ro_copy_nc, LD_NC)
-STENCIL_KERNEL(ro_stencil_ca, LD_CA)
-STENCIL_KERNEL(ro_stencil_cg, LD_CG)
-STENCIL_KERNEL(ro_stencil_nc, LD_NC)
-HOT_KERNEL(ro_hot_ca, LD_CA)
-HOT_KERNEL(ro_hot_cg, LD_CG)
-HOT_KERNEL(ro_hot_nc, LD_NC)
+COPY_KERNEL(ro_copy_ca, CML_LD_CA)
+COPY_KERNEL(ro_copy_cg, CML_LD_CG)
+COPY_KERNEL(ro_copy_nc, CML_LD_NC)
+STENCIL_KERNEL(ro_stencil_ca, CML_LD_CA)
+STENCIL_KERNEL(ro_stencil_cg, CML_LD_CG)
+STENCIL_KERNEL(ro_stencil_nc, CML_LD_NC)
+HOT_KERNEL(ro_hot_ca, CML_LD_CA)
+HOT_KERNEL(ro_hot_cg, CML_LD_CG)
+HOT_KERNEL(ro_hot_nc, CML_LD_NC)
 
 typedef void (*ro_stream_kernel)(const float *, float *, uint64_t);
 typedef void (*ro_hot_kernel)(const float *, float *, uint64_t, uint64_t);

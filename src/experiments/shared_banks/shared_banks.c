@@ -2,8 +2,8 @@
  * Experiment 12: shared memory banks (the textbook's checkSmemSquare and
  * checkSmemRectangle).
  *
- * CONTRACT: the kernels the mirror below stands for (shared_banks.cu is
- * exactly this). Each repeats its shared accesses `iters` times so that the
+ * The kernels, whose bodies (shared_banks_body.h) shared_banks.cu and the
+ * mirror below both compile. Each repeats its shared accesses `iters` times so that the
  * time is spent in shared memory, not in launching or in global memory;
  * every round feeds the next (v), so the compiler can drop none of them.
  *
@@ -76,6 +76,7 @@
 
 #include "core/stats.h"
 #include "experiments/shared_banks/shared_banks.h"
+#include "experiments/shared_banks/shared_banks_body.h"
 #include "experiments/shared_banks/shared_banks_kernels.h"
 #include "gpu/kernel_info.h"
 #include "lab/common.h"
@@ -123,25 +124,32 @@ static const cml_param_def banks_params[] = {
      "tile,stride", pattern_names, 0, CML_FIELD(banks_settings, pattern), NULL},
 };
 
+/* One round of the kernels' own bodies (shared_banks_body.h). A tile is
+ * traced as a 1-D block of W*H threads or as the GPU's (W, H): either way
+ * the thread's linear index lin gives its 2-D place in the (W, H) block the
+ * body expects (both number threads x fastest, so the warps are the same). */
 void cml_banks_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_banks_args *a = vargs;
-    const uint64_t out = cml_array_base(0);
-    const uint64_t lin = (uint64_t)t->tid.y * t->bdim.x + t->tid.x;
-    const uint64_t nthreads = (uint64_t)t->bdim.x * t->bdim.y;
+    unsigned *out = CML_ARRAY(unsigned, 0);
     if (a->kind == CML_BANKS_TILE) {
-        const uint64_t wr = cml_banks_cell((unsigned)lin, a->W, a->H, a->P, a->write_col);
-        const uint64_t rd = cml_banks_cell((unsigned)lin, a->W, a->H, a->P, a->read_col);
-        cml_emit(e, 0, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4 * wr);
-        cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4, 4 * rd);
-        cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                 out + 4 * ((uint64_t)t->bid.x * a->W * a->H + lin));
+        const unsigned lin = t->tid.y * t->bdim.x + t->tid.x;
+        cml_thread tile_thread = *t;
+        tile_thread.tid.x = lin % a->W;
+        tile_thread.tid.y = lin / a->W;
+        tile_thread.bdim.x = a->W;
+        tile_thread.bdim.y = a->H;
+        CML_SHARED_EXTERN(unsigned, tile, 0);
+        cml_banks_tile_body(CML_MIRROR_CTX(&tile_thread, e), tile, a->W, a->H, a->P, out,
+                            a->write_col, a->read_col, 1);
     } else {
-        const uint64_t off = (uint64_t)a->elem * a->stride * lin;
-        cml_emit(e, 0, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, a->elem, off);
-        cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, a->elem, off);
-        cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, a->elem,
-                 out + (uint64_t)a->elem * ((uint64_t)t->bid.x * nthreads + lin));
+        const cml_ctx c = CML_MIRROR_CTX(t, e);
+        const int stride = (int)a->stride;
+        switch (a->elem) {
+        case 4: cml_banks_stride4_body(c, 0, out, stride, 1); break;
+        case 8: cml_banks_stride8_body(c, 0, out, stride, 1); break;
+        default: cml_banks_stride16_body(c, 0, out, stride, 1); break;
+        }
     }
 }
 

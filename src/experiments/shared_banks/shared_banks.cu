@@ -1,7 +1,7 @@
 /*
- * Experiment 12: the shared-memory bank kernels, exactly as the contract at
- * the top of shared_banks.c states them (the C mirror there emits these
- * accesses): a W x H tile written and read by rows or columns `iters`
+ * Experiment 12: the shared-memory bank kernels, whose bodies are in
+ * shared_banks_body.h (the model's mirror in shared_banks.c compiles them
+ * too): a W x H tile written and read by rows or columns `iters`
  * times (static tiles for the textbook's shapes and pads 0-2, a dynamic
  * tile for any pad), one shared store and load per lane at a stride of 4-,
  * 8- or 16-byte elements, and a checker that recomputes every output word.
@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "experiments/shared_banks/shared_banks_body.h"
 #include "experiments/shared_banks/shared_banks_kernels.h"
 #include "gpu/gpu_internal.h"
 
@@ -17,41 +18,13 @@
  * the 16-byte accesses. */
 extern __shared__ __align__(16) unsigned smem_dyn[];
 
-/*
- * The loop of the tile kernels. The two offsets are computed once, so the
- * loop body is one shared store, a barrier, one shared load and a barrier;
- * v carries each round's load into the next round's store, so no access can
- * be dropped, and the barriers keep a round's load from racing the next
- * round's store (another thread's cell). W, H and P are compile-time
- * constants in the static kernels once this is inlined.
- */
-__device__ __forceinline__ void tile_rounds(unsigned *tile, unsigned W, unsigned H, unsigned P,
-                                            unsigned *__restrict__ out, int write_col,
-                                            int read_col, int iters)
-{
-    unsigned idx = threadIdx.y * blockDim.x + threadIdx.x;
-    unsigned irow = idx / H, icol = idx % H;        /* blockDim.y == H */
-    unsigned row = threadIdx.y * P + threadIdx.x;   /* tile[threadIdx.y][threadIdx.x] */
-    unsigned col = icol * P + irow;                 /* tile[icol][irow] */
-    unsigned wr = write_col ? col : row, rd = read_col ? col : row;
-    unsigned long long g = (unsigned long long)blockIdx.x * W * H + idx;
-    unsigned v = (unsigned)g;
-    for (int it = 0; it < iters; it++) {
-        tile[wr] = v;
-        __syncthreads();
-        v = tile[rd] + 1u;
-        __syncthreads();
-    }
-    out[g] = v;
-}
-
 /* Static tiles: the textbook's tile[H][P], flattened (same offsets). */
 #define TILE_STATIC(W, H, P)                                                                 \
     __global__ void smem_tile_##W##x##H##_p##P(unsigned *__restrict__ out, int write_col,    \
                                                int read_col, int iters)                      \
     {                                                                                        \
         __shared__ unsigned tile[(H) * (P)];                                                 \
-        tile_rounds(tile, W, H, P, out, write_col, read_col, iters);                         \
+        cml_banks_tile_body(CML_KERNEL_CTX, tile, W, H, P, out, write_col, read_col, iters); \
     }
 
 TILE_STATIC(32, 32, 32)
@@ -68,7 +41,7 @@ TILE_STATIC(16, 32, 18)
 __global__ void smem_tile_dyn(unsigned *__restrict__ out, unsigned W, unsigned H, unsigned P,
                               int write_col, int read_col, int iters)
 {
-    tile_rounds(smem_dyn, W, H, P, out, write_col, read_col, iters);
+    cml_banks_tile_body(CML_KERNEL_CTX, smem_dyn, W, H, P, out, write_col, read_col, iters);
 }
 
 typedef void (*tile_kernel)(unsigned *, int, int, int);
@@ -93,99 +66,20 @@ extern "C" int cml_banks_has_static(unsigned W, unsigned H, unsigned P)
     return pick_static(W, H, P) != NULL;
 }
 
-/*
- * Strides. ld/st.volatile.shared in PTX: ptxas must issue every access (a
- * plain store followed by a load of the same address would be forwarded in
- * registers), and each lane reads back only its own element, so no barrier
- * is needed: the loop is one shared store and one shared load per round,
- * chained through v.
- */
-__device__ __forceinline__ void st_vs1(unsigned a, unsigned x)
-{
-    asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(a), "r"(x) : "memory");
-}
-__device__ __forceinline__ unsigned ld_vs1(unsigned a)
-{
-    unsigned x;
-    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(x) : "r"(a) : "memory");
-    return x;
-}
-__device__ __forceinline__ void st_vs2(unsigned a, uint2 x)
-{
-    asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %2};" ::"r"(a), "r"(x.x), "r"(x.y)
-                 : "memory");
-}
-__device__ __forceinline__ uint2 ld_vs2(unsigned a)
-{
-    uint2 x;
-    asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(x.x), "=r"(x.y) : "r"(a)
-                 : "memory");
-    return x;
-}
-__device__ __forceinline__ void st_vs4(unsigned a, uint4 x)
-{
-    asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x.x),
-                 "r"(x.y), "r"(x.z), "r"(x.w)
-                 : "memory");
-}
-__device__ __forceinline__ uint4 ld_vs4(unsigned a)
-{
-    uint4 x;
-    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w)
-                 : "r"(a)
-                 : "memory");
-    return x;
-}
-
-/* Shared-space byte address of element t*stride of `elem`-byte elements. */
-__device__ __forceinline__ unsigned stride_addr(unsigned t, int stride, unsigned elem)
-{
-    return (unsigned)__cvta_generic_to_shared(smem_dyn) + t * (unsigned)stride * elem;
-}
-
-/* Element g's words start at word g * (elem/4): word w starts as w. */
+/* Strides: the bodies' volatile shared accesses, in dynamic shared memory. */
 __global__ void smem_stride_4(unsigned *__restrict__ out, int stride, int iters)
 {
-    unsigned t = threadIdx.x, a = stride_addr(t, stride, 4);
-    unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + t;
-    unsigned v = (unsigned)g;
-    for (int it = 0; it < iters; it++) {
-        st_vs1(a, v);
-        v = ld_vs1(a) + 1u;
-    }
-    out[g] = v;
+    cml_banks_stride4_body(CML_KERNEL_CTX, CML_SHARED_SPACE(smem_dyn), out, stride, iters);
 }
 
 __global__ void smem_stride_8(unsigned *__restrict__ out, int stride, int iters)
 {
-    unsigned t = threadIdx.x, a = stride_addr(t, stride, 8);
-    unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + t;
-    uint2 v = make_uint2((unsigned)(2 * g), (unsigned)(2 * g + 1));
-    for (int it = 0; it < iters; it++) {
-        st_vs2(a, v);
-        v = ld_vs2(a);
-        v.x += 1u;
-        v.y += 1u;
-    }
-    ((uint2 *)out)[g] = v;
+    cml_banks_stride8_body(CML_KERNEL_CTX, CML_SHARED_SPACE(smem_dyn), out, stride, iters);
 }
 
 __global__ void smem_stride_16(unsigned *__restrict__ out, int stride, int iters)
 {
-    unsigned t = threadIdx.x, a = stride_addr(t, stride, 16);
-    unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + t;
-    uint4 v = make_uint4((unsigned)(4 * g), (unsigned)(4 * g + 1), (unsigned)(4 * g + 2),
-                         (unsigned)(4 * g + 3));
-    for (int it = 0; it < iters; it++) {
-        st_vs4(a, v);
-        v = ld_vs4(a);
-        v.x += 1u;
-        v.y += 1u;
-        v.z += 1u;
-        v.w += 1u;
-    }
-    ((uint4 *)out)[g] = v;
+    cml_banks_stride16_body(CML_KERNEL_CTX, CML_SHARED_SPACE(smem_dyn), out, stride, iters);
 }
 
 typedef void (*stride_kernel)(unsigned *, int, int);

@@ -2,9 +2,9 @@
  * Experiment 11: warp shuffle (the textbook's simpleShfl and
  * reduceIntegerShfl).
  *
- * CONTRACT: the kernels the mirror below stands for (shuffle.cu is exactly
- * this). Blocks are 1-D, a power of two from 32 to 1024 threads, so every
- * warp is full and threadIdx.x % 32 is the lane. The data are unsigned
+ * The kernels, whose bodies (shuffle_body.h) shuffle.cu and the mirror
+ * below both compile. Blocks are 1-D, a power of two from 32 to 1024
+ * threads, so every warp is full and threadIdx.x % 32 is the lane. The data are unsigned
  * 32-bit words: sums wrap modulo 2^32 (defined for unsigned in C), so every
  * result is exact whatever the order of the additions, and the checker and
  * the host reference can demand equality.
@@ -19,9 +19,10 @@
  *       __syncthreads();
  *       for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {   // tree level L = 0, 1, ...
  *           if (tid < s)
- *               smem[tid] += smem[tid + s];             // site 2+3L: load smem[tid],
- *                                                       // site 3+3L: load smem[tid+s],
- *                                                       // site 4+3L: store smem[tid]
+ *               smem[tid] += smem[tid + s];             // site 3+3L: load smem[tid+s]
+ *                                                       // (first: C++17), site 2+3L:
+ *                                                       // load smem[tid], site 4+3L:
+ *                                                       // store smem[tid]
  *           __syncthreads();
  *       }
  *       if (tid == 0)
@@ -100,16 +101,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/common.h"
-#include "gpu/gpu_internal.h" /* cml_gpu_clear_last_error: direct calls into the .cu file */
 #include "experiments/shuffle/shuffle.h"
+#include "experiments/shuffle/shuffle_body.h"
 #include "experiments/shuffle/shuffle_kernels.h"
-
-#define SITE_TREE0 2u
-#define SITE_SMEM_FINAL 32u
-#define SITE_SMEM_OUT 33u
-#define SITE_WTREE_FINAL 17u
-#define SITE_WTREE_OUT 18u
+#include "gpu/gpu_internal.h" /* cml_gpu_clear_last_error: direct calls into the .cu file */
+#include "lab/common.h"
 
 static const char *const op_names[] = {"reduce-smem", "reduce-shfl", "broadcast", "up", "down",
                                        "xor", "warp-reduce-smem", "warp-reduce-shfl", NULL};
@@ -163,82 +159,23 @@ unsigned cml_shfl_source(cml_shfl_op op, unsigned lane, unsigned arg, unsigned w
     return ok ? (unsigned)j : lane;
 }
 
+/* The kernels' own bodies (shuffle_body.h) on the model's arrays. */
 void cml_shuffle_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_shuffle_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    const uint64_t i = cml_gtid(t);
-    const unsigned tid = t->tid.x, lane = tid % CML_WARP_SIZE, warp = tid / CML_WARP_SIZE;
+    const cml_ctx c = CML_MIRROR_CTX(t, e);
+    const unsigned *in = CML_ARRAY(const unsigned, 0);
+    unsigned *out = CML_ARRAY(unsigned, 1);
     switch (a->op) {
-    case CML_SHFL_REDUCE_SMEM: {
-        if (i < a->n)
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-        cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4u * tid);
-        unsigned level = 0;
-        for (unsigned s = t->bdim.x / 2; s > 0; s >>= 1, level++) {
-            if (tid < s) {
-                const unsigned site = SITE_TREE0 + 3 * level;
-                cml_emit(e, site, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4, 4u * tid);
-                cml_emit(e, site + 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4,
-                         4u * (tid + s));
-                cml_emit(e, site + 2, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4u * tid);
-            }
-        }
-        if (tid == 0) {
-            cml_emit(e, SITE_SMEM_FINAL, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4, 0);
-            cml_emit(e, SITE_SMEM_OUT, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                     out + 4u * t->bid.x);
-        }
-        break;
-    }
-    case CML_SHFL_REDUCE_SHFL:
-        if (i < a->n)
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-        if (lane == 0)
-            cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4u * warp);
-        if (warp == 0) {
-            if (lane < t->bdim.x / CML_WARP_SIZE)
-                cml_emit(e, 2, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4, 4u * lane);
-            if (lane == 0)
-                cml_emit(e, 3, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                         out + 4u * t->bid.x);
-        }
-        break;
-    case CML_SHFL_WREDUCE_SMEM: {
-        if (i < a->n)
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-        cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4u * tid);
-        unsigned level = 0;
-        for (unsigned s = CML_WARP_SIZE / 2; s > 0; s >>= 1, level++) {
-            if (lane < s) {
-                const unsigned site = SITE_TREE0 + 3 * level;
-                cml_emit(e, site, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4, 4u * tid);
-                cml_emit(e, site + 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4,
-                         4u * (tid + s));
-                cml_emit(e, site + 2, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4u * tid);
-            }
-        }
-        if (lane == 0 && i < a->n) {
-            cml_emit(e, SITE_WTREE_FINAL, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4,
-                     4u * tid);
-            cml_emit(e, SITE_WTREE_OUT, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                     out + 4 * (i / CML_WARP_SIZE));
-        }
-        break;
-    }
-    case CML_SHFL_WREDUCE_SHFL:
-        if (i < a->n)
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-        if (lane == 0 && i < a->n)
-            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                     out + 4 * (i / CML_WARP_SIZE));
-        break;
-    default: /* the permutations: a shuffle moves registers, no memory */
-        if (i < a->n) {
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * i);
-        }
-        break;
+    case CML_SHFL_REDUCE_SMEM: cml_reduce_smem_body(c, in, out, a->n); break;
+    case CML_SHFL_REDUCE_SHFL: cml_reduce_shfl_body(c, in, out, a->n); break;
+    case CML_SHFL_WREDUCE_SMEM: cml_warp_reduce_smem_body(c, in, out, a->n); break;
+    case CML_SHFL_WREDUCE_SHFL: cml_warp_reduce_shfl_body(c, in, out, a->n); break;
+    /* the permutations: the lane and width move registers, no memory */
+    case CML_SHFL_BROADCAST: cml_shfl_bcast_body(c, in, out, a->n, 0, 32); break;
+    case CML_SHFL_UP: cml_shfl_up_body(c, in, out, a->n, 0, 32); break;
+    case CML_SHFL_DOWN: cml_shfl_down_body(c, in, out, a->n, 0, 32); break;
+    default: cml_shfl_xor_body(c, in, out, a->n, 0, 32); break;
     }
 }
 

@@ -1,6 +1,6 @@
 /*
- * Experiment 11: the warp-shuffle kernels, exactly as the contract at the
- * top of shuffle.c states them (the C mirror there emits these accesses):
+ * Experiment 11: the warp-shuffle kernels, whose bodies are in
+ * shuffle_body.h (the model's mirror in shuffle.c compiles them too):
  * block and warp sums of unsigned words (modulo 2^32, so every result is
  * exact and order-independent) by a shared-memory tree and by
  * __shfl_down_sync, the four shuffles as permutations of in[] into out[],
@@ -10,101 +10,32 @@
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/shuffle/shuffle_body.h"
 #include "experiments/shuffle/shuffle_kernels.h"
 #include "gpu/gpu_internal.h"
 
-#define FULL_MASK 0xffffffffu
-
-/* Block sum by a tree in shared memory (blockDim.x words of dynamic smem). */
-__global__ void reduce_smem(const unsigned *__restrict__ in, unsigned *__restrict__ out,
-                            unsigned long long n)
-{
-    extern __shared__ unsigned smem[];
-    unsigned tid = threadIdx.x;
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + tid;
-    smem[tid] = (i < n) ? in[i] : 0u;
-    __syncthreads();
-    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (tid < s)
-            smem[tid] += smem[tid + s];
-        __syncthreads();
+#define REDUCE_KERNEL(NAME, BODY)                                                            \
+    __global__ void NAME(const unsigned *__restrict__ in, unsigned *__restrict__ out,       \
+                         unsigned long long n)                                              \
+    {                                                                                       \
+        BODY(CML_KERNEL_CTX, in, out, n);                                                   \
     }
-    if (tid == 0)
-        out[blockIdx.x] = smem[0];
-}
 
-/* Block sum by shuffles: each warp in registers, one word per warp through
- * shared memory, warp 0 sums those. */
-__global__ void reduce_shfl(const unsigned *__restrict__ in, unsigned *__restrict__ out,
-                            unsigned long long n)
-{
-    __shared__ unsigned smem[32];
-    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + tid;
-    unsigned v = (i < n) ? in[i] : 0u;
-    for (int off = 16; off > 0; off >>= 1)
-        v += __shfl_down_sync(FULL_MASK, v, off);
-    if (lane == 0)
-        smem[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = (lane < blockDim.x / 32) ? smem[lane] : 0u;
-        for (int off = 16; off > 0; off >>= 1)
-            v += __shfl_down_sync(FULL_MASK, v, off);
-        if (lane == 0)
-            out[blockIdx.x] = v;
-    }
-}
-
-/* Warp sum by a warp-synchronous tree in shared memory: each warp owns 32
- * words of the block's blockDim.x; __syncwarp orders the lanes' accesses. */
-__global__ void warp_reduce_smem(const unsigned *__restrict__ in, unsigned *__restrict__ out,
-                                 unsigned long long n)
-{
-    extern __shared__ unsigned smem[];
-    unsigned tid = threadIdx.x, lane = tid % 32;
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + tid;
-    smem[tid] = (i < n) ? in[i] : 0u;
-    __syncwarp();
-    for (unsigned s = 16; s > 0; s >>= 1) {
-        if (lane < s)
-            smem[tid] += smem[tid + s];
-        __syncwarp();
-    }
-    if (lane == 0 && i < n)
-        out[i / 32] = smem[tid];
-}
-
-/* Warp sum by five shuffles, in registers. */
-__global__ void warp_reduce_shfl(const unsigned *__restrict__ in, unsigned *__restrict__ out,
-                                 unsigned long long n)
-{
-    unsigned lane = threadIdx.x % 32;
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned v = (i < n) ? in[i] : 0u;
-    for (int off = 16; off > 0; off >>= 1)
-        v += __shfl_down_sync(FULL_MASK, v, off);
-    if (lane == 0 && i < n)
-        out[i / 32] = v;
-}
-
-/* The permutations: every lane takes part (lanes past n with 0), only
- * lanes inside the array store. */
-#define SHFL_KERNEL(NAME, CALL)                                                             \
+#define SHFL_KERNEL(NAME, BODY)                                                             \
     __global__ void NAME(const unsigned *__restrict__ in, unsigned *__restrict__ out,       \
                          unsigned long long n, int arg, int width)                          \
     {                                                                                       \
-        unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;   \
-        unsigned v = (i < n) ? in[i] : 0u;                                                  \
-        v = CALL(FULL_MASK, v, arg, width);                                                 \
-        if (i < n)                                                                          \
-            out[i] = v;                                                                     \
+        BODY(CML_KERNEL_CTX, in, out, n, arg, width);                                       \
     }
 
-SHFL_KERNEL(shfl_bcast, __shfl_sync)
-SHFL_KERNEL(shfl_up, __shfl_up_sync)
-SHFL_KERNEL(shfl_down, __shfl_down_sync)
-SHFL_KERNEL(shfl_xor, __shfl_xor_sync)
+REDUCE_KERNEL(reduce_smem, cml_reduce_smem_body)
+REDUCE_KERNEL(reduce_shfl, cml_reduce_shfl_body)
+REDUCE_KERNEL(warp_reduce_smem, cml_warp_reduce_smem_body)
+REDUCE_KERNEL(warp_reduce_shfl, cml_warp_reduce_shfl_body)
+SHFL_KERNEL(shfl_bcast, cml_shfl_bcast_body)
+SHFL_KERNEL(shfl_up, cml_shfl_up_body)
+SHFL_KERNEL(shfl_down, cml_shfl_down_body)
+SHFL_KERNEL(shfl_xor, cml_shfl_xor_body)
 
 typedef void (*reduce_kernel)(const unsigned *, unsigned *, unsigned long long);
 typedef void (*perm_kernel)(const unsigned *, unsigned *, unsigned long long, int, int);

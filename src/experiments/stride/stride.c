@@ -1,7 +1,8 @@
 /*
  * Experiment 6: strided and scattered access.
  *
- * Kernels (stride.cu), one thread per element processed, i = blockIdx.x *
+ * Kernels (bodies in stride_body.h, run by stride.cu and by the mirror
+ * below), one thread per element processed, i = blockIdx.x *
  * blockDim.x + threadIdx.x; loads __ldca (ca), stores plain; site 0 is the
  * load, site 1 the store:
  *   stride:       m = n / s; if (i < m) C[i] = A[i*s];
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "experiments/stride/stride.h"
+#include "experiments/stride/stride_body.h"
 #include "experiments/stride/stride_kernels.h"
 #include "lab/common.h"
 
@@ -64,25 +66,23 @@ static const cml_param_def stride_params[] = {
      0, (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(stride_settings, n), NULL},
 };
 
+/* The kernels' own bodies (stride_body.h), with the arguments the launcher
+ * gives them (stride.cu), on the model's arrays A and C. */
 void cml_stride_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_stride_args *a = vargs;
-    const uint64_t A = cml_array_base(0), C = cml_array_base(1);
-    const uint64_t i = cml_gtid(t);
+    const float *A = CML_ARRAY(const float, 0);
+    float *C = CML_ARRAY(float, 1);
+    const cml_ctx c = CML_MIRROR_CTX(t, e);
     const uint64_t threads = cml_stride_threads(a->pattern, a->n, a->stride);
-    if (i >= threads)
-        return;
-    uint64_t src = i, dst = i;
     const uint64_t full = a->window ? a->n / a->window * a->window : 0;
     switch (a->pattern) {
-    case CML_STRIDE_READ: src = i * a->stride; break;
-    case CML_STRIDE_WRITE: dst = i * a->stride; break;
-    case CML_STRIDE_BROADCAST: src = i / 32u; break;
-    case CML_STRIDE_GATHER: src = cml_stride_perm(i, full, a->window, CML_STRIDE_P); break;
-    default: dst = cml_stride_perm(i, full, a->window, CML_STRIDE_P); break;
+    case CML_STRIDE_READ: cml_stride_read_body(c, A, C, threads, a->stride); break;
+    case CML_STRIDE_WRITE: cml_stride_write_body(c, A, C, threads, a->stride); break;
+    case CML_STRIDE_BROADCAST: cml_stride_broadcast_body(c, A, C, a->n); break;
+    case CML_STRIDE_GATHER: cml_stride_gather_body(c, A, C, a->n, full, a->window); break;
+    default: cml_stride_scatter_body(c, A, C, a->n, full, a->window); break;
     }
-    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, A + 4 * src);
-    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * dst);
 }
 
 /*

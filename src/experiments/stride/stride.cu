@@ -3,58 +3,44 @@
  * strided write, warp broadcast, windowed gather and scatter) and one checker
  * that recomputes every element of C, written or not.
  *
- * The C mirror in stride.c emits exactly these accesses; keep them in step.
- * Loads are __ldca (the ca path the mirror declares), stores plain.
+ * The kernels' bodies are in stride_body.h, which the model's mirror
+ * (stride.c) compiles too. Loads are __ldca (the ca path), stores plain.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/stride/stride_body.h"
 #include "experiments/stride/stride_kernels.h"
 #include "gpu/gpu_internal.h"
 
-/* i < m = n / s: C[i] = A[i*s] */
 __global__ void stride_read(const float *__restrict__ A, float *__restrict__ C, uint64_t m,
                             uint64_t s)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < m)
-        C[i] = __ldca(A + i * s);
+    cml_stride_read_body(CML_KERNEL_CTX, A, C, m, s);
 }
 
-/* i < m = n / s: C[i*s] = A[i] */
 __global__ void stride_write(const float *__restrict__ A, float *__restrict__ C, uint64_t m,
                              uint64_t s)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < m)
-        C[i * s] = __ldca(A + i);
+    cml_stride_write_body(CML_KERNEL_CTX, A, C, m, s);
 }
 
-/* i < n: C[i] = A[i/32] (every lane of an aligned warp on one address) */
 __global__ void stride_broadcast(const float *__restrict__ A, float *__restrict__ C, uint64_t n)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        C[i] = __ldca(A + i / 32u);
+    cml_stride_broadcast_body(CML_KERNEL_CTX, A, C, n);
 }
 
-/* i < n: C[i] = A[perm(i)] */
 __global__ void stride_gather(const float *__restrict__ A, float *__restrict__ C, uint64_t n,
                               uint64_t full, uint64_t w)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        C[i] = __ldca(A + cml_stride_perm(i, full, w, CML_STRIDE_P));
+    cml_stride_gather_body(CML_KERNEL_CTX, A, C, n, full, w);
 }
 
-/* i < n: C[perm(i)] = A[i] */
 __global__ void stride_scatter(const float *__restrict__ A, float *__restrict__ C, uint64_t n,
                                uint64_t full, uint64_t w)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        C[cml_stride_perm(i, full, w, CML_STRIDE_P)] = __ldca(A + i);
+    cml_stride_scatter_body(CML_KERNEL_CTX, A, C, n, full, w);
 }
 
 extern "C" const void *cml_stride_kernel(int pattern)

@@ -1,7 +1,7 @@
 /*
  * Experiment 13: the zero-copy read kernel, the managed-memory kernel and
- * their checkers. The C mirrors in transfers.c (cml_zerocopy_mirror,
- * cml_um_mirror) emit exactly these kernels' accesses; keep them in step.
+ * their checkers. The kernels' bodies are in transfers_body.h, which the
+ * model's mirrors (cml_zerocopy_mirror, cml_um_mirror) compile too.
  *
  * The zero-copy kernel is the same code whatever `in` points to: device
  * memory, mapped host memory through cudaHostGetDevicePointer, or the host
@@ -13,25 +13,20 @@
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/transfers/transfers_body.h"
 #include "experiments/transfers/transfers_kernels.h"
 #include "gpu/gpu_internal.h"
 
-/* Site 0: the load (over PCIe for mapped memory); site 1: the store. */
 __global__ void sumArrayZerocpy_read(const float *__restrict__ in, float *__restrict__ out,
                                      uint64_t n, unsigned stride, unsigned offset)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        out[i] = in[i * stride + offset];
+    cml_zerocopy_read_body(CML_KERNEL_CTX, in, out, n, stride, offset);
 }
 
-/* Site 0: the load of in[i]; site 1: the store of out[i]. */
 __global__ void sumMatrixGPUManaged_scale(const float *__restrict__ in, float *__restrict__ out,
                                           uint64_t n)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        out[i] = __fmul_rn(2.0f, in[i]);
+    cml_um_scale_body(CML_KERNEL_CTX, in, out, n);
 }
 
 extern "C" const void *cml_zerocopy_kernel(void)

@@ -137,7 +137,7 @@ static cml_status copy_buffers(cml_sweep *ctx, int64_t memory, size_t size, cons
         c->ref_bytes = 0;
         if (!(c->ref = malloc(size + 4)))
             return CML_ENOMEM;
-        cml_host_fill_random(c->ref, size, TR_SEED_COPY);
+        tr_host_fill(g, c->ref, size, TR_SEED_COPY);
         c->ref_bytes = size;
     }
     if (c->memory != memory) {
@@ -208,24 +208,24 @@ static cml_status copy_one(cml_sweep *ctx, cml_xfer *x, int64_t dir, size_t size
         if (st != CML_OK)
             return cml_exp_fail(plan, rec, st);
         tr_measured(rec, &tm);
-        cml_host_poison(c->dst.ptr, size);
+        tr_host_poison(plan->gpu, c->dst.ptr, size);
         if ((st = cml_xfer_copy(x, c->dst.ptr, c->dev_a.ptr, size, CML_DIR_D2H)) != CML_OK)
             return cml_exp_fail(plan, rec, st);
-        int ok = cml_host_same(c->dst.ptr, c->ref, size, &bad);
+        int ok = tr_host_same(plan->gpu, c->dst.ptr, c->ref, size, &bad);
         tr_verified(rec, ok, bad, "the device copy");
         c->dev_a_valid = !ok ? 0 : c->dev_a_valid > size ? c->dev_a_valid : size;
         return CML_OK;
     }
     if ((st = dev_a_ready(c, x, size)) != CML_OK)
         return cml_exp_fail(plan, rec, st);
-    cml_host_poison(c->dst.ptr, size);
+    tr_host_poison(plan->gpu, c->dst.ptr, size);
     if (dir == DIR_D2H) {
         st = cml_xfer_time_copy(x, c->dst.ptr, c->dev_a.ptr, size, CML_DIR_D2H, api, warmup,
                                 reps, &tm);
         if (st != CML_OK)
             return cml_exp_fail(plan, rec, st);
         tr_measured(rec, &tm);
-        tr_verified(rec, cml_host_same(c->dst.ptr, c->ref, size, &bad), bad, "the host copy");
+        tr_verified(rec, tr_host_same(plan->gpu, c->dst.ptr, c->ref, size, &bad), bad, "the host copy");
         return CML_OK;
     }
     if ((st = cml_xfer_memset(x, c->dev_b.ptr, 0xFF, size)) == CML_OK)
@@ -236,12 +236,12 @@ static cml_status copy_one(cml_sweep *ctx, cml_xfer *x, int64_t dir, size_t size
     if (st != CML_OK)
         return cml_exp_fail(plan, rec, st);
     tr_measured(rec, &tm);
-    tr_verified(rec, cml_host_same(c->dst.ptr, c->ref, size, &bad), bad,
+    tr_verified(rec, tr_host_same(plan->gpu, c->dst.ptr, c->ref, size, &bad), bad,
                 "the host copy (d2h half)");
-    cml_host_poison(c->dst.ptr, size);
+    tr_host_poison(plan->gpu, c->dst.ptr, size);
     if ((st = cml_xfer_copy(x, c->dst.ptr, c->dev_b.ptr, size, CML_DIR_D2H)) != CML_OK)
         return cml_exp_fail(plan, rec, st);
-    tr_verified(rec, cml_host_same(c->dst.ptr, c->ref, size, &bad), bad,
+    tr_verified(rec, tr_host_same(plan->gpu, c->dst.ptr, c->ref, size, &bad), bad,
                 "the device copy (h2d half)");
     return CML_OK;
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "experiments/transfers/transfers.h"
+#include "gpu/host_fill.h"
 #include "gpu/host_memory.h"
 #include "lab/common.h"
 
@@ -119,6 +120,29 @@ typedef struct tr_state {
 } tr_state;
 
 static inline tr_state *tr_state_of(const cml_sweep *ctx) { return ctx->state; }
+
+/* The host passes of gpu/host_fill.h, their time counted in the run's fill
+ * and check phases (lab.c's diagnostics). */
+static inline void tr_host_fill(cml_gpu *g, void *p, size_t bytes, uint64_t seed)
+{
+    const double t0 = cml_gpu_clock();
+    cml_host_fill_random(p, bytes, seed);
+    cml_gpu_phase_add(g, CML_GPU_PHASE_FILL, cml_gpu_clock() - t0);
+}
+static inline void tr_host_poison(cml_gpu *g, void *p, size_t bytes)
+{
+    const double t0 = cml_gpu_clock();
+    cml_host_poison(p, bytes);
+    cml_gpu_phase_add(g, CML_GPU_PHASE_FILL, cml_gpu_clock() - t0);
+}
+static inline int tr_host_same(cml_gpu *g, const void *a, const void *b, size_t bytes,
+                               size_t *first_bad)
+{
+    const double t0 = cml_gpu_clock();
+    int same = cml_host_same(a, b, bytes, first_bad);
+    cml_gpu_phase_add(g, CML_GPU_PHASE_CHECK, cml_gpu_clock() - t0);
+    return same;
+}
 static inline const tr_settings *tr_settings_of(const cml_sweep *ctx, size_t i)
 {
     return cml_sweep_settings_of(ctx, i);

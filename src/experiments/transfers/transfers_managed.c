@@ -8,7 +8,8 @@
  * (cudaMalloc + cudaMemcpy in, kernel, cudaMemcpy out). On the CPU alone
  * only the kernel steps, which the model traces.
  *
- * CONTRACT of the kernel (transfers.cu, sumMatrixGPUManaged_scale):
+ * The kernel (its body in transfers_body.h, run by transfers.cu and by
+ * the mirror below; sumMatrixGPUManaged_scale):
  *   if (i < n) out[i] = 2 * in[i];                // site 0: load, site 1: store
  */
 #include <stdio.h>
@@ -17,19 +18,16 @@
 
 #include "core/random.h"
 #include "core/stats.h"
+#include "experiments/transfers/transfers_body.h"
 #include "experiments/transfers/transfers_internal.h"
 #include "experiments/transfers/transfers_kernels.h"
 #include "gpu/host_fill.h"
 
+/* The kernel's own body (transfers_body.h) on the model's arrays. */
 void cml_um_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_um_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    const uint64_t i = cml_gtid(t);
-    if (i >= a->n)
-        return;
-    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i);
-    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * i);
+    cml_um_scale_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0), CML_ARRAY(float, 1), a->n);
 }
 
 /* Is step s a kernel launch (traced by the model)? */
@@ -231,7 +229,7 @@ static cml_status um_cycle(const cml_plan *plan, cml_xfer *x, um_run *u, uint64_
     double t0 = cml_host_clock_ms();
     memcpy(u->hbuf, u->outm.ptr, bytes);
     ms[STEP_READBACK] = cml_host_clock_ms() - t0;
-    int ok = cml_host_same(u->hbuf, u->ref_out, bytes, &bad);
+    int ok = tr_host_same(plan->gpu, u->hbuf, u->ref_out, bytes, &bad);
     tr_verified(r[STEP_WARM], ok, bad, "out[] read back on the host");
     tr_verified(r[STEP_READBACK], ok, bad, "out[] read back on the host");
 
@@ -247,7 +245,7 @@ static cml_status um_cycle(const cml_plan *plan, cml_xfer *x, um_run *u, uint64_
             (st = cml_xfer_stop(x, &ms[STEP_PREFETCHED])) || (st = cml_xfer_sync(x)))
             return cml_exp_fail(plan, r[STEP_PREFETCHED], st);
         memcpy(u->hbuf, u->outm.ptr, bytes);
-        ok = cml_host_same(u->hbuf, u->ref_out, bytes, &bad);
+        ok = tr_host_same(plan->gpu, u->hbuf, u->ref_out, bytes, &bad);
         tr_verified(r[STEP_PREFETCHED], ok, bad, "out[] read back on the host");
         tr_verified(r[STEP_PREFETCH], ok, bad, "out[] read back on the host");
     }
@@ -262,7 +260,7 @@ static cml_status um_cycle(const cml_plan *plan, cml_xfer *x, um_run *u, uint64_
         (st = cml_xfer_copy(x, u->hbuf, u->d_out.ptr, bytes, CML_DIR_D2H)) ||
         (st = cml_xfer_stop(x, &ms[STEP_MANUAL])))
         return cml_exp_fail(plan, r[STEP_MANUAL], st);
-    tr_verified(r[STEP_MANUAL], cml_host_same(u->hbuf, u->ref_out, bytes, &bad), bad,
+    tr_verified(r[STEP_MANUAL], tr_host_same(plan->gpu, u->hbuf, u->ref_out, bytes, &bad), bad,
                 "the result copied back");
 
     if (timed)

@@ -2,7 +2,8 @@
  * transfers, mode=zero-copy: a kernel reading mapped host memory against
  * the same kernel on device memory (the textbook's sumArrayZerocpy).
  *
- * CONTRACT of the kernel (transfers.cu, sumArrayZerocpy_read):
+ * The kernel (its body in transfers_body.h, run by transfers.cu and by
+ * the mirror below; sumArrayZerocpy_read):
  *   i = blockIdx.x * blockDim.x + threadIdx.x;
  *   if (i < n) out[i] = in[i * stride + offset];  // site 0: load, site 1: store
  * in: device memory, mapped host memory (cudaHostAlloc(..., cudaHostAllocMapped)
@@ -16,20 +17,17 @@
 #include <string.h>
 
 #include "core/stats.h"
+#include "experiments/transfers/transfers_body.h"
 #include "experiments/transfers/transfers_internal.h"
 #include "experiments/transfers/transfers_kernels.h"
 #include "gpu/host_fill.h"
 
+/* The kernel's own body (transfers_body.h) on the model's arrays. */
 void cml_zerocopy_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_zerocopy_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    const uint64_t i = cml_gtid(t);
-    if (i >= a->n)
-        return;
-    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4,
-             in + 4 * (i * a->stride + a->offset));
-    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * i);
+    cml_zerocopy_read_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0), CML_ARRAY(float, 1),
+                           a->n, a->stride, a->offset);
 }
 
 /* Floats each access reads: by default the input array spans 4x L2 (the
@@ -227,7 +225,7 @@ static const void *zc_input(cml_sweep *ctx, const tr_settings *s, cml_record *re
             return NULL;
         }
         if (*st == CML_OK) {
-            cml_host_fill_random(z->in_map.ptr, need * 4, TR_SEED_ZC);
+            tr_host_fill(plan->gpu, z->in_map.ptr, need * 4, TR_SEED_ZC);
             *st = cml_mem_device_pointer(plan->gpu, &z->in_map, &z->in_map_dev);
         }
         if (*st != CML_OK) {

@@ -5,8 +5,8 @@
  * memory: a transpose must read one matrix by rows and write the other by
  * columns, unless a shared-memory tile turns the columns into rows.
  *
- * CONTRACT: the kernels the mirror below stands for (transpose.cu is
- * exactly this). in[] is ny rows of nx floats; a transpose writes out[] as
+ * The kernels, whose bodies (transpose_body.h) transpose.cu and the mirror
+ * below both compile. in[] is ny rows of nx floats; a transpose writes out[] as
  * nx rows of ny floats. Indices are unsigned long long; (x, y) is the
  * thread's global 2-D index; the launch shape is cml_tr_shape's.
  *
@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "experiments/transpose/transpose.h"
+#include "experiments/transpose/transpose_body.h"
 #include "lab/common.h"
 
 static const char *const kernel_names[] = {"copy",        "naive-row", "naive-col", "unroll4-row",
@@ -72,67 +73,21 @@ static const cml_param_def transpose_params[] = {
      CML_FIELD(transpose_settings, residency), NULL},
 };
 
+/* The kernels' own bodies (transpose_body.h) on the model's arrays. */
 void cml_transpose_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_transpose_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    const uint64_t nx = a->nx, ny = a->ny;
-    const uint64_t tx = t->tid.x, ty = t->tid.y;
-    const uint64_t x = (uint64_t)t->bid.x * t->bdim.x + tx, y = (uint64_t)t->bid.y * t->bdim.y + ty;
+    const cml_ctx c = CML_MIRROR_CTX(t, e);
+    const float *in = CML_ARRAY(const float, 0);
+    float *out = CML_ARRAY(float, 1);
     switch (a->kernel) {
-    case CML_TR_COPY:
-        if (x < nx && y < ny) {
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * (y * nx + x));
-            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * (y * nx + x));
-        }
-        break;
-    case CML_TR_NAIVE_ROW:
-        if (x < nx && y < ny) {
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * (y * nx + x));
-            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * (x * ny + y));
-        }
-        break;
-    case CML_TR_NAIVE_COL:
-        if (x < ny && y < nx) {
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * (x * nx + y));
-            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * (y * ny + x));
-        }
-        break;
-    case CML_TR_UNROLL_ROW:
-    case CML_TR_UNROLL_COL: {
-        const int col = a->kernel == CML_TR_UNROLL_COL;
-        const uint64_t x0 = (uint64_t)t->bid.x * t->bdim.x * CML_TR_UNROLL + tx;
-        for (unsigned k = 0; k < CML_TR_UNROLL; k++) {
-            const uint64_t xk = x0 + (uint64_t)k * t->bdim.x;
-            if (!col && xk < nx && y < ny) {
-                cml_emit(e, 2 * k, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4,
-                         in + 4 * (y * nx + xk));
-                cml_emit(e, 2 * k + 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                         out + 4 * (xk * ny + y));
-            } else if (col && xk < ny && y < nx) {
-                cml_emit(e, 2 * k, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4,
-                         in + 4 * (xk * nx + y));
-                cml_emit(e, 2 * k + 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                         out + 4 * (y * ny + xk));
-            }
-        }
-        break;
-    }
-    default: { /* the tile kernels */
-        const uint64_t P = a->kernel == CML_TR_SMEM_PAD ? CML_TR_TILE + 1 : CML_TR_TILE;
-        if (x < nx && y < ny) {
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * (y * nx + x));
-            cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4, 4 * (ty * P + tx));
-        }
-        const uint64_t ox = (uint64_t)t->bid.y * CML_TR_TILE + tx;
-        const uint64_t oy = (uint64_t)t->bid.x * CML_TR_TILE + ty;
-        if (ox < ny && oy < nx) {
-            cml_emit(e, 2, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4, 4 * (tx * P + ty));
-            cml_emit(e, 3, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                     out + 4 * (oy * ny + ox));
-        }
-        break;
-    }
+    case CML_TR_COPY: cml_tr_copy_body(c, in, out, a->nx, a->ny); break;
+    case CML_TR_NAIVE_ROW: cml_tr_naive_row_body(c, in, out, a->nx, a->ny); break;
+    case CML_TR_NAIVE_COL: cml_tr_naive_col_body(c, in, out, a->nx, a->ny); break;
+    case CML_TR_UNROLL_ROW: cml_tr_unroll_row_body(c, in, out, a->nx, a->ny); break;
+    case CML_TR_UNROLL_COL: cml_tr_unroll_col_body(c, in, out, a->nx, a->ny); break;
+    case CML_TR_SMEM: cml_tr_smem_body(c, in, out, a->nx, a->ny); break;
+    default: cml_tr_smem_pad_body(c, in, out, a->nx, a->ny); break;
     }
 }
 

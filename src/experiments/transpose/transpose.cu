@@ -1,90 +1,32 @@
 /*
- * Matrix transpose (experiment 17): the kernels exactly as the contract at
- * the top of transpose.c states them (the C mirror there emits these
- * accesses), and a checker that recomputes every output element from the
+ * Matrix transpose (experiment 17): the kernels, whose bodies are in
+ * transpose_body.h (the model's mirror in transpose.c compiles them too),
+ * and a checker that recomputes every output element from the
  * counter-based random input.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/transpose/transpose_body.h"
 #include "experiments/transpose/transpose_kernels.h"
 #include "gpu/gpu_internal.h"
 
 typedef unsigned long long u64;
 
-/* The reference: a copy of the same shape and the same launch. */
-__global__ void tr_copy(const float *__restrict__ in, float *__restrict__ out, u64 nx, u64 ny)
-{
-    u64 x = (u64)blockIdx.x * blockDim.x + threadIdx.x, y = (u64)blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < nx && y < ny)
-        out[y * nx + x] = in[y * nx + x];
-}
-
-/* Reads a row of in[] per warp, writes a column of out[]. */
-__global__ void tr_naive_row(const float *__restrict__ in, float *__restrict__ out, u64 nx, u64 ny)
-{
-    u64 x = (u64)blockIdx.x * blockDim.x + threadIdx.x, y = (u64)blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < nx && y < ny)
-        out[x * ny + y] = in[y * nx + x];
-}
-
-/* Threads over out[] (ny wide, nx tall): reads a column of in[], writes a row. */
-__global__ void tr_naive_col(const float *__restrict__ in, float *__restrict__ out, u64 nx, u64 ny)
-{
-    u64 x = (u64)blockIdx.x * blockDim.x + threadIdx.x, y = (u64)blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < ny && y < nx)
-        out[y * ny + x] = in[x * nx + y];
-}
-
-/* naive-row with 4 independent elements per thread, blockDim.x apart. */
-__global__ void tr_unroll_row(const float *__restrict__ in, float *__restrict__ out, u64 nx, u64 ny)
-{
-    u64 x0 = (u64)blockIdx.x * blockDim.x * CML_TR_UNROLL + threadIdx.x;
-    u64 y = (u64)blockIdx.y * blockDim.y + threadIdx.y;
-#pragma unroll
-    for (unsigned k = 0; k < CML_TR_UNROLL; k++) {
-        u64 x = x0 + (u64)k * blockDim.x;
-        if (x < nx && y < ny)
-            out[x * ny + y] = in[y * nx + x];
-    }
-}
-
-/* naive-col with 4 independent elements per thread, blockDim.x apart. */
-__global__ void tr_unroll_col(const float *__restrict__ in, float *__restrict__ out, u64 nx, u64 ny)
-{
-    u64 x0 = (u64)blockIdx.x * blockDim.x * CML_TR_UNROLL + threadIdx.x;
-    u64 y = (u64)blockIdx.y * blockDim.y + threadIdx.y;
-#pragma unroll
-    for (unsigned k = 0; k < CML_TR_UNROLL; k++) {
-        u64 x = x0 + (u64)k * blockDim.x;
-        if (x < ny && y < nx)
-            out[y * ny + x] = in[x * nx + y];
-    }
-}
-
-/*
- * Through a 32x32 tile of shared memory, blocks of 32x32 threads: the tile
- * is filled by rows from a coalesced read of in[], and emptied by columns
- * into a coalesced write of out[]. Rows of P floats: P = 32 puts a column
- * in one bank (32-way conflict), P = 33 spreads it over all 32.
- */
-#define TR_SMEM_KERNEL(NAME, P)                                                              \
+#define TR_KERNEL(NAME, BODY)                                                                \
     __global__ void NAME(const float *__restrict__ in, float *__restrict__ out, u64 nx, u64 ny) \
     {                                                                                        \
-        __shared__ float tile[CML_TR_TILE * (P)];                                            \
-        unsigned tx = threadIdx.x, ty = threadIdx.y;                                         \
-        u64 x = (u64)blockIdx.x * CML_TR_TILE + tx, y = (u64)blockIdx.y * CML_TR_TILE + ty;  \
-        if (x < nx && y < ny)                                                                \
-            tile[ty * (P) + tx] = in[y * nx + x];                                            \
-        __syncthreads();                                                                     \
-        u64 ox = (u64)blockIdx.y * CML_TR_TILE + tx, oy = (u64)blockIdx.x * CML_TR_TILE + ty; \
-        if (ox < ny && oy < nx)                                                              \
-            out[oy * ny + ox] = tile[tx * (P) + ty];                                         \
+        BODY(CML_KERNEL_CTX, in, out, nx, ny);                                               \
     }
 
-TR_SMEM_KERNEL(tr_smem, CML_TR_TILE)
-TR_SMEM_KERNEL(tr_smem_pad, CML_TR_TILE + 1)
+TR_KERNEL(tr_copy, cml_tr_copy_body)
+TR_KERNEL(tr_naive_row, cml_tr_naive_row_body)
+TR_KERNEL(tr_naive_col, cml_tr_naive_col_body)
+TR_KERNEL(tr_unroll_row, cml_tr_unroll_row_body)
+TR_KERNEL(tr_unroll_col, cml_tr_unroll_col_body)
+TR_KERNEL(tr_smem, cml_tr_smem_body)
+TR_KERNEL(tr_smem_pad, cml_tr_smem_pad_body)
 
 typedef void (*tr_kernel)(const float *, float *, u64, u64);
 

@@ -2,7 +2,8 @@
  * Experiment 4: unrolling and bytes in flight (the textbook's
  * readSegmentUnroll, plus vector accesses).
  *
- * Kernels (unroll.cu), U = 1, 2, 4 accesses per thread of W = 4, 8, 16 bytes
+ * Kernels (bodies in unroll_body.h, run by unroll.cu and by the mirror
+ * below), U = 1, 2, 4 accesses per thread of W = 4, 8, 16 bytes
  * (float, float2, float4); nv = vector elements per array, offset counted in
  * vectors (so every access stays naturally aligned):
  *   i0 = blockIdx.x*blockDim.x*U + threadIdx.x
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "experiments/unroll/unroll.h"
+#include "experiments/unroll/unroll_body.h"
 #include "experiments/unroll/unroll_kernels.h"
 #include "lab/common.h"
 
@@ -48,23 +50,42 @@ static const cml_param_def unroll_params[] = {
      0, (int64_t)1 << 34, "0", NULL, CML_PARAM_NOVARIANT, CML_FIELD(unroll_settings, n), NULL},
 };
 
+/* The kernel of (U, width): its own body (unroll_body.h) on the model's
+ * arrays A, B and C viewed as vectors of that width. */
+#define UNROLL_ARGS(VT)                                                                       \
+    CML_MIRROR_CTX(t, e), CML_ARRAY(const VT, 0), CML_ARRAY(const VT, 1), CML_ARRAY(VT, 2),   \
+        a->nv, a->offset
+
 void cml_unroll_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_unroll_args *a = vargs;
-    const uint64_t A = cml_array_base(0), B = cml_array_base(1), C = cml_array_base(2);
-    const uint64_t w = a->width, bd = t->bdim.x;
-    const uint64_t i0 = (uint64_t)t->bid.x * bd * a->unroll + t->tid.x;
-    for (unsigned j = 0; j < a->unroll; j++) {
-        uint64_t k = i0 + j * bd + a->offset;
-        if (k < a->nv) {
-            cml_emit(e, 3 * j, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, a->width, A + w * k);
-            cml_emit(e, 3 * j + 1, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, a->width, B + w * k);
-        }
-    }
-    for (unsigned j = 0; j < a->unroll; j++) {
-        uint64_t i = i0 + j * bd;
-        if (i + a->offset < a->nv)
-            cml_emit(e, 3 * j + 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, a->width, C + w * i);
+    const unsigned u = a->unroll;
+    switch (a->width) {
+    case 4:
+        if (u == 1)
+            cml_unroll1_f1_body(UNROLL_ARGS(float));
+        else if (u == 2)
+            cml_unroll2_f1_body(UNROLL_ARGS(float));
+        else if (u == 4)
+            cml_unroll4_f1_body(UNROLL_ARGS(float));
+        break;
+    case 8:
+        if (u == 1)
+            cml_unroll1_f2_body(UNROLL_ARGS(float2));
+        else if (u == 2)
+            cml_unroll2_f2_body(UNROLL_ARGS(float2));
+        else if (u == 4)
+            cml_unroll4_f2_body(UNROLL_ARGS(float2));
+        break;
+    case 16:
+        if (u == 1)
+            cml_unroll1_f4_body(UNROLL_ARGS(float4));
+        else if (u == 2)
+            cml_unroll2_f4_body(UNROLL_ARGS(float4));
+        else if (u == 4)
+            cml_unroll4_f4_body(UNROLL_ARGS(float4));
+        break;
+    default: break; /* no kernel: the experiment refuses these settings */
     }
 }
 

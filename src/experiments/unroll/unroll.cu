@@ -4,70 +4,36 @@
  * accesses (float, float2, float4): nine kernels in one binary, and a checker
  * that recomputes every output float from the counter-based random inputs.
  *
- * The C mirror in unroll.c emits exactly these accesses; keep them in step.
- *
- * All 2U loads of a thread are issued before its first store (two unrolled
- * loops over register arrays), so they are in flight together: that is the
- * point of unrolling. Each access has its own guard, so no tail is skipped
- * (the textbook's kernel dropped the last partial block-of-U). Loads use
- * __ldca, the ca path the mirror declares.
+ * The kernels' bodies are in unroll_body.h, which the model's mirror
+ * (unroll.c) compiles too. All 2U loads of a thread are issued before its
+ * first store, so they are in flight together: that is the point of
+ * unrolling. Each access has its own guard, so no tail is skipped (the
+ * textbook's kernel dropped the last partial block-of-U).
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
+#include "experiments/unroll/unroll_body.h"
 #include "experiments/unroll/unroll_kernels.h"
 #include "gpu/gpu_internal.h"
 
-static __device__ __forceinline__ float vadd1(float a, float b)
-{
-    return a + b;
-}
-
-static __device__ __forceinline__ float2 vadd2(float2 a, float2 b)
-{
-    return make_float2(a.x + b.x, a.y + b.y);
-}
-
-static __device__ __forceinline__ float4 vadd4(float4 a, float4 b)
-{
-    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-}
-
-/* i0 = blockIdx.x*blockDim.x*U + threadIdx.x; access j is element
- * i_j = i0 + j*blockDim.x, read from k_j = i_j + offset:
- *   if (k_j < nv) C[i_j] = A[k_j] + B[k_j]      for j < U */
-#define UNROLL_KERNEL(NAME, VT, U, ADD)                                                       \
+#define UNROLL_KERNEL(NAME, VT, BODY)                                                         \
     __global__ void NAME(const VT *__restrict__ A, const VT *__restrict__ B,                 \
                          VT *__restrict__ C, uint64_t nv, uint64_t offset)                    \
     {                                                                                         \
-        const uint64_t i0 = (uint64_t)blockIdx.x * blockDim.x * (U) + threadIdx.x;            \
-        VT a[U], b[U];                                                                        \
-        _Pragma("unroll") for (unsigned j = 0; j < (U); j++)                                  \
-        {                                                                                     \
-            uint64_t k = i0 + (uint64_t)j * blockDim.x + offset;                              \
-            if (k < nv) {                                                                     \
-                a[j] = __ldca(A + k);                                                         \
-                b[j] = __ldca(B + k);                                                         \
-            }                                                                                 \
-        }                                                                                     \
-        _Pragma("unroll") for (unsigned j = 0; j < (U); j++)                                  \
-        {                                                                                     \
-            uint64_t i = i0 + (uint64_t)j * blockDim.x;                                       \
-            if (i + offset < nv)                                                              \
-                C[i] = ADD(a[j], b[j]);                                                       \
-        }                                                                                     \
+        BODY(CML_KERNEL_CTX, A, B, C, nv, offset);                                            \
     }
 
-UNROLL_KERNEL(readUnroll1_f1, float, 1, vadd1)
-UNROLL_KERNEL(readUnroll2_f1, float, 2, vadd1)
-UNROLL_KERNEL(readUnroll4_f1, float, 4, vadd1)
-UNROLL_KERNEL(readUnroll1_f2, float2, 1, vadd2)
-UNROLL_KERNEL(readUnroll2_f2, float2, 2, vadd2)
-UNROLL_KERNEL(readUnroll4_f2, float2, 4, vadd2)
-UNROLL_KERNEL(readUnroll1_f4, float4, 1, vadd4)
-UNROLL_KERNEL(readUnroll2_f4, float4, 2, vadd4)
-UNROLL_KERNEL(readUnroll4_f4, float4, 4, vadd4)
+UNROLL_KERNEL(readUnroll1_f1, float, cml_unroll1_f1_body)
+UNROLL_KERNEL(readUnroll2_f1, float, cml_unroll2_f1_body)
+UNROLL_KERNEL(readUnroll4_f1, float, cml_unroll4_f1_body)
+UNROLL_KERNEL(readUnroll1_f2, float2, cml_unroll1_f2_body)
+UNROLL_KERNEL(readUnroll2_f2, float2, cml_unroll2_f2_body)
+UNROLL_KERNEL(readUnroll4_f2, float2, cml_unroll4_f2_body)
+UNROLL_KERNEL(readUnroll1_f4, float4, cml_unroll1_f4_body)
+UNROLL_KERNEL(readUnroll2_f4, float4, cml_unroll2_f4_body)
+UNROLL_KERNEL(readUnroll4_f4, float4, cml_unroll4_f4_body)
 
 /* Table index of (unroll, width), or -1. */
 static int pick(unsigned unroll, unsigned width)
