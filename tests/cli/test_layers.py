@@ -7,10 +7,12 @@ path from one of those two roots), and the graph of who includes whom is
 checked at three grains:
 
   files    a cycle of headers including each other;
-  units    a source file and its header are one unit (NAME.c, NAME.cu and
-           NAME.h; a private NAME_internal.h belongs to NAME too), so two
-           units that include each other's headers depend on each other:
-           the shape of two .c files calling each other;
+  units    a source file and its headers are one unit (NAME.c, NAME.cu and
+           NAME.h, and the headers that carry NAME's own code: a private
+           NAME_internal.h, NAME_kernels.h declaring NAME.cu, NAME_body.h
+           compiled into both), so two units that include each other's
+           headers depend on each other: the shape of two .c files calling
+           each other;
   folders  src/model, src/core, ..., each experiment's own folder
            (src/experiments/NAME/) and the registry (src/experiments/).
 
@@ -95,10 +97,17 @@ def folder(path):
     return "/".join(parts[:2])
 
 
+UNIT_SUFFIXES = ("_internal", "_kernels", "_body")
+
+
 def unit(path):
-    """A source and its header are one unit; NAME_internal.h is NAME's."""
+    """A source and its headers are one unit: NAME.c, NAME.cu, NAME.h and
+    NAME_internal.h, NAME_kernels.h, NAME_body.h are all NAME's."""
     stem = os.path.splitext(path)[0]
-    return stem[: -len("_internal")] if stem.endswith("_internal") else stem
+    for suffix in UNIT_SUFFIXES:
+        if stem.endswith(suffix):
+            return stem[: -len(suffix)]
+    return stem
 
 
 def cycles(graph):
