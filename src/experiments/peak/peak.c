@@ -28,6 +28,7 @@
 #include "experiments/peak/peak.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/peak/peak_internal.h"
@@ -164,6 +165,50 @@ static void model_finding(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
                        traced);
 }
 
+/* At the sweep's first point: the traces of every point, made at once
+ * (cml_peak_trace_prefill), with the sizes and grids the points will have. */
+static void prefill_traces(cml_sweep *ctx, const cml_record *rec)
+{
+    peak_state *g = ctx->state;
+    if (g->prefilled)
+        return;
+    g->prefilled = 1;
+    const cml_plan *plan = ctx->plan;
+    const cml_param_values *pv = ctx->values;
+    const int is = cml_param_index(pv, "shape"), ib = cml_param_index(pv, "block");
+    const int ik = cml_param_index(pv, "kernel"), iz = cml_param_index(pv, "size");
+    if (is < 0 || ib < 0 || ik < 0 || iz < 0)
+        return;
+    const cml_param_list *ls = &pv->list[is], *lb = &pv->list[ib];
+    const cml_param_list *lk = &pv->list[ik], *lz = &pv->list[iz];
+    const int plan_size = plan->size_bytes || plan->where != CML_WHERE_DRAM;
+    const uint64_t cap = size_cap(plan, g);
+    cml_peak_trace_job *jobs = calloc(ls->count * lb->count * lk->count * lz->count + 1, sizeof *jobs);
+    size_t nj = 0;
+    for (size_t z = 0; jobs && z < lz->count; z++) {
+        if (!plan->gpu && !lz->given && z > 0)
+            break; /* without a GPU only the first size is a point (point_size) */
+        const uint64_t n = resolve(plan, (uint64_t)lz->v[z], cap, plan_size) / sizeof(float);
+        for (size_t k = 0; k < lk->count; k++) {
+            const cml_peak_op op = (cml_peak_op)lk->v[k];
+            for (size_t s = 0; op < CML_PEAK_KERNEL_OPS && s < ls->count; s++)
+                for (size_t b = 0; b < lb->count; b++) {
+                    const unsigned block = (unsigned)lb->v[b];
+                    const cml_peak_shape shape = (cml_peak_shape)ls->v[s];
+                    unsigned grid = cml_peak_model_grid(plan, shape, n, block);
+                    if (block % 32u != 0 ||
+                        (plan->gpu && cml_peak_device_grid(plan->gpu, op, shape, n, block, &grid,
+                                                           NULL) != CML_OK))
+                        continue;
+                    jobs[nj++] = (cml_peak_trace_job){op, shape, n, grid, block};
+                }
+        }
+    }
+    if (jobs)
+        cml_peak_trace_prefill(&g->memo, &rec->cache, jobs, nj);
+    free(jobs);
+}
+
 /* One point: the size resolved, the record and the model (traced over the
  * grid the GPU run will launch, when a GPU is open). */
 static cml_status peak_variant(cml_sweep *ctx, void *vs, cml_record *rec)
@@ -171,6 +216,7 @@ static cml_status peak_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     peak_settings *s = vs;
     const cml_plan *plan = ctx->plan;
     uint64_t bytes = 0;
+    prefill_traces(ctx, rec);
     if (point_size(ctx, s, &bytes))
         return CML_SKIP_POINT;
     s->size = (int64_t)bytes;

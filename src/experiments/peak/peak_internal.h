@@ -57,6 +57,7 @@ typedef struct peak_state {
     uint64_t cap_bytes;     /* largest array: min(free memory / 4, 8 GiB); 0: not yet */
     size_t size_first;      /* first record of the bench's size */
     cml_peak_trace_memo memo;
+    int prefilled;          /* the sweep's traces were made at its first point */
 } peak_state;
 
 /* peak_model.c: trace op/shape at n floats (grid-stride over gs_grid
@@ -67,6 +68,22 @@ cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
                           unsigned gs_grid, unsigned block, uint64_t *traced_n,
                           cml_peak_trace_memo *memo);
 void cml_peak_trace_memo_free(cml_peak_trace_memo *memo);
+
+/* What decides one trace: the op and shape at n floats, over gs_grid blocks
+ * of `block` threads (the launch's grid). */
+typedef struct cml_peak_trace_job {
+    cml_peak_op op;
+    cml_peak_shape shape;
+    uint64_t n;
+    unsigned grid, block;
+} cml_peak_trace_job;
+
+/* Make the traces of `jobs` that memo does not hold yet, at the same time
+ * over the host's cores (the model is a pure function of them: a suite's
+ * 150 points trace in the time of a few), into memo; `cache` is the cache
+ * levels' configuration every point gets. The points then find them there. */
+void cml_peak_trace_prefill(cml_peak_trace_memo *memo, const cml_cache_config *cache,
+                            const cml_peak_trace_job *jobs, size_t njobs);
 /* Launch grid without a device: the grid-stride grid fills every SM with
  * resident threads, the one-shot grid covers the array. */
 unsigned cml_peak_model_grid(const cml_plan *plan, cml_peak_shape shape, uint64_t n,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "experiments/peak/peak_internal.h"
+#include "gpu/host_fill.h"
 
 unsigned cml_peak_bytes_per_thread(cml_peak_shape shape)
 {
@@ -212,6 +213,81 @@ void cml_peak_trace_memo_free(cml_peak_trace_memo *memo)
 static cml_status trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
                         const cml_peak_shape_def *d, const cml_peak_mirror_args *args,
                         unsigned gs_grid, unsigned block);
+
+/* The n the trace of n floats is made at (below). */
+static uint64_t traced_n_of(const cml_peak_shape_def *d, cml_peak_op op, uint64_t n,
+                            unsigned gs_grid, unsigned block)
+{
+    uint64_t cap = TRACE_MAX_N;
+    if (d->layout == CML_PEAK_GRID_STRIDE) {
+        const uint64_t per_vec = (op == CML_PEAK_ADD || op == CML_PEAK_TRIAD) ? 3 : 2;
+        const uint64_t max_vecs = (CML_MAX_EMITS - 16) / per_vec; /* per thread */
+        const uint64_t fits = max_vecs * gs_grid * block * (d->width / 4);
+        if (fits < cap)
+            cap = fits;
+    }
+    return n > cap + 3 ? cap - cap % 4 + n % 4 : n;
+}
+
+/* The prefill's work: jobs[i] traced into recs[i], its status in sts[i]. */
+typedef struct prefill {
+    const cml_peak_trace_job *jobs;
+    const uint64_t *traced;
+    cml_record *recs;
+    cml_status *sts;
+} prefill;
+
+static void prefill_part(void *user, size_t part, size_t lo, size_t hi)
+{
+    (void)part;
+    prefill *pf = user;
+    for (size_t i = lo; i < hi; i++) {
+        const cml_peak_trace_job *j = &pf->jobs[i];
+        const cml_peak_mirror_args a = {j->op, j->shape, pf->traced[i]};
+        pf->sts[i] = trace(&pf->recs[i], j->op, j->shape, cml_peak_shape_at(j->shape), &a,
+                           j->grid, j->block);
+    }
+}
+
+void cml_peak_trace_prefill(cml_peak_trace_memo *memo, const cml_cache_config *cache,
+                            const cml_peak_trace_job *jobs, size_t njobs)
+{
+    cml_peak_trace_job *todo = calloc(njobs ? njobs : 1, sizeof *todo);
+    uint64_t *traced = calloc(njobs ? njobs : 1, sizeof *traced);
+    cml_record *recs = calloc(njobs ? njobs : 1, sizeof *recs);
+    cml_status *sts = calloc(njobs ? njobs : 1, sizeof *sts);
+    size_t n = 0;
+    for (size_t i = 0; todo && traced && recs && sts && i < njobs; i++) {
+        const cml_peak_shape_def *d = cml_peak_shape_at(jobs[i].shape);
+        if (!d || jobs[i].op >= CML_PEAK_KERNEL_OPS)
+            continue;
+        const uint64_t tn = traced_n_of(d, jobs[i].op, jobs[i].n, jobs[i].grid, jobs[i].block);
+        int seen = memo_find(memo, jobs[i].op, jobs[i].shape, jobs[i].grid, jobs[i].block, tn) != NULL;
+        for (size_t k = 0; k < n && !seen; k++)
+            seen = todo[k].op == jobs[i].op && todo[k].shape == jobs[i].shape &&
+                   todo[k].grid == jobs[i].grid && todo[k].block == jobs[i].block &&
+                   traced[k] == tn;
+        if (seen)
+            continue;
+        todo[n] = jobs[i];
+        traced[n] = tn;
+        recs[n].cache = *cache;
+        n++;
+    }
+    if (n) {
+        prefill pf = {todo, traced, recs, sts};
+        (void)cml_host_parallel(n, 1, prefill_part, &pf);
+        /* a failed trace is made again by its point, which reports it */
+        for (size_t i = 0; i < n; i++)
+            if (sts[i] == CML_OK)
+                memo_add(memo, &recs[i], todo[i].op, todo[i].shape, todo[i].grid, todo[i].block,
+                         traced[i]);
+    }
+    free(todo);
+    free(traced);
+    free(recs);
+    free(sts);
+}
 
 cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape, uint64_t n,
                           unsigned gs_grid, unsigned block, uint64_t *traced_n,
