@@ -107,7 +107,7 @@ def validate_settings(registry):
 
 def explained_by(entries, variant, metric, meas, pred, ref):
     """The section of the first entry that explains the difference, or None
-    (cml_explained_diff semantics, src/experiments/experiment.h)."""
+    (cml_explained_diff semantics, src/lab/experiment.h)."""
     for v, m, f, sec in entries:
         if v and v not in variant:
             continue

@@ -8,7 +8,7 @@
 # CMAKE_CUDA_ARCHITECTURES, with -Xptxas -v (the object is thrown away),
 # keeps ptxas's output in <build>/generated/<prefix>.log and turns it into
 # <build>/generated/<prefix>.c, added to <target>. The C file includes
-# <header>, which must declare (see src/experiments/local.h):
+# <header>, which must declare (see src/experiments/local/local.h):
 #
 #   typedef struct cml_ptxas_entry { const char *mangled, *name; int regs;
 #       unsigned stack_bytes, spill_store_bytes, spill_load_bytes; } cml_ptxas_entry;

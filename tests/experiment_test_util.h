@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "lab/lab.h"
 #include "test_util.h"
 

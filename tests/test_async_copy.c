@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/async_copy.h"
-#include "experiments/common.h"
+#include "experiments/async_copy/async_copy.h"
+#include "lab/common.h"
 #include "lab/sweep.h"
 #include "experiment_test_util.h"
 #include "test_util.h"

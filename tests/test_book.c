@@ -14,9 +14,10 @@
 
 #include "book/book.h"
 #include "book/programs.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "experiment_test_util.h"
 #include "lab/sweep.h"
+#include "experiments/registry.h"
 #include "test_util.h"
 
 static const cml_traffic *cls(const cml_record *rec, cml_rules r, cml_class c)

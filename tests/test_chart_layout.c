@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/record.h"
+#include "experiments/registry.h"
 #include "report/chart_plan.h"
 #include "report/svg_chart.h"
 #include "test_util.h"
@@ -169,6 +170,8 @@ static void test_few_bars(void)
 
 int main(void)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     test_many_bars();
     test_page_width();
     test_few_bars();

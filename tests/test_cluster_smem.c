@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/cluster_smem.h"
-#include "experiments/common.h"
+#include "experiments/cluster_smem/cluster_smem.h"
+#include "lab/common.h"
 #include "lab/sweep.h"
 #include "experiment_test_util.h"
 #include "test_util.h"

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/registry.h"
+#include "report/chart_plan.h"
 #include "report/compare.h"
 #include "report/json_read.h"
 #include "test_util.h"
@@ -336,6 +338,8 @@ static void test_labels_and_repeats(void)
 
 int main(void)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     cml_results a, b;
     if (!read_fixture("compare-a.json", &a) || !read_fixture("compare-b.json", &b)) {
         CHECK(0);

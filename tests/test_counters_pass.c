@@ -16,7 +16,7 @@
 #include "core/record.h"
 #include "counters/counter_map.h"
 #include "counters/counters.h"
-#include "experiments/counters_pass.h"
+#include "lab/counters_pass.h"
 #include "test_util.h"
 
 typedef struct args { int id; } args;

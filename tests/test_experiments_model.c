@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
-#include "experiments/constant.h"
-#include "experiments/device_vars.h"
-#include "experiments/local.h"
-#include "experiments/pitch2d.h"
-#include "experiments/shared_banks.h"
-#include "experiments/shared_banks_kernels.h"
-#include "experiments/shuffle.h"
-#include "experiments/transfers.h"
-#include "experiments/transpose.h"
+#include "lab/common.h"
+#include "experiments/constant/constant.h"
+#include "experiments/device_vars/device_vars.h"
+#include "experiments/local/local.h"
+#include "experiments/pitch2d/pitch2d.h"
+#include "experiments/shared_banks/shared_banks.h"
+#include "experiments/shared_banks/shared_banks_kernels.h"
+#include "experiments/shuffle/shuffle.h"
+#include "experiments/transfers/transfers.h"
+#include "experiments/transpose/transpose.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 

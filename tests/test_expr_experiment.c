@@ -1,5 +1,5 @@
 /*
- * The expr experiment on the CPU (src/experiments/expr.c): the mirror of
+ * The expr experiment on the CPU (src/experiments/expr/expr.c): the mirror of
  * each generated kernel against counts derived by hand, the one-block
  * shortcut against the full trace, the bounds rule (what is refused, and
  * how), the engine's records and labels, and the built-in set.
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "experiment_test_util.h"
-#include "experiments/common.h"
-#include "experiments/expr.h"
+#include "experiments/expr/expr.h"
+#include "lab/common.h"
 #include "test_util.h"
 
 /* Settings at the row's defaults, then "name=value ..." (single values). */

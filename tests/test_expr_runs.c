@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cumemlab/expr.h"
-#include "experiments/common.h"
-#include "experiments/expr_runs.h"
+#include "experiments/expr/expr_runs.h"
+#include "lab/common.h"
 #include "test_util.h"
 
 /* The command line's mirror: thread i reads (or copies) element idx of an

@@ -10,16 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/aos_soa.h"
-#include "experiments/aos_soa_kernels.h"
-#include "experiments/common.h"
-#include "experiments/parallelism.h"
-#include "experiments/readonly.h"
-#include "experiments/readonly_kernels.h"
-#include "experiments/stride.h"
-#include "experiments/stride_kernels.h"
-#include "experiments/unroll.h"
-#include "experiments/unroll_kernels.h"
+#include "experiments/aos_soa/aos_soa.h"
+#include "experiments/aos_soa/aos_soa_kernels.h"
+#include "lab/common.h"
+#include "experiments/parallelism/parallelism.h"
+#include "experiments/readonly/readonly.h"
+#include "experiments/readonly/readonly_kernels.h"
+#include "experiments/stride/stride.h"
+#include "experiments/stride/stride_kernels.h"
+#include "experiments/unroll/unroll.h"
+#include "experiments/unroll/unroll_kernels.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 

@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/hierarchy.h"
+#include "experiments/hierarchy/hierarchy.h"
 #include "experiment_test_util.h"
 #include "report/chart_plan.h"
 #include "report/svg_chart.h"
 #include "test_util.h"
+#include "experiments/registry.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)
@@ -578,6 +579,8 @@ static void test_chart_marks(void)
 
 int main(void)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     test_predict();
     test_measured();
     test_plan();

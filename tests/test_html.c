@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/record.h"
-#include "experiments/experiment.h"
+#include "experiments/registry.h"
 #include "report/chart_plan.h"
 #include "report/html.h"
 #include "report/svg_chart.h"
@@ -822,6 +822,8 @@ static void test_report_diagnostics(void)
 
 int main(void)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     test_escape();
     test_nice_ticks();
     test_log_ticks();

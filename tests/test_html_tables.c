@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/record.h"
+#include "experiments/registry.h"
 #include "report/chart_plan.h"
 #include "report/html.h"
 #include "test_util.h"
@@ -173,6 +174,8 @@ static void test_counters_chart(void)
 
 int main(void)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     test_page();
     test_counters_chart();
     return cml_test_summary("test_html_tables");

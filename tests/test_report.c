@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "core/record.h"
+#include "experiments/registry.h"
+#include "report/chart_plan.h"
 #include "report/json_read.h"
 #include "report/report.h"
 #include "report/report_util.h"
@@ -1546,6 +1548,8 @@ static void test_table_peak_classes(void)
 
 int main(void)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     test_fmt_double();
     test_validator();
     test_json_model_only();

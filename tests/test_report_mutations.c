@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/registry.h"
+#include "report/chart_plan.h"
 #include "report/compare.h"
 #include "report/html.h"
 #include "report/json_read.h"
@@ -472,6 +474,8 @@ static void test_file(const char *file)
 
 int main(int argc, char **argv)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     CHECK(argc > 1); /* the files to mutate come from tests/CMakeLists.txt */
     for (int i = 1; i < argc; i++)
         test_file(argv[i]);

@@ -15,6 +15,8 @@
 
 #include "core/peak_class.h"
 #include "core/record.h"
+#include "experiments/registry.h"
+#include "report/chart_plan.h"
 #include "report/html.h"
 #include "report/json_read.h"
 #include "report/report.h"
@@ -193,6 +195,8 @@ static void test_reports(void)
 
 int main(void)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     test_rule();
     test_reports();
     return cml_test_summary("test_residency");

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "core/record.h"
+#include "experiments/registry.h"
+#include "report/chart_plan.h"
 #include "report/chart_range.h"
 #include "report/html.h"
 #include "report/html_tables.h"
@@ -554,6 +556,8 @@ static void test_summary_one_screen(void)
 
 int main(void)
 {
+    /* The report draws each experiment by its registry row. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     test_cut_words();
     test_legacy_finding();
     test_axis_range();

@@ -1,5 +1,5 @@
 /*
- * The exact shortcut of repeating grids (src/experiments/trace_repeat.c)
+ * The exact shortcut of repeating grids (src/lab/trace_repeat.c)
  * and the warp-level tracer under it (cml_trace_warps): for blocks that are
  * not whole warps (33, 47, 100, 1000, 1023 threads: a partial last warp in
  * every block, and consecutive blocks sitting differently on the lines) the
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
-#include "experiments/offset.h"
+#include "lab/common.h"
+#include "experiments/offset/offset.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
-#include "experiments/transpose.h"
+#include "lab/common.h"
+#include "experiments/transpose/transpose.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "book/programs.h"
-#include "experiments/common.h"
 #include "gpu/gpu.h"
+#include "lab/common.h"
 
 /* Chapter 4, then chapter 5, in the book's order of presentation. */
 static const cml_book_program *const programs[] = {

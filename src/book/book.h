@@ -2,7 +2,7 @@
  * The book's programs: the example programs of chapters 4 and 5 of
  * "Professional CUDA C Programming" (Cheng, Grossman, McKercher), run as
  * the book runs them. Each program is a row of the run engine
- * (experiments/experiment.h) whose options are the program's positional
+ * (lab/experiment.h) whose options are the program's positional
  * arguments plus `launch`, the kernel launches its main() makes, in its
  * order; its kernels (src/book/NAME.cu) are the book's kernels, with the
  * book's names, bodies, launch shapes, sizes and pointer offsets. Every
@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #include "core/record.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 #define CML_BOOK_MAX_ARGS 5
 

@@ -19,8 +19,9 @@
 #include <string.h>
 
 #include "book/check_smem_kernels.h"
+#include "book/book.h"
 #include "book/programs.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 typedef struct smem_settings {
     int64_t launch, iprintf;

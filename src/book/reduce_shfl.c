@@ -20,10 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/shfl_kernels.h"
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 #define DIM CML_BOOK_REDUCE_DIM
 

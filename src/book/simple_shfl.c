@@ -16,9 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/shfl_kernels.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 #define BDIMX CML_BOOK_SHFL_BDIMX
 #define SEGM CML_BOOK_SHFL_SEGM

@@ -26,10 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/stencil_kernels.h"
 #include "core/random.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 
 #define RADIUS CML_BOOK_RADIUS
 #define BDIM CML_BOOK_BDIM

@@ -25,11 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/book.h"
 #include "book/programs.h"
 #include "book/sum_memory_kernels.h"
 #include "core/random.h"
-#include "experiments/common.h"
 #include "gpu/host_memory.h"
+#include "lab/common.h"
 
 enum { SEED_A = 0xB00C7, SEED_B = 0xB00C8 };
 

@@ -13,7 +13,7 @@
 
 #include "core/param.h"
 #include "core/record.h"
-#include "experiments/experiment.h"
+#include "experiments/registry.h"
 
 enum { CML_EXIT_OK = 0, CML_EXIT_FAIL = 1, CML_EXIT_USAGE = 2 };
 

@@ -8,26 +8,8 @@
 #include "cli/cli.h"
 #include "cli/session.h"
 #include "lab/lab.h"
-#include "experiments/device_facts.h"
+#include "experiments/device_facts/device_facts.h"
 #include "gpu/gpu.h"
-
-int cml_print_experiment_help(const cml_experiment *exp)
-{
-    printf("%s (experiment %d): %s\n  %s\n  (%s)\n\nOptions:\n", exp->key, exp->number,
-           exp->title, exp->summary, exp->doc);
-    for (size_t i = 0; i < exp->noptions; i++) {
-        const cml_param_def *d = &exp->options[i];
-        char range[256];
-        cml_param_describe_range(d, range, sizeof range);
-        printf("  --%-10s %s\n  %-12s allowed %s; default %s%s%s\n", d->name, d->help, "", range,
-               d->def, d->applies ? "; only with " : "", d->applies ? d->applies : "");
-    }
-    printf("\nValues: a list (0,11,128), a range (0:64 or 0:64:8), sizes with k/M/G/T or 2^k,\n"
-           "names for choices, or 'all'.\n");
-    for (size_t i = 0; i < exp->naliases; i++)
-        printf("Textbook name: cumemlab %s\n", exp->aliases[i].usage);
-    return CML_EXIT_OK;
-}
 
 int cml_cmd_list(const cml_cli *cli)
 {

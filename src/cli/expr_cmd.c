@@ -13,7 +13,7 @@
  * would compile instead (include/cumemlab/expr_kernel.h).
  *
  * cumemlab run --expr 'EXPR' ... (and run expr): the expr experiment
- * (src/experiments/expr.c) through the run engine: each expression's
+ * (src/experiments/expr/expr.c) through the run engine: each expression's
  * kernel compiled with NVRTC, run, verified and counted beside the model of
  * that kernel. There no thread is ever guarded off: an expression whose
  * index leaves the arrays is refused before anything is compiled (exit 2,
@@ -29,9 +29,9 @@
 #include "core/random.h"
 #include "cumemlab/expr.h"
 #include "cumemlab/expr_kernel.h"
-#include "experiments/common.h"
-#include "experiments/expr.h"
-#include "experiments/expr_runs.h"
+#include "experiments/expr/expr.h"
+#include "experiments/expr/expr_runs.h"
+#include "lab/common.h"
 #include "lab/lab.h"
 
 static const char *const elem_choices[] = {"1", "2", "4", "8", "16", NULL};

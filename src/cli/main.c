@@ -8,6 +8,7 @@
 
 #include "book/book.h"
 #include "cli/cli.h"
+#include "report/chart_plan.h"
 #include "report/output_file.h"
 
 static const char *const usage_text =
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
 {
     static cml_cli cli; /* static: large, and zero-initialised */
     cli.argv0 = argv[0];
+    /* The report knows the experiments by the registry's rows, as data. */
+    cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
     const char *cmd = argc > 1 ? argv[1] : "tour";
     int first = 2;
     if (argc > 1 && cmd[0] == '-') {

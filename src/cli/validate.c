@@ -20,7 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "lab/lab.h"
 #include "counters/counter_map.h"
 #include "counters/counters.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "cumemlab/model.h"
-#include "core/status_gpu.h"
+#include "model/status_gpu.h"
 #include "gpu/launcher.h"
 
 #ifdef __cplusplus

@@ -3,30 +3,31 @@
  * experiment's NAME.c) holds everything about the experiment, its textbook
  * program names included; this file only lists them.
  */
+#include "experiments/registry.h"
+
 #include <string.h>
 
-#include "experiments/experiment.h"
-#include "experiments/aos_soa.h"
-#include "experiments/async_copy.h"
-#include "experiments/cluster_smem.h"
-#include "experiments/constant.h"
-#include "experiments/device_facts.h"
-#include "experiments/device_vars.h"
-#include "experiments/expr.h"
-#include "experiments/hierarchy.h"
-#include "experiments/l2_residency.h"
-#include "experiments/local.h"
-#include "experiments/offset.h"
-#include "experiments/parallelism.h"
-#include "experiments/peak.h"
-#include "experiments/readonly.h"
-#include "experiments/stride.h"
-#include "experiments/pitch2d.h"
-#include "experiments/shared_banks.h"
-#include "experiments/shuffle.h"
-#include "experiments/transfers.h"
-#include "experiments/transpose.h"
-#include "experiments/unroll.h"
+#include "experiments/aos_soa/aos_soa.h"
+#include "experiments/async_copy/async_copy.h"
+#include "experiments/cluster_smem/cluster_smem.h"
+#include "experiments/constant/constant.h"
+#include "experiments/device_facts/device_facts.h"
+#include "experiments/device_vars/device_vars.h"
+#include "experiments/expr/expr.h"
+#include "experiments/hierarchy/hierarchy.h"
+#include "experiments/l2_residency/l2_residency.h"
+#include "experiments/local/local.h"
+#include "experiments/offset/offset.h"
+#include "experiments/parallelism/parallelism.h"
+#include "experiments/peak/peak.h"
+#include "experiments/readonly/readonly.h"
+#include "experiments/stride/stride.h"
+#include "experiments/pitch2d/pitch2d.h"
+#include "experiments/shared_banks/shared_banks.h"
+#include "experiments/shuffle/shuffle.h"
+#include "experiments/transfers/transfers.h"
+#include "experiments/transpose/transpose.h"
+#include "experiments/unroll/unroll.h"
 
 static const cml_experiment *const experiments[] = {
     &cml_exp_read_offset,  &cml_exp_write_offset, &cml_exp_aos_soa,      &cml_exp_unroll,
@@ -41,6 +42,11 @@ static const cml_experiment *const experiments[] = {
 size_t cml_experiment_count(void)
 {
     return sizeof experiments / sizeof experiments[0];
+}
+
+const cml_experiment *const *cml_registry_rows(void)
+{
+    return experiments;
 }
 
 const cml_experiment *cml_experiment_at(size_t i)

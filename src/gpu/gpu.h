@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "core/record.h"
-#include "core/status_gpu.h"
 #include "cumemlab/model.h"
+#include "model/status_gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,7 +51,7 @@ cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t b
  * Buffer events: `hook` is called just before a buffer of this device (a
  * cml_dbuf, or cml_mem memory of host_memory.h) is freed or poisoned, with
  * the buffer's allocation number. The experiments' deferred counters pass
- * (src/experiments/counters_pass.h) uses it to profile the launches it holds
+ * (src/lab/counters_pass.h) uses it to profile the launches it holds
  * while the buffers they read still exist. NULL removes the hook.
  *
  * CML_BUFFER_FREE_KEEPABLE is a cml_gpu_free whose memory the harness can

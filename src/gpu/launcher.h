@@ -21,9 +21,10 @@
  * A function that host code calls WITHOUT a GPU (on the model-only path,
  * or on a cleanup path with NULL handles) must not carry the macro: give it
  * a definition for the build without CUDA instead, in gpu_none.c (the
- * harness) or kernels_none.c (.cu functions, e.g. the kernel names the local
- * experiment looks up in ptxas's table). An unmarked function without one
- * fails the link of that build, so none is forgotten silently.
+ * harness) or the experiment's NAME_none.c beside its .cu (e.g. the kernel
+ * names the local experiment looks up in ptxas's table: local_none.c). An
+ * unmarked function without one fails the link of that build, so none is
+ * forgotten silently.
  */
 #ifndef CML_GPU_LAUNCHER_H
 #define CML_GPU_LAUNCHER_H

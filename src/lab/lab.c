@@ -11,9 +11,9 @@
 #include <time.h>
 
 #include "counters/counters.h"
-#include "experiments/counters_pass.h"
-#include "experiments/peak.h"
 #include "gpu/gpu.h"
+#include "lab/counters_pass.h"
+#include "lab/peak.h"
 #include "lab/peak_cache.h"
 #include "lab/sweep.h"
 

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "lab/peak_cache.h"
 
 /* What a command asks of the lab, parsed and checked once by the CLI. */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
+#include "lab/common.h"
 
 /* A buffer the engine owns for the run: cml_sweep_buffer's slots. */
 struct cml_sweep_buffer {

@@ -1,12 +1,12 @@
 /*
  * The sweep engine (sweep.c): one experiment's options walked as a cross
- * product, its pieces called at every point (src/experiments/experiment.h).
+ * product, its pieces called at every point (src/lab/experiment.h).
  * The run engine (lab.h) calls it; nothing else needs to.
  */
 #ifndef CML_LAB_SWEEP_H
 #define CML_LAB_SWEEP_H
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 
 /* Whether a registry row keeps the contract: a variant function, every
  * option with an int64_t field inside settings_size, every `applies`

@@ -1,8 +1,8 @@
 /* Names of status codes, for messages: the model's own (status.h) and the
- * GPU layer's, which take values status.h reserves (core/status_gpu.h). */
+ * GPU layer's, which take values status.h reserves (status_gpu.h). */
 #include "cumemlab/status.h"
 
-#include "core/status_gpu.h"
+#include "model/status_gpu.h"
 
 const char *cml_status_str(cml_status s)
 {

@@ -598,10 +598,23 @@ static void counters_chart(cml_chart_plan *cs, const group *g)
  * cumemlab): its bandwidth per variant. */
 static const cml_chart_spec charts_default[] = {CML_CHART_BANDWIDTH_BY_VARIANT};
 
+/* The table cml_chart_plan_use_rows was given: one per process, set once
+ * by the program before it reports (the rows never change while it runs). */
+static const cml_experiment *const *known_rows;
+static size_t known_count;
+
+void cml_chart_plan_use_rows(const cml_experiment *const *rows, size_t count)
+{
+    known_rows = rows;
+    known_count = rows ? count : 0;
+}
+
 const cml_experiment *cml_chart_plan_row(const char *key)
 {
-    const cml_experiment *row = key ? cml_experiment_find(key) : NULL;
-    return row && row->key && strcmp(row->key, key) == 0 ? row : NULL;
+    for (size_t i = 0; key && i < known_count; i++)
+        if (known_rows[i] && known_rows[i]->key && strcmp(known_rows[i]->key, key) == 0)
+            return known_rows[i];
+    return NULL;
 }
 
 void cml_chart_plan_build(cml_chart_plan *plan, const cml_chart_spec *specs, size_t nspecs,

@@ -5,7 +5,8 @@
  * so a test can check what is planned without parsing a page.
  *
  * What an experiment draws is declared in its registry row
- * (cml_experiment.charts, core/chart_spec.h); the planner draws each spec
+ * (cml_experiment.charts, core/chart_spec.h), handed to the report as data
+ * (cml_chart_plan_use_rows); the planner draws each spec
  * from what the records carry: a sweep over a parameter the records have as
  * a number, series from the other parameters that vary, a point left out
  * where a record lacks the metric (no measurement, no model class, no
@@ -20,7 +21,7 @@
 
 #include "core/chart_spec.h"
 #include "core/record.h"
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "report/svg_chart.h"
 
 #define CML_PLAN_MAX_CHARTS 10
@@ -38,9 +39,17 @@ typedef struct cml_chart_plan {
     int oom;                   /* a chart, point or category could not be stored */
 } cml_chart_plan;
 
-/* The registry row of an experiment key: exact keys only (a record's key
- * that merely starts another experiment's key is not that experiment);
- * NULL when the registry does not know the key. */
+/* The rows the report knows experiments by (their numbers, titles and
+ * charts): the registry's table, handed over by the program before it
+ * reports (the command line: cml_registry_rows), so that the report reads
+ * rows as data and includes no experiment. Until then every experiment is
+ * drawn with the fallback charts and titled by its key alone. The table
+ * must outlive the reports. */
+void cml_chart_plan_use_rows(const cml_experiment *const *rows, size_t count);
+
+/* The row of an experiment key among those rows: exact keys only (a
+ * record's key that merely starts another experiment's key is not that
+ * experiment); NULL when no row has the key. */
 const cml_experiment *cml_chart_plan_row(const char *key);
 
 /* Plan `specs` over records recs[0..n) (all of one experiment), then the

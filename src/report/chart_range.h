@@ -18,14 +18,19 @@
  *   - Otherwise the range is [lo, hi] (a single value v gets v +- 50%).
  * The ends are then widened to ticks at nice numbers (cml_nice_ticks): the
  * first tick at or below the start, the last at or above the end.
+ *
+ * The ticks themselves (nice and logarithmic) and their labels live here
+ * too; the chart writer (svg_chart.h) draws with them and includes this
+ * header, never the reverse.
  */
 #ifndef CML_REPORT_CHART_RANGE_H
 #define CML_REPORT_CHART_RANGE_H
 
 #include <stddef.h>
 
-#include "report/svg_chart.h"
+#include "core/chart_spec.h"
 
+#define CML_CHART_MAX_TICKS 16
 #define CML_AXIS_ZOOM_SPREAD 0.15
 
 typedef struct cml_axis_range {
@@ -46,5 +51,23 @@ void cml_axis_range_choose(double lo, double hi, int from_zero, int zoom, size_t
  * 0 — with ticks at whole numbers only, every one where they fit in
  * max_ticks, else every k-th; never a tick at 1.5. */
 void cml_axis_range_whole(double lo, double hi, size_t max_ticks, cml_axis_range *out);
+
+/*
+ * Ticks at "nice" numbers (1, 2 or 5 times a power of ten) covering
+ * [lo, hi], at most max_ticks (>= 2) of them: writes them to ticks (room for
+ * max_ticks), the step to *step, and returns how many. The first tick is
+ * <= lo and the last >= hi. lo == hi gives the single tick lo (step 0).
+ */
+size_t cml_nice_ticks(double lo, double hi, size_t max_ticks, double *ticks, double *step);
+
+/*
+ * Ticks at powers of `base` (2 or 10) covering [lo, hi] (both > 0), every
+ * k-th power so at most max_ticks appear; returns how many (0 if lo or hi
+ * is not positive).
+ */
+size_t cml_log_ticks(double lo, double hi, double base, size_t max_ticks, double *ticks);
+
+/* Format a tick value: `step` (0 for log axes) decides the decimals. */
+void cml_fmt_tick(char *buf, size_t len, double v, double step, cml_tick_format fmt);
 
 #endif

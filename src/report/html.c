@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/chart_plan.h"
+#include "report/html_finding.h"
 #include "report/html_tables.h"
 #include "report/report_util.h"
 #include "report/summary.h"
@@ -427,17 +428,6 @@ void cml_html_end(FILE *out, const char *tool_version)
           "rules of Volta to Hopper (32-byte sectors); &ldquo;Fermi&rdquo; those of the "
           "Fermi/Kepler textbooks.</footer>\n</main>\n</body>\n</html>\n",
           out);
-}
-
-void cml_html_finding(FILE *out, const char *finding)
-{
-    char text[sizeof((const cml_record *)0)->finding];
-    int cut = cml_rep_finding_text(finding, text, sizeof text);
-    esc(out, text);
-    if (cut)
-        fprintf(out, "<span class=\"cut\" title=\"the file holds only the first %d bytes of "
-                     "this finding\">&hellip;</span>",
-                CML_REP_FINDING_V1_MAX);
 }
 
 cml_status cml_report_html(FILE *out, const cml_results *r)

@@ -46,9 +46,6 @@ void cml_html_anchor(char *buf, size_t len, size_t i, const char *key);
  * as the registry numbers it (cumemlab list, the README); the key alone for
  * an experiment the registry does not know. */
 void cml_html_experiment_title(char *buf, size_t len, const char *key);
-/* A record's finding, escaped; one cut short in its file
- * (cml_rep_finding_text) ends in an ellipsis that says so. */
-void cml_html_finding(FILE *out, const char *finding);
 
 struct cml_chart;
 /* The numbers a chart draws, one click away under it: a <details> with a

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "report/chart_plan.h"
-#include "report/html.h"
+#include "report/html_finding.h"
 #include "report/record_metrics.h"
 #include "report/record_params.h"
 #include "report/report_util.h"

@@ -18,9 +18,9 @@
 #include "core/record.h"
 
 #include "core/chart_spec.h"
+#include "report/chart_range.h"
 
 #define CML_CHART_MAX_SERIES 12
-#define CML_CHART_MAX_TICKS 16
 
 typedef enum cml_chart_kind {
     CML_CHART_LINE = 0,   /* points joined in x order */
@@ -102,24 +102,6 @@ size_t cml_chart_drawable_points(const cml_chart *c);
  * the frame with "no data" in it. CML_EIO if the stream failed.
  */
 cml_status cml_chart_svg(FILE *out, const cml_chart *c);
-
-/*
- * Ticks at "nice" numbers (1, 2 or 5 times a power of ten) covering
- * [lo, hi], at most max_ticks (>= 2) of them: writes them to ticks (room for
- * max_ticks), the step to *step, and returns how many. The first tick is
- * <= lo and the last >= hi. lo == hi gives the single tick lo (step 0).
- */
-size_t cml_nice_ticks(double lo, double hi, size_t max_ticks, double *ticks, double *step);
-
-/*
- * Ticks at powers of `base` (2 or 10) covering [lo, hi] (both > 0), every
- * k-th power so at most max_ticks appear; returns how many (0 if lo or hi
- * is not positive).
- */
-size_t cml_log_ticks(double lo, double hi, double base, size_t max_ticks, double *ticks);
-
-/* Format a tick value: `step` (0 for log axes) decides the decimals. */
-void cml_fmt_tick(char *buf, size_t len, double v, double step, cml_tick_format fmt);
 
 /*
  * Write s as HTML/XML text or attribute content: & < > " ' as entities,

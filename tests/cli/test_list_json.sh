@@ -62,7 +62,7 @@ assert o["choices"] == ["ca", "cg", "nc"], o["choices"]
 assert o["min"] is None and o["max"] is None, o
 assert o["allowed"] == "ca|cg|nc", o["allowed"]'
 # n is sized from the device and so is not part of the variant name
-# (CML_PARAM_NOVARIANT in src/experiments/offset.c)
+# (CML_PARAM_NOVARIANT in src/experiments/offset/offset.c)
 py "read-offset n: not in the variant name" '
 o = next(o for o in exps["read-offset"]["options"] if o["name"] == "n")
 assert o["in_variant"] is False, o'
@@ -93,7 +93,7 @@ for e in specs:
     for x in v["explained"]:
         assert type(x["max_frac"]) in (int, float) and x["metric_has"] and x["section"], x' \
     "$nspecs" "$nexplained"
-# Hard-coded from the rows: src/experiments/offset.c, write_explained[1]:
+# Hard-coded from the rows: src/experiments/offset/offset.c, write_explained[1]:
 #   {"path=cs", "dram__bytes_write", -0.03, "§4.6 the write-back horizon", NULL}
 py "write-offset: the write-back horizon of streaming stores (offset.c)" '
 v = exps["write-offset"]["validate"]
@@ -102,7 +102,7 @@ x = [x for x in v["explained"] if x["variant_has"] == "path=cs"]
 assert len(x) == 1, v["explained"]
 assert x[0]["metric_has"] == "dram__bytes_write" and x[0]["max_frac"] == -0.03, x
 assert x[0]["section"] == "\u00a74.6 the write-back horizon" and x[0]["control"] is None, x'
-# src/experiments/transpose.c, transpose_explained[0]:
+# src/experiments/transpose/transpose.c, transpose_explained[0]:
 #   {"smem", "_mem_shared_op_", 0, "§4.3 transpose tile kernels", "residency=one"}
 py "transpose: the tile kernels explained by the residency=one control (transpose.c)" '
 x = exps["transpose"]["validate"]["explained"][0]
@@ -112,7 +112,7 @@ assert "kernel=smem,smem-pad residency=one" in exps["transpose"]["validate"]["se
 py "an experiment validate does not run has validate null" '
 assert exps["shuffle"]["validate"] is None'
 
-# --- charts (src/experiments/offset.c, OFFSET_CHARTS) ---------------------
+# --- charts (src/experiments/offset/offset.c, OFFSET_CHARTS) -------------
 py "read-offset charts: bandwidth, then efficiency under both rules, vs offset" '
 c = exps["read-offset"]["charts"]
 assert len(c) == 3, len(c)

@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "../experiment_test_util.h"
-#include "experiments/common.h"
+#include "lab/common.h"
 #include "gpu/gpu.h"
 #include "lab/lab.h"
 #include "lab/sweep.h"
-#include "tiny.h"
+#include "experiments/registry.h"
+#include "tiny/tiny.h"
 
 /* Every row of the registry keeps the contract, and names itself fully. */
 static void test_registry_rows(void)
@@ -61,7 +62,7 @@ static void test_tiny_model_defaults(void)
 {
     cml_results r;
     size_t before = tiny_summaries;
-    CHECK(run_model(&tiny_experiment, NULL, &r) == CML_OK);
+    CHECK(run_model(&cml_exp_tiny, NULL, &r) == CML_OK);
     CHECK_EQ_U64(r.count, 6);
     static const char *const names[] = {
         "stride=1 op=copy block=64",  "stride=2 op=copy block=64",  "stride=4 op=copy block=64",
@@ -92,7 +93,7 @@ static void test_tiny_model_defaults(void)
 static void test_tiny_applies(void)
 {
     cml_results r;
-    CHECK(run_model(&tiny_experiment, "op=copy,scale k=2,5 block=64", &r) == CML_OK);
+    CHECK(run_model(&cml_exp_tiny, "op=copy,scale k=2,5 block=64", &r) == CML_OK);
     /* 3 strides x (1 copy + 2 scales) */
     CHECK_EQ_U64(r.count, 9);
     if (r.count == 9) {
@@ -109,12 +110,12 @@ static void test_tiny_applies(void)
 static void test_tiny_skip_and_waive(void)
 {
     cml_results r;
-    CHECK(run_model(&tiny_experiment, "stride=1,4 block=48", &r) == CML_OK);
+    CHECK(run_model(&cml_exp_tiny, "stride=1,4 block=48", &r) == CML_OK);
     CHECK_EQ_U64(r.count, 1);
     CHECK(r.count && !strcmp(r.items[0].variant, "stride=1 op=copy block=48"));
     cml_results_free(&r);
 
-    CHECK(run_model(&tiny_experiment, "stride=1,4 block=64 n=2^23", &r) == CML_OK);
+    CHECK(run_model(&cml_exp_tiny, "stride=1,4 block=64 n=2^23", &r) == CML_OK);
     CHECK_EQ_U64(r.count, 2);
     if (r.count == 2) {
         CHECK(r.items[0].state == CML_REC_OK && r.items[1].state == CML_REC_WAIVED);
@@ -134,22 +135,22 @@ static void test_broken_rows(void)
 {
     char err[256];
     /* stride and op (k's condition names op, which a two-option row lacks) */
-    cml_param_def opts[2] = {tiny_experiment.options[0], tiny_experiment.options[2]};
-    cml_experiment row = tiny_experiment;
+    cml_param_def opts[2] = {cml_exp_tiny.options[0], cml_exp_tiny.options[2]};
+    cml_experiment row = cml_exp_tiny;
     row.options = opts;
     row.noptions = 2;
     CHECK(cml_sweep_check_row(&row, err, sizeof err) == CML_OK);
     opts[1].field = 0; /* an option without a field */
     CHECK(cml_sweep_check_row(&row, err, sizeof err) == CML_EINVAL);
     CHECK_STR_CONTAINS(err, "--op has no int64_t field");
-    opts[1].field = tiny_experiment.options[2].field;
+    opts[1].field = cml_exp_tiny.options[2].field;
     opts[1].applies = "stride=2"; /* names an option declared before it */
     CHECK(cml_sweep_check_row(&row, err, sizeof err) == CML_EINVAL);
     CHECK_STR_CONTAINS(err, "not an option declared after it");
-    row = tiny_experiment;
+    row = cml_exp_tiny;
     row.settings_size = 8; /* fields past the struct */
     CHECK(cml_sweep_check_row(&row, err, sizeof err) == CML_EINVAL);
-    row = tiny_experiment;
+    row = cml_exp_tiny;
     row.variant = NULL;
     cml_results r;
     cml_results_init(&r);
@@ -159,14 +160,14 @@ static void test_broken_rows(void)
     cml_lab lab;
     CHECK(cml_lab_open(&lab, &ls, &r) == CML_LAB_MODEL);
     cml_param_values pv;
-    CHECK(cml_lab_options(&tiny_experiment, NULL, NULL, &pv, err, sizeof err) == CML_OK);
+    CHECK(cml_lab_options(&cml_exp_tiny, NULL, NULL, &pv, err, sizeof err) == CML_OK);
     CHECK(cml_lab_run(&lab, &row, &pv, &r) == CML_EINVAL);
     CHECK_EQ_U64(r.count, 0);
     CHECK(r.ndiags == 1 && r.diags[0].level == CML_DIAG_ERROR);
     cml_lab_close(&lab);
     cml_results_free(&r);
     /* a setting that is not an option names the row's options */
-    CHECK(cml_lab_options(&tiny_experiment, "width=3", NULL, &pv, err, sizeof err) ==
+    CHECK(cml_lab_options(&cml_exp_tiny, "width=3", NULL, &pv, err, sizeof err) ==
           CML_EINVAL);
     CHECK_STR_CONTAINS(err, "--width: not an option of tiny (its options: --stride, --k");
 }
@@ -189,9 +190,9 @@ static void test_tiny_on_gpu(void)
     CHECK(cml_lab_open(&lab, &ls, &r) == CML_LAB_GPU);
     cml_param_values pv;
     char err[256];
-    CHECK(cml_lab_options(&tiny_experiment, "op=copy,scale k=7 n=2^20", NULL, &pv, err,
+    CHECK(cml_lab_options(&cml_exp_tiny, "op=copy,scale k=7 n=2^20", NULL, &pv, err,
                           sizeof err) == CML_OK);
-    CHECK(cml_lab_run(&lab, &tiny_experiment, &pv, &r) == CML_OK);
+    CHECK(cml_lab_run(&lab, &cml_exp_tiny, &pv, &r) == CML_OK);
     CHECK_EQ_U64(r.count, 12);
     for (size_t i = 0; i < r.count; i++) {
         const cml_record *rec = &r.items[i];

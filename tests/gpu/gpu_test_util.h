@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/experiment.h"
+#include "lab/experiment.h"
 #include "gpu/gpu.h"
 #include "../test_util.h"
 

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "experiments/experiment.h"
+#include "experiments/registry.h"
 #include "gpu/gpu.h"
 
 /* The experiment `key` over its tour into r; every record measured and

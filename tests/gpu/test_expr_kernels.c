@@ -1,5 +1,5 @@
 /*
- * The expr experiment on a GPU (src/experiments/expr.c, expr_gpu.c): the
+ * The expr experiment on a GPU (src/experiments/expr/expr.c, expr_gpu.c): the
  * built-in set (what validate and the tour run), then user expressions over
  * every operation, space, element size and path, odd thread counts and 2-D
  * blocks, each compiled with NVRTC for this device, launched, timed and
@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/common.h"
-#include "experiments/expr.h"
+#include "lab/common.h"
+#include "experiments/expr/expr.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../test_util.h"

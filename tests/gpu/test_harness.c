@@ -16,7 +16,7 @@
 
 #include "core/random.h"
 #include "core/stats.h"
-#include "experiments/peak.h"
+#include "lab/peak.h"
 #include "gpu/gpu.h"
 #include "../test_util.h"
 

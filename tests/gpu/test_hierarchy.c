@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/common.h"
-#include "experiments/hierarchy.h"
-#include "experiments/hierarchy_kernels.h"
+#include "lab/common.h"
+#include "experiments/hierarchy/hierarchy.h"
+#include "experiments/hierarchy/hierarchy_kernels.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../test_util.h"

@@ -1,5 +1,5 @@
 /*
- * Experiment 16's kernels (src/experiments/peak.cu): every kernel in every
+ * Experiment 16's kernels (src/experiments/peak/peak.cu): every kernel in every
  * shape, at sizes that are not multiples of 4 or of the block size (the
  * tails), compared element by element with a host reference on the whole
  * array; the device verifier must catch planted wrong elements and
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/experiment.h"
-#include "experiments/peak.h"
+#include "lab/experiment.h"
+#include "experiments/peak/peak.h"
 #include "gpu/gpu.h"
 #include "lab/sweep.h"
 #include "../test_util.h"

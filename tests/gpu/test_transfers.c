@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/experiment.h"
-#include "experiments/transfers.h"
-#include "experiments/transfers_kernels.h"
+#include "lab/experiment.h"
+#include "experiments/transfers/transfers.h"
+#include "experiments/transfers/transfers_kernels.h"
 #include "gpu/gpu.h"
 #include "gpu/host_memory.h"
 #include "gpu_test_util.h"

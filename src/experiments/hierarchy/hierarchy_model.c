@@ -1,0 +1,293 @@
+/*
+ * The hierarchy experiment's model (docs/experiments/hierarchy.md): the
+ * capacity rule that says which level serves a working set, the level the
+ * hardware counters show, the launch geometry, and the C mirrors of the
+ * kernels in hierarchy.cu. Pure C: no GPU needed.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "experiments/hierarchy/hierarchy.h"
+#include "lab/common.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * 1024ull)
+
+static const char *const level_names[CML_HIER_LEVEL_COUNT] = {"L1",   "L1/L2", "L2",
+                                                             "L2/DRAM", "DRAM", "DRAM+TLB"};
+static const double level_codes[CML_HIER_LEVEL_COUNT] = {1.0, 1.5, 2.0, 2.5, 3.0, 4.0};
+
+const char *cml_hier_level_name(cml_hier_level level)
+{
+    return (unsigned)level < CML_HIER_LEVEL_COUNT ? level_names[level] : "?";
+}
+
+double cml_hier_level_code(cml_hier_level level)
+{
+    return (unsigned)level < CML_HIER_LEVEL_COUNT ? level_codes[level] : NAN;
+}
+
+void cml_hier_caps_of(const cml_device_facts *dev, uint64_t tlb_reach, cml_hier_caps *out)
+{
+    memset(out, 0, sizeof *out);
+    out->tlb_reach = tlb_reach;
+    if (dev && dev->shared_per_sm && dev->l2_bytes && dev->sm_count > 0) {
+        out->l1_bytes = dev->shared_per_sm;
+        out->l2_bytes = dev->l2_bytes;
+        out->sms = (unsigned)dev->sm_count;
+        out->from_device = 1;
+        return;
+    }
+    /* An H100 SXM: 228 KiB carve-out per SM, 50 MiB of L2, 132 SMs. */
+    out->l1_bytes = 228 * KIB;
+    out->l2_bytes = 50 * MIB;
+    out->sms = 132;
+}
+
+cml_hier_level cml_hier_predict(const cml_hier_caps *caps, int op, int path, int random,
+                                uint64_t ws)
+{
+    const double w = (double)ws, l1 = (double)caps->l1_bytes, l2 = (double)caps->l2_bytes;
+    const int l1_loads = (op == CML_HIER_READ || op == CML_HIER_CHASE) && path != CML_HIER_CG;
+    if (l1_loads && w <= CML_HIER_L1_LOW * l1)
+        return CML_HIER_L1;
+    if (l1_loads && w <= CML_HIER_L1_HIGH * l1)
+        return CML_HIER_L1_L2;
+    if (w <= CML_HIER_L2_LOW * l2)
+        return CML_HIER_L2;
+    if (w <= CML_HIER_L2_HIGH * l2)
+        return CML_HIER_L2_DRAM;
+    if (op == CML_HIER_CHASE && random && caps->tlb_reach && ws > caps->tlb_reach)
+        return CML_HIER_DRAM_TLB;
+    return CML_HIER_DRAM;
+}
+
+void cml_hier_measure_counts(const cml_hier_counts *c, cml_hier_measured *m)
+{
+    m->l1_hit = c->ld_sectors > 0 ? c->ld_hit_sectors / c->ld_sectors : NAN;
+    if (c->l2_read_sectors > 0) {
+        double h = 1.0 - c->dram_read / (CML_SECTOR_BYTES * c->l2_read_sectors);
+        m->l2_hit = h < 0 ? 0 : h > 1 ? 1 : h;
+    } else {
+        m->l2_hit = NAN;
+    }
+    double asked = CML_SECTOR_BYTES * (c->ld_sectors + c->st_sectors);
+    m->dram_per_byte = asked > 0 ? (c->dram_read + c->dram_write) / asked : NAN;
+}
+
+cml_hier_level cml_hier_level_measured(const cml_hier_measured *m, int op)
+{
+    if (op == CML_HIER_READ || op == CML_HIER_CHASE) {
+        if (!isfinite(m->l1_hit))
+            return CML_HIER_LEVEL_COUNT;
+        if (m->l1_hit >= 0.8)
+            return CML_HIER_L1;
+        if (m->l1_hit >= 0.2)
+            return CML_HIER_L1_L2;
+    }
+    if (!isfinite(m->dram_per_byte))
+        return CML_HIER_LEVEL_COUNT;
+    if (m->dram_per_byte <= 0.2)
+        return CML_HIER_L2;
+    if (m->dram_per_byte <= 0.6)
+        return CML_HIER_L2_DRAM;
+    return CML_HIER_DRAM;
+}
+
+int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured)
+{
+    if (measured >= CML_HIER_LEVEL_COUNT)
+        return 0;
+    if (predicted == measured)
+        return 1;
+    switch (predicted) {
+    case CML_HIER_L1_L2: return measured == CML_HIER_L1 || measured == CML_HIER_L2;
+    case CML_HIER_L2_DRAM: return measured == CML_HIER_L2 || measured == CML_HIER_DRAM;
+    case CML_HIER_DRAM_TLB: return measured == CML_HIER_DRAM;
+    default: return 0;
+    }
+}
+
+void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
+                      uint64_t target, int partition, cml_hier_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    const uint64_t arrays = op == CML_HIER_COPY ? 2 : 1;
+    const uint64_t per_sm = threads_per_sm >= CML_HIER_BLOCK ? threads_per_sm / CML_HIER_BLOCK : 1;
+    out->grid = (uint32_t)((sms ? sms : 1) * per_sm);
+    if (ws % (arrays * CML_HIER_ROW_BYTES) != 0 || ws < arrays * CML_HIER_ROW_BYTES)
+        return;
+    const uint64_t rows_ws = ws / arrays / CML_HIER_ROW_BYTES;
+    out->stream = partition && rows_ws >= out->grid;
+    /* Smaller arrays would repeat a row inside a step: loads of one address
+     * that the compiler may merge, so fewer bytes move than are counted. */
+    if (!out->stream && rows_ws < CML_HIER_STEP)
+        return;
+    out->rows = rows_ws;
+    /* Every row at least once (partitioned: rows/grid rows' worth of words
+     * per thread; else the blocks' first rows are up to a step apart more
+     * than rows/grid), and `target` bytes per array. */
+    uint64_t need = cml_div_up(out->rows, out->grid) + (out->stream ? 0 : CML_HIER_STEP);
+    uint64_t want = cml_div_up(target, (uint64_t)out->grid * CML_HIER_ROW_BYTES);
+    uint64_t rows = need > want ? need : want;
+    out->per_block = cml_div_up(rows, CML_HIER_STEP) * CML_HIER_STEP;
+    out->launch_bytes = arrays * (uint64_t)out->grid * out->per_block * CML_HIER_ROW_BYTES;
+}
+
+void cml_hier_perm_make(cml_hier_perm *q, uint64_t m, int random, uint64_t seed)
+{
+    memset(q, 0, sizeof *q);
+    q->m = m;
+    q->identity = !random;
+    unsigned k = 1;
+    while (k < 63 && ((uint64_t)1 << k) < m)
+        k++;
+    q->bits = k;
+    q->mask = ((uint64_t)1 << k) - 1;
+    q->shift = k / 2 + 1;
+    q->mul1 = cml_mix64(seed) | 1u;
+    q->mul2 = cml_mix64(seed + 1) | 1u;
+    q->add = cml_mix64(seed + 2) & q->mask;
+    /* Inverses modulo 2^64 by Newton's iteration: each step doubles the
+     * correct low bits, from 3 (an odd a is its own inverse modulo 8). */
+    uint64_t a = q->mul1, b = q->mul2, x = a, y = b;
+    for (int i = 0; i < 5; i++) {
+        x *= 2 - a * x;
+        y *= 2 - b * y;
+    }
+    q->inv1 = x;
+    q->inv2 = y;
+}
+
+/* ---- mirrors -------------------------------------------------------------- */
+
+/*
+ * The bandwidth kernel's accesses. A thread's walk is longer than a mirror
+ * may emit, so the mirror's grid has one block per (block, step) of the real
+ * one: virtual block v is real block v / steps walking step v % steps, its
+ * 16 rows as the kernel walks them. The model counts per warp instruction,
+ * so this regrouping gives the kernel's counts; every virtual block moves
+ * 128 contiguous, aligned bytes per warp instruction, which makes them all
+ * alike (the claim cml_exp_trace_1d checks).
+ */
+typedef struct bw_mirror {
+    const cml_hier_plan *p;
+    uint64_t steps; /* per block */
+    int op;
+    cml_cache cache;
+    int sums;       /* the second part: the read kernel's per-thread sums */
+} bw_mirror;
+
+static void bw_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const bw_mirror *a = vargs;
+    const uint64_t A = cml_array_base(0), C = cml_array_base(1), OUT = cml_array_base(2);
+    if (a->sums) {
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
+                 OUT + 4 * ((uint64_t)t->bid.x * CML_HIER_BLOCK + t->tid.x));
+        return;
+    }
+    const uint64_t b = t->bid.x / a->steps, k = t->bid.x % a->steps;
+    for (unsigned u = 0; u < CML_HIER_STEP; u++) {
+        uint64_t i = cml_hier_word(a->p->stream, b, t->tid.x, a->p->grid, a->p->rows,
+                                   k * CML_HIER_STEP + u);
+        if (a->op != CML_HIER_WRITE)
+            cml_emit(e, u, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 4, A + 4 * i);
+        if (a->op != CML_HIER_READ)
+            cml_emit(e, CML_HIER_STEP + u, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
+                     C + 4 * i);
+    }
+}
+
+/* rec->model += what `part` adds (traced into rec, then the sum restored). */
+static cml_status trace_add(cml_record *rec, uint64_t nblocks, unsigned block, cml_thread_fn fn,
+                            const void *args)
+{
+    cml_kernel_traffic before[CML_RULES_COUNT];
+    int had = rec->has_model;
+    memcpy(before, rec->model, sizeof before);
+    cml_status st = cml_exp_trace_1d(rec, nblocks, block, 0, 0, fn, args);
+    /* The level this experiment predicts is its capacity rule's
+     * (docs/experiments/hierarchy.md): its kernels walk the working set
+     * again and again, far past the blocks the cache simulator samples, so
+     * the record carries no cache-level figures for validate to judge. */
+    rec->has_levels = 0;
+    if (st != CML_OK || !had)
+        return st;
+    for (int r = 0; r < CML_RULES_COUNT; r++)
+        for (int c = 0; c < CML_CLASS_COUNT; c++)
+            cml_traffic_add(&rec->model[r].cls[c], &before[r].cls[c]);
+    return CML_OK;
+}
+
+static const cml_cache path_cache[CML_HIER_PATH_COUNT] = {CML_CACHE_CA, CML_CACHE_CG,
+                                                          CML_CACHE_NC};
+
+cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, int path)
+{
+    if (!p->rows || !p->per_block || op < 0 || op >= CML_HIER_CHASE || path < 0 ||
+        path >= CML_HIER_PATH_COUNT)
+        return CML_EINVAL;
+    bw_mirror m = {p, p->per_block / CML_HIER_STEP, op,
+                   op == CML_HIER_READ ? path_cache[path] : CML_CACHE_CA, 0};
+    rec->has_model = 0;
+    cml_status st = trace_add(rec, (uint64_t)p->grid * m.steps, CML_HIER_BLOCK, bw_thread, &m);
+    if (st == CML_OK && op == CML_HIER_READ) {
+        m.sums = 1;
+        st = trace_add(rec, p->grid, CML_HIER_BLOCK, bw_thread, &m);
+    }
+    rec->grid = p->grid;
+    rec->block = CML_HIER_BLOCK;
+    return st;
+}
+
+/*
+ * The chase: one warp, every lane on the same pointer. Virtual block v of
+ * 32 threads makes hops 16v .. 16v+15 of the first launch, which starts at
+ * slot sigma(0); the second part is the cursor load before the hops and
+ * lane 0's stores after them (two 16-byte stores of out, the cursor).
+ */
+typedef struct chase_mirror {
+    const cml_hier_perm *perm;
+    uint64_t hop;
+    cml_cache cache;
+    int ends;
+} chase_mirror;
+
+static void chase_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const chase_mirror *a = vargs;
+    const uint64_t T = cml_array_base(3), CUR = cml_array_base(4), OUT = cml_array_base(5);
+    if (a->ends) {
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 8, CUR);
+        if (t->tid.x == 0) {
+            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16, OUT);
+            cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16, OUT + 16);
+            cml_emit(e, 3, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8, CUR);
+        }
+        return;
+    }
+    for (unsigned u = 0; u < CML_HIER_STEP; u++) {
+        uint64_t pos = ((uint64_t)t->bid.x * CML_HIER_STEP + u) % a->perm->m;
+        cml_emit(e, u, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 8,
+                 T + a->hop * cml_hier_perm_apply(a->perm, pos));
+    }
+}
+
+cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint64_t hop,
+                                uint64_t hops, int path)
+{
+    if (!perm || perm->m < 2 || hop % 8 != 0 || hops == 0 || hops % CML_HIER_STEP != 0 ||
+        path < 0 || path >= CML_HIER_PATH_COUNT)
+        return CML_EINVAL;
+    chase_mirror m = {perm, hop, path_cache[path], 0};
+    rec->has_model = 0;
+    cml_status st = trace_add(rec, hops / CML_HIER_STEP, CML_WARP_SIZE, chase_thread, &m);
+    if (st == CML_OK) {
+        m.ends = 1;
+        st = trace_add(rec, 1, CML_WARP_SIZE, chase_thread, &m);
+    }
+    rec->grid = 1;
+    rec->block = CML_WARP_SIZE;
+    return st;
+}
