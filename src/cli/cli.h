@@ -31,6 +31,7 @@ typedef struct cml_cli {
     const char *command;          /* the subcommand as typed */
     const char *json_path, *csv_path;
     const char *html_path;        /* --html FILE: the self-contained HTML report */
+    const char *from_path;        /* validate --from FILE: judge a saved results file */
     int device;
     uint64_t size_bytes;
     unsigned peak_gbs;        /* --peak: the reference bandwidth, 0 = measure it */

@@ -26,6 +26,7 @@
 #include "counters/counters.h"
 #include "counters/probes.h"
 #include "gpu/gpu.h"
+#include "report/json_read.h"
 #include "report/report_util.h"
 
 /*
@@ -327,6 +328,97 @@ static void judge_probe(FILE *out, const cml_probe_result *r, tally *t)
     }
 }
 
+static const char experiments_heading[] =
+    "\nExperiments (measured; [model X] where the model predicts otherwise; ld/st = "
+    "global loads/stores, sld/sst shared, lld/lst local; L1hit, L2rd, L2wr in "
+    "sectors):\n";
+
+/* The summary and the exit line; returns the exit status they name. */
+static int print_summary(FILE *out, const tally *t, int failed_run)
+{
+    /* The exit status follows the unexplained rows and the failed ones: the
+     * summary names both counts, so the line says why it is 0 or 1. */
+    const size_t unexplained = t->differ - t->explained;
+    fprintf(out, "\n%zu agree, %zu differ (%zu explained in docs/model-evidence.md, %zu "
+                 "unexplained), %zu failed, %zu skipped\n",
+            t->agree, t->differ, t->explained, unexplained, t->failed, t->skipped);
+    int rc = (unexplained || t->failed || failed_run) ? CML_EXIT_FAIL : CML_EXIT_OK;
+    fprintf(out, "exit %d: %zu unexplained, %zu failed%s\n", rc ? 1 : 0, unexplained, t->failed,
+            failed_run ? ", and a run that did not complete (see above)" : "");
+    return rc;
+}
+
+/*
+ * validate --from FILE: the records of a saved results file judged as
+ * validate judges its own runs. The verdicts are the same as a measuring
+ * run's when the file is one (validate --json of the records): each
+ * record's control is looked for among the file's records of its
+ * experiment. A file of other runs (a suite) is judged on what it holds:
+ * its own variants and sizes, and only the controls it happens to contain.
+ * No probes: a results file does not hold them.
+ */
+static int validate_from(const cml_cli *cli)
+{
+    cml_results r;
+    char err[640];
+    if (cml_results_read_file(cli->from_path, &r, err, sizeof err) != CML_OK) {
+        fprintf(stderr, "cumemlab: validate --from: %s\n", err);
+        cml_results_free(&r);
+        return CML_EXIT_FAIL;
+    }
+    FILE *out = cml_cli_human_out(cli);
+    fprintf(out, "cumemlab %s validate --from %s\n", CUMEMLAB_VERSION, cli->from_path);
+    fprintf(out, "results of cumemlab %s: %s\n", r.tool_version[0] ? r.tool_version : "(unknown)",
+            r.command_line[0] ? r.command_line : "(no command line)");
+    if (r.has_device)
+        fprintf(out, "device %d: %s (sm_%d%d, %d SMs, L2 %.0f MiB), driver %d, runtime %d\n",
+                r.device.index, r.device.name, r.device.cc_major, r.device.cc_minor,
+                r.device.sm_count, (double)r.device.l2_bytes / 1048576.0,
+                r.device.driver_version, r.device.runtime_version);
+    else
+        fprintf(out, "no device: %s\n",
+                r.model_only ? "the model alone, nothing measured" : "none named in the file");
+    fputs(experiments_heading, out);
+    tally t = {0};
+    const run_set all = {&r, 0, r.count};
+    for (size_t e = 0; e < cml_experiment_count(); e++) {
+        const cml_experiment *exp = cml_experiment_at(e);
+        if (!exp->validate || !exp->measure) {
+            fprintf(out, "%-13s %-44s  skipped: %s\n", exp->key, "",
+                    exp->measure ? "no deterministic pattern to compare" : "no GPU kernels yet");
+            t.skipped++;
+            continue;
+        }
+        size_t n = 0;
+        for (size_t k = 0; k < r.count; k++)
+            if (!strcmp(r.items[k].experiment, exp->key)) {
+                judge_record(out, &r.items[k], &all, &t);
+                n++;
+            }
+        if (!n) {
+            fprintf(out, "%-13s %-44s  skipped: no records in the file\n", exp->key, "");
+            t.skipped++;
+        }
+    }
+    /* Records of names this cumemlab does not know (a book program, a
+     * newer experiment): named once each, not judged. */
+    for (size_t k = 0; k < r.count; k++) {
+        const char *name = r.items[k].experiment;
+        if (cml_experiment_find(name))
+            continue;
+        size_t first = 0;
+        while (strcmp(r.items[first].experiment, name))
+            first++;
+        if (first == k) {
+            fprintf(out, "%-13s %-44s  skipped: not an experiment of this cumemlab\n", name, "");
+            t.skipped++;
+        }
+    }
+    int rc = print_summary(out, &t, 0);
+    cml_results_free(&r);
+    return rc;
+}
+
 static void print_usage(void)
 {
     printf("cumemlab validate [--device N] [--size BYTES] [--reps N] [--warmup N] [--json FILE]\n"
@@ -336,7 +428,11 @@ static void print_usage(void)
            "  One line per variant: counters measured (per instruction for probes), [model X]\n"
            "  where the model predicts otherwise, and agree / differ. Default size 32 MiB per\n"
            "  array, 2 repetitions. Exit 1 if a difference is not explained in\n"
-           "  docs/model-evidence.md or a run failed, 2 on bad usage.\n");
+           "  docs/model-evidence.md or a run failed, 2 on bad usage.\n"
+           "cumemlab validate --from FILE.json[.gz]\n"
+           "  Judges the records of a saved results file the same way, without a GPU (no\n"
+           "  probes): a file of validate's own runs gives validate's verdicts; another run's\n"
+           "  file is judged on the variants and controls it holds.\n");
 }
 
 int cml_cmd_validate(const cml_cli *cli)
@@ -348,6 +444,14 @@ int cml_cmd_validate(const cml_cli *cli)
     if (cli->npos || cli->nsettings) {
         fprintf(stderr, "cumemlab: validate takes no experiment name or settings\n");
         return CML_EXIT_USAGE;
+    }
+    if (cli->from_path) {
+        if (cli->device || cli->size_bytes || cli->reps || cli->warmup) {
+            fprintf(stderr, "cumemlab: validate --from judges a saved file: --device, --size, "
+                            "--reps and --warmup do not apply\n");
+            return CML_EXIT_USAGE;
+        }
+        return validate_from(cli);
     }
     if (cli->model_only || cli->counters == CML_COUNTERS_OFF) {
         fprintf(stderr, "cumemlab: validate needs the GPU and its counters (no --model, no "
@@ -399,9 +503,7 @@ int cml_cmd_validate(const cml_cli *cli)
             fprintf(out, "metric not collectable: %s: %s\n", metrics[i], mwhy);
     }
     fprintf(out, "metrics: %zu of %zu collectable\n", nok, nmet);
-    fprintf(out, "\nExperiments (measured; [model X] where the model predicts otherwise; ld/st = "
-                 "global loads/stores, sld/sst shared, lld/lst local; L1hit, L2rd, L2wr in "
-                 "sectors):\n");
+    fputs(experiments_heading, out);
 
     tally t = {0};
     int failed_run = 0;
@@ -450,15 +552,7 @@ int cml_cmd_validate(const cml_cli *cli)
     char timing[512];
     cml_counters_timing(plan.profiler, timing, sizeof timing);
     fprintf(out, "\nprofiler: %s\n", timing);
-    /* The exit status follows the unexplained rows and the failed ones: the
-     * summary names both counts, so the line says why it is 0 or 1. */
-    const size_t unexplained = t.differ - t.explained;
-    fprintf(out, "\n%zu agree, %zu differ (%zu explained in docs/model-evidence.md, %zu "
-                 "unexplained), %zu failed, %zu skipped\n",
-            t.agree, t.differ, t.explained, unexplained, t.failed, t.skipped);
-    int rc = (unexplained || t.failed || failed_run) ? CML_EXIT_FAIL : CML_EXIT_OK;
-    fprintf(out, "exit %d: %zu unexplained, %zu failed%s\n", rc ? 1 : 0, unexplained, t.failed,
-            failed_run ? ", and a run that did not complete (see above)" : "");
+    int rc = print_summary(out, &t, failed_run);
     cml_lab_close(&lab);
     if (cli->json_path || cli->csv_path) {
         cml_cli quiet = *cli;
