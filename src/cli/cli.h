@@ -32,6 +32,7 @@ typedef struct cml_cli {
     const char *json_path, *csv_path;
     const char *html_path;        /* --html FILE: the self-contained HTML report */
     const char *from_path;        /* validate --from FILE: judge a saved results file */
+    const char *records_path;     /* validate --records FILE: its records as results JSON */
     int device;
     uint64_t size_bytes;
     unsigned peak_gbs;        /* --peak: the reference bandwidth, 0 = measure it */
@@ -83,6 +84,15 @@ int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists);
 
 /* Commands. */
 int cml_cmd_list(const cml_cli *cli);
+/* validate --json FILE: the verdicts (src/lab/validate.h) as JSON, schema
+ * cumemlab-validation (docs/json-schema.md). from: the results file judged
+ * (NULL: this run measured), device: its name (NULL: none). CML_OK, or an
+ * error with one line in err (the file as it was). */
+struct cml_verdicts;
+cml_status cml_validate_write_json(const char *path, const struct cml_verdicts *v,
+                                   const char *from, const char *device,
+                                   const char *command_line, char *err, size_t errlen);
+
 /* list --json FILE: every registry row as JSON (schema cumemlab-registry). */
 int cml_cmd_list_json(const cml_cli *cli);
 int cml_cmd_model(const cml_cli *cli);

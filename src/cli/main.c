@@ -115,9 +115,9 @@ static void print_no_topic(const char *name)
  */
 static int check_outputs(const cml_cli *cli)
 {
-    const char *outs[3] = {cli->json_path, cli->csv_path, cli->html_path};
-    static const char *const names[3] = {"--json", "--csv", "--html"};
-    for (int a = 0; a < 3; a++) {
+    const char *outs[4] = {cli->json_path, cli->csv_path, cli->html_path, cli->records_path};
+    static const char *const names[4] = {"--json", "--csv", "--html", "--records"};
+    for (int a = 0; a < 4; a++) {
         char err[640];
         if (!outs[a])
             continue;
@@ -139,8 +139,8 @@ static int check_outputs(const cml_cli *cli)
  * standard output is redirected to)? */
 static int machine_on_stdout(const cml_cli *cli)
 {
-    const char *outs[3] = {cli->json_path, cli->csv_path, cli->html_path};
-    for (int a = 0; a < 3; a++)
+    const char *outs[4] = {cli->json_path, cli->csv_path, cli->html_path, cli->records_path};
+    for (int a = 0; a < 4; a++)
         if (outs[a] && cml_output_same(outs[a], "-"))
             return 1;
     return 0;

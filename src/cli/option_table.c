@@ -30,7 +30,8 @@ enum {
 
 typedef enum opt_id {
     O_HELP, O_VERSION, O_QUIET, O_QUICK, O_MODEL, O_JSON, O_CSV, O_HTML, O_EXPR, O_DEVICE,
-    O_WHERE, O_SIZE, O_PEAK, O_REPS, O_WARMUP, O_COUNTERS, O_SRC, O_SHOW_KERNEL, O_FROM
+    O_WHERE, O_SIZE, O_PEAK, O_REPS, O_WARMUP, O_COUNTERS, O_SRC, O_SHOW_KERNEL, O_FROM,
+    O_RECORDS
 } opt_id;
 
 typedef enum opt_kind { K_FLAG, K_FILE, K_TEXT, K_INT, K_CHOICE } opt_kind;
@@ -60,6 +61,9 @@ static const cli_option options[] = {
     {O_FROM, "from", 0, K_FILE, 0, 0, NULL, C_VALIDATE, "FILE",
      "validate: judge the records of a saved results file (.json\n"
      "or .json.gz; - is standard input) instead of measuring"},
+    {O_RECORDS, "records", 0, K_FILE, 0, 0, NULL, C_VALIDATE, "FILE",
+     "validate: also write the records it judged as results JSON\n"
+     "(what --from reads back)"},
     {O_DEVICE, "device", 0, K_INT, 0, 63, NULL, C_GPU | C_DEVICE, "N",
      "the GPU to use (default 0)"},
     {O_WHERE, "where", 0, K_CHOICE, 0, 0, where_choices, C_GPU | C_MODEL, "dram|l2|l1",
@@ -209,6 +213,7 @@ static int set_option(cml_cli *cli, const cli_option *o, const char *value)
     case O_CSV: cli->csv_path = value; break;
     case O_HTML: cli->html_path = value; break;
     case O_FROM: cli->from_path = value; break;
+    case O_RECORDS: cli->records_path = value; break;
     case O_EXPR:
         if (cli->nexprs >= CML_CLI_MAX_EXPRS) {
             fprintf(stderr, "cumemlab: --expr: at most %d expressions\n", CML_CLI_MAX_EXPRS);

@@ -1,0 +1,470 @@
+/*
+ * Validation as data (validate.h): the judging `cumemlab validate` does,
+ * as verdicts. The rules are the ones docs/model-evidence.md and
+ * src/lab/experiment.h (cml_explained_diff) describe; the CLI prints the
+ * verdicts (src/cli/validate.c) and writes them (src/cli/validate_json.c).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab/common.h"
+#include "lab/validate.h"
+
+/*
+ * Differences docs/model-evidence.md explains for every experiment alike;
+ * each experiment's own explained differences are in its registry row
+ * (cml_validate_spec). Kernels that mix shared stores, loads and barriers
+ * across warps: the hardware counts a few extra wavefronts, all as bank
+ * conflicts, and a different number every run; they are wavefronts lost to
+ * the accesses of another block on the same SM (measured: §4.3), which the
+ * control run with one block per SM (residency=one) shows each time.
+ */
+static const cml_explained_diff explained_everywhere[] = {
+    {NULL, "_mem_shared_op_", 0, "§4.1 shared counters in mixed kernels", "residency=one"},
+};
+
+const cml_explained_diff *cml_validate_everywhere(size_t *n)
+{
+    *n = CML_COUNT(explained_everywhere);
+    return explained_everywhere;
+}
+
+void cml_verdicts_init(cml_verdicts *v) { memset(v, 0, sizeof *v); }
+
+void cml_verdicts_free(cml_verdicts *v)
+{
+    for (size_t i = 0; i < v->count; i++)
+        free(v->items[i].counters);
+    free(v->items);
+    memset(v, 0, sizeof *v);
+}
+
+/* A zeroed verdict at the end of v; NULL on out of memory. */
+static cml_verdict_rec *add(cml_verdicts *v)
+{
+    if (v->count == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 64;
+        cml_verdict_rec *p = realloc(v->items, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        v->items = p;
+        v->cap = cap;
+    }
+    cml_verdict_rec *x = &v->items[v->count++];
+    memset(x, 0, sizeof *x);
+    x->record = SIZE_MAX;
+    x->per = 1.0;
+    return x;
+}
+
+/* Copy text into a fixed field, cut where it does not fit (a file's
+ * strings fit the record's fields, which are no longer than these). */
+static void set_text(char *dst, size_t len, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= len)
+        n = len - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+cml_status cml_verdicts_add_note(cml_verdicts *out, cml_verdict_subject subject,
+                                 cml_verdict verdict, const char *experiment,
+                                 const char *variant, const char *reason)
+{
+    cml_verdict_rec *x = add(out);
+    if (!x)
+        return CML_ENOMEM;
+    x->subject = subject;
+    x->verdict = verdict;
+    set_text(x->experiment, sizeof x->experiment, experiment);
+    set_text(x->variant, sizeof x->variant, variant);
+    set_text(x->reason, sizeof x->reason, reason);
+    return CML_OK;
+}
+
+/* The counter a max_frac tolerance is measured against. */
+static void reference_metric(const char *metric, char *buf, size_t len)
+{
+    const char *k = strstr(metric, "data_bank_conflicts_pipe_lsu");
+    if (k)
+        snprintf(buf, len, "%.*sdata_pipe_lsu_wavefronts%s", (int)(k - metric), metric,
+                 k + strlen("data_bank_conflicts_pipe_lsu"));
+    else
+        snprintf(buf, len, "%s", metric);
+}
+
+/* The sectors a cache-level counter's 1% is measured against: the load
+ * sectors for L1 hits and L2 reads, the store sectors for L2 writes (0 for
+ * other counters). */
+static double level_reference(const cml_record *rec, const cml_counter_def *d)
+{
+    const cml_kernel_traffic *m = &rec->model[CML_RULES_MODERN];
+    switch (d->field) {
+    case CML_CTR_L1_HIT: return (double)m->cls[CML_CLASS_GLOBAL_LD].sectors;
+    case CML_CTR_L2_READ:
+        return (double)m->cls[CML_CLASS_GLOBAL_LD].sectors +
+               (double)m->cls[CML_CLASS_LOCAL_LD].sectors;
+    case CML_CTR_L2_WRITE:
+        return (double)m->cls[CML_CLASS_GLOBAL_ST].sectors +
+               (double)m->cls[CML_CLASS_LOCAL_ST].sectors;
+    default: return 0;
+    }
+}
+
+/* Judge one counter of rec by its map entry d: the rule, and whether it
+ * agrees (the judgement's verdict, before any explanation). Exact and
+ * percent as the map says; cache-level ones within their tolerance of the
+ * sectors the kernel asks for (L1, L2) or of the larger figure (DRAM), and
+ * DRAM only where the model claims it (cml_counter_judged). */
+static void judge_counter(const cml_record *rec, const cml_counter_def *d, const cml_counter *c,
+                          cml_counter_judgement *j)
+{
+    memset(j, 0, sizeof *j);
+    set_text(j->name, sizeof j->name, c->name);
+    j->measured = c->measured;
+    j->has_prediction = c->has_prediction;
+    j->predicted = c->has_prediction ? c->predicted : 0;
+    j->difference = c->has_prediction ? c->measured - c->predicted : 0;
+    j->verdict = CML_CV_AGREE;
+    if (!c->has_prediction || d->kind == CML_CTR_INFO) {
+        j->rule = CML_RULE_NONE;
+        return;
+    }
+    if (d->kind != CML_CTR_RELATIVE) {
+        j->rule = d->kind == CML_CTR_PERCENT ? CML_RULE_PERCENT : CML_RULE_EXACT;
+        if (!cml_counter_agrees(d, c->measured, c->predicted))
+            j->verdict = CML_CV_UNEXPLAINED;
+        return;
+    }
+    if (!cml_counter_judged(d, rec->has_levels ? &rec->levels : NULL, rec->cache.l2_bytes)) {
+        j->rule = CML_RULE_NOT_JUDGED;
+        j->verdict = CML_CV_NOT_JUDGED;
+        return;
+    }
+    j->rule = CML_RULE_RELATIVE;
+    j->tolerance = cml_counter_tolerance(d);
+    j->floor = cml_counter_floor(d);
+    double ref = level_reference(rec, d);
+    if (ref <= 0) {
+        /* No sectors asked for (DRAM, or none of that kind): the larger of
+         * the two figures, as the counter map's own rule has it. */
+        double m = fabs(c->measured), p = fabs(c->predicted);
+        j->reference = m > p ? m : p;
+        if (!cml_counter_agrees(d, c->measured, c->predicted))
+            j->verdict = CML_CV_UNEXPLAINED;
+        return;
+    }
+    j->reference = ref;
+    double diff = fabs(c->measured - c->predicted);
+    if (!(diff <= j->tolerance * ref || diff <= j->floor))
+        j->verdict = CML_CV_UNEXPLAINED;
+}
+
+/* Whether the control record c ran and every counter of it whose name
+ * contains `metric_has` (the counters the entry explains) agrees with the
+ * model, at least one of them judged: a control without the counters it
+ * stands for proves nothing, and does not agree. */
+static int control_agrees(const cml_record *c, const char *metric_has)
+{
+    if (c->state != CML_REC_OK || !c->measured || c->ncounters == 0)
+        return 0;
+    size_t judged_ones = 0;
+    for (unsigned k = 0; k < c->ncounters && k < CML_RECORD_MAX_COUNTERS; k++) {
+        const cml_counter *x = &c->counters[k];
+        const cml_counter_def *d = cml_counter_map_find(x->name);
+        if (!d || !strstr(x->name, metric_has))
+            continue;
+        cml_counter_judgement j;
+        judge_counter(c, d, x, &j);
+        if (j.verdict == CML_CV_UNEXPLAINED)
+            return 0;
+        judged_ones += j.verdict != CML_CV_NOT_JUDGED && x->has_prediction;
+    }
+    return judged_ones > 0;
+}
+
+/* The records a control is looked for in. */
+typedef struct run_set {
+    const cml_results *r;
+    size_t first, last;
+} run_set;
+
+/* The control record of rec under e (NULL: none ran, or rec is it). */
+static const cml_record *find_control(const cml_explained_diff *e, const cml_record *rec,
+                                      const run_set *set)
+{
+    char want[sizeof rec->variant + 64];
+    cml_variant_with(rec->variant, e->control, want, sizeof want);
+    if (strcmp(want, rec->variant) == 0)
+        return NULL;
+    for (size_t i = set->first; i < set->last && i < set->r->count; i++) {
+        const cml_record *c = &set->r->items[i];
+        if (strcmp(c->experiment, rec->experiment) == 0 && strcmp(c->variant, want) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* Whether entry e explains the difference (measured vs predicted). */
+static int explains(const cml_explained_diff *e, const cml_record *rec, const char *variant,
+                    const char *metric, double measured, double predicted, double ref_pred,
+                    const run_set *set)
+{
+    if (e->variant_has && !strstr(variant, e->variant_has))
+        return 0;
+    if (!strstr(metric, e->metric_has))
+        return 0;
+    if (e->control) {
+        const cml_record *c = rec && set ? find_control(e, rec, set) : NULL;
+        if (!c || !control_agrees(c, e->metric_has) || !(measured > predicted))
+            return 0;
+    }
+    if (e->max_frac > 0)
+        return measured > predicted && measured - predicted <= e->max_frac * ref_pred;
+    if (e->max_frac < 0)
+        return fabs(measured - predicted) <= -e->max_frac * ref_pred;
+    return 1;
+}
+
+/* The entry explaining the differing counter j of a record of experiment
+ * `exp` (NULL: a probe, which only its own entries explain, or a name the
+ * registry does not know), or NULL; *everywhere set when it is one of
+ * explained_everywhere. */
+static const cml_explained_diff *explanation(const cml_experiment *exp, int probe,
+                                             const cml_record *rec, const char *variant,
+                                             const cml_counter_judgement *j, const run_set *set,
+                                             int *everywhere)
+{
+    *everywhere = 0;
+    if (probe)
+        return NULL;
+    const cml_validate_spec *v = exp ? exp->validate : NULL;
+    for (size_t i = 0; v && i < v->nexplained; i++)
+        if (explains(&v->explained[i], rec, variant, j->name, j->measured, j->predicted,
+                     j->explain_reference, set))
+            return &v->explained[i];
+    for (size_t i = 0; i < CML_COUNT(explained_everywhere); i++)
+        if (explains(&explained_everywhere[i], rec, variant, j->name, j->measured,
+                     j->predicted, j->explain_reference, set)) {
+            *everywhere = 1;
+            return &explained_everywhere[i];
+        }
+    return NULL;
+}
+
+/* The record's verdict from its counters' (the last explanation shown). */
+static void conclude(cml_verdict_rec *x)
+{
+    int differ = 0, unexplained = 0;
+    for (unsigned k = 0; k < x->ncounters; k++) {
+        const cml_counter_judgement *j = &x->counters[k];
+        if (j->verdict == CML_CV_EXPLAINED) {
+            differ = 1;
+            x->why = j->why;
+            x->why_everywhere = j->why_everywhere;
+        } else if (j->verdict == CML_CV_UNEXPLAINED) {
+            differ = unexplained = 1;
+        }
+    }
+    x->verdict = !differ ? CML_VERDICT_AGREE
+                 : unexplained ? CML_VERDICT_UNEXPLAINED
+                               : CML_VERDICT_EXPLAINED;
+    if (x->verdict != CML_VERDICT_EXPLAINED) {
+        x->why = NULL;
+        x->why_everywhere = 0;
+    }
+}
+
+cml_status cml_validate_record(const cml_experiment *exp, const cml_results *r, size_t index,
+                               size_t first, size_t last, cml_verdicts *out)
+{
+    if (index >= r->count)
+        return CML_EINVAL;
+    const cml_record *rec = &r->items[index];
+    cml_verdict_rec *x = add(out);
+    if (!x)
+        return CML_ENOMEM;
+    x->subject = CML_SUBJECT_RECORD;
+    x->record = index;
+    set_text(x->experiment, sizeof x->experiment, rec->experiment);
+    set_text(x->variant, sizeof x->variant, rec->variant);
+    if (rec->state == CML_REC_WAIVED) {
+        x->verdict = CML_VERDICT_SKIPPED;
+        set_text(x->reason, sizeof x->reason, rec->note);
+        return CML_OK;
+    }
+    if (rec->state != CML_REC_OK || !rec->measured) {
+        x->verdict = CML_VERDICT_FAILED;
+        set_text(x->reason, sizeof x->reason, rec->note);
+        return CML_OK;
+    }
+    const unsigned n = rec->ncounters < CML_RECORD_MAX_COUNTERS ? rec->ncounters
+                                                                 : CML_RECORD_MAX_COUNTERS;
+    if (n == 0) {
+        x->verdict = CML_VERDICT_FAILED;
+        snprintf(x->reason, sizeof x->reason, "no counters read (%s)",
+                 rec->note[0] ? rec->note : "none in the record");
+        return CML_OK;
+    }
+    cml_counter_judgement *js = calloc(n, sizeof *js);
+    if (!js) {
+        out->count--;
+        return CML_ENOMEM;
+    }
+    x->counters = js;
+    const run_set set = {r, first, last};
+    for (unsigned k = 0; k < n; k++) {
+        const cml_counter *c = &rec->counters[k];
+        const cml_counter_def *d = cml_counter_map_find(c->name);
+        if (!d)
+            continue; /* not a counter the model speaks of */
+        cml_counter_judgement *j = &js[x->ncounters++];
+        judge_counter(rec, d, c, j);
+        if (j->verdict != CML_CV_UNEXPLAINED)
+            continue;
+        /* What an explanation's max_frac is of: the predicted wavefronts
+         * of the same operation for a conflict counter, the sectors asked
+         * for for the cache levels, else the predicted counter itself. */
+        char ref[96];
+        j->explain_reference = c->predicted;
+        reference_metric(c->name, ref, sizeof ref);
+        for (unsigned i = 0; i < n; i++)
+            if (!strcmp(rec->counters[i].name, ref) && rec->counters[i].has_prediction)
+                j->explain_reference = rec->counters[i].predicted;
+        if (level_reference(rec, d) > 0)
+            j->explain_reference = level_reference(rec, d);
+        j->why = explanation(exp, 0, rec, rec->variant, j, &set, &j->why_everywhere);
+        if (j->why)
+            j->verdict = CML_CV_EXPLAINED;
+    }
+    conclude(x);
+    return CML_OK;
+}
+
+cml_status cml_validate_probe(const cml_probe_result *p, cml_verdicts *out)
+{
+    size_t n;
+    const char *const *names = cml_probe_metrics(&n);
+    cml_verdict_rec *x = add(out);
+    if (!x)
+        return CML_ENOMEM;
+    x->subject = CML_SUBJECT_PROBE;
+    set_text(x->experiment, sizeof x->experiment, p->def->question);
+    set_text(x->variant, sizeof x->variant, p->def->id);
+    x->per = p->issues ? (double)p->issues : 1.0;
+    cml_counter_judgement *js = calloc(n ? n : 1, sizeof *js);
+    if (!js) {
+        out->count--;
+        return CML_ENOMEM;
+    }
+    x->counters = js;
+    for (size_t i = 0; i < n && i < CML_PROBE_MAX_METRICS; i++) {
+        const cml_counter_def *d = cml_counter_map_find(names[i]);
+        double v = p->value[i], pred = 0;
+        cml_counter_def shared_inst = {names[i], -1, CML_CTR_INSTRUCTIONS, CML_CTR_EXACT, ""};
+        if (!d) { /* the two shared instruction counters */
+            shared_inst.cls = strstr(names[i], "_ld") ? CML_CLASS_SHARED_LD : CML_CLASS_SHARED_ST;
+            d = &shared_inst;
+        }
+        int has = cml_counter_predict(d, &p->model, &pred);
+        if (isnan(v) || (v == 0 && (!has || pred == 0)))
+            continue; /* not read, or 0 where the model says 0 */
+        cml_counter_judgement *j = &js[x->ncounters++];
+        set_text(j->name, sizeof j->name, names[i]);
+        j->measured = v;
+        j->has_prediction = has;
+        j->predicted = has ? pred : 0;
+        j->difference = has ? v - pred : 0;
+        j->rule = !has || d->kind == CML_CTR_INFO ? CML_RULE_NONE
+                  : d->kind == CML_CTR_PERCENT   ? CML_RULE_PERCENT
+                  : d->kind == CML_CTR_RELATIVE  ? CML_RULE_RELATIVE
+                                                 : CML_RULE_EXACT;
+        if (j->rule == CML_RULE_RELATIVE) {
+            /* the map's own rule: of the larger figure */
+            j->tolerance = cml_counter_tolerance(d);
+            j->floor = cml_counter_floor(d);
+            j->reference = fabs(v) > fabs(pred) ? fabs(v) : fabs(pred);
+        }
+        j->verdict = !has || cml_counter_agrees(d, v, pred) ? CML_CV_AGREE : CML_CV_UNEXPLAINED;
+        if (j->verdict != CML_CV_UNEXPLAINED)
+            continue;
+        char ref[96];
+        j->explain_reference = pred;
+        reference_metric(names[i], ref, sizeof ref);
+        const cml_counter_def *rd = cml_counter_map_find(ref);
+        if (rd && rd != d)
+            (void)cml_counter_predict(rd, &p->model, &j->explain_reference);
+        j->why = explanation(NULL, 1, NULL, p->def->id, j, NULL, &j->why_everywhere);
+        if (j->why)
+            j->verdict = CML_CV_EXPLAINED;
+    }
+    conclude(x);
+    return CML_OK;
+}
+
+cml_verdict_tally cml_verdicts_tally(const cml_verdicts *v)
+{
+    cml_verdict_tally t = {0};
+    for (size_t i = 0; i < v->count; i++) {
+        switch (v->items[i].verdict) {
+        case CML_VERDICT_AGREE: t.agree++; break;
+        case CML_VERDICT_EXPLAINED: t.differ++; t.explained++; break;
+        case CML_VERDICT_UNEXPLAINED: t.differ++; t.unexplained++; break;
+        case CML_VERDICT_FAILED: t.failed++; break;
+        case CML_VERDICT_SKIPPED: t.skipped++; break;
+        }
+    }
+    return t;
+}
+
+int cml_verdicts_failing(const cml_verdict_tally *t) { return t->unexplained || t->failed; }
+
+const char *cml_verdict_name(cml_verdict v)
+{
+    switch (v) {
+    case CML_VERDICT_AGREE: return "agree";
+    case CML_VERDICT_EXPLAINED: return "differ-explained";
+    case CML_VERDICT_UNEXPLAINED: return "differ-unexplained";
+    case CML_VERDICT_FAILED: return "failed";
+    case CML_VERDICT_SKIPPED: return "skipped";
+    }
+    return "invalid";
+}
+
+const char *cml_verdict_subject_name(cml_verdict_subject s)
+{
+    switch (s) {
+    case CML_SUBJECT_RECORD: return "record";
+    case CML_SUBJECT_PROBE: return "probe";
+    case CML_SUBJECT_EXPERIMENT: return "experiment";
+    case CML_SUBJECT_SETTINGS: return "settings";
+    }
+    return "invalid";
+}
+
+const char *cml_counter_verdict_name(cml_counter_verdict v)
+{
+    switch (v) {
+    case CML_CV_AGREE: return "agree";
+    case CML_CV_EXPLAINED: return "explained";
+    case CML_CV_UNEXPLAINED: return "unexplained";
+    case CML_CV_NOT_JUDGED: return "not-judged";
+    }
+    return "invalid";
+}
+
+const char *cml_rule_name(cml_rule r)
+{
+    switch (r) {
+    case CML_RULE_NONE: return "none";
+    case CML_RULE_EXACT: return "exact";
+    case CML_RULE_PERCENT: return "percent";
+    case CML_RULE_RELATIVE: return "relative";
+    case CML_RULE_NOT_JUDGED: return "not-judged";
+    }
+    return "invalid";
+}
