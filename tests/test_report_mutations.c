@@ -1,7 +1,8 @@
 /*
  * Every numeric field of real results files set to extreme values, one
  * field at a time and all of its occurrences at once, through the reader
- * and every reporter (table, JSON, CSV, HTML, and two runs compared).
+ * and every reporter (table, JSON, CSV, HTML, and two runs compared), and
+ * through the judging of `validate --from` (src/lab/validate.c).
  *
  * A results file is untrusted input: whatever number stands in it, `report`
  * gives a clear error or a correct report, never a crash. A chart's tick
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "experiments/registry.h"
+#include "lab/validate.h"
 #include "report/chart_plan.h"
 #include "report/compare.h"
 #include "report/html.h"
@@ -253,6 +255,18 @@ static void try_document(const char *text, size_t len, const cml_results *base,
         }
         free(out);
     }
+    /* validate --from judges the same records: one verdict each, whatever
+     * the numbers (src/lab/validate.c). */
+    cml_verdicts v;
+    cml_verdicts_init(&v);
+    for (size_t i = 0; i < r.count; i++)
+        CHECK(cml_validate_record(cml_experiment_find(r.items[i].experiment), &r, i, 0, r.count,
+                                  &v) == CML_OK);
+    CHECK(v.count == r.count);
+    for (size_t i = 0; i < v.count; i++)
+        CHECK(v.items[i].record == i && v.items[i].verdict <= CML_VERDICT_SKIPPED &&
+              v.items[i].ncounters <= CML_RECORD_MAX_COUNTERS);
+    cml_verdicts_free(&v);
     cml_comparison c;
     if (cml_compare_build(&c, base, "a.json", &r, "b.json") == CML_OK) {
         cml_status (*const cmp[])(FILE *, const void *) = {cml_compare_table, cml_compare_csv,
