@@ -87,11 +87,16 @@ def load_registry(cumemlab, path):
 
 def load_explained(registry):
     """{experiment: [(variant_has or None, metric_has, max_frac, section)]}: each
-    validate spec's explained differences. A `control` is not checked here (a
-    results file holds no control runs): the entry applies as its bounds say."""
+    validate spec's explained differences, then those validate applies to every
+    experiment (the registry's explained_everywhere), in the order validate
+    tries them. A `control` is not checked here (a results file holds no
+    control runs): the entry applies as its bounds say."""
     out = {}
+    every = registry.get("explained_everywhere", [])
     for e in registry["experiments"]:
-        for x in (e.get("validate") or {}).get("explained", []):
+        if not e.get("validate"):
+            continue
+        for x in e["validate"].get("explained", []) + every:
             out.setdefault(e["key"], []).append((x["variant_has"], x["metric_has"],
                                                  float(x["max_frac"]), x["section"]))
     return out

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "lab/validate.h"
 #include "report/json_writer.h"
 #include "report/output_file.h"
 
@@ -163,19 +164,14 @@ static void write_chart(cml_json *j, const cml_chart_spec *c)
     cml_json_end_object(j);
 }
 
-static void write_validate(cml_json *j, const cml_validate_spec *v)
+/* Explained differences (cml_explained_diff) as an array under `key`. */
+static void write_explained(cml_json *j, const char *key, const cml_explained_diff *list,
+                            size_t n)
 {
-    cml_json_key(j, "validate");
-    if (!v) {
-        cml_json_null(j);
-        return;
-    }
-    cml_json_begin_object(j);
-    string_list(j, "settings", v->settings);
-    cml_json_key(j, "explained");
+    cml_json_key(j, key);
     cml_json_begin_array(j);
-    for (size_t i = 0; i < v->nexplained; i++) {
-        const cml_explained_diff *e = &v->explained[i];
+    for (size_t i = 0; i < n; i++) {
+        const cml_explained_diff *e = &list[i];
         cml_json_begin_object(j);
         cml_json_kv_string(j, "variant_has", e->variant_has);
         cml_json_kv_string(j, "metric_has", e->metric_has);
@@ -185,6 +181,18 @@ static void write_validate(cml_json *j, const cml_validate_spec *v)
         cml_json_end_object(j);
     }
     cml_json_end_array(j);
+}
+
+static void write_validate(cml_json *j, const cml_validate_spec *v)
+{
+    cml_json_key(j, "validate");
+    if (!v) {
+        cml_json_null(j);
+        return;
+    }
+    cml_json_begin_object(j);
+    string_list(j, "settings", v->settings);
+    write_explained(j, "explained", v->explained, v->nexplained);
     cml_json_end_object(j);
 }
 
@@ -232,6 +240,11 @@ static cml_status write_registry(FILE *out, const void *ctx)
     for (size_t i = 0; i < cml_experiment_count(); i++)
         write_experiment(&j, cml_experiment_at(i));
     cml_json_end_array(&j);
+    /* The differences validate explains in every experiment alike (the
+     * engine's, src/lab/validate.c), in no row. */
+    size_t n;
+    const cml_explained_diff *every = cml_validate_everywhere(&n);
+    write_explained(&j, "explained_everywhere", every, n);
     cml_json_end_object(&j);
     return fflush(out) != 0 || ferror(out) ? CML_EIO : CML_OK;
 }

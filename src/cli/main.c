@@ -32,6 +32,7 @@ static const char *const usage_text =
     "  cumemlab report A.json B.json  two saved runs compared record by record\n"
     "  cumemlab validate            the model against this GPU's hardware counters, every\n"
     "                               deterministic pattern (exit 1 on an unexplained difference)\n"
+    "  cumemlab validate --from FILE.json  the same judging of a saved run, no GPU needed\n"
     "  cumemlab PROGRAM [args]      the book's program by its name, run as the book runs it\n"
     "                               (readSegment 11 512, transpose 2, checkSmemSquare, ...)\n"
     "  cumemlab textbook            the book's programs and their source files\n"
