@@ -441,7 +441,12 @@ void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
     const int keepable = g && g->hook && !g->in_hook && keep_fits(g, b->bytes);
     const int r = cml_gpu_buffer_event(g, b->seq, keepable ? CML_BUFFER_FREE_KEEPABLE
                                                            : CML_BUFFER_FREE);
-    if (!(keepable && r == CML_BUFFER_KEEP && keep(g, b->ptr, b->bytes))) {
+    int kept = keepable && r == CML_BUFFER_KEEP && keep(g, b->ptr, b->bytes);
+    if (keepable && r == CML_BUFFER_KEEP && !kept)
+        /* asked to keep it but out of host memory for the list: the
+         * launches that read it are profiled before it goes */
+        (void)cml_gpu_buffer_event(g, b->seq, CML_BUFFER_FREE);
+    if (!kept) {
         const double t0 = cml_gpu_clock();
         /* a failed free leaves its message (cml_gpu_error) for whoever looks */
         (void)cml_gpu_check(cudaFree(b->ptr), "cudaFree(b->ptr)", __FILE__, __LINE__);

@@ -63,6 +63,12 @@ SHARED_BETWEEN_EXPERIMENTS = {
         "async_copy verifies its transposed tiles with the transpose experiment's "
         "device checker (cml_transpose_check) rather than a second copy of it",
 }
+# Headers the build generates (in <build>/generated), by the folder they
+# belong to: the registry's list of rows, made from the experiments' folders
+# (cmake/experiments.cmake). They include only what that folder may.
+GENERATED = {
+    "experiment_rows.h": "src/experiments/registry.c",
+}
 MAX_LINES = 1000
 SOURCES = (".c", ".h", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
@@ -181,6 +187,8 @@ def main():
             if not m:
                 continue
             name = m.group(1)
+            if name in GENERATED and GENERATED[name] == f:
+                continue
             target = next((os.path.join(top, name) for top in ("src", "include")
                            if os.path.isfile(os.path.join(root, top, name))), None)
             if target is None:

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""An experiment is its folder: nothing else in the build names it.
+
+For every folder src/experiments/NAME/, its rows are the lines
+"extern const cml_experiment cml_exp_X;" of its headers (what
+cmake/experiments.cmake generates the registry from) and its keys the
+`.key = "..."` of its sources. Outside the folder, no code of the build
+(src/, include/, cmake/, CMakeLists.txt; comments left out) may name them:
+not a row's symbol, not a path into the folder ("experiments/NAME/"), but
+for the pairs listed in EXCEPTIONS, each with its reason. (A key as a
+string is not looked for: "stride", "constant" or "local" are also the
+names of options and memory spaces everywhere.) Tests may name the
+experiments they test; the documentation names them too: every key has its
+page, docs/experiments/KEY.md, which this checks as well.
+
+Usage: test_folder_only.py [ROOT]   Exit 0 when every experiment keeps to its
+folder, 1 otherwise (each finding printed).
+"""
+import os
+import re
+import sys
+
+# (what is named, the file that names it): why it may.
+EXCEPTIONS = {
+    ("experiments/transpose/", "src/experiments/async_copy/async_copy.c"):
+        "async-copy verifies its transposed tiles with the transpose experiment's device "
+        "checker (tests/cli/test_layers.py lists the same pair)",
+    ("experiments/expr/", "src/cli/expr_cmd.c"):
+        "`model --expr` and `run --expr` still branch to cli/expr_cmd.c, which makes expr's "
+        "records itself, instead of going through the expr row (issue 21, item 3)",
+    ("cml_exp_expr", "src/cli/expr_cmd.c"): "the same",
+    ("experiments/device_facts/", "src/cli/commands.c"):
+        "`cumemlab device` writes the device-facts record through the folder's function "
+        "rather than running the row",
+}
+
+COMMENT_C = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+COMMENT_CMAKE = re.compile(r"#[^\n]*")
+ROW = re.compile(r"^extern const cml_experiment (cml_exp_[a-z0-9_]+);", re.M)
+KEY = re.compile(r'\.key\s*=\s*(?:"([^"]+)"|([A-Z_][A-Z0-9_]*))')
+ROW_BODY = re.compile(r"const cml_experiment\s+cml_exp_\w+\s*=\s*\{(.*?)\n\};", re.S)
+DEFINE = r'#\s*define\s+%s\s+"([^"]+)"'
+BUILD = ("src", "include", "cmake")
+SOURCES = (".c", ".h", ".cu", ".cmake", ".txt")
+
+
+def files_of(root, top):
+    out = []
+    for dirpath, _, names in os.walk(os.path.join(root, top)):
+        for n in names:
+            if n.endswith(SOURCES):
+                out.append(os.path.relpath(os.path.join(dirpath, n), root))
+    return out
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", ".."))
+    exp_root = os.path.join(root, "src", "experiments")
+    build_files = ["CMakeLists.txt"] + [f for top in BUILD for f in files_of(root, top)]
+    text = {}
+    for f in build_files:
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+            body = fh.read()
+        # comments may cite a folder; code may not (line numbers kept)
+        strip = COMMENT_CMAKE if f.endswith((".cmake", ".txt")) else COMMENT_C
+        text[f] = strip.sub(lambda m: "\n" * m.group(0).count("\n"), body)
+    problems = []
+    used = set()
+    folders = sorted(d for d in os.listdir(exp_root) if os.path.isdir(os.path.join(exp_root, d)))
+    nkeys = 0
+    for name in folders:
+        prefix = os.path.join("src", "experiments", name) + os.sep
+        mine = [f for f in text if f.startswith(prefix)]
+        rows = sorted({r for f in mine if f.endswith(".h") for r in ROW.findall(text[f])})
+        keys = set()
+        for f in (f for f in mine if f.endswith(".c")):
+            for lit, macro in (kv for body in ROW_BODY.findall(text[f])
+                               for kv in KEY.findall(body)):
+                m = re.search(DEFINE % macro, text[f]) if macro else None
+                keys.add(lit or (m.group(1) if m else macro))
+        keys = sorted(keys)
+        if not rows or not keys:
+            problems.append("%s: no row (extern const cml_experiment cml_exp_...;) or no .key"
+                            % prefix)
+        nkeys += len(keys)
+        names = ["experiments/%s/" % name] + rows
+        for f, body in text.items():
+            if f.startswith(prefix) or f == os.path.join("src", "experiments", "registry.c"):
+                continue
+            for what in names:
+                found = (re.search(r"\b%s\b" % re.escape(what), body) if what.startswith("cml_exp_")
+                         else what in body)
+                if not found:
+                    continue
+                if (what, f) in EXCEPTIONS:
+                    used.add((what, f))
+                    continue
+                line = body[:body.index(what) if what in body else 0].count("\n") + 1
+                problems.append("%s:%d: names %s of %s" % (f, line, what, prefix))
+        for k in keys:
+            if not os.path.isfile(os.path.join(root, "docs", "experiments", k + ".md")):
+                problems.append("%s: key %s has no page docs/experiments/%s.md" % (prefix, k, k))
+    for pair in sorted(set(EXCEPTIONS) - used):
+        problems.append("exception no longer needed (remove it): %s in %s" % pair)
+    for p in problems:
+        print("FAIL: " + p)
+    print("%d experiment folders, %d keys, %d build files: %s" % (
+        len(folders), nkeys, len(text), "ok" if not problems else "%d problem(s)" % len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
