@@ -120,10 +120,22 @@ int cml_print_experiment_help(const cml_experiment *exp);
 FILE *cml_cli_human_out(const cml_cli *cli);
 
 void cml_cli_results_init(const cml_cli *cli, cml_results *r);
-int cml_cli_emit(const cml_cli *cli, const cml_results *r);
+/* The outputs of results this command produced: first each experiment of
+ * the records is described from its registry row (cml_cli_describe), so
+ * that the files carry how to draw them. */
+int cml_cli_emit(const cml_cli *cli, cml_results *r);
 /* cml_cli_emit for a command that ran experiments: a run that showed
  * nothing (no record at all, or every record waived) is a failed run, and
  * one line on stderr says so after the waivers' reasons. */
-int cml_cli_emit_run(const cml_cli *cli, const cml_results *r);
+int cml_cli_emit_run(const cml_cli *cli, cml_results *r);
+/* The outputs of results read from a file, as they are: described as the
+ * file describes them, no more (what a file of an older version lacks, the
+ * reports take from the registry as they draw it, and its JSON written
+ * again stays as it was). */
+int cml_cli_emit_read(const cml_cli *cli, const cml_results *r);
+/* Describe each experiment of r's records that r does not describe yet
+ * and the registry has a row for (its number, title and charts:
+ * core/exp_desc.h). CML_ENOMEM when out of memory. */
+cml_status cml_cli_describe(cml_results *r);
 
 #endif

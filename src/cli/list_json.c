@@ -11,62 +11,11 @@
 
 #include "cli/cli.h"
 #include "lab/validate.h"
+#include "report/chart_spec_json.h"
 #include "report/json_writer.h"
 #include "report/output_file.h"
 
 #define REGISTRY_SCHEMA_VERSION 1
-
-/* Names for the chart spec's enums (src/core/chart_spec.h), written as
- * strings so that a reader need not know the C values. */
-static const char *shape_name(cml_chart_shape s)
-{
-    switch (s) {
-    case CML_PLOT_SWEEP: return "sweep";
-    case CML_PLOT_BARS: return "bars";
-    case CML_PLOT_EXTRAS: return "extras";
-    }
-    return NULL;
-}
-
-static const char *scale_name(cml_scale s)
-{
-    switch (s) {
-    case CML_SCALE_LINEAR: return "linear";
-    case CML_SCALE_LOG2: return "log2";
-    case CML_SCALE_LOG10: return "log10";
-    }
-    return NULL;
-}
-
-static const char *format_name(cml_tick_format f)
-{
-    switch (f) {
-    case CML_FMT_NUMBER: return "number";
-    case CML_FMT_BYTES: return "bytes";
-    case CML_FMT_PERCENT: return "percent";
-    case CML_FMT_WHOLE: return "whole";
-    }
-    return NULL;
-}
-
-static const char *metric_name(cml_metric_id id)
-{
-    switch (id) {
-    case CML_METRIC_NONE: return "none";
-    case CML_METRIC_BANDWIDTH: return "bandwidth";
-    case CML_METRIC_TIME_US: return "time_us";
-    case CML_METRIC_EFF_MODERN: return "efficiency_modern";
-    case CML_METRIC_EFF_FERMI: return "efficiency_fermi";
-    case CML_METRIC_SPR_MODERN: return "sectors_per_request_modern";
-    case CML_METRIC_CLASS_SPR: return "class_sectors_per_request";
-    case CML_METRIC_SHARED_CONFLICTS: return "shared_conflicts";
-    case CML_METRIC_SHARED_WAVEFRONTS: return "shared_wavefronts";
-    case CML_METRIC_CONST_SERIALIZED: return "constant_serialized";
-    case CML_METRIC_EXTRA: return "extra";
-    case CML_METRIC_OCCUPANCY: return "occupancy";
-    }
-    return NULL;
-}
 
 /* A NULL-terminated list of strings as an array; NULL as null. */
 static void string_list(cml_json *j, const char *key, const char *const *list)
@@ -118,49 +67,6 @@ static void write_alias(cml_json *j, const cml_textbook_alias *a)
         cml_json_string(j, a->positional[i]);
     cml_json_end_array(j);
     cml_json_kv_string(j, "usage", a->usage);
-    cml_json_end_object(j);
-}
-
-static void write_chart(cml_json *j, const cml_chart_spec *c)
-{
-    cml_json_begin_object(j);
-    cml_json_kv_string(j, "shape", shape_name(c->shape));
-    cml_json_kv_string(j, "title", c->title);
-    cml_json_kv_string(j, "xparam", c->xparam);
-    cml_json_kv_string(j, "xname", c->xname);
-    cml_json_kv_string(j, "xlabel", c->xlabel);
-    cml_json_kv_string(j, "xscale", scale_name(c->xscale));
-    cml_json_kv_string(j, "xformat", format_name(c->xfmt));
-    cml_json_kv_string(j, "ylabel", c->ylabel);
-    cml_json_kv_string(j, "yformat", format_name(c->yfmt));
-    cml_json_kv_string(j, "only_param", c->only_param);
-    cml_json_kv_string(j, "only_label", c->only_label);
-    cml_json_kv_string(j, "without_param", c->without_param);
-    cml_json_kv_string(j, "series_param", c->series_param);
-    /* m[1] is used only by sweeps that draw two metrics; an unused one
-     * (CML_METRIC_NONE) is left out rather than written as "none". */
-    cml_json_key(j, "metrics");
-    cml_json_begin_array(j);
-    for (size_t i = 0; i < CML_COUNT(c->m); i++) {
-        const cml_metric_ref *m = &c->m[i];
-        if (m->id == CML_METRIC_NONE)
-            continue;
-        cml_json_begin_object(j);
-        cml_json_kv_string(j, "name", m->name);
-        cml_json_kv_string(j, "metric", metric_name(m->id));
-        cml_json_kv_string(j, "arg", m->arg);
-        cml_json_kv_string(j, "lead", m->lead);
-        cml_json_end_object(j);
-    }
-    cml_json_end_array(j);
-    cml_json_kv_string(j, "what", c->what);
-    cml_json_kv_string(j, "unit", c->unit);
-    cml_json_kv_bool(j, "describe", c->describe);
-    string_list(j, "extra_names", c->extra_names);
-    string_list(j, "extra_legend", c->extra_legend);
-    cml_json_kv_string(j, "ignore_param", c->ignore_param);
-    string_list(j, "xmark_extras", c->xmark_extras);
-    string_list(j, "xmark_labels", c->xmark_labels);
     cml_json_end_object(j);
 }
 
@@ -219,7 +125,7 @@ static void write_experiment(cml_json *j, const cml_experiment *e)
     cml_json_key(j, "charts");
     cml_json_begin_array(j);
     for (size_t i = 0; i < e->ncharts; i++)
-        write_chart(j, &e->charts[i]);
+        cml_chart_spec_json(j, &e->charts[i]);
     cml_json_end_array(j);
     write_validate(j, e->validate);
     cml_json_end_object(j);

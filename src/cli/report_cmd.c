@@ -117,7 +117,7 @@ int cml_cmd_report(const cml_cli *cli)
         cml_results_free(&r);
         return CML_EXIT_FAIL;
     }
-    int rc = cml_cli_emit(cli, &r);
+    int rc = cml_cli_emit_read(cli, &r);
     cml_results_free(&r);
     return rc;
 }

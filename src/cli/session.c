@@ -11,6 +11,8 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "core/exp_desc.h"
+#include "experiments/registry.h"
 #include "report/report.h"
 #include "report/html.h"
 
@@ -27,7 +29,44 @@ FILE *cml_cli_human_out(const cml_cli *cli)
     return cli->machine_stdout ? stderr : stdout;
 }
 
-int cml_cli_emit(const cml_cli *cli, const cml_results *r)
+cml_status cml_cli_describe(cml_results *r)
+{
+    const cml_experiment *const *rows = cml_registry_rows();
+    const size_t nrows = cml_experiment_count();
+    for (size_t i = 0; i < r->count; i++) {
+        const char *key = r->items[i].experiment;
+        if (cml_exp_descs_find(&r->descs, key))
+            continue;
+        for (size_t k = 0; k < nrows; k++) {
+            const cml_experiment *e = rows[k];
+            if (!e || !e->key || strcmp(e->key, key) != 0)
+                continue;
+            char err[160];
+            cml_status st = cml_exp_descs_add(&r->descs, key, e->number, e->title, e->charts,
+                                                 e->charts ? e->ncharts : 0, err, sizeof err);
+            /* A row out of the bounds a reader enforces is a mistake in the
+             * row, which the tests catch (test_json_read): say so, and
+             * write the file without it rather than one no reader takes. */
+            if (st == CML_EINVAL)
+                fprintf(stderr, "cumemlab: %s: not described in the results: %s\n", key, err);
+            else if (st != CML_OK)
+                return st;
+            break;
+        }
+    }
+    return CML_OK;
+}
+
+int cml_cli_emit(const cml_cli *cli, cml_results *r)
+{
+    if (cml_cli_describe(r) != CML_OK) {
+        fprintf(stderr, "cumemlab: out of memory\n");
+        return CML_EXIT_FAIL;
+    }
+    return cml_cli_emit_read(cli, r);
+}
+
+int cml_cli_emit_read(const cml_cli *cli, const cml_results *r)
 {
     char err[512];
     int rc = CML_EXIT_OK;
@@ -65,7 +104,7 @@ int cml_cli_emit(const cml_cli *cli, const cml_results *r)
     return rc;
 }
 
-int cml_cli_emit_run(const cml_cli *cli, const cml_results *r)
+int cml_cli_emit_run(const cml_cli *cli, cml_results *r)
 {
     int rc = cml_cli_emit(cli, r);
     size_t waived = 0, shown = 0;

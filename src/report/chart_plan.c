@@ -632,14 +632,44 @@ void cml_chart_plan_build(cml_chart_plan *plan, const cml_chart_spec *specs, siz
     counters_chart(plan, &g);
 }
 
+cml_desc_source cml_chart_plan_describe(const cml_results *r, const char *key,
+                                        cml_exp_desc *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->key, sizeof out->key, "%s", key ? key : "");
+    const cml_exp_desc *own = r ? cml_exp_descs_find(&r->descs, key) : NULL;
+    if (own) {
+        *out = *own;
+        out->owned = NULL; /* a view: r keeps the block */
+        return CML_DESC_RESULTS;
+    }
+    /* The fallback: a file that does not describe the experiment (written
+     * before files did) is drawn as this cumemlab's registry draws it,
+     * exactly as such files always were. */
+    const cml_experiment *row = cml_chart_plan_row(key);
+    if (!row)
+        return CML_DESC_NONE;
+    out->number = row->number;
+    out->title = row->title;
+    out->charts = row->charts;
+    out->ncharts = row->charts ? row->ncharts : 0;
+    return CML_DESC_REGISTRY;
+}
+
+void cml_chart_plan_results(cml_chart_plan *plan, const cml_results *r, const char *key,
+                            const cml_record *const *recs, size_t n)
+{
+    cml_exp_desc d;
+    if (cml_chart_plan_describe(r, key, &d) != CML_DESC_NONE)
+        cml_chart_plan_build(plan, d.charts, d.ncharts, recs, n);
+    else
+        cml_chart_plan_build(plan, charts_default, CML_COUNT(charts_default), recs, n);
+}
+
 void cml_chart_plan_experiment(cml_chart_plan *plan, const char *key,
                                const cml_record *const *recs, size_t n)
 {
-    const cml_experiment *row = cml_chart_plan_row(key);
-    if (row)
-        cml_chart_plan_build(plan, row->charts, row->ncharts, recs, n);
-    else
-        cml_chart_plan_build(plan, charts_default, CML_COUNT(charts_default), recs, n);
+    cml_chart_plan_results(plan, NULL, key, recs, n);
 }
 
 void cml_chart_plan_free(cml_chart_plan *plan)

@@ -5,8 +5,13 @@
  * so a test can check what is planned without parsing a page.
  *
  * What an experiment draws is declared in its registry row
- * (cml_experiment.charts, core/chart_spec.h), handed to the report as data
- * (cml_chart_plan_use_rows); the planner draws each spec
+ * (cml_experiment.charts, core/chart_spec.h) and carried by the results
+ * it produced (core/exp_desc.h: a results file's "experiments"), so that a
+ * file is drawn as its producer declared, by whichever cumemlab reads it;
+ * the registry's rows, handed to the report as data
+ * (cml_chart_plan_use_rows), stand in only for results that carry no
+ * description of an experiment (files of older versions). The planner
+ * draws each spec
  * from what the records carry: a sweep over a parameter the records have as
  * a number, series from the other parameters that vary, a point left out
  * where a record lacks the metric (no measurement, no model class, no
@@ -20,6 +25,7 @@
 #include <stddef.h>
 
 #include "core/chart_spec.h"
+#include "core/exp_desc.h"
 #include "core/record.h"
 #include "lab/experiment.h"
 #include "report/svg_chart.h"
@@ -52,14 +58,35 @@ void cml_chart_plan_use_rows(const cml_experiment *const *rows, size_t count);
  * experiment); NULL when no row has the key. */
 const cml_experiment *cml_chart_plan_row(const char *key);
 
+/* Where a description came from (cml_chart_plan_describe). */
+typedef enum cml_desc_source {
+    CML_DESC_NONE = 0,      /* neither knows the key: the fallback chart, the key as title */
+    CML_DESC_RESULTS,       /* the results' own (the file's) */
+    CML_DESC_REGISTRY       /* the registry row: results that carry no description of it */
+} cml_desc_source;
+
+/* How the reports draw experiment `key` of results r (NULL: none): r's own
+ * description, else, explicitly as a fallback for files written before
+ * results described their experiments, the registry row of that key
+ * (cml_chart_plan_row), else nothing. *out is filled in every case (for
+ * CML_DESC_NONE: the key, number 0, no title, no charts); its pointers
+ * live as long as r or the rows. */
+cml_desc_source cml_chart_plan_describe(const cml_results *r, const char *key,
+                                        cml_exp_desc *out);
+
 /* Plan `specs` over records recs[0..n) (all of one experiment), then the
  * hardware counters against the model's predictions when any record has
  * both. Whatever *plan held is overwritten (free it first). */
 void cml_chart_plan_build(cml_chart_plan *plan, const cml_chart_spec *specs, size_t nspecs,
                           const cml_record *const *recs, size_t n);
 
-/* The charts of experiment `key`: its registry row's specs, or, for a key
- * the registry does not know, the measured bandwidth of each variant. */
+/* The charts of experiment `key` of results r: its description's specs
+ * (cml_chart_plan_describe), or, for a key neither r nor the registry
+ * describes, the measured bandwidth of each variant. */
+void cml_chart_plan_results(cml_chart_plan *plan, const cml_results *r, const char *key,
+                            const cml_record *const *recs, size_t n);
+
+/* The same by the registry alone (cml_chart_plan_results with r NULL). */
 void cml_chart_plan_experiment(cml_chart_plan *plan, const char *key,
                                const cml_record *const *recs, size_t n);
 

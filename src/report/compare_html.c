@@ -156,7 +156,7 @@ static cml_status write_charts(FILE *out, const cml_comparison *c, const cml_cmp
             recs[1][n[1]++] = c->pairs[i].b;
     }
     for (int k = 0; k < 2; k++)
-        cml_chart_plan_experiment(plan[k], e->key, recs[k], n[k]);
+        cml_chart_plan_results(plan[k], c->run[k], e->key, recs[k], n[k]);
     cml_status st = plan[0]->oom || plan[1]->oom ? CML_ENOMEM : CML_OK;
     if (plan[0]->ncharts || plan[1]->ncharts)
         fputs("<div class=\"charts\">\n", out);
@@ -430,7 +430,14 @@ static cml_status write_experiment(FILE *out, const cml_comparison *c, size_t in
     const cml_cmp_experiment *e = &c->exps[index];
     char id[96], title[160];
     cml_html_anchor(id, sizeof id, index, e->key);
-    cml_html_experiment_title(title, sizeof title, e->key);
+    /* Titled as run A describes it, else as B does (an experiment only B
+     * has, or A written before files described their experiments). */
+    cml_exp_desc d;
+    const cml_results *by = c->run[0];
+    if (cml_chart_plan_describe(c->run[0], e->key, &d) != CML_DESC_RESULTS &&
+        cml_chart_plan_describe(c->run[1], e->key, &d) == CML_DESC_RESULTS)
+        by = c->run[1];
+    cml_html_experiment_title(title, sizeof title, by, e->key);
     fprintf(out, "<section class=\"experiment\" id=\"%s\" aria-labelledby=\"%s-h\">\n<h2 id=\"%s-h\">",
             id, id, id);
     esc(out, title);

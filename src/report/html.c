@@ -24,6 +24,7 @@ static void esc(FILE *out, const char *s) { cml_xml_escape(out, s); }
 
 /* The records of one experiment, in the order of the results. */
 typedef struct group {
+    const cml_results *run;    /* the results the records are of (their descriptions) */
     const char *key;
     const cml_record **recs;
     size_t n;
@@ -247,18 +248,21 @@ static void write_diagnostics(FILE *out, const cml_results *r, const group *gs, 
     fputs("</tbody>\n</table></div>\n</section>\n", out);
 }
 
-void cml_html_experiment_title(char *buf, size_t len, const char *key)
+void cml_html_experiment_title(char *buf, size_t len, const cml_results *r, const char *key)
 {
-    const cml_experiment *row = cml_chart_plan_row(key);
-    if (row && row->title)
-        snprintf(buf, len, "%d. %s (%s)", row->number, row->title, key);
+    cml_exp_desc d;
+    cml_chart_plan_describe(r, key, &d);
+    if (d.title && d.number > 0)
+        snprintf(buf, len, "%d. %s (%s)", d.number, d.title, key);
+    else if (d.title)
+        snprintf(buf, len, "%s (%s)", d.title, key);
     else
         snprintf(buf, len, "%s", key);
 }
 
 static void group_title(const group *g, char *buf, size_t len)
 {
-    cml_html_experiment_title(buf, len, g->key);
+    cml_html_experiment_title(buf, len, g->run, g->key);
 }
 
 static void write_findings(FILE *out, const group *g)
@@ -319,7 +323,7 @@ static cml_status write_group(FILE *out, const group *g, size_t index)
     cml_chart_plan *cs = malloc(sizeof *cs);
     if (!cs)
         return CML_ENOMEM;
-    cml_chart_plan_experiment(cs, g->key, g->recs, g->n);
+    cml_chart_plan_results(cs, g->run, g->key, g->recs, g->n);
 
     size_t waived = 0, failed = 0, measured = 0;
     for (size_t i = 0; i < g->n; i++) {
@@ -393,6 +397,7 @@ static group *make_groups(const cml_results *r, size_t *ngroups, const cml_recor
         if (seen)
             continue;
         group *g = &gs[ng++];
+        g->run = r;
         g->key = r->items[i].experiment;
         g->recs = all + used;
         g->n = 0;

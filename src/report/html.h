@@ -43,9 +43,11 @@ void cml_html_device_table(FILE *out, const cml_results *r);
  * digits and '-'. */
 void cml_html_anchor(char *buf, size_t len, size_t i, const char *key);
 /* An experiment's heading: "1. Misaligned reads (read-offset)", numbered
- * as the registry numbers it (cumemlab list, the README); the key alone for
- * an experiment the registry does not know. */
-void cml_html_experiment_title(char *buf, size_t len, const char *key);
+ * and titled as r describes it (the number cumemlab list and the README
+ * give it; for results without descriptions, the registry's:
+ * cml_chart_plan_describe); the key alone for an experiment neither
+ * describes. r may be NULL (the registry alone). */
+void cml_html_experiment_title(char *buf, size_t len, const cml_results *r, const char *key);
 
 struct cml_chart;
 /* The numbers a chart draws, one click away under it: a <details> with a

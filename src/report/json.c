@@ -5,6 +5,8 @@
  */
 #include "report/report.h"
 
+#include "core/exp_desc.h"
+#include "report/chart_spec_json.h"
 #include "report/json_writer.h"
 #include "report/report_util.h"
 
@@ -297,6 +299,23 @@ static void write_record(cml_json *j, const cml_record *rec)
 }
 
 /* The whole results set as one JSON document; CML_EIO if the stream failed. */
+static void write_desc(cml_json *j, const cml_exp_desc *d)
+{
+    cml_json_begin_object(j);
+    cml_json_kv_string(j, "key", d->key);
+    if (d->number > 0)
+        cml_json_kv_i64(j, "number", d->number);
+    else
+        cml_json_kv_null(j, "number");
+    cml_json_kv_string(j, "title", d->title);
+    cml_json_key(j, "charts");
+    cml_json_begin_array(j);
+    for (size_t i = 0; i < d->ncharts; i++)
+        cml_chart_spec_json(j, &d->charts[i]);
+    cml_json_end_array(j);
+    cml_json_end_object(j);
+}
+
 cml_status cml_report_json(FILE *out, const cml_results *r)
 {
     cml_json j;
@@ -348,6 +367,16 @@ cml_status cml_report_json(FILE *out, const cml_results *r)
         cml_json_end_object(&j);
     }
     cml_json_end_array(&j);
+    /* What a reader needs to draw each experiment (core/exp_desc.h): left
+     * out when the results carry none, so that a file of an older version,
+     * read and written again, stays as it was. */
+    if (r->descs.n) {
+        cml_json_key(&j, "experiments");
+        cml_json_begin_array(&j);
+        for (size_t i = 0; i < r->descs.n; i++)
+            write_desc(&j, &r->descs.v[i]);
+        cml_json_end_array(&j);
+    }
     cml_json_key(&j, "records");
     cml_json_begin_array(&j);
     for (size_t i = 0; i < r->count; i++)

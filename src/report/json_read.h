@@ -167,6 +167,13 @@ cml_status cml_results_from_input(const cml_jinput *in, cml_results *r, char *er
  */
 cml_status cml_results_read_file(const char *path, cml_results *r, char *err, size_t errlen);
 
+/* Part of the results reader (json_read_experiments.c): the top-level
+ * "experiments" array v read into r's descriptions (core/exp_desc.h). 1
+ * read; 0 malformed, with err = "line L, column C (byte B): what" naming
+ * the member ("experiments[2].charts[0].xscale: unknown value ..."); -1 out
+ * of memory. */
+int cml_jread_experiments(const cml_jval *v, cml_results *r, char *err, size_t errlen);
+
 /* 1 when this cumemlab reads gzip-compressed results (built with zlib). */
 int cml_results_gzip_supported(void);
 

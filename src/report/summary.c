@@ -184,11 +184,15 @@ static const cml_chart_spec model_specs[] = {
  * such variants by their time. */
 #define FALLBACK_MIN_BYTES ((uint64_t)1 << 20)
 
-static void choose_metric(cml_summary_row *row, const group *g, const cml_record **sel)
+static void choose_metric(cml_summary_row *row, const cml_results *r, const group *g,
+                          const cml_record **sel)
 {
-    const cml_experiment *exp = cml_chart_plan_row(row->experiment);
-    const cml_chart_spec *specs = exp ? exp->charts : NULL;
-    size_t nspecs = exp && exp->charts ? exp->ncharts : 0;
+    /* The charts the results describe the experiment by (for a file of an
+     * older version, the registry's: cml_chart_plan_describe). */
+    cml_exp_desc d;
+    cml_chart_plan_describe(r, row->experiment, &d);
+    const cml_chart_spec *specs = d.charts;
+    size_t nspecs = d.charts ? d.ncharts : 0;
     /* Measured figures first, then the model's, each in the charts' order. */
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < nspecs; i++)
@@ -280,7 +284,7 @@ cml_status cml_summary_build(const cml_results *r, cml_summary *s)
         cml_summary_row *row = &rows[k];
         row->metric = CML_METRIC_NONE;
         row->ratio = row->best_value = row->worst_value = NAN;
-        choose_metric(row, &g, sel);
+        choose_metric(row, r, &g, sel);
         row->explained = explaining(row, &g);
     }
     free(gi), free(first), free(count), free(all), free(sel);

@@ -5,7 +5,9 @@
  * explains it. The long per-record tables follow it.
  *
  * The main figure of an experiment comes from the charts its registry row
- * declares (core/chart_spec.h), in their order: the first measured figure
+ * declares (core/chart_spec.h), as the results carry them (a file's
+ * "experiments"; for a file without them, the registry's row:
+ * cml_chart_plan_describe), in their order: the first measured figure
  * (bandwidth, higher is better; kernel time, lower is better) that at least
  * two of the records a chart draws carry; else (a model-only run, say) the
  * first of the other figures whose direction is known (efficiency and
