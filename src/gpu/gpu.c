@@ -438,13 +438,12 @@ void cml_gpu_free(cml_gpu *g, cml_dbuf *b)
 {
     if (!b || !b->ptr)
         return;
-    const int keepable = g && g->hook && !g->in_hook && keep_fits(g, b->bytes);
-    const int r = cml_gpu_buffer_event(g, b->seq, keepable ? CML_BUFFER_FREE_KEEPABLE
-                                                           : CML_BUFFER_FREE);
-    int kept = keepable && r == CML_BUFFER_KEEP && keep(g, b->ptr, b->bytes);
-    if (keepable && r == CML_BUFFER_KEEP && !kept)
-        /* asked to keep it but out of host memory for the list: the
-         * launches that read it are profiled before it goes */
+    /* The hook is asked first: only memory it wants kept costs a look at
+     * the free memory. Kept only where it fits; else the hook hears a plain
+     * free, and profiles what reads the buffer before it goes. */
+    const int asked = cml_gpu_buffer_event(g, b->seq, CML_BUFFER_FREE_KEEPABLE) == CML_BUFFER_KEEP;
+    const int kept = asked && keep_fits(g, b->bytes) && keep(g, b->ptr, b->bytes);
+    if (asked && !kept)
         (void)cml_gpu_buffer_event(g, b->seq, CML_BUFFER_FREE);
     if (!kept) {
         const double t0 = cml_gpu_clock();

@@ -54,12 +54,13 @@ cml_status cml_gpu_download(cml_gpu *g, void *dst, const cml_dbuf *src, size_t b
  * (src/lab/counters_pass.h) uses it to profile the launches it holds
  * while the buffers they read still exist. NULL removes the hook.
  *
- * CML_BUFFER_FREE_KEEPABLE is a cml_gpu_free whose memory the harness can
- * keep (it fits in half the free device memory beside what is kept): a hook
- * that returns CML_BUFFER_KEEP has the memory kept, untouched, until
- * cml_gpu_release_kept, so launches it holds still read it and are profiled
- * later in one batch instead of one batch per freed buffer. Any other event
- * or return value: the memory is freed when the hook returns. Before an
+ * CML_BUFFER_FREE_KEEPABLE is a cml_gpu_free whose memory the harness may
+ * keep: a hook that returns CML_BUFFER_KEEP has the memory kept, untouched,
+ * until cml_gpu_release_kept (where it fits in half the free device memory
+ * beside what is kept; else the hook hears CML_BUFFER_FREE right after), so
+ * launches it holds still read it and are profiled later in one batch
+ * instead of one batch per freed buffer. Any other event or return value:
+ * the memory is freed when the hook returns. Before an
  * allocation fails for want of memory while memory is kept, the hook gets
  * CML_BUFFER_NEED_MEMORY (seq 0): it should finish with the kept memory and
  * call cml_gpu_release_kept; the allocation is then tried again.

@@ -210,9 +210,8 @@ void cml_peak_trace_memo_free(cml_peak_trace_memo *memo)
     memset(memo, 0, sizeof *memo);
 }
 
-static cml_status trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
-                        const cml_peak_shape_def *d, const cml_peak_mirror_args *args,
-                        unsigned gs_grid, unsigned block);
+static cml_status trace(cml_record *rec, const cml_peak_shape_def *d,
+                        const cml_peak_mirror_args *args, unsigned gs_grid, unsigned block);
 
 /* The n the trace of n floats is made at (below). */
 static uint64_t traced_n_of(const cml_peak_shape_def *d, cml_peak_op op, uint64_t n,
@@ -244,7 +243,7 @@ static void prefill_part(void *user, size_t part, size_t lo, size_t hi)
     for (size_t i = lo; i < hi; i++) {
         const cml_peak_trace_job *j = &pf->jobs[i];
         const cml_peak_mirror_args a = {j->op, j->shape, pf->traced[i]};
-        pf->sts[i] = trace(&pf->recs[i], j->op, j->shape, cml_peak_shape_at(j->shape), &a,
+        pf->sts[i] = trace(&pf->recs[i], cml_peak_shape_at(j->shape), &a,
                            j->grid, j->block);
     }
 }
@@ -297,16 +296,8 @@ cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
     if (!d)
         return CML_EINVAL;
     cml_peak_mirror_args a = {op, shape, n};
-    uint64_t cap = TRACE_MAX_N;
-    if (d->layout == CML_PEAK_GRID_STRIDE) {
-        const uint64_t per_vec = (op == CML_PEAK_ADD || op == CML_PEAK_TRIAD) ? 3 : 2;
-        const uint64_t max_vecs = (CML_MAX_EMITS - 16) / per_vec; /* per thread */
-        const uint64_t fits = max_vecs * gs_grid * block * (d->width / 4);
-        if (fits < cap)
-            cap = fits;
-    }
-    if (n > cap + 3) {
-        a.n = cap - cap % 4 + n % 4;
+    a.n = traced_n_of(d, op, n, gs_grid, block);
+    if (a.n != n) {
         cml_record_note(rec, "model traced at n=%llu floats per array, not %llu: every access "
                              "is the same whole vector of a warp, so the shares are the same",
                         (unsigned long long)a.n, (unsigned long long)n);
@@ -323,29 +314,26 @@ cml_status cml_peak_trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
         rec->sample = e->sample;
         return CML_OK;
     }
-    cml_status st = trace(rec, op, shape, d, &a, gs_grid, block);
+    cml_status st = trace(rec, d, &a, gs_grid, block);
     if (st == CML_OK)
         memo_add(memo, rec, op, shape, gs_grid, block, a.n);
     return st;
 }
 
 /* cml_peak_trace's work: the trace itself. */
-static cml_status trace(cml_record *rec, cml_peak_op op, cml_peak_shape shape,
-                        const cml_peak_shape_def *d, const cml_peak_mirror_args *args,
-                        unsigned gs_grid, unsigned block)
+static cml_status trace(cml_record *rec, const cml_peak_shape_def *d,
+                        const cml_peak_mirror_args *args, unsigned gs_grid, unsigned block)
 {
-    (void)op;
-    (void)shape;
     const cml_peak_mirror_args a = *args;
     if (d->layout == CML_PEAK_ONE_SHOT && block % CML_WARP_SIZE == 0) {
         /* Block b's accesses are block 1's shifted by (b - 1) x block x U x W
          * bytes, a multiple of 128; only block 0 (the trailing floats) and
          * the last block (the guard, the sum's final reduction) differ, and
          * those are traced one by one: O(1) work at any n. */
-        const uint64_t nblocks = cml_peak_model_grid(NULL, shape, a.n, block);
+        const uint64_t nblocks = cml_peak_model_grid(NULL, a.shape, a.n, block);
         return cml_exp_trace_1d(rec, nblocks, block, 1, 1, cml_peak_mirror, &a);
     }
-    unsigned grid = d->layout == CML_PEAK_ONE_SHOT ? cml_peak_model_grid(NULL, shape, a.n, block)
+    unsigned grid = d->layout == CML_PEAK_ONE_SHOT ? cml_peak_model_grid(NULL, a.shape, a.n, block)
                                                     : gs_grid;
     for (int r = 0; r < CML_RULES_COUNT; r++) {
         memset(&rec->model[r], 0, sizeof rec->model[r]);
