@@ -309,7 +309,7 @@ fi # part 1
 SAN_MEM_ERRORS=0
 SAN_RACE_ERRORS=0
 sanitize() { # tool log label cmd...
-    local tool=$1 log=$2 label=$3 tmp rc n limit
+    local tool=$1 log=$2 label=$3 tmp rc n w limit
     shift 3
     # Keep 30 s for the summary; never start a run with less than 20 s.
     limit=$(($(remaining) - 30))
@@ -324,23 +324,26 @@ sanitize() { # tool log label cmd...
         compute-sanitizer --tool "$tool" --error-exitcode 99 "$@" >"$tmp" 2>&1
     rc=$?
     # memcheck: "ERROR SUMMARY: N errors"; racecheck: "... (N errors, M warnings)".
+    # A racecheck warning is a hazard too (the book's warp-synchronous
+    # reduction gave 40 warnings and 0 errors): both are counted and shown.
     n=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$tmp" | tail -1 | grep -Eo "[0-9]+$")
     [ -z "$n" ] && n=$(grep -Eo "\([0-9]+ errors" "$tmp" | tail -1 | grep -Eo "[0-9]+")
+    w=$(grep -Eo "[0-9]+ warnings\)" "$tmp" | tail -1 | grep -Eo "^[0-9]+")
     # rc 77: the test skipped itself (no GPU); not a sanitizer finding.
     [ "$rc" -eq 77 ] && rc=0
     {
         printf '\n---- %s: %s ----\n' "$tool" "$label"
         cat "$tmp"
         [ "$rc" -eq 124 ] && echo "TIMEOUT after ${limit}s"
-        echo "$label: rc=$rc errors=${n:-?}"
+        echo "$label: rc=$rc errors=${n:-?} warnings=${w:-0}"
     } >>"$log"
     rm -f "$tmp"
     if [ "$tool" = memcheck ]; then
         SAN_MEM_ERRORS=$((SAN_MEM_ERRORS + ${n:-0}))
     else
-        SAN_RACE_ERRORS=$((SAN_RACE_ERRORS + ${n:-0}))
+        SAN_RACE_ERRORS=$((SAN_RACE_ERRORS + ${n:-0} + ${w:-0}))
     fi
-    record "$tool $label" "$rc" "${n:-?} errors"
+    record "$tool $label" "$rc" "${n:-?} errors, ${w:-0} warnings"
 }
 
 if ! part_has 2 && ! part_has 3 && ! part_has 4 && ! part_has 5; then
@@ -393,7 +396,7 @@ part_has 1 && THEO=$(grep -Eo "theoretical [0-9.]+ GB/s" "$LOG_CTEST" | head -1 
     for i in "${!STEP_NAMES[@]}"; do
         printf '%-44s %s\n' "${STEP_NAMES[$i]}" "${STEP_RESULTS[$i]}"
     done
-    printf '%-44s %s\n' "sanitizer errors" "memcheck $SAN_MEM_ERRORS, racecheck $SAN_RACE_ERRORS"
+    printf '%-44s %s\n' "sanitizer findings" "memcheck $SAN_MEM_ERRORS errors, racecheck $SAN_RACE_ERRORS errors and warnings"
     if part_has 1; then
         printf '%-44s %s\n' "tests" "${T_PASS:-?} passed, ${T_FAIL:-?} failed, ${T_SKIP:-?} skipped"
         printf '%-44s %s\n' "peak bandwidth" "${PEAK:-?} GB/s (theoretical ${THEO:-?} GB/s)"

@@ -2,7 +2,9 @@
  * The kernels main() of the book's chapter05/reduceIntegerShfl.cu launches,
  * reduceSmem and reduceShfl, as the book writes them (DIM 128, SMEMDIM 4,
  * the volatile warp unrolling, warpReduce by __shfl_xor), the shuffles in
- * their _sync form (shfl_kernels.h says why). The C mirror in reduce_shfl.c
+ * their _sync form (shfl_kernels.h says why) and the warp unrolling with
+ * __syncwarp() between its steps (below: the same accesses, without the
+ * race the book's lock-step assumption leaves on Volta and later). The C mirror in reduce_shfl.c
  * emits exactly their accesses.
  */
 #include <cuda_runtime.h>
@@ -49,12 +51,22 @@ static __global__ void reduceSmem (int *g_idata, int *g_odata, unsigned int n)
     if (tid < 32)
     {
         volatile int *vsmem = smem;
-        vsmem[tid] += vsmem[tid + 32];
-        vsmem[tid] += vsmem[tid + 16];
-        vsmem[tid] += vsmem[tid +  8];
-        vsmem[tid] += vsmem[tid +  4];
-        vsmem[tid] += vsmem[tid +  2];
-        vsmem[tid] += vsmem[tid +  1];
+        // The book's six steps are `vsmem[tid] += vsmem[tid + k]`, with no
+        // barrier: on Volta and later the lanes of a warp are not in lock
+        // step, so a lane could read vsmem[tid + k] before its owner wrote
+        // it (compute-sanitizer's racecheck reports it). Each step below
+        // does the book's same two volatile loads and one store, with
+        // __syncwarp() between the reads and the write and after the write:
+        // the accesses, and so the counters, are the book's.
+        #define WARP_STEP(k) { int a = vsmem[tid]; int b = vsmem[tid + (k)]; \
+                               __syncwarp(); vsmem[tid] = a + b; __syncwarp(); }
+        WARP_STEP(32)
+        WARP_STEP(16)
+        WARP_STEP( 8)
+        WARP_STEP( 4)
+        WARP_STEP( 2)
+        WARP_STEP( 1)
+        #undef WARP_STEP
     }
 
     // write result for this block to global mem
