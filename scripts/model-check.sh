@@ -60,6 +60,7 @@ transpose --kernel all --block 32x16,16x16 --nx 1000 --ny 333
 transpose --kernel all --block 32x32 --nx 33 --ny 4097 --residency one
 hierarchy
 l2-residency
+l2-residency --hot 10,333 --stream 1537024
 async-copy
 cluster-smem
 peak-bandwidth

@@ -31,6 +31,11 @@
  * by the mirror as my_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0),
  * CML_ARRAY(float, 1), a->n, a->cache).
  *
+ * A global access that the modes cannot spell (inline PTX: an L2 eviction
+ * policy, an L2 prefetch size, L1::no_allocate) is the kernel's own device
+ * function, CML_LD_FN / CML_ST_FN, which the mirror emits with the cache
+ * operator it is given.
+ *
  * The other accesses: shared memory (CML_SHARED_ARRAY, CML_SHARED_EXTERN,
  * CML_LDS, CML_STS, and by shared-space address CML_LDS_VOLATILE,
  * CML_STS_VOLATILE), local memory (CML_LOCAL_ARRAY, CML_LDL, CML_STL: a
@@ -160,6 +165,19 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
 #define CML_LD(site, m, T, p, i) ((void)(site), cml_body_ld<T>((m), (p) + (i)))
 #define CML_LDV(site, m, T, p, i, mirror_value) ((void)(site), cml_body_ld<T>((m), (p) + (i)))
 #define CML_ST(site, m, p, i, v) ((void)(site), cml_body_st((m), (p) + (i), (v)))
+
+/* Global memory through a device function of the body's own (inline PTX
+ * for what the modes lack): the kernel calls fn(p + i) or fn(p + i, arg)
+ * for a load, fn(p + i, v) or fn(p + i, v, arg) for a store; the mirror
+ * emits the access with `cache` (a cml_cache: the cache operator the model
+ * gives that instruction) and evaluates arg, but never names fn, which may
+ * be defined for the kernel alone (under __CUDACC__, or an architecture). */
+#define CML_LD_FN(site, cache, T, p, i, fn) ((void)(site), (void)(cache), fn((p) + (i)))
+#define CML_LD_FN1(site, cache, T, p, i, fn, arg)                                          \
+    ((void)(site), (void)(cache), fn((p) + (i), (arg)))
+#define CML_ST_FN(site, cache, p, i, v, fn) ((void)(site), (void)(cache), fn((p) + (i), (v)))
+#define CML_ST_FN1(site, cache, p, i, v, fn, arg)                                          \
+    ((void)(site), (void)(cache), fn((p) + (i), (v), (arg)))
 
 /* Shared memory: an array of the block (declared in the body: a static
  * allocation, at `offset` bytes into the block's shared memory as the
@@ -383,6 +401,20 @@ static inline float4 make_float4(float x, float y, float z, float w)
     ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_STORE,            \
                               CML_MODE_CACHE(m), (unsigned)sizeof *((p) + (i)),            \
                               CML_ADDR((p) + (i))))
+
+/* A device function's access: `cache` as given, fn not named (its
+ * argument evaluated, after the stored value). */
+#define CML_LD_FN(site, cache, T, p, i, fn)                                                \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, (cache),               \
+                   (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                    \
+     (T){0})
+#define CML_LD_FN1(site, cache, T, p, i, fn, arg)                                          \
+    ((void)(arg), CML_LD_FN(site, cache, T, p, i, fn))
+#define CML_ST_FN(site, cache, p, i, v, fn)                                                \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_STORE, (cache),   \
+                              (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))))
+#define CML_ST_FN1(site, cache, p, i, v, fn, arg)                                          \
+    ((void)(v), (void)(arg), CML_ST_FN(site, cache, p, i, 0, fn))
 
 /* Shared memory: a fake pointer at CML_SHARED_BASE + offset; the model
  * sees byte offsets in the block's shared memory. The base is far from the
