@@ -150,10 +150,12 @@ function(cml_ptxas_report target source prefix header)
   string(REPLACE ";" "|" _flags "${_flags}")
 
   file(MAKE_DIRECTORY "${_dir}")
-  # Rebuild when the source or a header of its directory changes (nvcc's
-  # own dependency scan is not available to a custom command).
+  # Rebuild when the source or a header of its directory changes, or the
+  # kernel bodies' macros (nvcc's own dependency scan is not available to a
+  # custom command).
   get_filename_component(_srcdir "${_src}" DIRECTORY)
-  file(GLOB _deps CONFIGURE_DEPENDS "${_srcdir}/*.h" "${PROJECT_SOURCE_DIR}/src/core/*.h")
+  file(GLOB _deps CONFIGURE_DEPENDS "${_srcdir}/*.h" "${PROJECT_SOURCE_DIR}/src/core/*.h"
+       "${PROJECT_SOURCE_DIR}/src/gpu/kernel_body.h")
   add_custom_command(
     OUTPUT "${_out}"
     COMMAND "${CMAKE_COMMAND}"

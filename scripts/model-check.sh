@@ -43,6 +43,7 @@ pitch2d --block 32x32,128x2 --layout pitch,pad128 --width 1 --height 1
 local
 local --K 8,33,256 --index 0,7,255 --block 32,1024 --n 4096
 local --pattern lane-varying --K 9 --index 3 --block 64 --n 100
+local --pattern struct,spill --K 130 --index 129 --block 1024 --n 1500
 constant
 constant --k 3,31 --stride 2,526 --block 32,1024 --n 10007
 constant --pattern stencil --coef constant,readonly,global --block 64 --residency one --n 999
@@ -59,6 +60,7 @@ transpose --kernel all --block 32x16,16x16 --nx 1000 --ny 333
 transpose --kernel all --block 32x32 --nx 33 --ny 4097 --residency one
 hierarchy
 l2-residency
+l2-residency --hot 10,333 --stream 1537024
 async-copy
 cluster-smem
 peak-bandwidth
@@ -72,10 +74,16 @@ save)
     dir=${2:?usage: model-check.sh save DIR [BINARY]}
     bin=${3:-build/cumemlab}
     mkdir -p "$dir"
+    # The results record the command line, argv[0] included: the binary
+    # runs through one fixed path, so that two builds (build-before/, build/)
+    # compare equal where only their folders differ.
+    run=build-modelcheck/.run
+    mkdir -p "$run"
+    ln -sfn "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$run/cumemlab"
     while read -r line; do
         [ -n "$line" ] || continue
         # shellcheck disable=SC2086 # the options split on purpose
-        "$bin" model $line --json - >"$dir/$(slug "$line").json" 2>"$dir/$(slug "$line").err"
+        "$run/cumemlab" model $line --json - >"$dir/$(slug "$line").json" 2>"$dir/$(slug "$line").err"
         echo "rc=$?" >>"$dir/$(slug "$line").err"
     done <<<"$CASES"
     ;;

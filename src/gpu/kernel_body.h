@@ -31,13 +31,23 @@
  * by the mirror as my_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0),
  * CML_ARRAY(float, 1), a->n, a->cache).
  *
+ * A global access that the modes cannot spell (inline PTX: an L2 eviction
+ * policy, an L2 prefetch size, L1::no_allocate) is the kernel's own device
+ * function, CML_LD_FN / CML_ST_FN, which the mirror emits with the cache
+ * operator it is given.
+ *
  * The other accesses: shared memory (CML_SHARED_ARRAY, CML_SHARED_EXTERN,
  * CML_LDS, CML_STS, and by shared-space address CML_LDS_VOLATILE,
- * CML_STS_VOLATILE), constant memory (CML_CONSTANT_ARRAY, CML_LDC) and a
+ * CML_STS_VOLATILE), local memory (CML_LOCAL_ARRAY, CML_LDL, CML_STL: a
+ * per-thread array the compiler must place in the thread's frame, and
+ * CML_SPILL_ST / CML_SPILL_LD: the spill traffic ptxas adds, which no line
+ * of the source names), constant memory (CML_CONSTANT_ARRAY, CML_LDC) and a
  * module's variables (CML_DEVICE_VAR, CML_CONSTANT_VAR, CML_VAR); warp
  * shuffles (CML_SHFL*) move registers and emit nothing. A mirror may emit
  * only some of a body's sites (CML_MIRROR_CTX_SITES), to report a part of
- * the kernel's traffic on its own.
+ * the kernel's traffic on its own, or only a window of each thread's
+ * emissions (CML_MIRROR_CTX_WINDOW), to trace a thread that makes more
+ * than the tracer's CML_MAX_EMITS accesses in pieces.
  *
  * Rules that keep the two compilations the same kernel:
  *  - the access mode (which instruction, and so which cache operator) is a
@@ -105,6 +115,7 @@ struct cml_ctx {
 #define CML_GDIM_Z gridDim.z
 
 #define CML_UNROLL _Pragma("unroll")
+#define CML_NOUNROLL _Pragma("unroll 1")
 #define CML_SYNC() __syncthreads()
 #define CML_SYNCWARP() __syncwarp()
 
@@ -154,6 +165,19 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
 #define CML_LD(site, m, T, p, i) ((void)(site), cml_body_ld<T>((m), (p) + (i)))
 #define CML_LDV(site, m, T, p, i, mirror_value) ((void)(site), cml_body_ld<T>((m), (p) + (i)))
 #define CML_ST(site, m, p, i, v) ((void)(site), cml_body_st((m), (p) + (i), (v)))
+
+/* Global memory through a device function of the body's own (inline PTX
+ * for what the modes lack): the kernel calls fn(p + i) or fn(p + i, arg)
+ * for a load, fn(p + i, v) or fn(p + i, v, arg) for a store; the mirror
+ * emits the access with `cache` (a cml_cache: the cache operator the model
+ * gives that instruction) and evaluates arg, but never names fn, which may
+ * be defined for the kernel alone (under __CUDACC__, or an architecture). */
+#define CML_LD_FN(site, cache, T, p, i, fn) ((void)(site), (void)(cache), fn((p) + (i)))
+#define CML_LD_FN1(site, cache, T, p, i, fn, arg)                                          \
+    ((void)(site), (void)(cache), fn((p) + (i), (arg)))
+#define CML_ST_FN(site, cache, p, i, v, fn) ((void)(site), (void)(cache), fn((p) + (i), (v)))
+#define CML_ST_FN1(site, cache, p, i, v, fn, arg)                                          \
+    ((void)(site), (void)(cache), fn((p) + (i), (v), (arg)))
 
 /* Shared memory: an array of the block (declared in the body: a static
  * allocation, at `offset` bytes into the block's shared memory as the
@@ -212,6 +236,21 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_vs<uint4>(unsigned a)
     return x;
 }
 
+/* Local memory: a per-thread array (declared in the body) that the
+ * compiler must place in the thread's frame (it is indexed at run time), at
+ * `offset` bytes into the frame, which the mirror must be told; p[i] on it.
+ * T may be a struct (count 1; its fields by p->f). */
+#define CML_LOCAL_ARRAY(T, name, count, offset) T name[count]
+#define CML_LDL(site, T, p, i) ((void)(site), (p)[i])
+#define CML_STL(site, p, i, v) ((void)(site), (p)[i] = (v))
+
+/* Register spills: the local stores and loads ptxas adds when a kernel's
+ * live values do not fit its registers. No line of the source names them,
+ * so the kernel has nothing here (ptxas places them); their size is known
+ * only from ptxas's figures (-Xptxas -v), which the mirror is given. */
+#define CML_SPILL_ST(site, offset, bytes) ((void)(site), (void)(offset), (void)(bytes))
+#define CML_SPILL_LD(site, offset, bytes) ((void)(site), (void)(offset), (void)(bytes))
+
 /* Constant memory: a __constant__ array (file scope: the host sets it with
  * cudaMemcpyToSymbol), and p[i] on it. */
 #define CML_CONSTANT_ARRAY(T, name, count, offset) __constant__ T name[count]
@@ -227,26 +266,44 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_vs<uint4>(unsigned a)
 #else
 /* ---- the mirror ------------------------------------------------------- */
 
-/* The thread the model runs, where its accesses go, and which of its sites
+/* A window on a thread's emissions: the ones numbered [lo, hi) from 0 (of
+ * those its sites keep) are passed on, the others dropped; `next` counts
+ * them (0 before the thread runs). A thread that makes more accesses than
+ * the tracer holds (CML_MAX_EMITS) is traced once per window, and the
+ * totals add up exactly where every lane of a warp makes the same sequence
+ * of instructions (window k of each lane then holds the same ones). */
+typedef struct cml_window {
+    unsigned lo, hi, next;
+} cml_window;
+
+/* The thread the model runs, where its accesses go, which of its sites
  * (bit s: site s) are emitted: all of them, or a part of the kernel whose
- * traffic the experiment reports on its own (CML_MIRROR_CTX_SITES). */
+ * traffic the experiment reports on its own (CML_MIRROR_CTX_SITES), and
+ * which window of them (CML_MIRROR_CTX_WINDOW; NULL: all). */
 typedef struct cml_ctx {
     const cml_thread *t;
     cml_emitter *e;
     uint64_t sites;
+    cml_window *window;
 } cml_ctx;
 #define CML_BODY static inline
 #define CML_CTX cml_ctx cml_ctx_
-#define CML_MIRROR_CTX(t, e) ((cml_ctx){(t), (e), ~(uint64_t)0})
-#define CML_MIRROR_CTX_SITES(t, e, sites) ((cml_ctx){(t), (e), (sites)})
+#define CML_MIRROR_CTX(t, e) ((cml_ctx){(t), (e), ~(uint64_t)0, NULL})
+#define CML_MIRROR_CTX_SITES(t, e, sites) ((cml_ctx){(t), (e), (sites), NULL})
+#define CML_MIRROR_CTX_WINDOW(t, e, w) ((cml_ctx){(t), (e), ~(uint64_t)0, (w)})
 
 /* cml_emit for the sites the context keeps (a site past the mask's 64 is
- * passed on, for cml_emit to refuse). */
+ * passed on, for cml_emit to refuse), within its window. */
 static inline void cml_body_emit(cml_ctx c, unsigned site, cml_space space, cml_op op,
                                  cml_cache cache, unsigned width, uint64_t addr)
 {
     if (site < 64u && !((c.sites >> site) & 1u))
         return;
+    if (c.window) {
+        const unsigned k = c.window->next++;
+        if (k < c.window->lo || k >= c.window->hi)
+            return;
+    }
     cml_emit(c.e, site, space, op, cache, width, addr);
 }
 
@@ -267,6 +324,7 @@ static inline void cml_body_emit(cml_ctx c, unsigned site, cml_space space, cml_
 #define CML_GDIM_Z (cml_ctx_.t->gdim.z)
 
 #define CML_UNROLL
+#define CML_NOUNROLL
 #define CML_SYNC() ((void)0)
 #define CML_SYNCWARP() ((void)0)
 
@@ -344,6 +402,20 @@ static inline float4 make_float4(float x, float y, float z, float w)
                               CML_MODE_CACHE(m), (unsigned)sizeof *((p) + (i)),            \
                               CML_ADDR((p) + (i))))
 
+/* A device function's access: `cache` as given, fn not named (its
+ * argument evaluated, after the stored value). */
+#define CML_LD_FN(site, cache, T, p, i, fn)                                                \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, (cache),               \
+                   (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                    \
+     (T){0})
+#define CML_LD_FN1(site, cache, T, p, i, fn, arg)                                          \
+    ((void)(arg), CML_LD_FN(site, cache, T, p, i, fn))
+#define CML_ST_FN(site, cache, p, i, v, fn)                                                \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_STORE, (cache),   \
+                              (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))))
+#define CML_ST_FN1(site, cache, p, i, v, fn, arg)                                          \
+    ((void)(v), (void)(arg), CML_ST_FN(site, cache, p, i, 0, fn))
+
 /* Shared memory: a fake pointer at CML_SHARED_BASE + offset; the model
  * sees byte offsets in the block's shared memory. The base is far from the
  * global arrays' (cml_array_base) and from 0, so pointer arithmetic on it
@@ -373,6 +445,40 @@ static inline float4 make_float4(float x, float y, float z, float w)
 #define CML_STS_VOLATILE(site, a, v)                                                       \
     ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_STORE,            \
                               CML_CACHE_CA, (unsigned)sizeof(v), (uint64_t)(a)))
+
+/* Local memory: the model sees byte offsets in the thread's frame (it
+ * places the frames itself: consecutive 4-byte words of one thread 128
+ * bytes apart, the lanes interleaved), from `offset` for the array. */
+#define CML_LOCAL_BASE ((uint64_t)1 << 60)
+#define CML_LOCAL_ARRAY(T, name, count, offset)                                            \
+    T *const name = (T *)(uintptr_t)(CML_LOCAL_BASE + (offset))
+#define CML_LOCAL_ADDR(p) (CML_ADDR(p) - CML_LOCAL_BASE)
+#define CML_LDL(site, T, p, i)                                                             \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_LOCAL, CML_OP_LOAD, CML_CACHE_CA,           \
+                   (unsigned)sizeof *((p) + (i)), CML_LOCAL_ADDR((p) + (i))),              \
+     (T){0})
+#define CML_STL(site, p, i, v)                                                             \
+    ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_LOCAL, CML_OP_STORE,             \
+                              CML_CACHE_CA, (unsigned)sizeof *((p) + (i)),                 \
+                              CML_LOCAL_ADDR((p) + (i))))
+
+/* Register spills, as ptxas's figures give them: `bytes` of the frame from
+ * `offset`, one 4-byte access per slot, once per thread where the macro
+ * stands (ptxas counts the bytes of its spill instructions, not how often
+ * they run: exact for spills outside any loop). A slot is the same
+ * per-thread scalar in every lane, so a warp's spill is one frame offset,
+ * 128 contiguous bytes; where ptxas spills 8 or 16 bytes at once the
+ * sectors are the same and the requests fewer. */
+static inline void cml_body_spill(cml_ctx c, unsigned site, cml_op op, unsigned offset,
+                                  unsigned bytes)
+{
+    for (unsigned o = 0; o < bytes; o += 4u)
+        cml_body_emit(c, site, CML_SPACE_LOCAL, op, CML_CACHE_CA, 4u, (uint64_t)offset + o);
+}
+#define CML_SPILL_ST(site, offset, bytes)                                                  \
+    cml_body_spill(cml_ctx_, (site), CML_OP_STORE, (offset), (bytes))
+#define CML_SPILL_LD(site, offset, bytes)                                                  \
+    cml_body_spill(cml_ctx_, (site), CML_OP_LOAD, (offset), (bytes))
 
 /* Constant memory: the model sees byte offsets in the constant bank, from
  * `offset` for the array (an integer constant cast to a pointer: a

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "experiments/l2_residency/l2_residency_body.h"
 #include "experiments/l2_residency/l2_residency_internal.h"
 
 static const char *const policy_names[] = {"none",        "window",       "ldcs",
@@ -185,7 +186,8 @@ void cml_l2r_model_finding(const cml_plan *plan, cml_record *rec, const l2r_sett
                        e.dram_read / MIB);
 }
 
-/* The mirror of l2r_kernel: x, the hot chunk, out; one float4 each. */
+/* The kernel's own body (l2_residency_body.h), on the model's arrays x,
+ * h and out. */
 typedef struct l2r_mirror_args {
     uint64_t nv, chunks;
     int policy;
@@ -194,17 +196,8 @@ typedef struct l2r_mirror_args {
 static void l2r_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const l2r_mirror_args *a = vargs;
-    const uint64_t i = cml_gtid(t);
-    if (i >= a->nv)
-        return;
-    const uint64_t X = cml_array_base(0), Hb = cml_array_base(1), O = cml_array_base(2);
-    const cml_cache xc = a->policy == CML_L2R_LDCS ? CML_CACHE_CS : CML_CACHE_CA;
-    const cml_cache hc = a->policy == CML_L2R_NO_ALLOCATE ? CML_CACHE_CG : CML_CACHE_CA;
-    const uint64_t chunk = cml_l2r_chunk(L2R_SEED_CHUNK, i / 32u, a->chunks);
-    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, xc, 16, X + 16 * i);
-    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_LOAD, hc, 16,
-             Hb + 4 * CML_L2R_CHUNK_FLOATS * chunk + 16 * (i % 32u));
-    cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, xc, 16, O + 16 * i);
+    cml_l2r_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float4, 0), CML_ARRAY(const float4, 1),
+                 CML_ARRAY(float4, 2), a->nv, a->chunks, L2R_SEED_CHUNK, a->policy);
 }
 
 static void variant_name(cml_record *rec, const l2r_settings *s)

@@ -3,161 +3,27 @@
  * (l2_residency_kernels.h), with each way of asking L2 to keep or drop
  * lines, and the device-wide controls of persisting L2 lines.
  *
- * The PTX each policy needs, and where it exists:
- *   ld.global.cs / st.global.cs (__ldcs, __stcs)      every architecture
- *   ld.global.L1::no_allocate                         sm_70
- *   ld.global.L2::128B                                sm_75
- *   ld.global.L2::256B                                sm_80
- *   createpolicy.fractional.L2::evict_{first,last}    sm_80, with
- *   ld/st.global.L2::cache_hint                       sm_80
- * A load with an L2 eviction priority written on the instruction itself
- * (ld.global.L2::evict_last) is accepted by ptxas only as a 256-bit load
- * (.v8.b32, sm_100), so on sm_80..sm_90 a 16-byte access gets its L2
- * priority through createpolicy and L2::cache_hint, as here. Code below an
- * architecture's minimum traps: the host waives those policies there
- * (cml_l2r_min_cc), so a trap means a bug, loudly.
+ * The kernel's body, and the PTX each policy needs, are in
+ * l2_residency_body.h, which the model's mirror (l2_residency.c) compiles
+ * too.
  */
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "experiments/l2_residency/l2_residency_body.h"
 #include "experiments/l2_residency/l2_residency_kernels.h"
 #include "gpu/gpu_internal.h"
 
-/* ---- loads and stores by policy ---------------------------------------- */
-
-__device__ __forceinline__ float4 ld_plain(const float4 *p)
-{
-    return *p;
-}
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-__device__ __forceinline__ uint64_t policy_evict_first()
-{
-    uint64_t pol;
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-    return pol;
-}
-__device__ __forceinline__ uint64_t policy_evict_last()
-{
-    uint64_t pol;
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-    return pol;
-}
-__device__ __forceinline__ float4 ld_hint(const float4 *p, uint64_t pol)
-{
-    float4 v;
-    asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(p), "l"(pol));
-    return v;
-}
-__device__ __forceinline__ void st_hint(float4 *p, float4 v, uint64_t pol)
-{
-    asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;"
-                 :
-                 : "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "l"(pol)
-                 : "memory");
-}
-__device__ __forceinline__ float4 ld_256(const float4 *p)
-{
-    float4 v;
-    asm volatile("ld.global.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(p));
-    return v;
-}
-#endif
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-__device__ __forceinline__ float4 ld_128(const float4 *p)
-{
-    float4 v;
-    asm volatile("ld.global.L2::128B.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(p));
-    return v;
-}
-#endif
-
-__device__ __forceinline__ float4 ld_no_allocate(const float4 *p)
-{
-    float4 v;
-    asm volatile("ld.global.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(p));
-    return v;
-}
-
-__device__ __forceinline__ float4 add4(float4 a, float4 b)
-{
-    return make_float4(__fadd_rn(a.x, b.x), __fadd_rn(a.y, b.y), __fadd_rn(a.z, b.z),
-                       __fadd_rn(a.w, b.w));
-}
-
 /* ---- the kernel ------------------------------------------------------------ */
 
+/* One kernel per policy P. */
 template <int P>
 __global__ void l2r_kernel(const float4 *__restrict__ x, const float4 *__restrict__ h,
                            float4 *__restrict__ out, uint64_t nv, uint64_t chunks, uint64_t seed)
 {
-    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nv)
-        return;
-    const float4 *xp = x + i;
-    const float4 *hp = h + (uint64_t)(CML_L2R_CHUNK_FLOATS / 4u) * cml_l2r_chunk(seed, i / 32u, chunks) +
-                       i % 32u;
-    float4 *op = out + i;
-    float4 a, b;
-    switch (P) {
-    case CML_L2R_LDCS:
-        __stcs(op, add4(__ldcs(xp), ld_plain(hp)));
-        return;
-    case CML_L2R_NO_ALLOCATE:
-        a = ld_plain(xp);
-        b = ld_no_allocate(hp);
-        break;
-    case CML_L2R_EVICT_FIRST:
-    case CML_L2R_EVICT_LAST:
-    case CML_L2R_EVICT_BOTH:
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    {
-        const bool first = P != CML_L2R_EVICT_LAST, last = P != CML_L2R_EVICT_FIRST;
-        const uint64_t pf = first ? policy_evict_first() : 0, pl = last ? policy_evict_last() : 0;
-        a = first ? ld_hint(xp, pf) : ld_plain(xp);
-        b = last ? ld_hint(hp, pl) : ld_plain(hp);
-        if (first)
-            st_hint(op, add4(a, b), pf);
-        else
-            *op = add4(a, b);
-        return;
-    }
-#else
-        __trap();
-#endif
-    case CML_L2R_PREFETCH_128:
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-        a = ld_128(xp);
-        b = ld_128(hp);
-        break;
-#else
-        __trap();
-#endif
-    case CML_L2R_PREFETCH_256:
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-        a = ld_256(xp);
-        b = ld_256(hp);
-        break;
-#else
-        __trap();
-#endif
-    default: /* none, window: plain */
-        a = ld_plain(xp);
-        b = ld_plain(hp);
-        break;
-    }
-    *op = add4(a, b);
+    cml_l2r_body(CML_KERNEL_CTX, x, h, out, nv, chunks, seed, P);
 }
 
 typedef void (*l2r_fn)(const float4 *, const float4 *, float4 *, uint64_t, uint64_t, uint64_t);

@@ -1,77 +1,32 @@
 /*
  * Experiment 9: local memory.
  *
- * CONTRACT: the kernels the mirror below stands for (local.cu is exactly
- * this). KMAX = CML_LOCAL_KMAX = 256; K and s are run-time arguments
- * (1 <= K <= KMAX, 0 <= s < K), so every index into arr is unknown to the
- * compiler and arr must live in local memory.
+ * The kernels (local.cu) and the mirror below run the same bodies
+ * (local_body.h): per-thread arrays, and a struct, indexed at run time, so
+ * they live in the thread's local frame; the spill kernel, whose 48 live
+ * values do not fit the 32 registers it is allowed, so ptxas spills; and
+ * the register-only twin of each, with no local access at all.
  *
- *   __global__ void local_same_index(const float *in, float *out,
- *                                    unsigned long long n, int K, int s)
- *   {
- *       unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
- *       if (i >= n) return;
- *       float arr[KMAX];
- *       float v = in[i];                               // site 0: global load
- *   #pragma unroll 1                                   // (K is run-time anyway)
- *       for (int j = 0; j < K; j++)
- *           arr[(j + s) % K] = v + (float)j;           // site 1: local store, same index in all lanes
- *       out[i] = arr[s];                               // site 2: local load, same index
- *   }                                                  // site 3: global store
+ * The spill traffic is ptxas's, not the source's: the mirror emits
+ * spill_store_bytes / 4 stores and spill_load_bytes / 4 loads at one frame
+ * offset per slot (a spill slot is the same per-thread scalar in every
+ * lane), the byte counts ptxas printed for this kernel (the build-time
+ * table); the kernel has no loop, so each spill instruction runs exactly
+ * once per thread. ptxas may spill in 8- or 16-byte accesses: the sectors
+ * are the same (a same-index access of w bytes per lane is w sectors per
+ * warp, so sectors per warp = spill bytes per thread), the requests then
+ * fewer than the mirror's.
  *
- *   local_lane_varying: the same, but the last line reads
- *       out[i] = arr[(threadIdx.x % 32 + s) % K];      // site 2: lane-dependent index
- *
- *   local_struct: the same as local_lane_varying with the array inside a
- *   per-thread struct, struct big { float f[KMAX]; } b; (stores b.f[(j+s)%K],
- *   then out[i] = b.f[(threadIdx.x % 32 + s) % K]).
- *
- *   local_spill (registers spilled by ptxas, not an array in memory):
- *   __global__ void __maxnreg__(32)                    // at most 32 registers (CUDA >= 12.4;
- *   local_spill(const float *in, float *out,           //  else __launch_bounds__(1024, 2),
- *               unsigned long long n)                  //  32 only where an SM holds 2048 threads)
- *   {
- *       unsigned long long i = ...; if (i >= n) return;
- *       float r[48], x = in[i], acc = 0.0f;            // site 0: global load
- *   #pragma unroll
- *       for (int j = 0; j < 48; j++) { x = __fadd_rn(__fmul_rn(x, 0.75f), 0.5f); r[j] = x; }
- *   #pragma unroll
- *       for (int j = 47; j >= 0; j--) acc = __fadd_rn(__fmul_rn(acc, 0.5f), r[j]);
- *       out[i] = acc;                                  // site 3: global store
- *   }
- *   Fully unrolled, every index is a constant, so r[] is 48 registers, all
- *   live at once (made in one order, used in the other); 32 are allowed, so
- *   ptxas spills. Sites 1 and 2 are its spill stores and loads: the mirror
- *   emits spill_store_bytes / 4 stores and spill_load_bytes / 4 loads at one
- *   frame offset per slot (a spill slot is the same per-thread scalar in
- *   every lane), the byte counts ptxas printed for this kernel (the
- *   build-time table); the kernel has no loop, so each spill instruction
- *   runs exactly once per thread. ptxas may spill in 8- or 16-byte
- *   accesses: the sectors are the same (a same-index access of w bytes per
- *   lane is w sectors per warp, so sectors per warp = spill bytes per
- *   thread), the requests then fewer than the mirror's.
- *
- * Register twins (one per kernel, the `impl=registers` variants): the same
- * loop and index arithmetic with no addressable array:
- *   local_same_index_regs / _lane_varying_regs / _struct_regs:
- *       float v = in[i], r = 0.0f; int want = <the index the load reads>;
- *   #pragma unroll 1
- *       for (int j = 0; j < K; j++) if ((j + s) % K == want) r = v + (float)j;
- *       out[i] = r;                                    // sites 0 and 3 only
- *   local_spill_regs: local_spill's body under __launch_bounds__(1024, 1)
- *       (64 registers: room for all 48 values, no spill; 53 used on sm_75
- *       and sm_90).
- *
- * Block sizes are multiples of 32, so threadIdx.x % 32 is the lane. arr sits
- * at byte 0 of the thread's local frame; the model maps frame offsets to
- * physical addresses itself (consecutive 4-byte words of one thread are 128
- * bytes apart, the 32 lanes interleaved), so the mirror emits frame offsets.
+ * The model maps frame offsets to physical addresses itself (consecutive
+ * 4-byte words of one thread are 128 bytes apart, the 32 lanes
+ * interleaved), so the mirror emits frame offsets.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "experiments/local/local.h"
+#include "experiments/local/local_body.h"
 #include "experiments/local/local_kernels.h"
 #include "gpu/kernel_info.h"
 #include "lab/common.h"
@@ -117,44 +72,26 @@ const cml_ptxas_entry *cml_local_ptxas_find(const char *name)
     return NULL;
 }
 
-/* A thread's emissions through the window of cml_local_args. */
-typedef struct window {
-    cml_emitter *e;
-    unsigned next, lo, hi;
-} window;
-
-static void put(window *w, unsigned site, cml_space space, cml_op op, uint64_t addr)
-{
-    if (w->next >= w->lo && w->next < w->hi)
-        cml_emit(w->e, site, space, op, CML_CACHE_CA, 4, addr);
-    w->next++;
-}
-
+/* The kernels' own bodies (local_body.h), on the model's arrays in (0) and
+ * out (1), through the window of cml_local_args. */
 void cml_local_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_local_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    const uint64_t i = cml_gtid(t);
-    if (i >= a->n)
-        return;
-    window w = {e, 0, a->emit_lo, a->emit_hi};
-    put(&w, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, in + 4 * i);
-    if (a->regs) {
-        /* The twin: no local access at all. */
-    } else if (a->pattern == CML_LOCAL_SPILL) {
-        for (unsigned o = 0; o < a->spill_store_bytes; o += 4)
-            put(&w, 1, CML_SPACE_LOCAL, CML_OP_STORE, o);
-        for (unsigned o = 0; o < a->spill_load_bytes; o += 4)
-            put(&w, 2, CML_SPACE_LOCAL, CML_OP_LOAD, o);
-    } else {
-        for (unsigned j = 0; j < a->K; j++)
-            put(&w, 1, CML_SPACE_LOCAL, CML_OP_STORE, 4u * ((j + a->s) % a->K));
-        unsigned idx = a->s;
-        if (a->pattern == CML_LOCAL_LANE_VARYING || a->pattern == CML_LOCAL_STRUCT)
-            idx = (t->tid.x % CML_WARP_SIZE + a->s) % a->K;
-        put(&w, 2, CML_SPACE_LOCAL, CML_OP_LOAD, 4u * idx);
-    }
-    put(&w, 3, CML_SPACE_GLOBAL, CML_OP_STORE, out + 4 * i);
+    const float *in = CML_ARRAY(const float, 0);
+    float *out = CML_ARRAY(float, 1);
+    cml_window w = {a->emit_lo, a->emit_hi, 0};
+    const cml_ctx c = CML_MIRROR_CTX_WINDOW(t, e, &w);
+    const int K = (int)a->K, s = (int)a->s;
+    const int lane_varying = a->pattern != CML_LOCAL_SAME_INDEX;
+    if (a->pattern == CML_LOCAL_SPILL)
+        cml_local_spill_body(c, in, out, a->n, a->regs ? 0u : a->spill_store_bytes,
+                             a->regs ? 0u : a->spill_load_bytes);
+    else if (a->regs)
+        cml_local_regs_body(c, in, out, a->n, K, s, lane_varying);
+    else if (a->pattern == CML_LOCAL_STRUCT)
+        cml_local_struct_body(c, in, out, a->n, K, s);
+    else
+        cml_local_array_body(c, in, out, a->n, K, s, lane_varying);
 }
 
 /* Emissions of one thread with work (what the windows must cover). */

@@ -1,110 +1,63 @@
 /*
  * Experiment 9: local memory. Four kernels that put data in local memory
- * (the contract at the top of local.c) and, for each, a register-only twin
- * that computes the same output with the same loop and arithmetic but
- * keeps everything in registers, so their time difference is the cost of
- * the local traffic. A checker recomputes every output float.
+ * and, for each, a register-only twin that computes the same output with
+ * the same loop and arithmetic but keeps everything in registers, so their
+ * time difference is the cost of the local traffic. A checker recomputes
+ * every output float.
+ *
+ * The kernels' bodies are in local_body.h, which the model's mirror
+ * (local.c) compiles too.
  *
  * ptxas's own figures for every kernel here (registers, stack frame, spill
  * stores and loads) are captured at build time by cmake/ptxas_report.cmake,
- * which compiles this file once more with -Xptxas -v.
- *
- * The C mirror in local.c emits exactly the local kernels' accesses (and
- * the twins' two global accesses); keep them in step.
+ * which compiles this file once more with -Xptxas -v; the mirror takes the
+ * spill kernel's spill bytes from them.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "core/random.h"
 #include "experiments/local/local.h"
+#include "experiments/local/local_body.h"
 #include "experiments/local/local_kernels.h"
 #include "gpu/gpu_internal.h"
 
-#define KMAX CML_LOCAL_KMAX
-#define SPILLN CML_LOCAL_SPILL_VALUES
-
 /* ---- per-thread arrays indexed at run time ------------------------------ */
 
-/* K stores of v + j at (j + s) % K, then one load at IDX: the array's index
- * is unknown to the compiler, so the array lives in the local frame. The
- * loop is kept rolled (K is a run-time value anyway) so that the twin's loop
- * is the same. */
-#define LOCAL_ARRAY_KERNEL(NAME, IDX)                                                        \
-    __global__ void NAME(const float *in, float *out, unsigned long long n, int K, int s)    \
-    {                                                                                        \
-        unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;    \
-        if (i >= n)                                                                          \
-            return;                                                                          \
-        float arr[KMAX];                                                                     \
-        float v = in[i];                                                                     \
-        _Pragma("unroll 1") for (int j = 0; j < K; j++) arr[(j + s) % K] = v + (float)j;     \
-        out[i] = arr[IDX];                                                                   \
-    }
+__global__ void local_same_index(const float *in, float *out, unsigned long long n, int K, int s)
+{
+    cml_local_array_body(CML_KERNEL_CTX, in, out, n, K, s, 0);
+}
 
-/* The same through a per-thread struct: its fields sit in the frame like
- * array elements, and a field chosen at run time is a local load. */
-struct cml_local_big {
-    float f[KMAX];
-};
+__global__ void local_lane_varying(const float *in, float *out, unsigned long long n, int K, int s)
+{
+    cml_local_array_body(CML_KERNEL_CTX, in, out, n, K, s, 1);
+}
 
 __global__ void local_struct(const float *in, float *out, unsigned long long n, int K, int s)
 {
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    struct cml_local_big b;
-    float v = in[i];
-#pragma unroll 1
-    for (int j = 0; j < K; j++)
-        b.f[(j + s) % K] = v + (float)j;
-    out[i] = b.f[(threadIdx.x % 32 + s) % K];
+    cml_local_struct_body(CML_KERNEL_CTX, in, out, n, K, s);
 }
 
-/* Register twin: the same loop, the same index arithmetic and the same
- * additions, but the value the load would return is selected as the loop
- * passes it, so nothing needs an address. */
-#define REGS_ARRAY_KERNEL(NAME, IDX)                                                         \
-    __global__ void NAME(const float *in, float *out, unsigned long long n, int K, int s)    \
-    {                                                                                        \
-        unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;    \
-        if (i >= n)                                                                          \
-            return;                                                                          \
-        float v = in[i], r = 0.0f;                                                           \
-        int want = (IDX);                                                                    \
-        _Pragma("unroll 1") for (int j = 0; j < K; j++) if ((j + s) % K == want) r =          \
-            v + (float)j;                                                                    \
-        out[i] = r;                                                                          \
-    }
+/* The register twins: the struct's reads the lane-varying index too. */
+__global__ void local_same_index_regs(const float *in, float *out, unsigned long long n, int K,
+                                      int s)
+{
+    cml_local_regs_body(CML_KERNEL_CTX, in, out, n, K, s, 0);
+}
 
-LOCAL_ARRAY_KERNEL(local_same_index, s)
-LOCAL_ARRAY_KERNEL(local_lane_varying, (threadIdx.x % 32 + s) % K)
-REGS_ARRAY_KERNEL(local_same_index_regs, s)
-REGS_ARRAY_KERNEL(local_lane_varying_regs, (int)((threadIdx.x % 32 + s) % K))
-REGS_ARRAY_KERNEL(local_struct_regs, (int)((threadIdx.x % 32 + s) % K))
+__global__ void local_lane_varying_regs(const float *in, float *out, unsigned long long n, int K,
+                                        int s)
+{
+    cml_local_regs_body(CML_KERNEL_CTX, in, out, n, K, s, 1);
+}
+
+__global__ void local_struct_regs(const float *in, float *out, unsigned long long n, int K, int s)
+{
+    cml_local_regs_body(CML_KERNEL_CTX, in, out, n, K, s, 1);
+}
 
 /* ---- register spilling --------------------------------------------------- */
-
-/*
- * 48 values computed in one order and consumed in the reverse order, so all
- * 48 are live at once; every index is a compile-time constant (fully
- * unrolled), so r[] is registers, not an array in memory. ptxas does not
- * recompute a chain of dependent operations to save registers: when the
- * registers run out it spills. Rounded operations (__fmul_rn, __fadd_rn)
- * keep FMA contraction out, so the host reference is exact.
- */
-#define SPILL_BODY                                                                           \
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;        \
-    if (i >= n)                                                                              \
-        return;                                                                              \
-    float r[SPILLN], x = in[i], acc = 0.0f;                                                  \
-    _Pragma("unroll") for (int j = 0; j < (int)SPILLN; j++)                                  \
-    {                                                                                        \
-        x = __fadd_rn(__fmul_rn(x, 0.75f), 0.5f);                                            \
-        r[j] = x;                                                                            \
-    }                                                                                        \
-    _Pragma("unroll") for (int j = (int)SPILLN - 1; j >= 0; j--)                             \
-        acc = __fadd_rn(__fmul_rn(acc, 0.5f), r[j]);                                         \
-    out[i] = acc;
 
 /*
  * The register cap: 32 per thread, fewer than the 48 values need.
@@ -122,16 +75,17 @@ REGS_ARRAY_KERNEL(local_struct_regs, (int)((threadIdx.x % 32 + s) % K))
 #define SPILL_CAP __launch_bounds__(1024, 2)
 #endif
 
+/* The spill bytes are ptxas's to place: the kernels pass none. */
 __global__ void SPILL_CAP local_spill(const float *in, float *out, unsigned long long n)
 {
-    SPILL_BODY
+    cml_local_spill_body(CML_KERNEL_CTX, in, out, n, 0, 0);
 }
 
 /* One block of 1024 per SM: up to 64 registers, enough for all 48. */
 __global__ void __launch_bounds__(1024, 1) local_spill_regs(const float *in, float *out,
                                                            unsigned long long n)
 {
-    SPILL_BODY
+    cml_local_spill_body(CML_KERNEL_CTX, in, out, n, 0, 0);
 }
 
 /* ---- launchers ----------------------------------------------------------- */
@@ -174,7 +128,8 @@ extern "C" cml_status cml_local_launch(void *vctx)
     if (!valid(a->pattern, a->regs) || a->block == 0 || a->block > 1024 || a->block % 32 ||
         a->n > a->cap)
         return CML_EINVAL;
-    if (a->pattern != CML_LK_SPILL && (a->K < 1 || a->K > (int)KMAX || a->s < 0 || a->s >= a->K))
+    if (a->pattern != CML_LK_SPILL &&
+        (a->K < 1 || a->K > (int)CML_LOCAL_KMAX || a->s < 0 || a->s >= a->K))
         return CML_EINVAL;
     const uint64_t grid = (a->n + a->block - 1) / a->block;
     if (grid == 0)

@@ -29,9 +29,10 @@ typedef struct cml_local_args {
      * "spill loads"), each executed once: the spill kernel has no loop. */
     unsigned spill_store_bytes, spill_load_bytes;
     /* Model only: pass on this thread's emissions [emit_lo, emit_hi) and
-     * drop the others, so that a thread making more than CML_MAX_EMITS
-     * accesses (K up to 256 stores + 3) is traced in pieces whose totals add
-     * up exactly (every lane of a warp makes the same sequence). */
+     * drop the others (the mirror's cml_window, gpu/kernel_body.h), so that
+     * a thread making more than CML_MAX_EMITS accesses (K up to 256 stores
+     * + 3) is traced in pieces whose totals add up exactly (every lane of a
+     * warp makes the same sequence). */
     unsigned emit_lo, emit_hi;
 } cml_local_args;
 
