@@ -803,7 +803,7 @@ static void render(node *n, out_t *o)
  * operator in evaluation order (left operand, right operand, operator). */
 static size_t ref_eval(const node *n, const int64_t *vars, int64_t *r)
 {
-    int64_t a, b;
+    int64_t a = 0, b = 0; /* set by ref_eval before use; gcc -O3 cannot see it */
     size_t c;
     switch (n->kind) {
     case N_CONST: *r = n->value; return 0;

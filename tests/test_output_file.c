@@ -140,14 +140,14 @@ static void test_files(void)
     mkdir(at("real"), 0755);
     put(at("real/target.json"), "old\n");
     chmod(at("real/target.json"), 0604);
-    symlink("real/target.json", at("link.json"));
+    CHECK(symlink("real/target.json", at("link.json")) == 0);
     CHECK(wr(at("link.json"), "via link\n", err, sizeof err) == CML_OK);
     CHECK(is_link(at("link.json")));
     CHECK(has(at("real/target.json"), "via link\n"));
     CHECK_EQ_U64(mode_of(at("real/target.json")), 0604);
 
     /* A dangling symlink: the name it points at is created; the link stays. */
-    symlink("real/later.json", at("dangling.json"));
+    CHECK(symlink("real/later.json", at("dangling.json")) == 0);
     CHECK(wr(at("dangling.json"), "made\n", err, sizeof err) == CML_OK);
     CHECK(is_link(at("dangling.json")));
     CHECK(has(at("real/later.json"), "made\n"));
@@ -168,7 +168,7 @@ static void test_files(void)
     put(at("victim"), "precious\n");
     char planted[600];
     snprintf(planted, sizeof planted, "%s.tmp.%ld", at("out.json"), (long)getpid());
-    symlink(at("victim"), planted);
+    CHECK(symlink(at("victim"), planted) == 0);
     CHECK(wr(at("out.json"), "report\n", err, sizeof err) == CML_OK);
     CHECK(has(at("victim"), "precious\n"));
     CHECK(has(at("out.json"), "report\n"));
@@ -205,7 +205,7 @@ static void test_devices(void)
     char err[512];
     /* /dev/null, directly and through a link: stays a device. */
     CHECK(wr("/dev/null", "x", err, sizeof err) == CML_OK);
-    symlink("/dev/null", at("null.json"));
+    CHECK(symlink("/dev/null", at("null.json")) == 0);
     CHECK(wr(at("null.json"), "x", err, sizeof err) == CML_OK);
     CHECK(is_link(at("null.json")));
     struct stat st;
@@ -257,7 +257,7 @@ static void test_stdout(void)
     close(fd);
     struct stat before, after;
     fstat(STDOUT_FILENO, &before);
-    symlink("/proc/self/fd/1", at("o.json"));
+    CHECK(symlink("/proc/self/fd/1", at("o.json")) == 0);
     printf("table\n");
     cml_status s1 = wr("-", "dash\n", err, sizeof err);
     cml_status s2 = wr("/dev/stdout", "dev\n", err, sizeof err);
@@ -407,7 +407,7 @@ static void test_same(void)
     /* Not there yet: the same name in the same folder. */
     CHECK(cml_output_same(at("a.json"), at("real/../a.json")));
     CHECK(cml_output_same(at("dangling2.json"), at("real/later2.json")) == 0);
-    symlink("real/later2.json", at("dangling2.json"));
+    CHECK(symlink("real/later2.json", at("dangling2.json")) == 0);
     CHECK(cml_output_same(at("dangling2.json"), at("real/later2.json")));
     CHECK(!cml_output_same(at("a.json"), at("b.json")));
     CHECK(!cml_output_same(at("a.json"), at("keep.json")));
