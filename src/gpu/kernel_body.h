@@ -227,6 +227,8 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_vs<uint4>(unsigned a)
 #else
 /* ---- the mirror ------------------------------------------------------- */
 
+#include "model/emitter.h"
+
 /* The thread the model runs, where its accesses go, and which of its sites
  * (bit s: site s) are emitted: all of them, or a part of the kernel whose
  * traffic the experiment reports on its own (CML_MIRROR_CTX_SITES). */
@@ -247,11 +249,11 @@ static inline void cml_body_emit(cml_ctx c, unsigned site, cml_space space, cml_
 {
     if (site < 64u && !((c.sites >> site) & 1u))
         return;
-    cml_emit(c.e, site, space, op, cache, width, addr);
+    cml_emit_inline(c.e, site, space, op, cache, width, addr);
 }
 
 /* Global array k of the model, as a pointer of type T * (never read). */
-#define CML_ARRAY(T, k) ((T *)(uintptr_t)cml_array_base(k))
+#define CML_ARRAY(T, k) ((T *)(uintptr_t)cml_array_base_inline(k))
 
 #define CML_TID_X (cml_ctx_.t->tid.x)
 #define CML_TID_Y (cml_ctx_.t->tid.y)
