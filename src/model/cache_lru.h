@@ -21,8 +21,17 @@
 typedef struct lru {
     uint32_t cap;           /* lines it holds (0: not yet set up)  */
     uint32_t n, alloc;      /* lines in use, array length          */
-    uint32_t head, tail;    /* most and least recently used        */
+    uint32_t head, tail;    /* most and least recently used (listed) */
     uint64_t *tag;          /* line address (address >> 7)        */
+    /* The recency order. Until the cache is full nobody asks for it, and a
+     * use only stamps the line (stamp[x] = ++now); the first line the cache
+     * must give up lists the lines by stamp (lru_list), and from then on
+     * the doubly linked list prev/next keeps the order. Moving a line to
+     * the head of the list, for every sector, was a tenth of a large
+     * grid's time; most caches of a sample never fill. */
+    int listed;
+    uint64_t now;
+    uint64_t *stamp;
     uint32_t *prev, *next;
     uint8_t *valid;         /* sectors holding all 32 bytes        */
     /* L2 only (state != 0) */
@@ -66,6 +75,7 @@ static uint32_t home_slot(const lru *l, uint64_t tag)
 static void lru_free(lru *l)
 {
     free(l->tag);
+    free(l->stamp);
     free(l->prev);
     free(l->next);
     free(l->valid);
@@ -94,6 +104,8 @@ static void lru_clear(lru *l, uint32_t cap)
 {
     l->cap = cap;
     l->n = 0;
+    l->listed = 0;
+    l->now = 0;
     l->head = l->tail = NIL;
     l->last = NIL;
     l->hbits = 0;
@@ -116,6 +128,7 @@ static cml_status lru_reserve(lru *l)
         if (a > l->cap)
             a = l->cap;
         if (!grow((void **)&l->tag, a, sizeof *l->tag) ||
+            !grow((void **)&l->stamp, a, sizeof *l->stamp) ||
             !grow((void **)&l->prev, a, sizeof *l->prev) ||
             !grow((void **)&l->next, a, sizeof *l->next) ||
             !grow((void **)&l->valid, a, sizeof *l->valid))
@@ -224,10 +237,53 @@ static void list_push_head(lru *l, uint32_t x)
 
 static void lru_touch(lru *l, uint32_t x)
 {
+    if (!l->listed) {
+        l->stamp[x] = ++l->now;
+        return;
+    }
     if (l->head == x)
         return;
     list_unlink(l, x);
     list_push_head(l, x);
+}
+
+/* The stamped lines as the list they stand for: sorted by stamp (all
+ * distinct; a radix sort, a byte at a time, as many bytes as `now` has),
+ * the newest the head. CML_ENOMEM if the scratch cannot be allocated. */
+static cml_status lru_list(lru *l)
+{
+    const uint32_t n = l->n;
+    uint32_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return CML_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        a[i] = i;
+    for (unsigned shift = 0; shift < 64 && (l->now >> shift) != 0; shift += 8) {
+        size_t count[257] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            count[((l->stamp[a[i]] >> shift) & 0xFFu) + 1u]++;
+        for (unsigned d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (uint32_t i = 0; i < n; i++)
+            b[count[(l->stamp[a[i]] >> shift) & 0xFFu]++] = a[i];
+        uint32_t *t = a;
+        a = b;
+        b = t;
+    }
+    /* a: oldest first. next points to the older line, prev to the newer. */
+    for (uint32_t i = 0; i < n; i++) {
+        l->next[a[i]] = i > 0 ? a[i - 1] : NIL;
+        l->prev[a[i]] = i + 1 < n ? a[i + 1] : NIL;
+    }
+    l->tail = n ? a[0] : NIL;
+    l->head = n ? a[n - 1] : NIL;
+    l->listed = 1;
+    free(a);
+    free(b);
+    return CML_OK;
 }
 
 /* The line a new tag will take: a fresh one while there is room (*victim
@@ -241,6 +297,8 @@ static uint32_t lru_claim(lru *l, int *victim)
         *victim = 0;
         return l->n;
     }
+    if (!l->listed && lru_list(l) != CML_OK)
+        return NIL;
     *victim = 1;
     return l->tail;
 }
@@ -261,7 +319,10 @@ static void lru_take(lru *l, uint32_t x, int victim, uint64_t tag)
         l->partial[x] = 0;
     }
     hash_insert(l, x);
-    list_push_head(l, x);
+    if (l->listed)
+        list_push_head(l, x);
+    else
+        l->stamp[x] = ++l->now;
 }
 
 #endif
