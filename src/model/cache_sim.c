@@ -193,10 +193,11 @@ void cml_cache_sim_stats_get(const cml_cache_sim *s, cml_cache_sim_stats *out)
  *
  * The sectors ever touched, per line. A line in L2 keeps its own mask
  * (lru.seen, on its home partition); the table below holds the masks of
- * every line ever brought in, read when a line comes into L2 and written
- * when it leaves. So the table is looked up once per line L2 takes, not
- * once per sector: a sector reaches L2 (or an L1, which it filled through
- * L2) before it can be touched again.
+ * the lines that left L2, written when one leaves and read when L2 takes a
+ * line back. So the table is looked up once per line L2 takes or gives up,
+ * not once per sector (a sector reaches L2, or an L1 which it filled
+ * through L2, before it can be touched again), and not at all while no
+ * line has left: a line L2 takes then was never touched before.
  */
 
 /* Beside the sectors (bits 0-3): some L1 took the line once (l1_filter). */
@@ -256,6 +257,10 @@ static cml_status seen_load(cml_cache_sim *s, lru *l, uint32_t x)
 {
     if (s->no_footprint)
         return CML_OK;
+    if (!s->seen_n) {
+        l->seen[x] = 0;
+        return CML_OK;
+    }
     const size_t h = seen_slot(s, l->tag[x]);
     if (h == SIZE_MAX)
         return CML_ENOMEM;
@@ -263,15 +268,16 @@ static cml_status seen_load(cml_cache_sim *s, lru *l, uint32_t x)
     return CML_OK;
 }
 
-/* Line x of partition p leaves L2: its mask back to the table (where
- * seen_load put the line, so no memory is needed). */
-static void seen_store(cml_cache_sim *s, lru *l, uint32_t x)
+/* Line x of partition p leaves L2: its mask into the table. */
+static cml_status seen_store(cml_cache_sim *s, lru *l, uint32_t x)
 {
     if (s->no_footprint)
-        return;
+        return CML_OK;
     const size_t h = seen_slot(s, l->tag[x]);
-    if (h != SIZE_MAX)
-        s->seen_mask[h] |= l->seen[x];
+    if (h == SIZE_MAX)
+        return CML_ENOMEM;
+    s->seen_mask[h] |= l->seen[x];
+    return CML_OK;
 }
 
 /* Sector `bit` of home line x is touched. */
@@ -350,8 +356,8 @@ static uint32_t l2_line(cml_cache_sim *s, unsigned p, uint64_t tag)
         return NIL;
     if (victim) {
         l2_evict(s, l, x);
-        if (home_of(s, l->tag[x]) == p)
-            seen_store(s, l, x);
+        if (home_of(s, l->tag[x]) == p && seen_store(s, l, x) != CML_OK)
+            return NIL;
     }
     lru_take(l, x, victim, tag);
     if (home_of(s, tag) == p && seen_load(s, l, x) != CML_OK)
