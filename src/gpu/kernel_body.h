@@ -266,6 +266,8 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_vs<uint4>(unsigned a)
 #else
 /* ---- the mirror ------------------------------------------------------- */
 
+#include "model/emitter.h"
+
 /* A window on a thread's emissions: the ones numbered [lo, hi) from 0 (of
  * those its sites keep) are passed on, the others dropped; `next` counts
  * them (0 before the thread runs). A thread that makes more accesses than
@@ -304,11 +306,11 @@ static inline void cml_body_emit(cml_ctx c, unsigned site, cml_space space, cml_
         if (k < c.window->lo || k >= c.window->hi)
             return;
     }
-    cml_emit(c.e, site, space, op, cache, width, addr);
+    cml_emit_inline(c.e, site, space, op, cache, width, addr);
 }
 
 /* Global array k of the model, as a pointer of type T * (never read). */
-#define CML_ARRAY(T, k) ((T *)(uintptr_t)cml_array_base(k))
+#define CML_ARRAY(T, k) ((T *)(uintptr_t)cml_array_base_inline(k))
 
 #define CML_TID_X (cml_ctx_.t->tid.x)
 #define CML_TID_Y (cml_ctx_.t->tid.y)

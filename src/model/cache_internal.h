@@ -23,4 +23,11 @@ void cml_cache_sim_stats_get(const cml_cache_sim *s, cml_cache_sim_stats *out);
  * caller does not read it). */
 void cml_cache_sim_skip_footprint(cml_cache_sim *s);
 
+/* `s` as cml_cache_sim_new(c, threads) would make it, keeping the memory it
+ * has: a grid's samples, and grid after grid, reuse one simulator without
+ * allocating (and the system zeroing) tens of megabytes each time.
+ * CML_EINVAL for a bad configuration, CML_ENOMEM (s unchanged) when the
+ * number of SMs changed and their caches cannot be allocated. */
+cml_status cml_cache_sim_reset(cml_cache_sim *s, const cml_cache_config *c, uint64_t threads);
+
 #endif

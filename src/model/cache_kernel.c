@@ -59,30 +59,6 @@ static double dabs(double a)
     return a < 0 ? -a : a;
 }
 
-/* ---- tracing a list of a grid's blocks ------------------------------------ */
-
-typedef struct block_list {
-    cml_thread_fn fn;
-    const void *args;
-    cml_dim3 grid;        /* the real grid */
-    const uint64_t *ids;  /* real linear block id of each traced block */
-} block_list;
-
-/* Traced block j is real block ids[j]: a thread of the virtual 1-D grid
- * is told the block index and grid size it has in the real launch. */
-static void list_shim(const cml_thread *t, const void *vargs, cml_emitter *e)
-{
-    const block_list *b = vargs;
-    cml_thread real = *t;
-    uint64_t id = b->ids[t->bid.x];
-    real.bid.x = (uint32_t)(id % b->grid.x);
-    id /= b->grid.x;
-    real.bid.y = (uint32_t)(id % b->grid.y);
-    real.bid.z = (uint32_t)(id / b->grid.y);
-    real.gdim = b->grid;
-    b->fn(&real, b->args, e);
-}
-
 /* ---- feeding a group's warps to the simulator, interleaved ---------------- */
 
 typedef struct warp_slot {
@@ -94,8 +70,9 @@ typedef struct warp_slot {
 
 typedef struct feeder {
     cml_cache_sim *sim;
-    const uint64_t *ids;      /* real block ids of the traced list */
-    const unsigned *sms;      /* SM of each traced block */
+    uint64_t first, stride;   /* the group: real blocks first + j * stride */
+    unsigned sms;             /* SMs: block b runs on SM b mod sms ... */
+    int sm0;                  /* ... or every block on SM 0 */
     unsigned warps_per_block;
     cml_access *ins;
     size_t n, cap;
@@ -148,8 +125,9 @@ static cml_status on_issue(void *user, uint64_t block, unsigned warp, const cml_
         warp_slot *w = &f->w[f->nw++];
         w->start = f->n;
         w->count = 0;
-        w->sm = f->sms[block];
-        w->uid = f->ids[block] * f->warps_per_block + warp;
+        const uint64_t id = f->first + block * f->stride;
+        w->sm = f->sm0 ? 0u : (unsigned)(id % f->sms);
+        w->uid = id * f->warps_per_block + warp;
         f->cur_block = block;
         f->cur_warp = warp;
     }
@@ -166,20 +144,19 @@ static cml_status on_issue(void *user, uint64_t block, unsigned warp, const cml_
     return CML_OK;
 }
 
-/* Run blocks ids[0..count) (on SMs sms[]) through f->sim as one group. */
+/* Run blocks first, first + stride, ... (count of them) through f->sim as
+ * one group, each on SM id mod P, or all on SM 0. */
 static cml_status run_group(feeder *f, cml_thread_fn fn, const void *args, cml_dim3 grid,
-                            cml_dim3 block, const uint64_t *ids, const unsigned *sms,
-                            uint64_t count)
+                            cml_dim3 block, uint64_t first, uint64_t stride, uint64_t count,
+                            int sm0)
 {
-    block_list list = {fn, args, grid, ids};
     cml_trace_hook hook = {f, on_issue};
-    f->ids = ids;
-    f->sms = sms;
+    f->first = first;
+    f->stride = stride;
+    f->sm0 = sm0;
     f->nw = 0;
     f->n = 0;
-    cml_dim3 vgrid = {(uint32_t)count, 1, 1};
-    cml_status rc =
-        cml_trace_kernel_hooked(CML_RULES_MODERN, vgrid, block, list_shim, &list, NULL, &hook);
+    cml_status rc = cml_trace_blocks_hooked(grid, block, first, stride, count, fn, args, &hook);
     if (rc == CML_OK)
         rc = flush(f);
     return rc;
@@ -195,40 +172,48 @@ typedef struct kernel {
     uint64_t nblocks, threads;
     uint64_t ins_per_block;  /* warp instructions of a block (from the exact totals) */
     unsigned resident, sms;
-    uint64_t *ids;        /* scratch: ids of one group */
-    unsigned *smv;        /* scratch: SMs of one group */
-    uint64_t scratch;     /* their length */
     feeder f;
 } kernel;
 
-/* A fresh simulator in k->f.sim. */
+/*
+ * What one call leaves for the next on the same thread: its simulator and
+ * its feeder's buffers. A sweep models hundreds of grids, each through two
+ * fresh simulators of up to tens of megabytes; allocating them anew had the
+ * system fault in and zero every page, a fifth of the time (a reset keeps
+ * the memory: cml_cache_sim_reset). The memory stays held after the last
+ * call: at most what the largest grid so far needed.
+ */
+static _Thread_local struct {
+    cml_cache_sim *sim;
+    cml_access *ins;
+    size_t cap;
+    warp_slot *w;
+    size_t wcap;
+} spare;
+
+/* A fresh simulator in k->f.sim: the one it has, or the spare, reset. */
 static cml_status fresh_sim(kernel *k)
 {
-    cml_cache_sim_free(k->f.sim);
-    k->f.sim = NULL;
+    if (!k->f.sim) {
+        k->f.sim = spare.sim;
+        spare.sim = NULL;
+    }
+    if (k->f.sim) {
+        cml_status rc = cml_cache_sim_reset(k->f.sim, k->cfg, k->threads);
+        if (rc == CML_OK)
+            return rc;
+        cml_cache_sim_free(k->f.sim);
+        k->f.sim = NULL;
+    }
     return cml_cache_sim_new(k->cfg, k->threads, &k->f.sim);
 }
 
-/* Consecutive blocks [first, first + count) as one group, each on SM id mod P.
- * A group may be longer than a wave of every SM (the sampled window runs
- * whole rows of a 2-D grid, grid.x blocks long): the scratch grows to it. */
+/* Consecutive blocks [first, first + count) as one group, each on SM id
+ * mod P. A group may be longer than a wave of every SM (the sampled window
+ * runs whole rows of a 2-D grid, grid.x blocks long). */
 static cml_status run_consecutive(kernel *k, uint64_t first, uint64_t count)
 {
-    if (count > k->scratch) {
-        uint64_t *ids = realloc(k->ids, count * sizeof *ids);
-        if (ids)
-            k->ids = ids;
-        unsigned *smv = ids ? realloc(k->smv, count * sizeof *smv) : NULL;
-        if (!ids || !smv)
-            return CML_ENOMEM;
-        k->smv = smv;
-        k->scratch = count;
-    }
-    for (uint64_t j = 0; j < count; j++) {
-        k->ids[j] = first + j;
-        k->smv[j] = (unsigned)((first + j) % k->sms);
-    }
-    return run_group(&k->f, k->fn, k->args, k->grid, k->block, k->ids, k->smv, count);
+    return run_group(&k->f, k->fn, k->args, k->grid, k->block, first, 1u, count, 0);
 }
 
 /* Every block, a wave of every SM at a time. */
@@ -307,11 +292,7 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
         if (j && j >= m / 2 && half.gfed + half.lfed == 0)
             half = l1_counts(k->f.sim);
         uint64_t count = m - j < k->resident ? m - j : k->resident;
-        for (uint64_t i = 0; i < count; i++) {
-            k->ids[i] = (j + i) * k->sms;
-            k->smv[i] = 0;
-        }
-        rc = run_group(&k->f, k->fn, k->args, k->grid, k->block, k->ids, k->smv, count);
+        rc = run_group(&k->f, k->fn, k->args, k->grid, k->block, j * k->sms, k->sms, count, 1);
     }
     if (rc != CML_OK)
         return rc;
@@ -518,20 +499,24 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
         k.nblocks * k.threads <= CML_LEVELS_FULL_THREADS && (!exact || ins <= FULL_INS);
     if (!whole && !exact)
         return CML_EINVAL;
-    /* Scratch for one group: a wave of every SM, or a round of the window. */
-    k.scratch = (uint64_t)k.sms * k.resident;
-    k.ids = malloc(k.scratch * sizeof *k.ids);
-    k.smv = malloc(k.scratch * sizeof *k.smv);
-    cml_status rc = (k.ids && k.smv) ? CML_OK : CML_ENOMEM;
+    k.f.sms = k.sms;
+    k.f.ins = spare.ins;
+    k.f.cap = spare.cap;
+    k.f.w = spare.w;
+    k.f.wcap = spare.wcap;
+    spare.ins = NULL;
+    spare.w = NULL;
+    spare.cap = spare.wcap = 0;
     cml_levels lv;
     memset(&lv, 0, sizeof lv);
-    if (rc == CML_OK)
-        rc = whole ? run_full(&k, &lv) : sampled(&k, exact, &lv);
-    cml_cache_sim_free(k.f.sim);
-    free(k.f.ins);
-    free(k.f.w);
-    free(k.ids);
-    free(k.smv);
+    cml_status rc = whole ? run_full(&k, &lv) : sampled(&k, exact, &lv);
+    /* Kept for the next call (the spare was taken: nothing to free). */
+    cml_cache_sim_free(spare.sim);
+    spare.sim = k.f.sim;
+    spare.ins = k.f.ins;
+    spare.cap = k.f.cap;
+    spare.w = k.f.w;
+    spare.wcap = k.f.wcap;
     if (rc == CML_OK)
         *out = lv;
     return rc;

@@ -18,236 +18,17 @@
  *     partial one is first merged with a 32-byte DRAM read.
  * docs/model.md ("The cache levels") gives the evidence for each rule.
  *
- * Every cache is fully associative with true LRU: a hash table (open
- * addressing, linear probing, backward-shift deletion) finds a line, a
- * doubly linked list keeps the recency order. Arrays grow with the lines
- * actually used, so a simulator touching little costs little.
+ * Every cache is fully associative with true LRU (cache_lru.h); an
+ * instruction's sectors come from cache_sectors.c, the configuration from
+ * cache_config.c.
  */
 #include "cumemlab/cache.h"
 #include "model/cache_internal.h"
+#include "model/cache_lru.h"
+#include "model/cache_sectors.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define NIL UINT32_MAX
-#define KIB UINT64_C(1024)
-#define FULL_SECTOR 0xFFFFFFFFu
-
-/* ---- one LRU cache of lines ------------------------------------------- */
-
-typedef struct lru {
-    uint32_t cap;           /* lines it holds (0: not yet set up)  */
-    uint32_t n, alloc;      /* lines in use, array length          */
-    uint32_t head, tail;    /* most and least recently used        */
-    uint64_t *tag;          /* line address (address >> 7)        */
-    uint32_t *prev, *next;
-    uint8_t *valid;         /* sectors holding all 32 bytes        */
-    /* L2 only (state != 0) */
-    int state;
-    uint8_t *dirty;         /* sectors not yet written back        */
-    uint8_t *partial;       /* dirty sectors holding some bytes    */
-    uint32_t *bytes;        /* [4 per line] bytes a partial sector holds */
-    uint64_t *since;        /* [4 per line] clock when it became dirty    */
-    uint32_t *slot;         /* hash table: line index + 1, 0 empty  */
-    unsigned hbits;
-    uint32_t last;          /* the line found last (the sectors of one
-                               instruction mostly share lines): checked first */
-} lru;
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xFF51AFD7ED558CCD);
-    x ^= x >> 33;
-    x *= UINT64_C(0xC4CEB9FE1A85EC53);
-    x ^= x >> 33;
-    return x;
-}
-
-static uint32_t home_slot(const lru *l, uint64_t tag)
-{
-    return (uint32_t)(mix64(tag) >> (64 - l->hbits));
-}
-
-static void lru_free(lru *l)
-{
-    free(l->tag);
-    free(l->prev);
-    free(l->next);
-    free(l->valid);
-    free(l->dirty);
-    free(l->partial);
-    free(l->bytes);
-    free(l->since);
-    free(l->slot);
-    memset(l, 0, sizeof *l);
-}
-
-/* An empty cache of `cap` lines; nothing is allocated until used. */
-static void lru_init(lru *l, uint32_t cap, int state)
-{
-    memset(l, 0, sizeof *l);
-    l->cap = cap;
-    l->state = state;
-    l->head = l->tail = NIL;
-    l->last = NIL;
-}
-
-static int grow(void **p, size_t count, size_t size)
-{
-    void *q = realloc(*p, count * size);
-    if (!q)
-        return 0;
-    *p = q;
-    return 1;
-}
-
-/* Room for one more line: arrays and hash table. CML_ENOMEM on failure. */
-static cml_status lru_reserve(lru *l)
-{
-    if (l->n == l->alloc) {
-        uint32_t a = l->alloc ? l->alloc * 2u : 64u;
-        if (a > l->cap)
-            a = l->cap;
-        if (!grow((void **)&l->tag, a, sizeof *l->tag) ||
-            !grow((void **)&l->prev, a, sizeof *l->prev) ||
-            !grow((void **)&l->next, a, sizeof *l->next) ||
-            !grow((void **)&l->valid, a, sizeof *l->valid))
-            return CML_ENOMEM;
-        if (l->state && (!grow((void **)&l->dirty, a, sizeof *l->dirty) ||
-                         !grow((void **)&l->partial, a, sizeof *l->partial) ||
-                         !grow((void **)&l->bytes, (size_t)a * 4u, sizeof *l->bytes) ||
-                         !grow((void **)&l->since, (size_t)a * 4u, sizeof *l->since)))
-            return CML_ENOMEM;
-        l->alloc = a;
-    }
-    /* Keep the table at most half full. */
-    if (l->slot == NULL || (uint64_t)(l->n + 1u) * 2u > (UINT64_C(1) << l->hbits)) {
-        unsigned bits = l->slot ? l->hbits + 1u : 7u;
-        uint32_t *s = calloc((size_t)1 << bits, sizeof *s);
-        if (!s)
-            return CML_ENOMEM;
-        free(l->slot);
-        l->slot = s;
-        l->hbits = bits;
-        const uint32_t mask = (uint32_t)((UINT64_C(1) << bits) - 1u);
-        for (uint32_t i = 0; i < l->n; i++) {
-            uint32_t h = home_slot(l, l->tag[i]);
-            while (s[h])
-                h = (h + 1u) & mask;
-            s[h] = i + 1u;
-        }
-    }
-    return CML_OK;
-}
-
-static uint32_t lru_find(lru *l, uint64_t tag)
-{
-    if (l->last < l->n && l->tag[l->last] == tag)
-        return l->last;
-    if (!l->slot)
-        return NIL;
-    const uint32_t mask = (uint32_t)((UINT64_C(1) << l->hbits) - 1u);
-    for (uint32_t h = home_slot(l, tag); l->slot[h]; h = (h + 1u) & mask)
-        if (l->tag[l->slot[h] - 1u] == tag)
-            return l->last = l->slot[h] - 1u;
-    return NIL;
-}
-
-static void hash_insert(lru *l, uint32_t node)
-{
-    const uint32_t mask = (uint32_t)((UINT64_C(1) << l->hbits) - 1u);
-    uint32_t h = home_slot(l, l->tag[node]);
-    while (l->slot[h])
-        h = (h + 1u) & mask;
-    l->slot[h] = node + 1u;
-}
-
-/* Remove a present tag: backward-shift deletion keeps every other key
- * reachable from its home slot without tombstones. */
-static void hash_remove(lru *l, uint64_t tag)
-{
-    const uint32_t mask = (uint32_t)((UINT64_C(1) << l->hbits) - 1u);
-    uint32_t i = home_slot(l, tag);
-    while (l->tag[l->slot[i] - 1u] != tag)
-        i = (i + 1u) & mask;
-    l->slot[i] = 0;
-    for (uint32_t j = (i + 1u) & mask; l->slot[j]; j = (j + 1u) & mask) {
-        uint32_t k = home_slot(l, l->tag[l->slot[j] - 1u]);
-        /* Move slot j to the hole at i unless its home lies cyclically in (i, j]. */
-        int stays = i <= j ? (k > i && k <= j) : (k > i || k <= j);
-        if (!stays) {
-            l->slot[i] = l->slot[j];
-            l->slot[j] = 0;
-            i = j;
-        }
-    }
-}
-
-static void list_unlink(lru *l, uint32_t x)
-{
-    if (l->prev[x] != NIL)
-        l->next[l->prev[x]] = l->next[x];
-    else
-        l->head = l->next[x];
-    if (l->next[x] != NIL)
-        l->prev[l->next[x]] = l->prev[x];
-    else
-        l->tail = l->prev[x];
-}
-
-static void list_push_head(lru *l, uint32_t x)
-{
-    l->prev[x] = NIL;
-    l->next[x] = l->head;
-    if (l->head != NIL)
-        l->prev[l->head] = x;
-    l->head = x;
-    if (l->tail == NIL)
-        l->tail = x;
-}
-
-static void lru_touch(lru *l, uint32_t x)
-{
-    if (l->head == x)
-        return;
-    list_unlink(l, x);
-    list_push_head(l, x);
-}
-
-/* The line a new tag will take: a fresh one while there is room (*victim
- * = 0), else the least recently used (*victim = 1, still holding its old
- * state for the caller to write back). NIL on out of memory. */
-static uint32_t lru_claim(lru *l, int *victim)
-{
-    if (l->n < l->cap) {
-        if (lru_reserve(l) != CML_OK)
-            return NIL;
-        *victim = 0;
-        return l->n;
-    }
-    *victim = 1;
-    return l->tail;
-}
-
-/* Give line x (from lru_claim) the tag `tag`, empty, most recently used. */
-static void lru_take(lru *l, uint32_t x, int victim, uint64_t tag)
-{
-    if (victim) {
-        hash_remove(l, l->tag[x]);
-        list_unlink(l, x);
-    } else {
-        l->n++;
-    }
-    l->tag[x] = tag;
-    l->valid[x] = 0;
-    if (l->state) {
-        l->dirty[x] = 0;
-        l->partial[x] = 0;
-    }
-    hash_insert(l, x);
-    list_push_head(l, x);
-}
 
 /* ---- the simulator ----------------------------------------------------- */
 
@@ -277,87 +58,47 @@ struct cml_cache_sim {
     uint64_t dirty_max;     /* in sectors; 0: off */
     uint64_t dirty;         /* dirty sectors now */
     ring q[2];              /* dirty sectors, oldest first: [0] whole, [1] partial */
+    uint64_t lo[2];         /* no entry of q[k] is dirty since before lo[k] */
+    uint64_t wake;          /* no entry can have aged before the clock gets here:
+                               at most lo[k] + age[k] of every queue that ages */
     /* Lines ever touched in L2, with the sectors touched: the footprint. */
     uint64_t *seen_tag;
     uint8_t *seen_mask;
-    unsigned seen_bits;
+    unsigned seen_bits;     /* 2^seen_bits slots; 0: none set up yet */
+    size_t seen_cap;        /* slots allocated (kept by a reset) */
     size_t seen_n;
-    size_t seen_last;       /* slot of the line recorded last */
     cml_levels tot;
     cml_cache_sim_stats st;  /* clock is kept in `clock` above */
     int no_footprint;
 };
 
-static const unsigned carveout_kib[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
-
-void cml_cache_config_h100(cml_cache_config *c)
+/* Everything of a new simulator for `c` but the memory it holds: s is
+ * zeroed but for its caches' arrays, its queues' and the footprint table's
+ * buffers, and s->l1 (c->sm_count caches, zeroed or used before). */
+static void sim_start(cml_cache_sim *s, const cml_cache_config *c, uint64_t threads)
 {
-    memset(c, 0, sizeof *c);
-    c->sm_count = 132;
-    c->max_threads_per_sm = 2048;
-    c->max_blocks_per_sm = 32;
-    c->l1_total_bytes = 256 * KIB;
-    c->smem_per_sm = 228 * KIB;
-    c->l2_bytes = 50 * KIB * KIB;
-    c->l2_partitions = 1;
-    c->dram_granule = 64;
-    /* Measured (docs/model-evidence.md, the cache levels): the dirty data
-     * an H100's L2 still holds when a streaming kernel ends. */
-    c->clean_age_bytes = 35 * KIB * KIB;
-    c->partial_age_bytes = 12 * KIB * KIB;
-    c->dirty_max_bytes = 24 * KIB * KIB;
-}
-
-cml_status cml_cache_config_check(const cml_cache_config *c)
-{
-    if (!c || c->sm_count == 0 || c->sm_count > 65536u || c->max_threads_per_sm == 0 ||
-        c->max_blocks_per_sm == 0 || c->l1_total_bytes < CML_LINE_BYTES ||
-        c->l2_bytes < CML_LINE_BYTES * 2u || (c->l2_partitions != 1 && c->l2_partitions != 2) ||
-        (c->dram_granule != 32 && c->dram_granule != 64) || c->smem_per_sm > c->l1_total_bytes ||
-        c->smem_per_block > c->smem_per_sm || c->l1_total_bytes > (UINT64_C(1) << 40) ||
-        c->l2_bytes > (UINT64_C(1) << 40) || c->l1_bytes > c->l1_total_bytes)
-        return CML_EINVAL;
-    return CML_OK;
-}
-
-unsigned cml_cache_resident_blocks(const cml_cache_config *c, uint64_t threads)
-{
-    if (c->resident_blocks)
-        return c->resident_blocks;
-    const uint64_t whole = threads ? (threads + 31u) / 32u * 32u : 32u;
-    uint64_t r = c->max_threads_per_sm / whole;
-    if (r > c->max_blocks_per_sm)
-        r = c->max_blocks_per_sm;
-    /* sm_80 and later keep 1 KiB of shared memory per block for the system. */
-    uint64_t by_smem = c->smem_per_sm / (c->smem_per_block + KIB);
-    if (by_smem < r)
-        r = by_smem;
-    return r ? (unsigned)r : 1u;
-}
-
-uint64_t cml_cache_l1_bytes(const cml_cache_config *c, uint64_t threads)
-{
-    uint64_t l1;
-    if (c->l1_bytes) {
-        l1 = c->l1_bytes;
-    } else {
-        /* The smallest carve-out (Hopper's steps, capped by the SM's
-         * maximum) that holds the resident blocks' shared memory, with the
-         * 1 KiB per block the system keeps from sm_80 on: at least 8 KiB,
-         * so an H100 kernel without shared memory has 248 KiB of L1. */
-        uint64_t need = (c->smem_per_block + KIB) * cml_cache_resident_blocks(c, threads);
-        uint64_t carve = c->smem_per_sm;
-        for (size_t i = 0; i < sizeof carveout_kib / sizeof carveout_kib[0]; i++) {
-            uint64_t step = carveout_kib[i] * KIB;
-            if (step >= need && step <= c->smem_per_sm) {
-                carve = step;
-                break;
-            }
-        }
-        l1 = c->l1_total_bytes > carve ? c->l1_total_bytes - carve : 0;
+    s->cfg = *c;
+    const uint64_t l1 = cml_cache_l1_bytes(c, threads);
+    s->l1_lines = (uint32_t)(l1 / CML_LINE_BYTES);
+    for (unsigned i = 0; i < c->sm_count; i++)
+        if (s->l1[i].cap) /* used before (l1_of sets up the others) */
+            lru_clear(&s->l1[i], s->l1_lines);
+    s->parts = c->l2_partitions;
+    const uint64_t lines = c->l2_bytes / CML_LINE_BYTES / s->parts;
+    const uint32_t cap = lines > UINT32_MAX - 1u ? UINT32_MAX - 1u : (uint32_t)lines;
+    for (unsigned p = 0; p < s->parts; p++) {
+        if (s->l2[p].state)
+            lru_clear(&s->l2[p], cap);
+        else
+            lru_init(&s->l2[p], cap, 1);
     }
-    l1 = l1 / CML_LINE_BYTES * CML_LINE_BYTES;
-    return l1 ? l1 : CML_LINE_BYTES;
+    s->age[0] = c->clean_age_bytes / CML_SECTOR_BYTES;
+    s->age[1] = (c->partial_age_bytes ? c->partial_age_bytes : c->clean_age_bytes) /
+                CML_SECTOR_BYTES;
+    s->dirty_max = c->dirty_max_bytes / CML_SECTOR_BYTES;
+    s->wake = UINT64_MAX;
+    s->tot.resident_blocks = cml_cache_resident_blocks(c, threads);
+    s->tot.l1_bytes = l1;
 }
 
 cml_status cml_cache_sim_new(const cml_cache_config *c, uint64_t threads, cml_cache_sim **out)
@@ -368,25 +109,47 @@ cml_status cml_cache_sim_new(const cml_cache_config *c, uint64_t threads, cml_ca
     cml_cache_sim *s = calloc(1, sizeof *s);
     if (!s)
         return CML_ENOMEM;
-    s->cfg = *c;
     s->l1 = calloc(c->sm_count, sizeof *s->l1);
     if (!s->l1) {
         free(s);
         return CML_ENOMEM;
     }
-    const uint64_t l1 = cml_cache_l1_bytes(c, threads);
-    s->l1_lines = (uint32_t)(l1 / CML_LINE_BYTES);
-    s->parts = c->l2_partitions;
-    const uint64_t lines = c->l2_bytes / CML_LINE_BYTES / s->parts;
-    for (unsigned p = 0; p < s->parts; p++)
-        lru_init(&s->l2[p], lines > UINT32_MAX - 1u ? UINT32_MAX - 1u : (uint32_t)lines, 1);
-    s->age[0] = c->clean_age_bytes / CML_SECTOR_BYTES;
-    s->age[1] = (c->partial_age_bytes ? c->partial_age_bytes : c->clean_age_bytes) /
-                CML_SECTOR_BYTES;
-    s->dirty_max = c->dirty_max_bytes / CML_SECTOR_BYTES;
-    s->tot.resident_blocks = cml_cache_resident_blocks(c, threads);
-    s->tot.l1_bytes = l1;
+    sim_start(s, c, threads);
     *out = s;
+    return CML_OK;
+}
+
+cml_status cml_cache_sim_reset(cml_cache_sim *s, const cml_cache_config *c, uint64_t threads)
+{
+    if (!s || cml_cache_config_check(c) != CML_OK)
+        return CML_EINVAL;
+    lru *l1 = s->l1;
+    if (c->sm_count != s->cfg.sm_count) {
+        lru *fresh = calloc(c->sm_count, sizeof *fresh);
+        if (!fresh)
+            return CML_ENOMEM; /* s unchanged */
+        for (unsigned i = 0; i < s->cfg.sm_count; i++)
+            lru_free(&l1[i]);
+        free(l1);
+        l1 = fresh;
+    }
+    const lru l2[2] = {s->l2[0], s->l2[1]};
+    ring q[2] = {s->q[0], s->q[1]};
+    for (unsigned k = 0; k < 2; k++)
+        q[k].head = q[k].len = 0;
+    uint64_t *seen_tag = s->seen_tag;
+    uint8_t *seen_mask = s->seen_mask;
+    const size_t seen_cap = s->seen_cap;
+    memset(s, 0, sizeof *s);
+    s->l1 = l1;
+    s->l2[0] = l2[0];
+    s->l2[1] = l2[1];
+    s->q[0] = q[0];
+    s->q[1] = q[1];
+    s->seen_tag = seen_tag;
+    s->seen_mask = seen_mask;
+    s->seen_cap = seen_cap; /* seen_bits 0: the table is set up afresh */
+    sim_start(s, c, threads);
     return CML_OK;
 }
 
@@ -426,24 +189,44 @@ void cml_cache_sim_stats_get(const cml_cache_sim *s, cml_cache_sim_stats *out)
     out->clock = s->clock;
 }
 
-/* ---- footprint ---------------------------------------------------------- */
+/* ---- footprint ----------------------------------------------------------
+ *
+ * The sectors ever touched, per line. A line in L2 keeps its own mask
+ * (lru.seen, on its home partition); the table below holds the masks of
+ * the lines that left L2, written when one leaves and read when L2 takes a
+ * line back. So the table is looked up once per line L2 takes or gives up,
+ * not once per sector (a sector reaches L2, or an L1 which it filled
+ * through L2, before it can be touched again), and not at all while no
+ * line has left: a line L2 takes then was never touched before.
+ */
 
-static cml_status seen_add(cml_cache_sim *s, uint64_t line, unsigned sector)
+/* Beside the sectors (bits 0-3): some L1 took the line once (l1_filter). */
+#define SEEN_IN_L1 0x40u
+
+/* The slot of `line` in the table, added (empty) if absent; SIZE_MAX on
+ * out of memory. */
+static size_t seen_slot(cml_cache_sim *s, uint64_t line)
 {
-    if (!s->seen_tag || (s->seen_n + 1u) * 2u > ((size_t)1 << s->seen_bits)) {
-        unsigned bits = s->seen_tag ? s->seen_bits + 1u : 10u;
-        size_t size = (size_t)1 << bits;
+    if (!s->seen_bits || (s->seen_n + 1u) * 2u > ((size_t)1 << s->seen_bits)) {
+        const unsigned bits = s->seen_bits ? s->seen_bits + 1u : 10u;
+        const size_t size = (size_t)1 << bits;
+        if (!s->seen_bits && size <= s->seen_cap) {
+            /* Empty after a reset: the memory of an earlier use. */
+            memset(s->seen_mask, 0, size);
+            s->seen_bits = bits;
+            return seen_slot(s, line);
+        }
         uint64_t *t = malloc(size * sizeof *t);
         uint8_t *m = calloc(size, 1);
         if (!t || !m) {
             free(t);
             free(m);
-            return CML_ENOMEM;
+            return SIZE_MAX;
         }
-        for (size_t i = 0; s->seen_tag && i < ((size_t)1 << s->seen_bits); i++) {
+        for (size_t i = 0; s->seen_bits && i < ((size_t)1 << s->seen_bits); i++) {
             if (!s->seen_mask[i])
                 continue;
-            size_t h = (size_t)(mix64(s->seen_tag[i]) >> (64 - bits));
+            size_t h = (size_t)(fib_hash(s->seen_tag[i]) >> (64 - bits));
             while (m[h])
                 h = (h + 1u) & (size - 1u);
             t[h] = s->seen_tag[i];
@@ -454,26 +237,69 @@ static cml_status seen_add(cml_cache_sim *s, uint64_t line, unsigned sector)
         s->seen_tag = t;
         s->seen_mask = m;
         s->seen_bits = bits;
-        s->seen_last = 0;
+        s->seen_cap = size;
     }
     const size_t mask = ((size_t)1 << s->seen_bits) - 1u;
-    size_t h = s->seen_last;
-    if (!(s->seen_mask[h] && s->seen_tag[h] == line)) {
-        h = (size_t)(mix64(line) >> (64 - s->seen_bits));
-        while (s->seen_mask[h] && s->seen_tag[h] != line)
-            h = (h + 1u) & mask;
-        s->seen_last = h;
-    }
+    size_t h = (size_t)(fib_hash(line) >> (64 - s->seen_bits));
+    while (s->seen_mask[h] && s->seen_tag[h] != line)
+        h = (h + 1u) & mask;
     if (!s->seen_mask[h]) {
+        /* Bit 7 marks the slot used before a sector is recorded. */
         s->seen_tag[h] = line;
+        s->seen_mask[h] = 0x80u;
         s->seen_n++;
     }
-    /* Bit 7 marks the slot used even before a sector is recorded. */
-    uint8_t bit = (uint8_t)(1u << sector);
-    if (!(s->seen_mask[h] & bit))
-        s->tot.footprint_bytes += CML_SECTOR_BYTES;
-    s->seen_mask[h] |= (uint8_t)(bit | 0x80u);
+    return h;
+}
+
+/* Line x of partition p just took `tag`: its mask from the table. */
+static cml_status seen_load(cml_cache_sim *s, lru *l, uint32_t x)
+{
+    if (s->no_footprint)
+        return CML_OK;
+    if (!s->seen_n) {
+        l->seen[x] = 0;
+        return CML_OK;
+    }
+    const size_t h = seen_slot(s, l->tag[x]);
+    if (h == SIZE_MAX)
+        return CML_ENOMEM;
+    l->seen[x] = (uint8_t)(s->seen_mask[h] & (0x0Fu | SEEN_IN_L1));
     return CML_OK;
+}
+
+/* Line x of partition p leaves L2: its mask into the table. */
+static cml_status seen_store(cml_cache_sim *s, lru *l, uint32_t x)
+{
+    if (s->no_footprint)
+        return CML_OK;
+    const size_t h = seen_slot(s, l->tag[x]);
+    if (h == SIZE_MAX)
+        return CML_ENOMEM;
+    s->seen_mask[h] |= l->seen[x];
+    return CML_OK;
+}
+
+/* Sector `bit` of home line x is touched. */
+static void seen_mark(cml_cache_sim *s, lru *l, uint32_t x, uint8_t bit)
+{
+    if (!s->no_footprint && !(l->seen[x] & bit)) {
+        l->seen[x] |= bit;
+        s->tot.footprint_bytes += CML_SECTOR_BYTES;
+    }
+}
+
+/* The partition an address lives in (its home), and the one an SM reaches
+ * first (its near half: SMs are numbered by GPC, the first half near
+ * partition 0). */
+static unsigned home_of(const cml_cache_sim *s, uint64_t line)
+{
+    return s->parts == 1 ? 0u : (unsigned)(mix64(line ^ UINT64_C(0x5BD1E995)) >> 63);
+}
+
+static unsigned near_of(const cml_cache_sim *s, unsigned sm)
+{
+    return s->parts == 1 ? 0u : (unsigned)((uint64_t)sm * s->parts / s->cfg.sm_count);
 }
 
 /* ---- L2 ------------------------------------------------------------------ */
@@ -514,7 +340,8 @@ static void l2_evict(cml_cache_sim *s, lru *l, uint32_t x)
     s->dirty -= popcount8(d);
 }
 
-/* Line `tag` in partition p, brought in (empty) if absent; NIL on ENOMEM. */
+/* Line `tag` in partition p, brought in (empty) if absent; NIL on ENOMEM.
+ * A line of its home partition carries its footprint mask in and out. */
 static uint32_t l2_line(cml_cache_sim *s, unsigned p, uint64_t tag)
 {
     lru *l = &s->l2[p];
@@ -527,9 +354,14 @@ static uint32_t l2_line(cml_cache_sim *s, unsigned p, uint64_t tag)
     x = lru_claim(l, &victim);
     if (x == NIL)
         return NIL;
-    if (victim)
+    if (victim) {
         l2_evict(s, l, x);
+        if (home_of(s, l->tag[x]) == p && seen_store(s, l, x) != CML_OK)
+            return NIL;
+    }
     lru_take(l, x, victim, tag);
+    if (home_of(s, tag) == p && seen_load(s, l, x) != CML_OK)
+        return NIL;
     return x;
 }
 
@@ -558,11 +390,15 @@ static cml_status ring_room(cml_cache_sim *s, unsigned k)
     if (!n)
         return CML_ENOMEM;
     size_t w = 0;
+    uint64_t lo = UINT64_MAX;
     for (size_t i = 0; i < r->len; i++) {
         const dirty_entry *e = &r->e[(r->head + i) % r->cap];
-        if (!compact || entry_live(s, k, e))
+        if (!compact || entry_live(s, k, e)) {
             n[w++] = *e;
+            lo = e->since < lo ? e->since : lo;
+        }
     }
+    s->lo[k] = lo;
     free(r->e);
     r->e = n;
     r->cap = cap;
@@ -579,6 +415,10 @@ static cml_status queue_push(cml_cache_sim *s, unsigned k, dirty_entry e)
     if (rc != CML_OK)
         return rc;
     ring *r = &s->q[k];
+    if (r->len == 0 || e.since < s->lo[k])
+        s->lo[k] = e.since;
+    if (s->age[k] && s->lo[k] + s->age[k] < s->wake)
+        s->wake = s->lo[k] + s->age[k];
     r->e[(r->head + r->len) % r->cap] = e;
     r->len++;
     return CML_OK;
@@ -590,10 +430,20 @@ static void ring_pop(ring *r)
     r->len--;
 }
 
+/* The clock at which an entry may first have aged (wake): the earliest
+ * lo[k] + age[k]. */
+static void set_wake(cml_cache_sim *s)
+{
+    s->wake = UINT64_MAX;
+    for (unsigned k = 0; k < 2; k++)
+        if (s->q[k].len && s->age[k] && s->lo[k] + s->age[k] < s->wake)
+            s->wake = s->lo[k] + s->age[k];
+}
+
 /* The early write-back an H100 shows: a dirty sector goes back to DRAM
  * once it has aged (whole and partial sectors on horizons of their own),
  * and the oldest go while too much is dirty. */
-static void clean(cml_cache_sim *s)
+static void clean_now(cml_cache_sim *s)
 {
     for (;;) {
         const dirty_entry *head[2] = {NULL, NULL};
@@ -603,6 +453,9 @@ static void clean(cml_cache_sim *s)
                 ring_pop(r);
             if (r->len)
                 head[k] = &r->e[r->head];
+            /* The partial queue is pushed in clock order: its head bounds it. */
+            if (k == 1 && r->len)
+                s->lo[1] = head[1]->since;
         }
         int pick = -1;
         for (unsigned k = 0; k < 2; k++)
@@ -610,24 +463,28 @@ static void clean(cml_cache_sim *s)
                 pick = (int)k;
         if (pick < 0 && s->dirty_max && s->dirty > s->dirty_max)
             pick = !head[0] ? 1 : !head[1] ? 0 : head[1]->since < head[0]->since ? 1 : 0;
-        if (pick < 0 || !head[pick])
+        if (pick < 0 || !head[pick]) {
+            set_wake(s);
             return;
+        }
         write_back(s, &s->l2[head[pick]->part], head[pick]->node, head[pick]->sector);
         ring_pop(&s->q[pick]);
     }
 }
 
-/* The partition an address lives in (its home), and the one an SM reaches
- * first (its near half: SMs are numbered by GPC, the first half near
- * partition 0). */
-static unsigned home_of(const cml_cache_sim *s, uint64_t line)
+/* Called for every sector L2 sees. While nothing can be old enough (the
+ * clock short of wake) and the dirty data is within its limit, nothing goes
+ * back, and the entries that no longer describe a dirty sector are left for
+ * a later call to drop. That changes nothing: an entry that stopped
+ * describing a dirty sector never describes one again (a sector dirtied
+ * anew at the same clock follows a write-back of the entry itself, which is
+ * popped, or starts whole, which a partial entry does not describe; a line
+ * taken again is filled first, which moves the clock). */
+static inline void clean(cml_cache_sim *s)
 {
-    return s->parts == 1 ? 0u : (unsigned)(mix64(line ^ UINT64_C(0x5BD1E995)) >> 63);
-}
-
-static unsigned near_of(const cml_cache_sim *s, unsigned sm)
-{
-    return s->parts == 1 ? 0u : (unsigned)((uint64_t)sm * s->parts / s->cfg.sm_count);
+    if (s->clock < s->wake && !(s->dirty_max && s->dirty > s->dirty_max))
+        return;
+    clean_now(s);
 }
 
 /* Fill the DRAM granule around sector k of line x in partition p: every
@@ -660,7 +517,7 @@ static cml_status fill_granule(cml_cache_sim *s, unsigned p, uint32_t x, unsigne
 }
 
 /* A sector L1TEX reads from L2 for SM `sm`. */
-static cml_status l2_read(cml_cache_sim *s, unsigned sm, uint64_t sector)
+static cml_status l2_read(cml_cache_sim *s, unsigned sm, uint64_t sector, uint32_t *home_line)
 {
     const uint64_t tag = sector >> 2;
     const unsigned k = (unsigned)(sector & 3u);
@@ -668,7 +525,8 @@ static cml_status l2_read(cml_cache_sim *s, unsigned sm, uint64_t sector)
     const unsigned home = home_of(s, tag), near = near_of(s, sm);
     s->tot.l2_read_sectors++;
     if (home != near) {
-        /* A far address: a copy in the near half answers first. */
+        /* A far address: a copy in the near half answers first (its
+         * sector came through the home line, which marked it seen). */
         uint32_t c = lru_find(&s->l2[near], tag);
         if (c != NIL && (s->l2[near].valid[c] & bit)) {
             lru_touch(&s->l2[near], c);
@@ -679,7 +537,9 @@ static cml_status l2_read(cml_cache_sim *s, unsigned sm, uint64_t sector)
     uint32_t x = l2_line(s, home, tag);
     if (x == NIL)
         return CML_ENOMEM;
+    *home_line = x;
     lru *l = &s->l2[home];
+    seen_mark(s, l, x, bit);
     if (l->valid[x] & bit) {
         s->tot.l2_read_hit_sectors++;
     } else {
@@ -700,7 +560,8 @@ static cml_status l2_read(cml_cache_sim *s, unsigned sm, uint64_t sector)
 }
 
 /* A sector L1TEX writes to L2, `mask` the bytes written. */
-static cml_status l2_write(cml_cache_sim *s, unsigned sm, uint64_t sector, uint32_t mask)
+static cml_status l2_write(cml_cache_sim *s, unsigned sm, uint64_t sector, uint32_t mask,
+                           uint32_t *home_line)
 {
     const uint64_t tag = sector >> 2;
     const unsigned k = (unsigned)(sector & 3u);
@@ -716,7 +577,9 @@ static cml_status l2_write(cml_cache_sim *s, unsigned sm, uint64_t sector, uint3
     uint32_t x = l2_line(s, home, tag);
     if (x == NIL)
         return CML_ENOMEM;
+    *home_line = x;
     lru *l = &s->l2[home];
+    seen_mark(s, l, x, bit);
     const size_t b = (size_t)x * 4u + k;
     if (l->dirty[x] & bit) {
         if (l->partial[x] & bit) {
@@ -767,6 +630,22 @@ static lru *l1_of(cml_cache_sim *s, unsigned sm)
     return l;
 }
 
+/* Whether L1 lookups may be skipped for lines no L1 ever took: the home
+ * line in L2 says so (SEEN_IN_L1 of its footprint mask, kept in the table
+ * while the line is out of L2). Only with one L2 (a read served by a near
+ * copy never sees the home line) and the footprint counted. */
+static int l1_filter(const cml_cache_sim *s)
+{
+    return s->parts == 1 && !s->no_footprint;
+}
+
+/* An L1 takes line `tag`, whose home line in L2 is x2 (NIL: unknown). */
+static void l1_took(cml_cache_sim *s, uint32_t x2)
+{
+    if (l1_filter(s) && x2 != NIL)
+        s->l2[0].seen[x2] |= SEEN_IN_L1;
+}
+
 /* A load sector through L1: 1 on a hit; else it is read from L2 and filled. */
 static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *hit)
 {
@@ -780,7 +659,8 @@ static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *h
         return CML_OK;
     }
     *hit = 0;
-    cml_status rc = l2_read(s, sm, sector);
+    uint32_t x2 = NIL;
+    cml_status rc = l2_read(s, sm, sector, &x2);
     if (rc != CML_OK)
         return rc;
     if (x == NIL) {
@@ -789,6 +669,7 @@ static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *h
         if (x == NIL)
             return CML_ENOMEM;
         lru_take(l, x, victim, tag); /* L1 is write-through: nothing to write back */
+        l1_took(s, x2);
     } else {
         lru_touch(l, x);
     }
@@ -797,14 +678,17 @@ static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *h
 }
 
 /* A store sector in L1: a whole sector stored through the default path is
- * held afterwards (allocating its line); other stores update what is held. */
+ * held afterwards (allocating its line); other stores update what is held.
+ * x2: the line's home line in L2 (l2_write found it). Most stored lines
+ * were never in an L1 (a matrix written by columns): no lookup for them. */
 static cml_status l1_store(cml_cache_sim *s, unsigned sm, uint64_t sector, int whole,
-                           int allocate)
+                           int allocate, uint32_t x2)
 {
     lru *l = l1_of(s, sm);
     const uint64_t tag = sector >> 2;
     const uint8_t bit = (uint8_t)(1u << (sector & 3u));
-    uint32_t x = lru_find(l, tag);
+    const int absent = l1_filter(s) && !(s->l2[0].seen[x2] & SEEN_IN_L1);
+    uint32_t x = absent ? NIL : lru_find(l, tag);
     if (x == NIL) {
         if (!(whole && allocate))
             return CML_OK;
@@ -813,6 +697,7 @@ static cml_status l1_store(cml_cache_sim *s, unsigned sm, uint64_t sector, int w
         if (x == NIL)
             return CML_ENOMEM;
         lru_take(l, x, victim, tag);
+        l1_took(s, x2);
     } else {
         lru_touch(l, x);
     }
@@ -822,69 +707,6 @@ static cml_status l1_store(cml_cache_sim *s, unsigned sm, uint64_t sector, int w
 }
 
 /* ---- instructions --------------------------------------------------------- */
-
-#define MAX_SECTORS (4u * CML_WARP_SIZE)
-
-typedef struct sectors {
-    unsigned n;
-    uint64_t sec[MAX_SECTORS];
-    uint32_t mask[MAX_SECTORS]; /* bytes of the sector the instruction covers */
-} sectors;
-
-static void add_chunk(sectors *v, uint64_t addr, unsigned bytes)
-{
-    const uint64_t sec = addr >> 5;
-    const uint32_t m = (bytes >= 32u ? FULL_SECTOR : ((1u << bytes) - 1u)) << (addr & 31u);
-    if (v->n && v->sec[v->n - 1u] == sec) {
-        v->mask[v->n - 1u] |= m;
-        return;
-    }
-    for (unsigned i = 0; i + 1u < v->n; i++) {
-        if (v->sec[i] == sec) {
-            v->mask[i] |= m;
-            return;
-        }
-    }
-    v->sec[v->n] = sec;
-    v->mask[v->n] = m;
-    v->n++;
-}
-
-/* Local memory: frame offset o of lane l of warp w lies at word-interleaved
- * address base(w) + (floor(o/4)*32 + l)*4 + o%4 (docs/model.md section 7),
- * each warp's frames in a region of their own above every global array. */
-#define LOCAL_REGION_BITS 37u
-static uint64_t local_base(uint64_t warp)
-{
-    return (UINT64_C(1) << 63) | ((warp & ((UINT64_C(1) << 26) - 1u)) << LOCAL_REGION_BITS);
-}
-
-static cml_status decompose(const cml_access *a, uint64_t warp, sectors *v)
-{
-    const unsigned w = a->width;
-    v->n = 0;
-    for (unsigned l = 0; l < CML_WARP_SIZE; l++) {
-        if (!((a->active >> l) & 1u))
-            continue;
-        const uint64_t o = a->addr[l];
-        if (o % w)
-            return CML_EMISALIGNED;
-        if (a->space == CML_SPACE_GLOBAL) {
-            add_chunk(v, o, w);
-            continue;
-        }
-        if (o >= (UINT64_C(1) << 32))
-            return CML_EINVAL;
-        const uint64_t base = local_base(warp);
-        if (w < 4u) {
-            add_chunk(v, base + ((o >> 2) * CML_WARP_SIZE + l) * 4u + (o & 3u), w);
-        } else {
-            for (unsigned j = 0; j < w / 4u; j++)
-                add_chunk(v, base + (((o >> 2) + j) * CML_WARP_SIZE + l) * 4u, 4u);
-        }
-    }
-    return CML_OK;
-}
 
 cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
                                 const cml_access *a)
@@ -898,29 +720,26 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
         return CML_EINVAL;
     if (a->active == 0 || a->space == CML_SPACE_SHARED || a->space == CML_SPACE_CONSTANT)
         return CML_OK;
-    sectors v;
-    cml_status rc = decompose(a, warp, &v);
+    cml_sectors v;
+    cml_status rc = cml_sectors_of(a, warp, &v);
     if (rc != CML_OK)
         return rc;
     const int local = a->space == CML_SPACE_LOCAL;
     for (unsigned i = 0; i < v.n && rc == CML_OK; i++) {
-        if (!s->no_footprint) {
-            rc = seen_add(s, v.sec[i] >> 2, (unsigned)(v.sec[i] & 3u));
-            if (rc != CML_OK)
-                break;
-        }
         if (a->op == CML_OP_STORE) {
             s->st.store_sectors++;
-            rc = l2_write(s, sm, v.sec[i], v.mask[i]);
+            uint32_t x2 = NIL;
+            rc = l2_write(s, sm, v.sec[i], v.mask[i], &x2);
             if (rc == CML_OK)
                 rc = l1_store(s, sm, v.sec[i], v.mask[i] == FULL_SECTOR,
-                              local || a->cache == CML_CACHE_CA);
+                              local || a->cache == CML_CACHE_CA, x2);
             continue;
         }
         s->st.load_sectors++;
         if (!local && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_CS)) {
             s->tot.l1_miss_sectors++;
-            rc = l2_read(s, sm, v.sec[i]);
+            uint32_t x2;
+            rc = l2_read(s, sm, v.sec[i], &x2);
             continue;
         }
         int hit = 0;

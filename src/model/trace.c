@@ -18,10 +18,13 @@
  * emitted the same sequence of sites (no divergence), instruction k IS ins[k]
  * with its active mask filled in: checking that costs one comparison per
  * emission, and nothing is copied or searched (warp_fast). Only a divergent
- * warp takes the general matching path (warp_slow). All buffers are allocated
- * once per trace call.
+ * warp takes the general matching path (warp_slow). Buffers are allocated
+ * once per trace call, the emissions' grown as threads need them and the
+ * general path's on its first warp. Mirrors compiled from a kernel body
+ * record through the inline cml_emit_inline (model/emitter.h).
  */
 #include "cumemlab/model.h"
+#include "model/emitter.h"
 #include "model/trace_hook.h"
 
 #include <stdbool.h>
@@ -31,27 +34,11 @@
 #define WARP CML_WARP_SIZE
 /* A divergent warp has at most 32 * CML_MAX_EMITS distinct instructions. */
 #define MAX_SLOTS (CML_MAX_EMITS * CML_WARP_SIZE)
+/* Emissions per thread the buffers first have room for (they grow). */
+#define FIRST_EMITS 16u
 /* Keys (site, occurrence) of the general path. */
 #define NKEYS (CML_MAX_SITES * CML_MAX_EMITS)
 #define NO_SLOT 0xFFFFu
-
-/* Packed attributes of one emission: site 0-7, space 8-11, op 12-15,
- * cache 16-19, width 20-27. 0 means "unseen" in site_meta; a packed 0 (width
- * 0) is rejected by the model before it could be mistaken for that. */
-static uint32_t pack_meta(unsigned site, unsigned space, unsigned op, unsigned cache,
-                          unsigned width)
-{
-    return (uint32_t)site | (uint32_t)space << 8 | (uint32_t)op << 12 |
-           (uint32_t)cache << 16 | (uint32_t)width << 20;
-}
-
-struct cml_emitter {
-    cml_status err;   /* sticky: the first error of any emission      */
-    unsigned lane;    /* lane whose thread is running                 */
-    unsigned n;       /* emissions of that thread so far              */
-    uint32_t *meta;   /* [CML_MAX_EMITS][WARP] packed attributes       */
-    cml_access *ins;  /* [CML_MAX_EMITS]: ins[k].addr[lane]            */
-};
 
 /* Everything one trace call needs; allocated once per call. */
 typedef struct tracer {
@@ -89,19 +76,36 @@ typedef struct tracer {
 void cml_emit(cml_emitter *e, unsigned site, cml_space space, cml_op op, cml_cache cache,
               unsigned width, uint64_t addr)
 {
-    if (e == NULL)
-        return;
-    const unsigned k = e->n;
+    cml_emit_inline(e, site, space, op, cache, width, addr);
+}
+
+/* The buffers full (or the emission invalid): twice the room, zeroed as
+ * they were allocated, up to CML_MAX_EMITS; beyond that, or for attributes
+ * that do not fit, the sticky CML_EINVAL (CML_ENOMEM if memory runs out). */
+void cml_emit_slow(cml_emitter *e, unsigned site, cml_space space, cml_op op, cml_cache cache,
+                   unsigned width, uint64_t addr)
+{
     const unsigned fields = (unsigned)space | (unsigned)op | (unsigned)cache;
-    if ((k >= CML_MAX_EMITS) | (site >= CML_MAX_SITES) | (fields > 0xFu) | (width > 0xFFu)) {
+    if (e->n >= CML_MAX_EMITS || site >= CML_MAX_SITES || fields > 0xFu || width > 0xFFu) {
         if (e->err == CML_OK)
             e->err = CML_EINVAL;
         return;
     }
-    e->meta[(size_t)k * WARP + e->lane] =
-        pack_meta(site, (unsigned)space, (unsigned)op, (unsigned)cache, width);
-    e->ins[k].addr[e->lane] = addr;
-    e->n = k + 1u;
+    const unsigned cap = e->cap * 2u < CML_MAX_EMITS ? e->cap * 2u : CML_MAX_EMITS;
+    uint32_t *meta = realloc(e->meta, (size_t)cap * WARP * sizeof *meta);
+    if (meta)
+        e->meta = meta;
+    cml_access *ins = meta ? realloc(e->ins, (size_t)cap * sizeof *ins) : NULL;
+    if (!ins) {
+        if (e->err == CML_OK)
+            e->err = CML_ENOMEM;
+        return;
+    }
+    e->ins = ins;
+    memset(meta + (size_t)e->cap * WARP, 0, (size_t)(cap - e->cap) * WARP * sizeof *meta);
+    memset(ins + e->cap, 0, (size_t)(cap - e->cap) * sizeof *ins);
+    e->cap = cap;
+    cml_emit_inline(e, site, space, op, cache, width, addr);
 }
 
 /*
@@ -210,6 +214,48 @@ static cml_status issue_slot(tracer *t, uint16_t s, const unsigned *cursor)
     return issue(t, t->slot_meta[s], mask, &acc);
 }
 
+/* The general path's buffers (NULL members are fine; all NULL after). */
+static void slow_free(tracer *t)
+{
+    free(t->lane_slot);
+    free(t->key_slot);
+    free(t->key_stamp);
+    free(t->slot_meta);
+    free(t->slot_mask);
+    free(t->slot_lanes);
+    free(t->slot_heads);
+    free(t->slot_done);
+    t->lane_slot = NULL;
+    t->key_slot = NULL;
+    t->key_stamp = NULL;
+    t->slot_meta = NULL;
+    t->slot_mask = NULL;
+    t->slot_lanes = NULL;
+    t->slot_heads = NULL;
+    t->slot_done = NULL;
+}
+
+/* The buffers of the general path, on first use. */
+static cml_status slow_buffers(tracer *t)
+{
+    if (t->lane_slot)
+        return CML_OK;
+    t->lane_slot = calloc((size_t)WARP * CML_MAX_EMITS, sizeof *t->lane_slot);
+    t->key_slot = calloc(NKEYS, sizeof *t->key_slot);
+    t->key_stamp = calloc(NKEYS, sizeof *t->key_stamp);
+    t->slot_meta = calloc(MAX_SLOTS, sizeof *t->slot_meta);
+    t->slot_mask = calloc(MAX_SLOTS, sizeof *t->slot_mask);
+    t->slot_lanes = calloc(MAX_SLOTS, 1);
+    t->slot_heads = calloc(MAX_SLOTS, 1);
+    t->slot_done = calloc(MAX_SLOTS, 1);
+    if (!t->lane_slot || !t->key_slot || !t->key_stamp || !t->slot_meta || !t->slot_mask ||
+        !t->slot_lanes || !t->slot_heads || !t->slot_done) {
+        slow_free(t);
+        return CML_ENOMEM;
+    }
+    return CML_OK;
+}
+
 /*
  * A divergent warp. First number the instructions: lane by lane, emission by
  * emission, key (site, occurrence of that site in this lane) -> slot, slots
@@ -224,6 +270,9 @@ static cml_status issue_slot(tracer *t, uint16_t s, const unsigned *cursor)
  */
 static cml_status warp_slow(tracer *t, unsigned nl)
 {
+    cml_status brc = slow_buffers(t);
+    if (brc != CML_OK)
+        return brc;
     if (++t->stamp == 0) { /* stamps wrapped: forget every key */
         memset(t->key_stamp, 0, (size_t)NKEYS * sizeof *t->key_stamp);
         t->stamp = 1;
@@ -306,38 +355,27 @@ contradiction:
     return CML_OK;
 }
 
-/* Release everything tracer_init allocated (NULL members are fine). */
+/* Release everything the tracer allocated. */
 static void tracer_free(tracer *t)
 {
     free(t->e.meta);
     free(t->e.ins);
-    free(t->lane_slot);
-    free(t->key_slot);
-    free(t->key_stamp);
-    free(t->slot_meta);
-    free(t->slot_mask);
-    free(t->slot_lanes);
-    free(t->slot_heads);
-    free(t->slot_done);
+    slow_free(t);
 }
 
-/* Allocate the buffers of one trace call (zeroed); CML_ENOMEM on failure. */
+/* Allocate the buffers of one trace call (zeroed); CML_ENOMEM on failure.
+ * The emissions' grow with the threads' (cml_emit_slow), those of the
+ * general path wait for the first divergent warp (slow_buffers): zeroing
+ * 350 KB cost more than a small trace (the cache levels trace a grid in
+ * dozens of groups of blocks, each a call). */
 static cml_status tracer_init(tracer *t, cml_rules rules)
 {
     memset(t, 0, sizeof *t);
     t->rules = rules;
-    t->e.meta = calloc((size_t)CML_MAX_EMITS * WARP, sizeof *t->e.meta);
-    t->e.ins = calloc(CML_MAX_EMITS, sizeof *t->e.ins);
-    t->lane_slot = calloc((size_t)WARP * CML_MAX_EMITS, sizeof *t->lane_slot);
-    t->key_slot = calloc(NKEYS, sizeof *t->key_slot);
-    t->key_stamp = calloc(NKEYS, sizeof *t->key_stamp);
-    t->slot_meta = calloc(MAX_SLOTS, sizeof *t->slot_meta);
-    t->slot_mask = calloc(MAX_SLOTS, sizeof *t->slot_mask);
-    t->slot_lanes = calloc(MAX_SLOTS, 1);
-    t->slot_heads = calloc(MAX_SLOTS, 1);
-    t->slot_done = calloc(MAX_SLOTS, 1);
-    if (!t->e.meta || !t->e.ins || !t->lane_slot || !t->key_slot || !t->key_stamp ||
-        !t->slot_meta || !t->slot_mask || !t->slot_lanes || !t->slot_heads || !t->slot_done) {
+    t->e.cap = FIRST_EMITS;
+    t->e.meta = calloc((size_t)FIRST_EMITS * WARP, sizeof *t->e.meta);
+    t->e.ins = calloc(FIRST_EMITS, sizeof *t->e.ins);
+    if (!t->e.meta || !t->e.ins) {
         tracer_free(t);
         return CML_ENOMEM;
     }
@@ -359,8 +397,9 @@ static bool valid_launch(cml_dim3 grid, cml_dim3 block)
 }
 
 /*
- * Run the threads of one warp (threads base .. base + nl - 1 of block
- * `linear`, whose index th->bid already holds) and issue its instructions.
+ * Run the threads of one warp (threads base .. base + nl - 1 of the block
+ * th->bid holds; `linear` is what a hook is told it is) and issue its
+ * instructions.
  * Threads are numbered x fastest, then y, then z.
  */
 static cml_status trace_warp(tracer *t, cml_thread_fn fn, const void *args, cml_thread *th,
@@ -469,6 +508,39 @@ cml_status cml_trace_kernel_hooked(cml_rules rules, cml_dim3 grid, cml_dim3 bloc
         }
     }
     return tracer_finish(t, rc, out);
+}
+
+cml_status cml_trace_blocks_hooked(cml_dim3 grid, cml_dim3 block, uint64_t first,
+                                   uint64_t stride, uint64_t count, cml_thread_fn fn,
+                                   const void *args, const cml_trace_hook *hook)
+{
+    if (fn == NULL || hook == NULL || hook->issue == NULL || !valid_launch(grid, block))
+        return CML_EINVAL;
+    const uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
+    /* The last block, first + (count - 1) * stride, inside the grid. */
+    if (count > 0 && (first >= nblocks ||
+                      (stride && count - 1u > (nblocks - 1u - first) / stride)))
+        return CML_EINVAL;
+    cml_status rc;
+    tracer *t = tracer_new(CML_RULES_MODERN, 0, hook, &rc);
+    if (t == NULL)
+        return rc;
+    const uint32_t nthreads = block.x * block.y * block.z;
+    cml_thread th;
+    memset(&th, 0, sizeof th);
+    th.bdim = block;
+    th.gdim = grid;
+    for (uint64_t j = 0; j < count && rc == CML_OK; j++) {
+        const uint64_t id = first + j * stride;
+        const cml_dim3 bid = {(uint32_t)(id % grid.x), (uint32_t)(id / grid.x % grid.y),
+                              (uint32_t)(id / grid.x / grid.y)};
+        th.bid = bid;
+        for (uint32_t base = 0; base < nthreads && rc == CML_OK; base += WARP) {
+            const unsigned nl = nthreads - base < WARP ? nthreads - base : WARP;
+            rc = trace_warp(t, fn, args, &th, j, base, nl);
+        }
+    }
+    return tracer_finish(t, rc, NULL);
 }
 
 /*

@@ -27,4 +27,15 @@ cml_status cml_trace_kernel_hooked(cml_rules rules, cml_dim3 grid, cml_dim3 bloc
                                    cml_thread_fn fn, const void *args, cml_kernel_traffic *out,
                                    const cml_trace_hook *hook);
 
+/*
+ * The same listener over some blocks of a grid, each run with its real
+ * block index: blocks first, first + stride, ... (count of them), in that
+ * order. The listener's `block` is the position in that list (0, 1, ...).
+ * Rules CML_RULES_MODERN, no traffic model. CML_EINVAL for a launch CUDA
+ * would refuse, a block beyond the grid or a NULL hook.
+ */
+cml_status cml_trace_blocks_hooked(cml_dim3 grid, cml_dim3 block, uint64_t first,
+                                   uint64_t stride, uint64_t count, cml_thread_fn fn,
+                                   const void *args, const cml_trace_hook *hook);
+
 #endif

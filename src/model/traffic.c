@@ -3,6 +3,7 @@
  * class names, and the base addresses kernel mirrors give their arrays.
  */
 #include "cumemlab/model.h"
+#include "model/emitter.h"
 
 /* requested_bytes / efficiency_bytes; 0 when the denominator is 0 (nothing
  * moved, or a space without an efficiency metric such as constant). */
@@ -101,5 +102,5 @@ cml_class cml_class_of(cml_space space, cml_op op)
  * k < 2^24 - 1 (beyond that the unsigned product wraps, defined but useless). */
 uint64_t cml_array_base(unsigned k)
 {
-    return ((uint64_t)k + 1u) << 40;
+    return cml_array_base_inline(k);
 }
