@@ -436,6 +436,30 @@ static cml_status trace_warp(tracer *t, cml_thread_fn fn, const void *args, cml_
     return rc;
 }
 
+/* The thread description every warp of a launch starts from: the launch's
+ * grid and block, the rest set per block and lane. */
+static cml_thread launch_thread(cml_dim3 grid, cml_dim3 block)
+{
+    cml_thread th;
+    memset(&th, 0, sizeof th);
+    th.bdim = block;
+    th.gdim = grid;
+    return th;
+}
+
+/* Every warp of the block th->bid (its `linear` number in the trace), the
+ * last one partial when the block is not a multiple of 32 threads. */
+static cml_status trace_block(tracer *t, cml_thread_fn fn, const void *args, cml_thread *th,
+                              uint64_t linear, uint32_t nthreads)
+{
+    cml_status rc = CML_OK;
+    for (uint32_t base = 0; base < nthreads && rc == CML_OK; base += WARP) {
+        const unsigned nl = nthreads - base < WARP ? nthreads - base : WARP;
+        rc = trace_warp(t, fn, args, th, linear, base, nl);
+    }
+    return rc;
+}
+
 /* A tracer for one call (NULL: out of memory, *rc says so). */
 static tracer *tracer_new(cml_rules rules, int traffic, const cml_trace_hook *hook,
                           cml_status *rc)
@@ -490,20 +514,14 @@ cml_status cml_trace_kernel_hooked(cml_rules rules, cml_dim3 grid, cml_dim3 bloc
         return rc;
 
     const uint32_t nthreads = block.x * block.y * block.z;
-    cml_thread th;
-    memset(&th, 0, sizeof th);
-    th.bdim = block;
-    th.gdim = grid;
+    cml_thread th = launch_thread(grid, block);
     for (uint32_t bz = 0; bz < grid.z && rc == CML_OK; bz++) {
         for (uint32_t by = 0; by < grid.y && rc == CML_OK; by++) {
             for (uint32_t bx = 0; bx < grid.x && rc == CML_OK; bx++) {
                 const uint64_t linear = ((uint64_t)bz * grid.y + by) * grid.x + bx;
-                for (uint32_t base = 0; base < nthreads && rc == CML_OK; base += WARP) {
-                    const cml_dim3 bid = {bx, by, bz};
-                    th.bid = bid;
-                    const unsigned nl = nthreads - base < WARP ? nthreads - base : WARP;
-                    rc = trace_warp(t, fn, args, &th, linear, base, nl);
-                }
+                const cml_dim3 bid = {bx, by, bz};
+                th.bid = bid;
+                rc = trace_block(t, fn, args, &th, linear, nthreads);
             }
         }
     }
@@ -526,19 +544,13 @@ cml_status cml_trace_blocks_hooked(cml_dim3 grid, cml_dim3 block, uint64_t first
     if (t == NULL)
         return rc;
     const uint32_t nthreads = block.x * block.y * block.z;
-    cml_thread th;
-    memset(&th, 0, sizeof th);
-    th.bdim = block;
-    th.gdim = grid;
+    cml_thread th = launch_thread(grid, block);
     for (uint64_t j = 0; j < count && rc == CML_OK; j++) {
         const uint64_t id = first + j * stride;
         const cml_dim3 bid = {(uint32_t)(id % grid.x), (uint32_t)(id / grid.x % grid.y),
                               (uint32_t)(id / grid.x / grid.y)};
         th.bid = bid;
-        for (uint32_t base = 0; base < nthreads && rc == CML_OK; base += WARP) {
-            const unsigned nl = nthreads - base < WARP ? nthreads - base : WARP;
-            rc = trace_warp(t, fn, args, &th, j, base, nl);
-        }
+        rc = trace_block(t, fn, args, &th, j, nthreads);
     }
     return tracer_finish(t, rc, NULL);
 }
@@ -566,10 +578,7 @@ cml_status cml_trace_warps(cml_rules rules, cml_dim3 grid, cml_dim3 block, const
     tracer *t = tracer_new(rules, 1, NULL, &rc);
     if (t == NULL)
         return rc;
-    cml_thread th;
-    memset(&th, 0, sizeof th);
-    th.bdim = block;
-    th.gdim = grid;
+    cml_thread th = launch_thread(grid, block);
     for (size_t j = 0; j < count && rc == CML_OK; j++) {
         const uint64_t linear = warps[j] / per_block;
         const uint32_t base = (uint32_t)(warps[j] % per_block) * WARP;
