@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "lab/common.h"
-#include "experiments/constant/constant.h"
-#include "experiments/device_vars/device_vars.h"
+#include "experiments/constant/constant_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
+#include "experiments/device_vars/device_vars_body.h"
 #include "experiments/local/local.h"
 #include "experiments/pitch2d/pitch2d.h"
 #include "experiments/shared_banks/shared_banks.h"

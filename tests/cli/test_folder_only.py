@@ -12,7 +12,8 @@ literal ("read-offset") is looked for in the code outside the folders of the
 two-file form only, where it is their rule too; in the old form's folders
 not yet ("stride", "constant" or "local" are also the names of options and
 memory spaces elsewhere: such a literal, once its folder is converted, is
-listed in EXCEPTIONS with its reason). Tests may name the
+listed in EXCEPTIONS with its reason, or the key in WORD_KEYS where it is
+a word of the code everywhere). Tests may name the
 experiments they test; the documentation names them too: every key has its
 page, docs/experiments/KEY.md, which this checks as well.
 
@@ -44,6 +45,15 @@ EXCEPTIONS = {
     ("experiments/device_facts/", "src/cli/commands.c"):
         "`cumemlab device` writes the device-facts record through the folder's function "
         "rather than running the row",
+}
+
+# Keys of two-file folders that are also a word the code spells as a string
+# everywhere, so their literal is not looked for (their row's symbol and
+# their folder's path still are): why.
+WORD_KEYS = {
+    "constant": "the name of a memory space: expr's spaces (src/model/expr_codegen.c, "
+                "src/cli/expr_cmd.c, src/experiments/expr/), device-facts' and device-vars' "
+                "texts",
 }
 
 # Files a two-file folder may hold besides NAME.c and NAME_body.h: what the
@@ -112,6 +122,7 @@ def main():
     folders = sorted(d for d in os.listdir(exp_root) if os.path.isdir(os.path.join(exp_root, d)))
     nkeys = 0
     old_form = []
+    used_words = set()
     tiny = os.path.join(root, "tests", "engine", "tiny")
     if os.path.isdir(tiny):
         two = two_file_problems(tiny, "tests/engine/tiny/")
@@ -138,7 +149,8 @@ def main():
         nkeys += len(keys)
         names = ["experiments/%s/" % name] + rows
         if two is not None:
-            names += ['"%s"' % k for k in keys]
+            names += ['"%s"' % k for k in keys if k not in WORD_KEYS]
+            used_words.update(k for k in keys if k in WORD_KEYS)
         for f, body in text.items():
             if f.startswith(prefix) or f == os.path.join("src", "experiments", "registry.c"):
                 continue
@@ -157,6 +169,8 @@ def main():
                 problems.append("%s: key %s has no page docs/experiments/%s.md" % (prefix, k, k))
     for pair in sorted(set(EXCEPTIONS) - used):
         problems.append("exception no longer needed (remove it): %s in %s" % pair)
+    for k in sorted(set(WORD_KEYS) - used_words):
+        problems.append("WORD_KEYS: %s is no key of a two-file folder (remove it)" % k)
     for p in problems:
         print("FAIL: " + p)
     print("not of the two-file form (yet): %s"

@@ -18,8 +18,8 @@
 
 #include "core/random.h"
 #include "lab/common.h"
-#include "experiments/device_vars/device_vars.h"
-#include "experiments/device_vars/device_vars_kernels.h"
+#include "experiments/device_vars/device_vars_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "experiments/shared_banks/shared_banks.h"
 #include "experiments/shared_banks/shared_banks_kernels.h"
 #include "experiments/shuffle/shuffle.h"

@@ -19,8 +19,8 @@
 
 #include "core/random.h"
 #include "lab/common.h"
-#include "experiments/constant/constant.h"
-#include "experiments/constant/constant_kernels.h"
+#include "experiments/constant/constant_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "experiments/local/local.h"
 #include "experiments/local/local_kernels.h"
 #include "experiments/pitch2d/pitch2d.h"
