@@ -54,6 +54,9 @@ WORD_KEYS = {
     "constant": "the name of a memory space: expr's spaces (src/model/expr_codegen.c, "
                 "src/cli/expr_cmd.c, src/experiments/expr/), device-facts' and device-vars' "
                 "texts",
+    "stride": "the name of an option of several experiments (hierarchy, shared-banks, "
+              "constant, expr)",
+    "unroll": "the text of CUDA's #pragma unroll (_Pragma(\"unroll\") in src/gpu/kernel_body.h)",
 }
 
 # Files a two-file folder may hold besides NAME.c and NAME_body.h: what the

@@ -1,5 +1,5 @@
 /*
- * The kernels of experiments 8-10 (pitch2d.cu, local.cu, constant.cu) on a
+ * The kernels of experiments 8-10 (pitch2d.cu, local.cu, constant_body.h) on a
  * GPU: every kernel at several sizes, including images whose width and
  * height are not multiples of the block, batches of images, thread counts
  * that are not multiples of the block and stencils one block long; each
