@@ -12,12 +12,11 @@
 #include "experiment_rows.h" /* the rows, declared by the build */
 #include "experiments/device_vars/device_vars_body.h"
 #include "experiments/local/local.h"
-#include "experiments/pitch2d/pitch2d.h"
-#include "experiments/shared_banks/shared_banks.h"
-#include "experiments/shared_banks/shared_banks_kernels.h"
-#include "experiments/shuffle/shuffle.h"
+#include "experiments/pitch2d/pitch2d_body.h"
+#include "experiments/shared_banks/shared_banks_body.h"
+#include "experiments/shuffle/shuffle_body.h"
 #include "experiments/transfers/transfers.h"
-#include "experiments/transpose/transpose.h"
+#include "experiments/transpose/transpose_body.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 

@@ -57,6 +57,8 @@ WORD_KEYS = {
     "stride": "the name of an option of several experiments (hierarchy, shared-banks, "
               "constant, expr)",
     "unroll": "the text of CUDA's #pragma unroll (_Pragma(\"unroll\") in src/gpu/kernel_body.h)",
+    "transpose": "the name of the book's own transpose program (src/book/transpose_book.c) "
+                 "and of a workload of async-copy",
 }
 
 # Files a two-file folder may hold besides NAME.c and NAME_body.h: what the

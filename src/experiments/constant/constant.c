@@ -1,7 +1,7 @@
 /*
  * Experiment 10: constant memory.
  *
- * The kernels, whose bodies (constant_body.h) the kernels and the mirrors
+ * The kernels, whose bodies (constant_body.h) nvcc and the mirrors
  * below both compile. Blocks are 1-D, a multiple of 32 threads, so
  * threadIdx.x % 32 is the lane.
  *

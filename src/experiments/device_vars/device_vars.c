@@ -1,7 +1,7 @@
 /*
  * Experiment 14: device variables (the textbook's globalVariable).
  *
- * The kernels, whose bodies (device_vars_body.h) the kernels and the
+ * The kernels, whose bodies (device_vars_body.h) nvcc and the
  * mirror below both compile, each launched <<<1, 1>>>:
  *
  *   __device__ float devData;
