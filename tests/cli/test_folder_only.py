@@ -54,6 +54,8 @@ WORD_KEYS = {
     "constant": "the name of a memory space: expr's spaces (src/model/expr_codegen.c, "
                 "src/cli/expr_cmd.c, src/experiments/expr/), device-facts' and device-vars' "
                 "texts",
+    "local": "the name of a memory space: expr's spaces (src/model/expr_codegen.c, "
+             "src/cli/expr_cmd.c)",
     "stride": "the name of an option of several experiments (hierarchy, shared-banks, "
               "constant, expr)",
     "unroll": "the text of CUDA's #pragma unroll (_Pragma(\"unroll\") in src/gpu/kernel_body.h)",
