@@ -10,9 +10,11 @@
 #    <build>/generated/experiments/NAME_kernels.cu, that includes
 #    NAME_body.h, and compiles it with nvcc (only with CUDA);
 #  - the old form: NAME.c with its row, NAME.h, NAME.cu and NAME_kernels.h
-#    (and NAME_body.h where the kernels' bodies are shared with the model).
+#    (and NAME_body.h where the kernels' bodies are shared with the model),
+#    and satellites such as NAME_model.c or NAME_gpu.c.
 #
-# Either form may have satellites such as NAME_model.c or NAME_gpu.c.
+# tests/cli/test_folder_only.py holds a two-file folder to its two files
+# (but for experiment.cmake and NAME_none.c, below).
 #
 #   cml_experiment_folder(<target> <folder>)
 #
