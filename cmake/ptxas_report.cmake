@@ -8,7 +8,7 @@
 # CMAKE_CUDA_ARCHITECTURES, with -Xptxas -v (the object is thrown away),
 # keeps ptxas's output in <build>/generated/<prefix>.log and turns it into
 # <build>/generated/<prefix>.c, added to <target>. The C file includes
-# <header>, which must declare (see src/experiments/local/local.h):
+# <header>, which must declare (see src/experiments/local/local_body.h):
 #
 #   typedef struct cml_ptxas_entry { const char *mangled, *name; int regs;
 #       unsigned stack_bytes, spill_store_bytes, spill_load_bytes; } cml_ptxas_entry;
@@ -150,12 +150,15 @@ function(cml_ptxas_report target source prefix header)
   string(REPLACE ";" "|" _flags "${_flags}")
 
   file(MAKE_DIRECTORY "${_dir}")
-  # Rebuild when the source or a header of its directory changes, or the
-  # kernel bodies' macros (nvcc's own dependency scan is not available to a
-  # custom command).
+  # Rebuild when the source or a header of its directory or of <header>'s
+  # changes (a two-file experiment folder's kernels are its NAME_body.h,
+  # which the generated source only includes: cmake/experiments.cmake), or
+  # the kernel bodies' macros (nvcc's own dependency scan is not available
+  # to a custom command).
   get_filename_component(_srcdir "${_src}" DIRECTORY)
-  file(GLOB _deps CONFIGURE_DEPENDS "${_srcdir}/*.h" "${PROJECT_SOURCE_DIR}/src/core/*.h"
-       "${PROJECT_SOURCE_DIR}/src/gpu/kernel_body.h")
+  get_filename_component(_hdrdir "${PROJECT_SOURCE_DIR}/src/${header}" DIRECTORY)
+  file(GLOB _deps CONFIGURE_DEPENDS "${_srcdir}/*.h" "${_hdrdir}/*.h"
+       "${PROJECT_SOURCE_DIR}/src/core/*.h" "${PROJECT_SOURCE_DIR}/src/gpu/kernel_body.h")
   add_custom_command(
     OUTPUT "${_out}"
     COMMAND "${CMAKE_COMMAND}"

@@ -6,12 +6,21 @@
 # alone (a kernel body moved into a header shared with the C model, a
 # rename) must print "identical" for every kernel it touches.
 #
+# An experiment folder of the two-file form (src/experiments/NAME/ with
+# NAME_body.h and no .cu file: cmake/experiments.cmake) carries its kernels
+# in NAME_body.h. Like the build, this compiles for it a file that only
+# includes that header, under the name NAME.cu, so its kernels are compared
+# as NAME--KERNEL with the kernels of the old form's NAME.cu on the other
+# side: a folder converted from one form to the other compares kernel by
+# kernel with itself before.
+#
 #   scripts/sass-check.sh [-r REV] [-a "75 80 90"] [NAME...]
 #
 # REV: the revision to compare with (default main). NAME: only the .cu
-# files whose base name (without .cu) is one of these. Output: one line
-# per (architecture, file, kernel): identical, DIFFERENT, or only in one
-# side; the exit status is 1 if any kernel differs or is missing.
+# files whose base name (without .cu; for a two-file folder, its NAME) is
+# one of these. Output: one line per (architecture, file, kernel):
+# identical, DIFFERENT, or only in one side; the exit status is 1 if any
+# kernel differs or is missing.
 # Compiled files and dumps go to build-sass/ (ignored by git); the
 # revision's side is kept per commit and reused.
 #
@@ -63,14 +72,18 @@ mkdir -p "$new"
 # its encoding is compared.
 compile_one() {
     local tree=$1 dest=$2 src=$3 arch=$4 nvcc=$5 cuobjdump=$6
-    local base
+    local base file
     base=$(basename "$src" .cu)
+    case $src in
+    /*) file=$src ;; # a file generated for a two-file folder (list_cu)
+    *) file=$tree/$src ;;
+    esac
     local dir=$dest/sass/sm$arch
     mkdir -p "$dir" "$dest/cubin"
     local cubin=$dest/cubin/$base.sm$arch.cubin
     if ! "$nvcc" -cubin -arch=sm_"$arch" -O2 -lineinfo -std=c++17 -I"$tree/include" \
-        -I"$tree/src" "$tree/$src" -o "$cubin" 2>"$cubin.log"; then
-        echo "sass-check: $tree/$src failed to compile for sm_$arch:" >&2
+        -I"$tree/src" "$file" -o "$cubin" 2>"$cubin.log"; then
+        echo "sass-check: $file failed to compile for sm_$arch:" >&2
         cat "$cubin.log" >&2
         return 1
     fi
@@ -83,9 +96,25 @@ compile_one() {
 export -f compile_one
 export NVCC_=$nvcc CUOBJDUMP_=$cuobjdump
 
+# The .cu files of the source tree TREE (paths relative to it), and for
+# each two-file experiment folder a file DEST/gen/NAME.cu (an absolute path)
+# that includes its NAME_body.h, as the build's generated one does.
 list_cu() {
-    local tree=$1
-    (cd "$tree" && find src -name '*.cu' | sort) | while read -r f; do
+    local tree=$1 dest=$2
+    {
+        (cd "$tree" && find src -name '*.cu')
+        for body in "$tree"/src/experiments/*/*_body.h; do
+            [ -f "$body" ] || continue
+            local dir name
+            dir=$(dirname "$body")
+            name=$(basename "$dir")
+            [ "$body" = "$dir/${name}_body.h" ] || continue
+            ls "$dir"/*.cu >/dev/null 2>&1 && continue
+            mkdir -p "$dest/gen"
+            printf '#include "experiments/%s/%s_body.h"\n' "$name" "$name" >"$dest/gen/$name.cu"
+            echo "$(cd "$dest/gen" && pwd)/$name.cu"
+        done
+    } | sort | while read -r f; do
         local b
         b=$(basename "$f" .cu)
         if [ ${#names[@]} -eq 0 ] || printf '%s\n' "${names[@]}" | grep -qx "$b"; then
@@ -97,11 +126,11 @@ list_cu() {
 jobs=$(nproc 2>/dev/null || echo 2)
 {
     # The work tree is compiled in place (its include/ and src/ are ".").
-    list_cu . | while read -r f; do
+    list_cu . "$new" | while read -r f; do
         for a in $archs; do echo ". $new $f $a"; done
     done
     if [ ! -f "$old/.complete-$(echo "$archs" | tr ' ' _)" ] || [ ${#names[@]} -ne 0 ]; then
-        list_cu "$old" | while read -r f; do
+        list_cu "$old" "$old" | while read -r f; do
             for a in $archs; do echo "$old $old $f $a"; done
         done
     fi

@@ -8,15 +8,15 @@
 #include <string.h>
 
 #include "lab/common.h"
-#include "experiments/constant/constant.h"
-#include "experiments/device_vars/device_vars.h"
-#include "experiments/local/local.h"
-#include "experiments/pitch2d/pitch2d.h"
-#include "experiments/shared_banks/shared_banks.h"
-#include "experiments/shared_banks/shared_banks_kernels.h"
-#include "experiments/shuffle/shuffle.h"
+#include "experiments/constant/constant_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
+#include "experiments/device_vars/device_vars_body.h"
+#include "experiments/local/local_body.h"
+#include "experiments/pitch2d/pitch2d_body.h"
+#include "experiments/shared_banks/shared_banks_body.h"
+#include "experiments/shuffle/shuffle_body.h"
 #include "experiments/transfers/transfers.h"
-#include "experiments/transpose/transpose.h"
+#include "experiments/transpose/transpose_body.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 
@@ -216,7 +216,7 @@ static void test_local(void)
     cml_results_free(&r);
     return;
 #endif
-    /* The build-time ptxas table: every kernel of local.cu is there. */
+    /* The build-time ptxas table: every kernel of local_body.h is there. */
     if (cml_local_ptxas_status[0])
         fprintf(stderr, "ptxas table: %s\n", cml_local_ptxas_status);
     CHECK(cml_local_ptxas_status[0] == '\0');

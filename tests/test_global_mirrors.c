@@ -10,16 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/aos_soa/aos_soa.h"
-#include "experiments/aos_soa/aos_soa_kernels.h"
+#include "experiments/aos_soa/aos_soa_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "lab/common.h"
-#include "experiments/parallelism/parallelism.h"
-#include "experiments/readonly/readonly.h"
-#include "experiments/readonly/readonly_kernels.h"
-#include "experiments/stride/stride.h"
-#include "experiments/stride/stride_kernels.h"
-#include "experiments/unroll/unroll.h"
-#include "experiments/unroll/unroll_kernels.h"
+#include "experiments/parallelism/parallelism_body.h"
+#include "experiments/readonly/readonly_body.h"
+#include "experiments/stride/stride_body.h"
+#include "experiments/unroll/unroll_body.h"
 #include "experiment_test_util.h"
 #include "test_util.h"
 

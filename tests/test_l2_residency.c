@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/l2_residency/l2_residency.h"
-#include "experiments/l2_residency/l2_residency_kernels.h"
+#include "experiments/l2_residency/l2_residency_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "lab/sweep.h"
 #include "experiment_test_util.h"
 #include "test_util.h"

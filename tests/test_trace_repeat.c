@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "lab/common.h"
-#include "experiments/offset/offset.h"
+#include "experiments/offset/offset_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "experiment_test_util.h"
 #include "test_util.h"
 

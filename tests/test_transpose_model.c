@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "lab/common.h"
-#include "experiments/transpose/transpose.h"
+#include "experiments/transpose/transpose_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "experiment_test_util.h"
 #include "test_util.h"
 

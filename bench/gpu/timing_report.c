@@ -32,7 +32,7 @@
 
 #include "core/stats.h"
 #include "counters/counters.h"
-#include "experiments/offset/offset_kernels.h"
+#include "experiments/offset/offset_body.h"
 #include "experiments/peak/peak.h"
 #include "gpu/gpu.h"
 #include "lab/experiment.h"

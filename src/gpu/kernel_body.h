@@ -1,6 +1,12 @@
 /*
  * One source per kernel: a kernel's per-thread body is written once, in a
- * header (src/experiments/NAME_body.h), and compiled twice.
+ * header (src/experiments/NAME/NAME_body.h), and compiled twice. In an
+ * experiment folder of the two-file form (docs/adding-an-experiment.md)
+ * that header holds the kernels whole: after the bodies, under
+ * `#ifdef __CUDACC__`, the __global__ functions that call them and their
+ * extern "C" launchers, compiled once through the file the build generates
+ * for the folder (cmake/experiments.cmake); the old form's NAME.cu
+ * includes the header for the bodies alone.
  *
  *  - nvcc compiles it into the __global__ function: every CML_LD / CML_ST
  *    is the load or store the experiment names (a plain dereference, __ldca,

@@ -1,8 +1,9 @@
 /*
  * CML_LAUNCHER: marks the declaration of a function that only a build with
  * CUDA compiles, and that C code calls: the extern "C" launchers, checkers
- * and __global__ getters that .cu files define (src/experiments/
- * NAME_kernels.h, the harness's own kernels in gpu_internal.h, the
+ * and __global__ getters that CUDA code defines (an experiment's, declared
+ * in its NAME_body.h, or in the old form's NAME_kernels.h: src/experiments/
+ * NAME/; the harness's own kernels in gpu_internal.h, the
  * counters' CUDA side, the probes), and the functions of a src/gpu .c file
  * that includes a CUDA header and has no stand-in in gpu_none.c (module.h).
  *

@@ -2,16 +2,29 @@
 """An experiment is its folder: nothing else in the build names it.
 
 For every folder src/experiments/NAME/, its rows are the lines
-"extern const cml_experiment cml_exp_X;" of its headers (what
+"const cml_experiment cml_exp_X = {" of its C files (what
 cmake/experiments.cmake generates the registry from) and its keys the
-`.key = "..."` of its sources. Outside the folder, no code of the build
+`.key = "..."` of those rows. Outside the folder, no code of the build
 (src/, include/, cmake/, CMakeLists.txt; comments left out) may name them:
 not a row's symbol, not a path into the folder ("experiments/NAME/"), but
-for the pairs listed in EXCEPTIONS, each with its reason. (A key as a
-string is not looked for: "stride", "constant" or "local" are also the
-names of options and memory spaces everywhere.) Tests may name the
+for the pairs listed in EXCEPTIONS, each with its reason. A key as a string
+literal ("read-offset") is looked for in the code outside the folders of the
+two-file form only, where it is their rule too; in the old form's folders
+not yet ("stride", "constant" or "local" are also the names of options and
+memory spaces elsewhere: such a literal, once its folder is converted, is
+listed in EXCEPTIONS with its reason, or the key in WORD_KEYS where it is
+a word of the code everywhere). Tests may name the
 experiments they test; the documentation names them too: every key has its
 page, docs/experiments/KEY.md, which this checks as well.
+
+A folder of the two-file form (NAME_body.h and no .cu file: the build
+generates the kernels' translation unit, cmake/experiments.cmake) must hold
+exactly NAME.c (the row and its host code) and NAME_body.h (the kernels),
+but for the files TWO_FILE_EXTRA allows, each with its reason. The engine
+test's own experiment (tests/engine/tiny, the example of
+docs/adding-an-experiment.md) is checked the same way. A folder of the old
+form (NAME.h, NAME.cu, NAME_kernels.h; or no kernels at all) is listed as
+such, so the folders still to convert show in the output.
 
 Usage: test_folder_only.py [ROOT]   Exit 0 when every experiment keeps to its
 folder, 1 otherwise (each finding printed).
@@ -34,9 +47,38 @@ EXCEPTIONS = {
         "rather than running the row",
 }
 
+# Keys of two-file folders that are also a word the code spells as a string
+# everywhere, so their literal is not looked for (their row's symbol and
+# their folder's path still are): why.
+WORD_KEYS = {
+    "constant": "the name of a memory space: expr's spaces (src/model/expr_codegen.c, "
+                "src/cli/expr_cmd.c, src/experiments/expr/), device-facts' and device-vars' "
+                "texts",
+    "local": "the name of a memory space: expr's spaces (src/model/expr_codegen.c, "
+             "src/cli/expr_cmd.c)",
+    "stride": "the name of an option of several experiments (hierarchy, shared-banks, "
+              "constant, expr)",
+    "unroll": "the text of CUDA's #pragma unroll (_Pragma(\"unroll\") in src/gpu/kernel_body.h)",
+    "transpose": "the name of the book's own transpose program (src/book/transpose_book.c) "
+                 "and of a workload of async-copy",
+}
+
+# Files a two-file folder may hold besides NAME.c and NAME_body.h: what the
+# build needs beyond the two (cmake/experiments.cmake), never another part
+# of the experiment's code.
+TWO_FILE_EXTRA = {
+    "experiment.cmake":
+        "asks the build for more than the folder's sources (local: the ptxas table of "
+        "its kernels); CMake code cannot live in a C file",
+    "NAME_none.c":
+        "the build without CUDA compiles no kernel: a function of NAME_body.h's CUDA side "
+        "that host code calls even on the model-only path needs a definition there, and a "
+        "file compiled only in that build (src/gpu/launcher.h)",
+}
+
 COMMENT_C = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 COMMENT_CMAKE = re.compile(r"#[^\n]*")
-ROW = re.compile(r"^extern const cml_experiment (cml_exp_[a-z0-9_]+);", re.M)
+ROW = re.compile(r"^const cml_experiment (cml_exp_[a-z0-9_]+) =", re.M)
 KEY = re.compile(r'\.key\s*=\s*(?:"([^"]+)"|([A-Z_][A-Z0-9_]*))')
 ROW_BODY = re.compile(r"const cml_experiment\s+cml_exp_\w+\s*=\s*\{(.*?)\n\};", re.S)
 DEFINE = r'#\s*define\s+%s\s+"([^"]+)"'
@@ -50,6 +92,23 @@ def files_of(root, top):
         for n in names:
             if n.endswith(SOURCES):
                 out.append(os.path.relpath(os.path.join(dirpath, n), root))
+    return out
+
+
+def two_file_problems(folder, label):
+    """The files of a two-file folder beyond NAME.c and NAME_body.h, as findings;
+    None when the folder is of the old form (it has a .cu file, or no body)."""
+    name = os.path.basename(folder.rstrip(os.sep))
+    files = sorted(os.listdir(folder))
+    if "%s_body.h" % name not in files or any(f.endswith(".cu") for f in files):
+        return None
+    allowed = {"%s.c" % name, "%s_body.h" % name}
+    allowed |= {f.replace("NAME", name) for f in TWO_FILE_EXTRA}
+    out = ["%s: a two-file folder holds %s (only %s.c and %s_body.h, and %s)"
+           % (label, f, name, name, ", ".join(sorted(TWO_FILE_EXTRA)))
+           for f in files if f not in allowed]
+    if "%s.c" % name not in files:
+        out.append("%s: a two-file folder without %s.c" % (label, name))
     return out
 
 
@@ -69,10 +128,21 @@ def main():
     used = set()
     folders = sorted(d for d in os.listdir(exp_root) if os.path.isdir(os.path.join(exp_root, d)))
     nkeys = 0
+    old_form = []
+    used_words = set()
+    tiny = os.path.join(root, "tests", "engine", "tiny")
+    if os.path.isdir(tiny):
+        two = two_file_problems(tiny, "tests/engine/tiny/")
+        problems.extend(["tests/engine/tiny/: not of the two-file form"] if two is None else two)
     for name in folders:
         prefix = os.path.join("src", "experiments", name) + os.sep
         mine = [f for f in text if f.startswith(prefix)]
-        rows = sorted({r for f in mine if f.endswith(".h") for r in ROW.findall(text[f])})
+        rows = sorted({r for f in mine if f.endswith(".c") for r in ROW.findall(text[f])})
+        two = two_file_problems(os.path.join(exp_root, name), prefix)
+        if two is None:
+            old_form.append(name)
+        else:
+            problems.extend(two)
         keys = set()
         for f in (f for f in mine if f.endswith(".c")):
             for lit, macro in (kv for body in ROW_BODY.findall(text[f])
@@ -81,10 +151,13 @@ def main():
                 keys.add(lit or (m.group(1) if m else macro))
         keys = sorted(keys)
         if not rows or not keys:
-            problems.append("%s: no row (extern const cml_experiment cml_exp_...;) or no .key"
+            problems.append("%s: no row (const cml_experiment cml_exp_... = {) or no .key"
                             % prefix)
         nkeys += len(keys)
         names = ["experiments/%s/" % name] + rows
+        if two is not None:
+            names += ['"%s"' % k for k in keys if k not in WORD_KEYS]
+            used_words.update(k for k in keys if k in WORD_KEYS)
         for f, body in text.items():
             if f.startswith(prefix) or f == os.path.join("src", "experiments", "registry.c"):
                 continue
@@ -103,10 +176,15 @@ def main():
                 problems.append("%s: key %s has no page docs/experiments/%s.md" % (prefix, k, k))
     for pair in sorted(set(EXCEPTIONS) - used):
         problems.append("exception no longer needed (remove it): %s in %s" % pair)
+    for k in sorted(set(WORD_KEYS) - used_words):
+        problems.append("WORD_KEYS: %s is no key of a two-file folder (remove it)" % k)
     for p in problems:
         print("FAIL: " + p)
-    print("%d experiment folders, %d keys, %d build files: %s" % (
-        len(folders), nkeys, len(text), "ok" if not problems else "%d problem(s)" % len(problems)))
+    print("not of the two-file form (yet): %s"
+          % (" ".join(old_form) or "none"))
+    print("%d experiment folders (%d of two files), %d keys, %d build files: %s" % (
+        len(folders), len(folders) - len(old_form), nkeys, len(text),
+        "ok" if not problems else "%d problem(s)" % len(problems)))
     return 1 if problems else 0
 
 

@@ -10,7 +10,8 @@ checked at three grains:
   units    a source file and its headers are one unit (NAME.c, NAME.cu and
            NAME.h, and the headers that carry NAME's own code: a private
            NAME_internal.h, NAME_kernels.h declaring NAME.cu, NAME_body.h
-           compiled into both), so two units that include each other's
+           compiled into both, or in a two-file experiment folder holding
+           the kernels whole), so two units that include each other's
            headers depend on each other: the shape of two .c files calling
            each other;
   folders  src/model, src/core, ..., each experiment's own folder

@@ -35,7 +35,7 @@
 #include "counters/counters.h"
 #include "lab/counters_pass.h"
 #include "experiments/registry.h"
-#include "experiments/offset/offset_kernels.h"
+#include "experiments/offset/offset_body.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../test_util.h"

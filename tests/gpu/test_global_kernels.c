@@ -1,7 +1,8 @@
 /*
- * The kernels of experiments 3-7 (aos_soa.cu, unroll.cu, parallelism.cu,
- * stride.cu, readonly.cu) on a GPU: every kernel at several sizes, including
- * sizes that are not multiples of the block and offsets and windows reaching
+ * The kernels of experiments 3-7 (aos_soa_body.h, unroll_body.h,
+ * parallelism_body.h, stride_body.h, readonly_body.h) on a GPU: every
+ * kernel at several sizes, including sizes that are not multiples of the
+ * block and offsets and windows reaching
  * the array ends, launched once; the WHOLE output buffer (with a margin past
  * what the kernel may write) is downloaded and compared bit for bit with a
  * host reference computed from cml_random_f32, written the straightforward
@@ -16,17 +17,13 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/aos_soa/aos_soa.h"
-#include "experiments/aos_soa/aos_soa_kernels.h"
+#include "experiments/aos_soa/aos_soa_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "lab/common.h"
-#include "experiments/parallelism/parallelism.h"
-#include "experiments/parallelism/parallelism_kernels.h"
-#include "experiments/readonly/readonly.h"
-#include "experiments/readonly/readonly_kernels.h"
-#include "experiments/stride/stride.h"
-#include "experiments/stride/stride_kernels.h"
-#include "experiments/unroll/unroll.h"
-#include "experiments/unroll/unroll_kernels.h"
+#include "experiments/parallelism/parallelism_body.h"
+#include "experiments/readonly/readonly_body.h"
+#include "experiments/stride/stride_body.h"
+#include "experiments/unroll/unroll_body.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../test_util.h"

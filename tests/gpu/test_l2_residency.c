@@ -1,5 +1,5 @@
 /*
- * Experiment 19 on the GPU (src/experiments/l2_residency/l2_residency.cu):
+ * Experiment 19 on the GPU (src/experiments/l2_residency/l2_residency_body.h):
  *   - every policy's kernel at a size that is not a whole block, its whole
  *     output compared with the host's x[e] + h[hot(e)] (the hash the host
  *     and the device share), and the device checker catching a planted
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/l2_residency/l2_residency.h"
-#include "experiments/l2_residency/l2_residency_kernels.h"
+#include "experiments/l2_residency/l2_residency_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "gpu_test_util.h"
 
 #define SEED_X 0x5EED000000000001ull

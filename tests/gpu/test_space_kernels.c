@@ -1,5 +1,5 @@
 /*
- * The kernels of experiments 8-10 (pitch2d.cu, local.cu, constant.cu) on a
+ * The kernels of experiments 8-10 (pitch2d_body.h, local_body.h, constant_body.h) on a
  * GPU: every kernel at several sizes, including images whose width and
  * height are not multiples of the block, batches of images, thread counts
  * that are not multiples of the block and stencils one block long; each
@@ -19,12 +19,10 @@
 
 #include "core/random.h"
 #include "lab/common.h"
-#include "experiments/constant/constant.h"
-#include "experiments/constant/constant_kernels.h"
-#include "experiments/local/local.h"
-#include "experiments/local/local_kernels.h"
-#include "experiments/pitch2d/pitch2d.h"
-#include "experiments/pitch2d/pitch2d_kernels.h"
+#include "experiments/constant/constant_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
+#include "experiments/local/local_body.h"
+#include "experiments/pitch2d/pitch2d_body.h"
 #include "gpu/gpu.h"
 #include "gpu/kernel_info.h"
 #include "gpu/pitch.h"

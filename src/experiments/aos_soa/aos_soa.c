@@ -4,7 +4,7 @@
  * generalised to structs of F floats of which the first T are updated, to
  * show how the waste grows with the struct while the work stays the same.
  *
- * Kernels (bodies in aos_soa_body.h, run by aos_soa.cu and by the mirror
+ * Kernels (bodies in aos_soa_body.h, run by the kernels and by the mirror
  * below), one thread per element, i = blockIdx.x*blockDim.x +
  * threadIdx.x, addend_j = 10*(j+1), all T loads before the T stores:
  *   aos: if (i < n) { for j < T: tmp_j = in[i*F + j];          (site j)
@@ -23,9 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/aos_soa/aos_soa.h"
 #include "experiments/aos_soa/aos_soa_body.h"
-#include "experiments/aos_soa/aos_soa_kernels.h"
 #include "lab/common.h"
 
 static const char *const layouts[] = {"aos", "soa", NULL};

@@ -35,7 +35,7 @@
 
 #include "core/random.h"
 #include "experiments/async_copy/async_copy.h"
-#include "experiments/transpose/transpose_kernels.h"
+#include "experiments/transpose/transpose_body.h"
 #include "gpu/kernel_info.h"
 #include "lab/common.h"
 

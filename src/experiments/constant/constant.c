@@ -1,7 +1,7 @@
 /*
  * Experiment 10: constant memory.
  *
- * The kernels, whose bodies (constant_body.h) constant.cu and the mirrors
+ * The kernels, whose bodies (constant_body.h) nvcc and the mirrors
  * below both compile. Blocks are 1-D, a multiple of 32 threads, so
  * threadIdx.x % 32 is the lane.
  *
@@ -67,9 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/constant/constant.h"
 #include "experiments/constant/constant_body.h"
-#include "experiments/constant/constant_kernels.h"
 #include "lab/common.h"
 
 #define R CML_STENCIL_RADIUS

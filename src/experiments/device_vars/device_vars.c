@@ -1,7 +1,7 @@
 /*
  * Experiment 14: device variables (the textbook's globalVariable).
  *
- * The kernels, whose bodies (device_vars_body.h) device_vars.cu and the
+ * The kernels, whose bodies (device_vars_body.h) nvcc and the
  * mirror below both compile, each launched <<<1, 1>>>:
  *
  *   __device__ float devData;
@@ -17,7 +17,8 @@
  *       devData = constData + 2.0f;    // site 0: constant load, site 1: global store
  *   }
  *
- * Host side (extern "C" wrappers in device_vars.cu, which has the symbols):
+ * Host side (extern "C" wrappers in device_vars_body.h's CUDA side, which
+ * has the symbols):
  * cudaMemcpyToSymbol(devData or constData, &v, sizeof v), the launch,
  * cudaMemcpyFromSymbol(&r, devData, sizeof r), and the check r == v + 2.0f
  * bit for bit (v random in [1, 2): the sum is exact), plus, for constData,
@@ -31,10 +32,8 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/device_vars/device_vars.h"
 #include "experiments/device_vars/device_vars_body.h"
-#include "experiments/device_vars/device_vars_kernels.h"
-#include "gpu/gpu_internal.h" /* messages of direct calls into the .cu file */
+#include "gpu/gpu_internal.h" /* messages of direct calls into the CUDA side */
 #include "lab/common.h"
 
 static const char *const var_names[] = {"device", "constant", NULL};

@@ -1,4 +1,4 @@
 # ptxas -v figures of the local-memory kernels, compiled into the program
 # (without CUDA: an empty table that says why): cmake/ptxas_report.cmake.
-cml_ptxas_report(${CML_EXPERIMENT_TARGET} ${CML_EXPERIMENT_DIR}/local.cu cml_local_ptxas
-                 experiments/local/local.h)
+cml_ptxas_report(${CML_EXPERIMENT_TARGET} ${CML_EXPERIMENT_CU} cml_local_ptxas
+                 experiments/local/local_body.h)

@@ -1,8 +1,7 @@
 /*
  * Experiment 9: local memory.
  *
- * The kernels (local.cu) and the mirror below run the same bodies
- * (local_body.h): per-thread arrays, and a struct, indexed at run time, so
+ * The kernels and the mirror below run the same bodies (local_body.h): per-thread arrays, and a struct, indexed at run time, so
  * they live in the thread's local frame; the spill kernel, whose 48 live
  * values do not fit the 32 registers it is allowed, so ptxas spills; and
  * the register-only twin of each, with no local access at all.
@@ -25,9 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/local/local.h"
 #include "experiments/local/local_body.h"
-#include "experiments/local/local_kernels.h"
 #include "gpu/kernel_info.h"
 #include "lab/common.h"
 

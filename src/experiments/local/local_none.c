@@ -1,14 +1,14 @@
 /*
- * What local.cu defines that host code calls WITHOUT a GPU, for a build
- * without CUDA (the exception to gpu/launcher.h's rule: every other .cu
- * function is a weak reference there, reached only through an open
- * device). It answers as local.cu would when no kernel was compiled. The
- * build compiles a folder's NAME_none.c only without CUDA
- * (cmake/experiments.cmake).
+ * What local_body.h's CUDA side defines that host code calls WITHOUT a
+ * GPU, for a build without CUDA (the exception to gpu/launcher.h's rule:
+ * every other function of that side is a weak reference there, reached
+ * only through an open device). It answers as the CUDA side would when no
+ * kernel was compiled. The build compiles a folder's NAME_none.c only
+ * without CUDA (cmake/experiments.cmake).
  */
 #include <stddef.h>
 
-#include "experiments/local/local_kernels.h"
+#include "experiments/local/local_body.h"
 
 #if !defined(CML_NO_CUDA)
 #error "local_none.c belongs to a build without CUDA (CML_NO_CUDA)"

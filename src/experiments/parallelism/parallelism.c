@@ -4,7 +4,7 @@
  * a grid-stride loop over a grid that fills every SM exactly once, with the
  * occupancy beside the bandwidth.
  *
- * Kernels (parallelism.cu), loads __ldca (ca), stores plain:
+ * Kernels (parallelism_body.h), loads __ldca (ca), stores plain:
  *   one:        i = blockIdx.x*blockDim.x + threadIdx.x;
  *               if (i < n) C[i] = A[i] + B[i];                    (sites 0, 1, 2)
  *               grid = ceil(n / block)
@@ -25,9 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/parallelism/parallelism.h"
 #include "experiments/parallelism/parallelism_body.h"
-#include "experiments/parallelism/parallelism_kernels.h"
 #include "lab/common.h"
 
 static const char *const modes[] = {"one", "gridstride", NULL};
@@ -69,7 +67,7 @@ void cml_parallelism_mirror(const cml_thread *t, const void *vargs, cml_emitter 
  * multiple of 128 when the block is a multiple of 32 threads, of 128 again
  * every 32/gcd(block, 32) blocks for the others); only the last one meets
  * the guard. A grid-stride
- * launch is traced as its one-per-thread equivalent (see parallelism.h): its
+ * launch is traced as its one-per-thread equivalent (see parallelism_body.h): its
  * own mirror would emit 3 accesses per loop iteration, beyond the tracer's
  * per-thread limit at DRAM sizes, and give the same totals.
  */

@@ -1,7 +1,7 @@
 /*
  * Experiment 8: 2D arrays and pitch.
  *
- * The kernels, whose body (pitch2d_body.h) pitch2d.cu and the mirror below
+ * The kernels, whose body (pitch2d_body.h) nvcc and the mirror below
  * both compile; one kernel per element type T in {unsigned char, unsigned
  * short, float, double}, named pitch2d_u8, _u16, _f32, _f64:
  *
@@ -46,9 +46,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/pitch2d/pitch2d.h"
 #include "experiments/pitch2d/pitch2d_body.h"
-#include "experiments/pitch2d/pitch2d_kernels.h"
 #include "gpu/pitch.h"
 #include "lab/common.h"
 

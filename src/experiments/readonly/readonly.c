@@ -3,7 +3,7 @@
  * loads (ca), L2-only loads (cg, __ldcg) and the read-only path (nc, __ldg),
  * on streaming data and on data that is re-used.
  *
- * Kernels (bodies in readonly_body.h, run by readonly.cu and by the
+ * Kernels (bodies in readonly_body.h, run by the kernels and by the
  * mirror below), one thread per output, i = blockIdx.x*blockDim.x +
  * threadIdx.x; LOAD is __ldca, __ldcg or __ldg; stores plain:
  *   copy:       if (i < n) C[i] = LOAD(&A[i]);                     (sites 0, 1)
@@ -13,7 +13,7 @@
  *               compare bit for bit: the comparison is exact, no tolerance.
  *   hot-gather: if (i < n) C[i] = LOAD(&T[hot(i)]);                (sites 0, 1)
  *               T: m floats (16 KiB .. 4 MiB by default), hot(i) a hash that
- *               spreads each warp over 32 lines of the table (readonly_kernels.h)
+ *               spreads each warp over 32 lines of the table (readonly_body.h)
  * The stencil's output i is centred on input i+4; the last 8 floats of C are
  * not outputs and must keep the poison.
  *
@@ -27,9 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/readonly/readonly.h"
 #include "experiments/readonly/readonly_body.h"
-#include "experiments/readonly/readonly_kernels.h"
 #include "lab/common.h"
 
 static const char *const ro_patterns[] = {"copy", "stencil", "hot-gather", NULL};
@@ -60,7 +58,7 @@ static const cml_param_def readonly_params[] = {
 };
 
 /* The kernels' own bodies (readonly_body.h), with the arguments the
- * launcher gives them (readonly.cu), on the model's arrays A, C and T. */
+ * launcher gives them (readonly_body.h), on the model's arrays A, C and T. */
 void cml_readonly_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_readonly_args *a = vargs;
@@ -79,7 +77,7 @@ void cml_readonly_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
  * With blocks of whole warps every full block has the same traffic: copy
  * and stencil blocks are translates by block*4 bytes (a multiple of 128);
  * a hot-gather warp's table addresses are the same pattern shifted by a
- * multiple of 128 bytes modulo the table (readonly_kernels.h), and its
+ * multiple of 128 bytes modulo the table (readonly_body.h), and its
  * stores are 128 aligned bytes. Only the blocks reaching the guard differ.
  * Other block sizes: copy and stencil blocks repeat with the line period of
  * block*4 bytes; a hot-gather warp then spans two hash groups, whose shifts

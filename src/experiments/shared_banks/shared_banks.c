@@ -2,7 +2,7 @@
  * Experiment 12: shared memory banks (the textbook's checkSmemSquare and
  * checkSmemRectangle).
  *
- * The kernels, whose bodies (shared_banks_body.h) shared_banks.cu and the
+ * The kernels, whose bodies (shared_banks_body.h) nvcc and the
  * mirror below both compile. Each repeats its shared accesses `iters` times so that the
  * time is spent in shared memory, not in launching or in global memory;
  * every round feeds the next (v), so the compiler can drop none of them.
@@ -61,7 +61,7 @@
  *   }
  *   Word w of out[] ends as w + iters.
  *
- * The mirror emits one round (see shared_banks.h); the records multiply the
+ * The mirror emits one round (see shared_banks_body.h); the records multiply the
  * shared classes by iters.
  *
  * Bank arithmetic the findings use: bank(a) = (a / 4) mod 32; a warp's
@@ -75,9 +75,7 @@
 #include <string.h>
 
 #include "core/stats.h"
-#include "experiments/shared_banks/shared_banks.h"
 #include "experiments/shared_banks/shared_banks_body.h"
-#include "experiments/shared_banks/shared_banks_kernels.h"
 #include "gpu/kernel_info.h"
 #include "lab/common.h"
 

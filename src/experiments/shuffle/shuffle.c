@@ -2,7 +2,7 @@
  * Experiment 11: warp shuffle (the textbook's simpleShfl and
  * reduceIntegerShfl).
  *
- * The kernels, whose bodies (shuffle_body.h) shuffle.cu and the mirror
+ * The kernels, whose bodies (shuffle_body.h) nvcc and the mirror
  * below both compile. Blocks are 1-D, a power of two from 32 to 1024
  * threads, so every warp is full and threadIdx.x % 32 is the lane. The data are unsigned
  * 32-bit words: sums wrap modulo 2^32 (defined for unsigned in C), so every
@@ -101,9 +101,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/shuffle/shuffle.h"
 #include "experiments/shuffle/shuffle_body.h"
-#include "experiments/shuffle/shuffle_kernels.h"
 #include "gpu/gpu_internal.h" /* cml_gpu_clear_last_error: direct calls into the .cu file */
 #include "lab/common.h"
 
@@ -421,7 +419,7 @@ static cml_status shuffle_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         return CML_ECUDA;
     cml_status st;
     if (g->filled_n != n) {
-        /* A direct call into the .cu file: its message is the thread's last
+        /* A direct call into the CUDA side: its message is the thread's last
          * error, which cml_exp_fail reads. */
         cml_gpu_clear_last_error();
         st = cml_shuffle_fill_u32(in->ptr, n, SEED_IN);

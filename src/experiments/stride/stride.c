@@ -1,7 +1,7 @@
 /*
  * Experiment 6: strided and scattered access.
  *
- * Kernels (bodies in stride_body.h, run by stride.cu and by the mirror
+ * Kernels (bodies in stride_body.h, run by the kernels and by the mirror
  * below), one thread per element processed, i = blockIdx.x *
  * blockDim.x + threadIdx.x; loads __ldca (ca), stores plain; site 0 is the
  * load, site 1 the store:
@@ -10,7 +10,7 @@
  *   broadcast:    if (i < n) C[i] = A[i/32];      (a warp's lanes on one float)
  *   gather:       if (i < n) C[i] = A[perm(i)];
  *   scatter:      if (i < n) C[perm(i)] = A[i];
- * perm(i) = (i/W)*W + ((i%W)*P)%W, P odd (stride_kernels.h), W a power of
+ * perm(i) = (i/W)*W + ((i%W)*P)%W, P odd (stride_body.h), W a power of
  * two: a bijection of each window of W elements; a last partial window stays
  * in place. W = 32: a shuffle inside one 128-byte line, which coalesces
  * fully; W = 1024: a warp's lanes spread over a 4 KiB window, one sector
@@ -29,9 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/stride/stride.h"
 #include "experiments/stride/stride_body.h"
-#include "experiments/stride/stride_kernels.h"
 #include "lab/common.h"
 
 static const char *const patterns[] = {"stride", "stride-write", "broadcast", "gather",
@@ -67,7 +65,7 @@ static const cml_param_def stride_params[] = {
 };
 
 /* The kernels' own bodies (stride_body.h), with the arguments the launcher
- * gives them (stride.cu), on the model's arrays A and C. */
+ * gives them (stride_body.h), on the model's arrays A and C. */
 void cml_stride_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_stride_args *a = vargs;

@@ -5,7 +5,7 @@
  * memory: a transpose must read one matrix by rows and write the other by
  * columns, unless a shared-memory tile turns the columns into rows.
  *
- * The kernels, whose bodies (transpose_body.h) transpose.cu and the mirror
+ * The kernels, whose bodies (transpose_body.h) nvcc and the mirror
  * below both compile. in[] is ny rows of nx floats; a transpose writes out[] as
  * nx rows of ny floats. Indices are unsigned long long; (x, y) is the
  * thread's global 2-D index; the launch shape is cml_tr_shape's.
@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/transpose/transpose.h"
 #include "experiments/transpose/transpose_body.h"
 #include "lab/common.h"
 

@@ -2,7 +2,7 @@
  * Experiment 4: unrolling and bytes in flight (the textbook's
  * readSegmentUnroll, plus vector accesses).
  *
- * Kernels (bodies in unroll_body.h, run by unroll.cu and by the mirror
+ * Kernels (bodies in unroll_body.h, run by the kernels and by the mirror
  * below), U = 1, 2, 4 accesses per thread of W = 4, 8, 16 bytes
  * (float, float2, float4); nv = vector elements per array, offset counted in
  * vectors (so every access stays naturally aligned):
@@ -23,9 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/unroll/unroll.h"
 #include "experiments/unroll/unroll_body.h"
-#include "experiments/unroll/unroll_kernels.h"
 #include "lab/common.h"
 
 /* One point of the sweep; the options' fields. */

@@ -1,7 +1,8 @@
 /*
  * The engine test's experiment: everything a new experiment needs, in one
- * folder (this file and tiny.cu, with their headers tiny.h and
- * tiny_kernels.h) and one row, as docs/adding-an-experiment.md describes. out[i] = k * in[i*stride].
+ * folder of two files (this one, with the row and its host code, and
+ * tiny_body.h, with the kernel) and one row, as docs/adding-an-experiment.md
+ * describes. out[i] = k * in[i*stride].
  *
  * Options (the first varies fastest): stride, k (only with op=scale: the
  * engine sweeps it once elsewhere and leaves it out of the record), op
@@ -11,15 +12,13 @@
  * a point that does not exist (CML_SKIP_POINT), a waived variant, and a
  * summary after each stride sweep.
  */
-#include "tiny/tiny.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core/random.h"
 #include "lab/common.h"
-#include "tiny/tiny_kernels.h"
+#include "tiny/tiny_body.h"
 
 typedef struct tiny_settings {
     int64_t stride, k, op, block, n;
@@ -43,17 +42,18 @@ typedef struct tiny_args {
     uint64_t n, stride;
 } tiny_args;
 
+/* The model's mirror: the kernel's own body (tiny_body.h), compiled by the
+ * C compiler, on fake arrays 0 (in) and 1 (out); k does not move an
+ * address, so any value does. */
 static void tiny_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const tiny_args *a = vargs;
-    const uint64_t in = cml_array_base(0), out = cml_array_base(1);
-    uint64_t i = cml_gtid(t);
-    if (i >= a->n)
-        return;
-    cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, in + 4 * i * a->stride);
-    cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, out + 4 * i);
+    tiny_body(CML_MIRROR_CTX(t, e), CML_ARRAY(const float, 0), CML_ARRAY(float, 1), a->n,
+              a->stride, 1.0f);
 }
 
+/* How many summaries tiny_summarize wrote (tests/engine/test_engine.c
+ * declares and reads it). */
 size_t tiny_summaries;
 
 static cml_status tiny_variant(cml_sweep *ctx, void *vs, cml_record *rec)
