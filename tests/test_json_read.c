@@ -278,6 +278,11 @@ static void build_results(cml_results *r)
     cml_record_add_extra(a, "pitch_bytes", 512, "B");
     cml_record_add_extra(a, "unknown", NAN, "");
     cml_record_add_extra(a, "tiny", -2.5e-7, "s");
+    /* Looked up by name; a name the record lacks gives the caller's value. */
+    CHECK_NEAR(cml_record_extra(a, "pitch_bytes", -1.0), 512.0, 0.0);
+    CHECK_NEAR(cml_record_extra(a, "tiny", -1.0), -2.5e-7, 0.0);
+    CHECK_NEAR(cml_record_extra(a, "absent", -1.0), -1.0, 0.0);
+    CHECK_NEAR(cml_record_extra(a, "absent", 0.0), 0.0, 0.0);
     cml_record_finding(a, "Finding with <html> & \"quotes\", newline\n and UTF-8 \xe2\x82\xac.");
 
     cml_record *w = cml_results_add(r, "device-facts", "device");

@@ -101,6 +101,14 @@ void cml_record_add_param(cml_record *rec, const char *name, int64_t value, cons
     copy_str(p->label, sizeof p->label, label);
 }
 
+double cml_record_extra(const cml_record *rec, const char *name, double missing)
+{
+    for (unsigned i = 0; i < rec->nextra; i++)
+        if (strcmp(rec->extra[i].name, name) == 0)
+            return rec->extra[i].value;
+    return missing;
+}
+
 void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit)
 {
     if (rec->nextra >= sizeof rec->extra / sizeof rec->extra[0])

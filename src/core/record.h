@@ -189,6 +189,8 @@ void cml_sample_half(const cml_record *rec, int rules, int cls, cml_traffic *out
 /* Set them from counts: each rounded up to the next float. */
 void cml_sample_set_half(cml_record *rec, int rules, int cls, const cml_traffic *half);
 void cml_record_add_extra(cml_record *rec, const char *name, double value, const char *unit);
+/* The extra figure `name` of rec, or `missing` when it has none. */
+double cml_record_extra(const cml_record *rec, const char *name, double missing);
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
 /* The cache rec's working set lives in (cml_peak_residency): the model's
  * footprint when rec has the cache levels (L1 when more of its sectors hit

@@ -390,15 +390,6 @@ static cml_status async_variant(cml_sweep *ctx, void *vs, cml_record *rec)
 
 /* ---- GPU run ----------------------------------------------------------- */
 
-/* An extra figure of rec; -1 when it has none. */
-static double rec_extra(const cml_record *rec, const char *name)
-{
-    for (unsigned i = 0; i < rec->nextra; i++)
-        if (!strcmp(rec->extra[i].name, name))
-            return rec->extra[i].value;
-    return -1.0;
-}
-
 
 enum { SEED_IN = 0xA5C0 };
 
@@ -525,8 +516,8 @@ static cml_status async_measure(cml_sweep *ctx, void *vs, cml_record *rec)
              "%s, %d stage%s, %u block%s per SM: up to %.0f KiB in flight per SM (%.0f KiB "
              "needed); %d registers per thread, occupancy %.0f%%.",
              method_words(a.method), a.stages, a.stages > 1 ? "s" : "", s->per_sm,
-             s->per_sm == 1 ? "" : "s", rec_extra(rec, "inflight_kib_per_sm"),
-             rec_extra(rec, "needed_kib_per_sm"), ki.regs,
+             s->per_sm == 1 ? "" : "s", cml_record_extra(rec, "inflight_kib_per_sm", -1.0),
+             cml_record_extra(rec, "needed_kib_per_sm", -1.0), ki.regs,
              rec->occupancy >= 0 ? 100.0 * rec->occupancy : 0.0);
     cml_exp_finding_measured(rec, text);
     return CML_OK;
@@ -564,7 +555,7 @@ static void compare(cml_record *rec, const async_settings *s, const cml_record *
     const double ratio = rec->bandwidth_gbs / reg->bandwidth_gbs;
     cml_record_add_extra(rec, "of_reg_pct", 100.0 * ratio, "%");
     char why[256] = "";
-    const double regs = rec_extra(rec, "regs"), reg_regs = rec_extra(reg, "regs");
+    const double regs = cml_record_extra(rec, "regs", -1.0), reg_regs = cml_record_extra(reg, "regs", -1.0);
     if (regs >= 0 && reg_regs > regs)
         append(why, sizeof why, "; %.0f registers per thread, not %.0f", regs, reg_regs);
     if (rec->occupancy > reg->occupancy + 0.01)
@@ -575,19 +566,19 @@ static void compare(cml_record *rec, const async_settings *s, const cml_record *
                (double)s->stages - 1, (double)s->stages);
     if (s->method >= CML_AC_BULK)
         append(why, sizeof why, "; one thread issues a tile (%.0f vs %.0f instructions)", 1.0,
-               rec_extra(reg, "copy_instr_per_tile"));
+               cml_record_extra(reg, "copy_instr_per_tile", -1.0));
     else
         append(why, sizeof why, "; no register round trip (%.0f shared store wavefronts per "
                                 "tile saved, %.0f copies)",
-               rec_extra(reg, "smem_st_wavefronts_per_tile"), rec_extra(rec, "copy_instr_per_tile"));
-    const double conf = rec_extra(rec, "smem_ld_wavefronts_per_req"),
-                 reg_conf = rec_extra(reg, "smem_ld_wavefronts_per_req");
+               cml_record_extra(reg, "smem_st_wavefronts_per_tile", -1.0), cml_record_extra(rec, "copy_instr_per_tile", -1.0));
+    const double conf = cml_record_extra(rec, "smem_ld_wavefronts_per_req", -1.0),
+                 reg_conf = cml_record_extra(reg, "smem_ld_wavefronts_per_req", -1.0);
     if (conf > reg_conf)
         append(why, sizeof why, "; but %.0f wavefronts per tile-column read, not %.0f", conf,
                reg_conf);
     const char *verdict = ratio > 1.02 ? "wins" : ratio < 0.98 ? "loses" : "ties";
-    const double inflight = rec_extra(rec, "inflight_kib_per_sm"),
-                 needed = rec_extra(rec, "needed_kib_per_sm");
+    const double inflight = cml_record_extra(rec, "inflight_kib_per_sm", -1.0),
+                 needed = cml_record_extra(rec, "needed_kib_per_sm", -1.0);
     cml_record_finding(rec,
                        "%s %s against registers: %.0f vs %.0f GB/s (%+.0f%%)%s.%s",
                        method_words((int)s->method), verdict, rec->bandwidth_gbs,

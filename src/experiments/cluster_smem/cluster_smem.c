@@ -485,14 +485,6 @@ static cml_status cluster_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 
 /* ---- the findings across records ------------------------------------- */
 
-static double rec_extra(const cml_record *rec, const char *name)
-{
-    for (unsigned i = 0; i < rec->nextra; i++)
-        if (!strcmp(rec->extra[i].name, name))
-            return rec->extra[i].value;
-    return -1.0;
-}
-
 /* The measured record of (source, cluster) with s's test and size. */
 static const cml_record *twin(cml_sweep *ctx, const cluster_settings *s, int64_t source,
                               int64_t cluster)
@@ -532,19 +524,19 @@ static void cluster_finish(cml_sweep *ctx)
                                "memory peaks at %.0f GB/s.",
                                (long long)s->cluster, rec->bandwidth_gbs, l2->bandwidth_gbs,
                                l2->bandwidth_gbs > 0 ? rec->bandwidth_gbs / l2->bandwidth_gbs : 0,
-                               ref, rec_extra(rec, "smem_peak_gbs"));
+                               ref, cml_record_extra(rec, "smem_peak_gbs", -1.0));
         } else {
-            const double cyc = rec_extra(rec, "cycles_per_load"),
-                         l2cyc = rec_extra(l2, "cycles_per_load");
+            const double cyc = cml_record_extra(rec, "cycles_per_load", -1.0),
+                         l2cyc = cml_record_extra(l2, "cycles_per_load", -1.0);
             if (own)
                 snprintf(ref, sizeof ref, "; its own shared memory (cluster 1): %.0f cycles",
-                         rec_extra(own, "cycles_per_load"));
+                         cml_record_extra(own, "cycles_per_load", -1.0));
             cml_record_finding(rec,
                                "Clusters of %lld: a dependent load from the neighbour's shared "
                                "memory takes %.0f cycles (%.0f ns), from L2 %.0f cycles (%.0f "
                                "ns): %.2fx%s.",
-                               (long long)s->cluster, cyc, rec_extra(rec, "ns_per_load"), l2cyc,
-                               rec_extra(l2, "ns_per_load"), l2cyc > 0 ? cyc / l2cyc : 0.0, ref);
+                               (long long)s->cluster, cyc, cml_record_extra(rec, "ns_per_load", -1.0), l2cyc,
+                               cml_record_extra(l2, "ns_per_load", -1.0), l2cyc > 0 ? cyc / l2cyc : 0.0, ref);
         }
     }
 }

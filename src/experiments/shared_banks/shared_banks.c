@@ -430,24 +430,16 @@ static double reference_ms(const cml_plan *plan, banks_gpu *g, const cml_banks_l
     return t.median_ms;
 }
 
-static double extra_value(const cml_record *rec, const char *name)
-{
-    for (unsigned i = 0; i < rec->nextra; i++)
-        if (strcmp(rec->extra[i].name, name) == 0)
-            return rec->extra[i].value;
-    return -1.0;
-}
-
 /* The sentence of a measured variant: the model's wavefronts per warp
  * access beside the measured SM cycles per warp access, and what each
  * extra wavefront cost against the conflict-free reference. */
 static void measured_finding(cml_record *rec, const cml_banks_launch_args *a)
 {
     const bank_figs f = figs_of(rec);
-    const double ns = extra_value(rec, "ns_per_warp_access");
-    const double cyc = extra_value(rec, "sm_cycles_per_warp_access");
-    const double extra_cost = extra_value(rec, "cycles_per_extra_wavefront");
-    const double meas = extra_value(rec, "measured_slowdown");
+    const double ns = cml_record_extra(rec, "ns_per_warp_access", -1.0);
+    const double cyc = cml_record_extra(rec, "sm_cycles_per_warp_access", -1.0);
+    const double extra_cost = cml_record_extra(rec, "cycles_per_extra_wavefront", -1.0);
+    const double meas = cml_record_extra(rec, "measured_slowdown", -1.0);
     const double wf = (f.ld_wf + f.st_wf) / 2.0;
     char what[96], timing[96], slow[128] = "";
     if (a->stride_kind)

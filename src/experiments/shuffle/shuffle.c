@@ -460,14 +460,6 @@ static void measured_text(const cml_record *rec, uint64_t n, char *buf, size_t l
              rec->bandwidth_gbs, peak);
 }
 
-static double extra_value(const cml_record *rec, const char *name)
-{
-    for (unsigned i = 0; i < rec->nextra; i++)
-        if (strcmp(rec->extra[i].name, name) == 0)
-            return rec->extra[i].value;
-    return 0.0;
-}
-
 /* The first measured record of this run that computes record i's sum the
  * other way (same block and n); NULL if none yet. */
 static const cml_record *find_partner(const cml_sweep *ctx, size_t i)
@@ -512,7 +504,7 @@ static void measured_finding(cml_sweep *ctx, size_t i)
     const int warp_sum = cml_shfl_is_warp_reduction(op);
     const int tree = op == CML_SHFL_REDUCE_SMEM || op == CML_SHFL_WREDUCE_SMEM;
     const double instr =
-        extra_value(rec, warp_sum ? "smem_instr_per_warp" : "smem_instr_per_block");
+        cml_record_extra(rec, warp_sum ? "smem_instr_per_warp" : "smem_instr_per_block", 0.0);
     char cmp[128] = "";
     const cml_record *p = find_partner(ctx, i);
     if (p && p->timing.median_ms > 0)
