@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The README's table of experiments ("## The experiments") is the registry's:
-# the same numbers and names, in the same order, as `cumemlab list --json`,
-# and every one has its page docs/experiments/NAME.md. The descriptions are
-# the README's own (shorter than the rows' summaries), so they are not
-# compared; an experiment added, removed or renumbered without the README
-# fails here.
+# The README's table of experiments ("## The experiments") is generated
+# output: scripts/readme-table.py writes it from `cumemlab list --json`
+# (number, key, title, summary, each key linked to its page), so adding an
+# experiment is its folder and its doc page, and the README follows by
+# running the script. This checks that the committed table is what the
+# script writes from this build's registry (an experiment added, removed,
+# renumbered or retitled without running it fails here, with the diff), and
+# that every experiment has its page docs/experiments/NAME.md.
 set -u
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,15 +19,9 @@ python3 -c '
 import json, sys
 for r in json.load(open(sys.argv[1]))["experiments"]:
     print(r["number"], r["key"])' "$tmp/out" >"$tmp/registry"
-# The rows of the first table after the heading: "| N | name | ... |".
-awk '/^## The experiments/ { on = 1; next }
-     on && /^## / { exit }
-     on && /^\| *[0-9]+ *\|/ { gsub(/ /, ""); split($0, f, "|"); print f[2], f[3] }' \
-    "$root/README.md" >"$tmp/readme"
-check "the README lists experiments" test -s "$tmp/readme"
-if ! diff -u "$tmp/registry" "$tmp/readme" >"$tmp/diff"; then
+if ! python3 "$root/scripts/readme-table.py" --check "$bin" "$root/README.md" >"$tmp/diff" 2>&1; then
     sed 's/^/  /' "$tmp/diff" >&2
-    check "the README's table of experiments is the registry's (number, name, order)" false
+    check "the README's table of experiments is the registry's (run scripts/readme-table.py $bin)" false
 fi
 while read -r _ key; do
     check "docs/experiments/$key.md exists" test -f "$root/docs/experiments/$key.md"
