@@ -79,8 +79,10 @@ int cml_cli_experiment_options(const cml_cli *cli, const cml_experiment *exp, co
                                cml_param_values *pv);
 /* suite and the tour: every setting is an option of some experiment, and
  * its value is allowed wherever it applies (short_lists: over the tour's
- * variant lists); else one line and CML_EXIT_USAGE. */
-int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists);
+ * variant lists); else one line and CML_EXIT_USAGE. On success *out holds
+ * every experiment's options in the registry's order (free it), parsed
+ * once: the suite runs on them. */
+int cml_cli_suite_options(const cml_cli *cli, int short_lists, cml_param_values **out);
 
 /* Commands. */
 int cml_cmd_list(const cml_cli *cli);

@@ -7,6 +7,7 @@
 #include "book/book.h"
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "lab/progress.h"
 #include "lab/lab.h"
 #include "experiments/device_facts/device_facts.h"
 #include "gpu/gpu.h"
@@ -70,22 +71,18 @@ static const cml_experiment *find_or_complain(const char *name)
 
 /* The sweep's size against MODEL_MAX_POINTS: CML_EXIT_USAGE with one line
  * naming the swept options and their counts when it is larger. */
-static int model_points_fit(const cml_cli *cli, const cml_experiment *exp)
+static int model_points_fit(const cml_experiment *exp, const cml_param_values *pv)
 {
-    cml_param_values pv;
-    int rc = cml_cli_experiment_options(cli, exp, NULL, &pv);
-    if (rc)
-        return rc;
-    const size_t points = cml_lab_points(exp, &pv);
+    const size_t points = cml_lab_points(exp, pv);
     if (points <= MODEL_MAX_POINTS)
         return CML_EXIT_OK;
     char swept[256] = "";
     size_t used = 0;
-    for (size_t i = 0; i < pv.ndefs && used < sizeof swept; i++) {
-        if (pv.list[i].count < 2)
+    for (size_t i = 0; i < pv->ndefs && used < sizeof swept; i++) {
+        if (pv->list[i].count < 2)
             continue;
         int n = snprintf(swept + used, sizeof swept - used, "%s--%s %zu", used ? " x " : "",
-                         pv.defs[i].name, pv.list[i].count);
+                         pv->defs[i].name, pv->list[i].count);
         used += n > 0 ? (size_t)n : 0;
     }
     fprintf(stderr,
@@ -119,7 +116,11 @@ int cml_cmd_model(const cml_cli *cli)
         return CML_EXIT_USAGE;
     if (cli->help)
         return cml_print_experiment_help(exp);
-    int rc = model_points_fit(cli, exp);
+    /* The experiment's options, parsed once, before anything runs. */
+    cml_param_values pv;
+    int rc = cml_cli_experiment_options(cli, exp, NULL, &pv);
+    if (!rc)
+        rc = model_points_fit(exp, &pv);
     if (rc)
         return rc;
     cml_results r;
@@ -128,15 +129,11 @@ int cml_cmd_model(const cml_cli *cli)
     ls.model_only = 1;
     cml_lab lab;
     cml_lab_open(&lab, &ls, &r);
-    rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
+    rc = cml_cli_exit_of(cml_lab_run(&lab, exp, &pv, &r));
     cml_lab_close(&lab);
-    if (rc != CML_EXIT_USAGE) {
-        int erc = cml_cli_emit_run(cli, &r);
-        if (!rc)
-            rc = erc;
-    }
+    int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
-    return rc;
+    return rc ? rc : erc;
 }
 
 /* Open the lab on a GPU for a command that needs one; prints the one-line
@@ -182,7 +179,7 @@ int cml_cmd_run(const cml_cli *cli)
         cml_results_free(&r);
         return CML_EXIT_FAIL;
     }
-    int rc = cml_cli_run_experiment(cli, &lab, exp, NULL, &r);
+    int rc = cml_cli_exit_of(cml_lab_run(&lab, exp, &pv, &r));
     cml_lab_close(&lab);
     int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
@@ -199,7 +196,8 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     /* suite --quick: every experiment with the tour's short variant lists. */
     const int short_lists = tour || cli->quick;
     /* Experiment options apply to the experiments that have them. */
-    int src = cml_cli_check_suite_settings(cli, short_lists);
+    cml_param_values *pvs;
+    int src = cml_cli_suite_options(cli, short_lists, &pvs);
     if (src)
         return src;
     cml_results r;
@@ -219,6 +217,7 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
             fprintf(stderr, "cumemlab: %s: %s\n", tour ? "the tour" : "suite", lab.why);
         cml_lab_close(&lab);
         cml_results_free(&r);
+        free(pvs);
         return CML_EXIT_FAIL;
     }
     int rc = CML_EXIT_OK;
@@ -226,14 +225,13 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
     for (size_t i = 0; i < n; i++) {
         const cml_experiment *exp = cml_experiment_at(i);
         cml_progress(i, n, exp->key);
-        int erc = cml_cli_run_experiment(cli, &lab, exp, short_lists ? exp->tour : NULL, &r);
-        if (erc == CML_EXIT_USAGE)
-            erc = CML_EXIT_FAIL; /* a bad built-in setting is our bug, not the user's */
+        int erc = cml_cli_exit_of(cml_lab_run(&lab, exp, &pvs[i], &r));
         if (erc && !rc)
             rc = erc;
     }
     cml_progress(n, n, NULL);
     cml_lab_close(&lab);
+    free(pvs);
     int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
     return rc ? rc : erc;
@@ -295,7 +293,7 @@ int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,
         cml_results_free(&r);
         return CML_EXIT_FAIL;
     }
-    int rc = cml_cli_run_experiment(cli, &lab, exp, settings, &r);
+    int rc = cml_cli_exit_of(cml_lab_run(&lab, exp, &pv, &r));
     cml_lab_close(&lab);
     /* The classic line first, as the book's program printed it. */
     FILE *human = cml_cli_human_out(cli);

@@ -33,6 +33,7 @@
 #include "experiments/expr/expr_runs.h"
 #include "lab/common.h"
 #include "lab/lab.h"
+#include "lab/progress.h"
 
 static const char *const elem_choices[] = {"1", "2", "4", "8", "16", NULL};
 static const char *const op_choices[] = {"load", "store", "copy", NULL};

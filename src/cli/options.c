@@ -5,6 +5,7 @@
  * option_table.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -18,7 +19,7 @@ static void setting_name(const cml_setting *s, char *name, size_t len)
 }
 
 /* Apply the command line's settings to pv; suite and the tour pass by an
- * experiment that lacks the option (cml_cli_check_suite_settings makes
+ * experiment that lacks the option (cml_cli_suite_options makes
  * sure some experiment has it). */
 static int apply_cli_settings(const cml_cli *cli, const cml_experiment *exp, cml_param_values *pv,
                               int suite)
@@ -67,8 +68,9 @@ int cml_cli_experiment_options(const cml_cli *cli, const cml_experiment *exp, co
     return CML_EXIT_OK;
 }
 
-int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists)
+int cml_cli_suite_options(const cml_cli *cli, int short_lists, cml_param_values **out)
 {
+    *out = NULL;
     for (int i = 0; i < cli->nsettings; i++) {
         char name[64];
         setting_name(&cli->settings[i], name, sizeof name);
@@ -84,13 +86,22 @@ int cml_cli_check_suite_settings(const cml_cli *cli, int short_lists)
             return CML_EXIT_USAGE;
         }
     }
-    /* Every value within every range it meets, before anything runs. */
-    for (size_t e = 0; e < cml_experiment_count(); e++) {
-        const cml_experiment *exp = cml_experiment_at(e);
-        cml_param_values pv;
-        int rc = cml_cli_experiment_options(cli, exp, short_lists ? exp->tour : NULL, &pv);
-        if (rc)
-            return rc;
+    /* Every value within every range it meets, before anything runs; the
+     * values are kept, so that each experiment runs on what was checked. */
+    const size_t n = cml_experiment_count();
+    cml_param_values *pv = calloc(n ? n : 1, sizeof *pv);
+    if (!pv) {
+        fprintf(stderr, "cumemlab: out of memory\n");
+        return CML_EXIT_FAIL;
     }
+    for (size_t e = 0; e < n; e++) {
+        const cml_experiment *exp = cml_experiment_at(e);
+        int rc = cml_cli_experiment_options(cli, exp, short_lists ? exp->tour : NULL, &pv[e]);
+        if (rc) {
+            free(pv);
+            return rc;
+        }
+    }
+    *out = pv;
     return CML_EXIT_OK;
 }

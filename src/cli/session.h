@@ -1,5 +1,6 @@
 /* What the commands share beyond cli.h: the lab's settings from the
- * options, and the progress line. */
+ * options, and running
+ * an experiment through the lab. */
 #ifndef CML_CLI_SESSION_H
 #define CML_CLI_SESSION_H
 
@@ -10,13 +11,8 @@
  * also tells the progress lines about -q (none then on a log or a pipe). */
 cml_lab_settings cml_cli_lab_settings(const cml_cli *cli);
 
-/* Run one experiment through the lab: its defaults, then extra_settings
- * ("name=list ..."; the tour's, a textbook program's), then the command
- * line's settings. Prints a usage message and returns CML_EXIT_USAGE for a
- * bad setting; CML_EXIT_FAIL when a record failed or the run stopped. */
-int cml_cli_run_experiment(const cml_cli *cli, cml_lab *lab, const cml_experiment *exp,
-                           const char *extra_settings, cml_results *r);
-
-void cml_progress(size_t i, size_t n, const char *name);
+/* The exit status of a cml_lab_run: CML_EXIT_FAIL when a record failed or
+ * the run stopped (the options were refused before: CML_EXIT_USAGE). */
+int cml_cli_exit_of(cml_status st);
 
 #endif

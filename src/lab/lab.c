@@ -15,6 +15,7 @@
 #include "lab/counters_pass.h"
 #include "lab/peak.h"
 #include "lab/peak_cache.h"
+#include "lab/progress.h"
 #include "lab/sweep.h"
 
 /* Give up the device and say why (the lab then has no GPU). */
@@ -111,8 +112,10 @@ cml_lab_state cml_lab_open(cml_lab *lab, const cml_lab_settings *s, cml_results 
     lab->plan.counters = s->counters;
     lab->plan.exprs = s->exprs;
     lab->plan.nexprs = s->nexprs;
-    lab->plan.progress = s->progress;
-    lab->plan.progress_user = s->progress_user;
+    if (s->progress) {
+        lab->plan.progress = cml_progress_point;
+        cml_progress_quiet(s->quiet);
+    }
     r->model_only = 1;
     if (s->model_only) {
         /* Asked for: the results' model_only says it; no fallback to report. */

@@ -32,9 +32,8 @@ typedef struct cml_lab_settings {
     int textbook;          /* started by a textbook program name */
     const char *const *exprs; /* index expressions for the expr experiment (plan.exprs) */
     size_t nexprs;
-    /* progress of long sweeps (cml_plan.progress); NULL: none */
-    void (*progress)(void *user, const char *experiment, size_t point, size_t points);
-    void *progress_user;
+    int progress;          /* draw the progress line (lab/progress.h) */
+    int quiet;             /* -q: no plain progress lines on a log or a pipe */
 } cml_lab_settings;
 
 typedef struct cml_lab {
