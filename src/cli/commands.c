@@ -53,16 +53,6 @@ int cml_cmd_list(const cml_cli *cli)
     return CML_EXIT_OK;
 }
 
-static const cml_experiment *find_or_complain(const char *name)
-{
-    const cml_experiment *e = cml_experiment_find(name);
-    if (!e)
-        fprintf(stderr,
-                "cumemlab: unknown or ambiguous experiment '%s' (cumemlab list shows them)\n",
-                name);
-    return e;
-}
-
 /* Points one `model NAME` answers at most: a record costs the model up to
  * about 65 ms (a naive transpose's cache levels on one core,
  * bench/results/2026-11-27-model-latency.md), so a larger sweep could run
@@ -92,44 +82,23 @@ static int model_points_fit(const cml_experiment *exp, const cml_param_values *p
     return CML_EXIT_USAGE;
 }
 
-/* model and run take one experiment: none named, or a stray argument
- * after it (named, so a typo in "--offset 3" written "offset 3" shows). */
-static int one_experiment_please(const cml_cli *cli, const char *cmd, const char *or_else)
-{
-    if (cli->npos == 0)
-        fprintf(stderr, "cumemlab: %s: name one experiment (cumemlab list)%s\n", cmd, or_else);
-    else
-        fprintf(stderr, "cumemlab: %s %s: unexpected argument '%s' (one experiment at a time; "
-                        "its options are written --NAME VALUE)\n",
-                cmd, cli->pos[0], cli->pos[1]);
-    return CML_EXIT_USAGE;
-}
-
 int cml_cmd_model(const cml_cli *cli)
 {
     if (cli->expr || cli->src || cli->show_kernel)
         return cml_cmd_expr(cli);
-    if (cli->npos != 1)
-        return one_experiment_please(cli, "model", ", or give --expr");
-    const cml_experiment *exp = find_or_complain(cli->pos[0]);
-    if (!exp)
-        return CML_EXIT_USAGE;
-    if (cli->help)
-        return cml_print_experiment_help(exp);
-    /* The experiment's options, parsed once, before anything runs. */
-    cml_param_values pv;
-    int rc = cml_cli_experiment_options(cli, exp, NULL, &pv);
-    if (!rc)
-        rc = model_points_fit(exp, &pv);
-    if (rc)
+    static cml_cli_request req; /* static: the options' value lists are large */
+    int done;
+    int rc = cml_cli_request_one(cli, "model", ", or give --expr", &req, &done);
+    if (!done)
+        rc = model_points_fit(req.exp, &req.pv);
+    if (done || rc)
         return rc;
     cml_results r;
     cml_cli_results_init(cli, &r);
-    cml_lab_settings ls = cml_cli_lab_settings(cli);
-    ls.model_only = 1;
+    req.lab.model_only = 1;
     cml_lab lab;
-    cml_lab_open(&lab, &ls, &r);
-    rc = cml_cli_exit_of(cml_lab_run(&lab, exp, &pv, &r));
+    cml_lab_open(&lab, &req.lab, &r);
+    rc = cml_cli_exit_of(cml_lab_run(&lab, req.exp, &req.pv, &r));
     cml_lab_close(&lab);
     int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
@@ -138,10 +107,9 @@ int cml_cmd_model(const cml_cli *cli)
 
 /* Open the lab on a GPU for a command that needs one; prints the one-line
  * reason when there is none. */
-static int need_gpu(const cml_cli *cli, cml_lab *lab, cml_results *r, const char *what)
+static int need_gpu(const cml_lab_settings *ls, cml_lab *lab, cml_results *r, const char *what)
 {
-    cml_lab_settings ls = cml_cli_lab_settings(cli);
-    cml_lab_state got = cml_lab_open(lab, &ls, r);
+    cml_lab_state got = cml_lab_open(lab, ls, r);
     if (got == CML_LAB_GPU)
         return 1;
     if (got == CML_LAB_MODEL)
@@ -154,6 +122,15 @@ static int need_gpu(const cml_cli *cli, cml_lab *lab, cml_results *r, const char
     return 0;
 }
 
+/*
+ * run NAME, the whole path: main.c parsed argv into the typed global
+ * settings (option_table.c); cml_cli_request_one (options.c) resolves the
+ * experiment and its options once; the lab opens the GPU (lab.c), runs the
+ * experiment through the sweep (sweep.c, the experiment's folder, the
+ * harness) and closes; the results are emitted (session.c, report/). No
+ * step calls back into the command line: the progress line is the
+ * engine's own (lab/progress.c).
+ */
 int cml_cmd_run(const cml_cli *cli)
 {
     /* Index expressions, and the expr experiment itself (whose --block
@@ -161,25 +138,19 @@ int cml_cmd_run(const cml_cli *cli)
     const cml_experiment *named = cli->npos == 1 ? cml_experiment_find(cli->pos[0]) : NULL;
     if (cli->nexprs || cli->src || (named && !strcmp(named->key, "expr")))
         return cml_cmd_run_expr(cli);
-    if (cli->npos != 1)
-        return one_experiment_please(cli, "run", "");
-    const cml_experiment *exp = find_or_complain(cli->pos[0]);
-    if (!exp)
-        return CML_EXIT_USAGE;
-    if (cli->help)
-        return cml_print_experiment_help(exp);
-    /* Validate the settings before touching the GPU. */
-    cml_param_values pv;
-    if (cml_cli_experiment_options(cli, exp, NULL, &pv))
-        return CML_EXIT_USAGE;
+    static cml_cli_request req; /* static: the options' value lists are large */
+    int done;
+    int rc = cml_cli_request_one(cli, "run", "", &req, &done);
+    if (done)
+        return rc;
     cml_results r;
     cml_cli_results_init(cli, &r);
     cml_lab lab;
-    if (!need_gpu(cli, &lab, &r, "run")) {
+    if (!need_gpu(&req.lab, &lab, &r, "run")) {
         cml_results_free(&r);
         return CML_EXIT_FAIL;
     }
-    int rc = cml_cli_exit_of(cml_lab_run(&lab, exp, &pv, &r));
+    rc = cml_cli_exit_of(cml_lab_run(&lab, req.exp, &req.pv, &r));
     cml_lab_close(&lab);
     int erc = cml_cli_emit_run(cli, &r);
     cml_results_free(&r);
@@ -246,7 +217,8 @@ int cml_cmd_device(const cml_cli *cli)
     cml_results r;
     cml_cli_results_init(cli, &r);
     cml_lab lab;
-    if (!need_gpu(cli, &lab, &r, "device")) {
+    const cml_lab_settings ls = cml_cli_lab_settings(cli);
+    if (!need_gpu(&ls, &lab, &r, "device")) {
         cml_results_free(&r);
         return CML_EXIT_FAIL;
     }

@@ -1,14 +1,17 @@
 /*
- * An experiment's options from the command line: its defaults, the tour's
- * or a textbook program's settings, then what the user typed, each checked
- * against the experiment's own option table (the global options are in
- * option_table.c).
+ * The command line's settings, typed, before anything runs: the lab's (from
+ * the global options, which option_table.c parsed) and each experiment's
+ * own: its defaults, the tour's or a textbook program's settings, then what
+ * the user typed, each checked against the experiment's option table. A
+ * command resolves them here once and then only opens the lab, runs and
+ * emits (cml_cli_request).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "lab/lab.h"
 
 /* The parameter name of a setting ("--offset 11" or "offset=11"). */
@@ -103,5 +106,57 @@ int cml_cli_suite_options(const cml_cli *cli, int short_lists, cml_param_values 
         }
     }
     *out = pv;
+    return CML_EXIT_OK;
+}
+
+cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
+{
+    cml_lab_settings s;
+    memset(&s, 0, sizeof s);
+    s.device = cli->device;
+    s.model_only = cli->model_only;
+    s.counters = cli->counters;
+    s.measure_peak = 1;
+    s.peak_gbs = (double)cli->peak_gbs;
+    s.peak_cache = cli->peak_measure ? CML_PEAK_CACHE_REFRESH : CML_PEAK_CACHE_USE;
+    s.where = cli->where;
+    s.size_bytes = cli->size_bytes;
+    s.reps = cli->reps;
+    s.warmup = cli->warmup;
+    s.quick = cli->quick;
+    s.progress = 1;
+    s.quiet = cli->quiet; /* -q: no plain progress lines either */
+    return s;
+}
+
+int cml_cli_request_one(const cml_cli *cli, const char *cmd, const char *or_else,
+                        cml_cli_request *req, int *done)
+{
+    memset(req, 0, sizeof *req);
+    *done = 1;
+    if (cli->npos != 1) {
+        if (cli->npos == 0)
+            fprintf(stderr, "cumemlab: %s: name one experiment (cumemlab list)%s\n", cmd,
+                    or_else);
+        else
+            fprintf(stderr, "cumemlab: %s %s: unexpected argument '%s' (one experiment at a "
+                            "time; its options are written --NAME VALUE)\n",
+                    cmd, cli->pos[0], cli->pos[1]);
+        return CML_EXIT_USAGE;
+    }
+    req->exp = cml_experiment_find(cli->pos[0]);
+    if (!req->exp) {
+        fprintf(stderr,
+                "cumemlab: unknown or ambiguous experiment '%s' (cumemlab list shows them)\n",
+                cli->pos[0]);
+        return CML_EXIT_USAGE;
+    }
+    if (cli->help)
+        return cml_print_experiment_help(req->exp);
+    int rc = cml_cli_experiment_options(cli, req->exp, NULL, &req->pv);
+    if (rc)
+        return rc;
+    req->lab = cml_cli_lab_settings(cli);
+    *done = 0;
     return CML_EXIT_OK;
 }

@@ -125,26 +125,6 @@ int cml_cli_emit_run(const cml_cli *cli, cml_results *r)
     return CML_EXIT_FAIL;
 }
 
-cml_lab_settings cml_cli_lab_settings(const cml_cli *cli)
-{
-    cml_lab_settings s;
-    memset(&s, 0, sizeof s);
-    s.device = cli->device;
-    s.model_only = cli->model_only;
-    s.counters = cli->counters;
-    s.measure_peak = 1;
-    s.peak_gbs = (double)cli->peak_gbs;
-    s.peak_cache = cli->peak_measure ? CML_PEAK_CACHE_REFRESH : CML_PEAK_CACHE_USE;
-    s.where = cli->where;
-    s.size_bytes = cli->size_bytes;
-    s.reps = cli->reps;
-    s.warmup = cli->warmup;
-    s.quick = cli->quick;
-    s.progress = 1;
-    s.quiet = cli->quiet; /* -q: no plain progress lines either */
-    return s;
-}
-
 int cml_cli_exit_of(cml_status st)
 {
     return st == CML_OK ? CML_EXIT_OK : CML_EXIT_FAIL;
