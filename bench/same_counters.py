@@ -13,13 +13,12 @@ their order). Each counter is one of:
           L1 requests and sectors, bytes per sector. They must be EQUAL; any
           difference fails (exit 1).
   shared  shared-memory wavefronts and bank conflicts: decided by the
-          instructions too, but the counter also takes the extra passes of
-          the L1 data pipe that global traffic beside them causes (two runs
-          of one build differ by up to 1-2% on the stencils and tiles).
-          Where the CONTROL reads the same value twice, the value is the
-          kernel's and must be equal before and after (a difference
-          fails); where the control itself differs, it is compared like a
-          level counter. Without a control they are judged exact.
+          instructions too, but the counter also takes extra passes of the
+          L1 data pipe that vary from run to run (two runs of one build on
+          an H100 differ by a few wavefronts in a million on async-copy's
+          tiles, whose kernels no change touched, and by up to 1-2% on the
+          stencils). They are compared like the levels, beside the control,
+          and listed on their own.
   level   what the caches decide (L1 hits, L2 sectors, DRAM bytes): they
           vary from run to run. A before/after difference is printed
           against the control's difference for the same record and counter;
@@ -87,57 +86,88 @@ def main(argv):
         print("ONLY IN %s: %s %s #%d" % ("BEFORE" if k in before else "AFTER", *k))
     fails += len(only)
     n_exact = n_exact_same = 0
-    n_level = n_beyond = n_shared_varying = 0
+    n_level = n_beyond = 0
+    one_side = []
+    shared_diffs = []
+    control_rel = []
     level_rel = []
     beyond = []
     for k in sorted(set(before) & set(after), key=str):
         b, a = before[k], after[k]
-        if set(b) != set(a):
-            print("COUNTERS DIFFER %s %s #%d: %s" % (*k, sorted(set(b) ^ set(a))))
+        if not b or not a:
+            # Profiled in one run only: peak-bandwidth profiles the best
+            # shape of each class, which the timing picks run by run.
+            if b or a:
+                one_side.append(k)
+            continue
+        # A cache-level counter that reads 0 is left out of the record.
+        names = set(b) | set(a)
+        missing = sorted(n for n in set(b) ^ set(a) if kind(n) not in ("level", "shared"))
+        if missing:
+            print("COUNTERS DIFFER %s %s #%d: %s" % (*k, missing))
             fails += 1
-        for name in sorted(set(b) & set(a)):
+        for name in sorted(names - set(missing)):
             kd = kind(name)
+            bv, av = b.get(name, 0), a.get(name, 0)
             if kd == "shared":
-                steady = control is None or (k in control and control[k].get(name) == a[name])
-                kd = "exact" if steady else "level"
-                n_shared_varying += not steady
+                if bv != av:
+                    shared_diffs.append((rel(bv, av), k, name, bv, av,
+                                         control.get(k, {}).get(name, 0) if control else None))
+                kd = "level"
+            if kd == "info":
+                continue
             if kd == "exact":
                 n_exact += 1
-                if b[name] == a[name]:
+                if bv == av:
                     n_exact_same += 1
                 else:
                     fails += 1
-                    print("EXACT DIFFERS %s %s #%d %s: before %s after %s" %
-                          (*k, name, b[name], a[name]))
-            elif kd == "level":
+                    print("EXACT DIFFERS %s %s #%d %s: before %s after %s" % (*k, name, bv, av))
+            else:
                 n_level += 1
-                d = rel(b[name], a[name])
+                d = rel(bv, av)
                 level_rel.append(d)
                 c = None
-                if control is not None and k in control and name in control[k]:
-                    c = rel(a[name], control[k][name])
-                if c is not None and d > c and abs(a[name] - b[name]) > 0:
+                if control is not None and control.get(k):
+                    cv = control[k].get(name, 0)
+                    c = rel(av, cv)
+                if c is not None:
+                    control_rel.append(c)
+                if c is not None and d > c:
                     n_beyond += 1
-                    beyond.append((d, c, k, name, b[name], a[name], control[k][name]))
+                    beyond.append((d, c, k, name, bv, av, cv))
     beyond.sort(reverse=True)
     for d, c, k, name, bv, av, cv in beyond[:25]:
         print("level beyond the control %s %s #%d %s: before %s after %s control %s "
               "(%.2f%% vs control %.2f%%)" % (*k, name, bv, av, cv, 100 * d, 100 * c))
     level_rel.sort()
+    control_rel.sort()
 
-    def q(p):
-        return 100 * level_rel[min(len(level_rel) - 1, int(p * len(level_rel)))] if level_rel else 0
+    def q(p, v=None):
+        v = level_rel if v is None else v
+        return 100 * v[min(len(v) - 1, int(p * len(v)))] if v else 0
 
     print("records: before %d, after %d, matched %d" % (len(before), len(after),
                                                          len(set(before) & set(after))))
     print("exact counters: %d of %d equal" % (n_exact_same, n_exact))
-    print("shared wavefronts and conflicts that the control read differently twice "
-          "(compared as levels): %d" % n_shared_varying)
+    shared_diffs.sort(reverse=True)
+    for d, k, name, bv, av, cv in shared_diffs[:15]:
+        print("shared differs %s %s #%d %s: before %s after %s control %s (%.4f%%)" %
+              (*k, name, bv, av, cv, 100 * d))
+    for k in one_side:
+        print("profiled in one run only: %s %s #%d" % k)
+    print("records profiled in one run only (not compared): %d" % len(one_side))
+    print("shared wavefronts and conflicts differing before/after: %d (largest %.4f%%); "
+          "compared with the levels" % (len(shared_diffs),
+                                        100 * shared_diffs[0][0] if shared_diffs else 0))
     print("level counters: %d compared; before->after relative difference median %.3f%%, "
           "p90 %.3f%%, max %.3f%%" % (n_level, q(0.5), q(0.9), q(1.0)))
     if control is not None:
-        print("level counters beyond the control's difference for the same record: %d of %d"
-              % (n_beyond, n_level))
+        print("the control (after, then after again): median %.3f%%, p90 %.3f%%, max %.3f%%"
+              % (q(0.5, control_rel), q(0.9, control_rel), q(1.0, control_rel)))
+        print("level counters whose before/after difference exceeds the control's for the "
+              "same record: %d of %d (runs that differ only by chance exceed it about half "
+              "the time where either differs)" % (n_beyond, n_level))
     print("SAME COUNTERS" if fails == 0 else "DIFFERENT: %d finding(s)" % fails)
     return 0 if fails == 0 else 1
 
