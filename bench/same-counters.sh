@@ -18,9 +18,10 @@
 #     launch recorded (--json);
 # and compares them with bench/same_counters.py: exact counters equal, the
 # cache levels beside the control. OUT gets the JSON files (gzip), the
-# comparisons and a summary, printed last. WHAT="suite book" (the default)
-# picks the parts: a suite takes about a minute on an H100, the book's
-# programs less.
+# comparisons and a summary, printed last. WHAT="suite book" (the default;
+# "validate" adds validate with each build, its verdicts compared check by
+# check) picks the parts: a suite takes about a minute on an H100, the
+# book's programs less, validate about two.
 set -u
 before=${1:?usage: same-counters.sh BEFORE_SRC OUT}
 out=${2:?usage: same-counters.sh BEFORE_SRC OUT}
@@ -89,6 +90,18 @@ if has book; then
     book "$A" book-control
 fi
 
+# validate (the model against the counters, docs/model-evidence.md) with each
+# build: the same verdicts, record by record (the lines ending "=> ...").
+if has validate; then
+    for side in before after; do
+        bin=$B
+        [ $side = after ] && bin=$A
+        t=$(date +%s)
+        timeout 400 "$bin" validate >"$out/validate-$side.txt" 2>&1
+        echo "validate $side: rc=$?, $(( $(date +%s) - t )) s"
+    done
+fi
+
 for part in suite book; do
     has $part || continue
     echo "== $part: before against after (control: after again)"
@@ -96,6 +109,22 @@ for part in suite book; do
         "$out/$part-control.json"
     echo "$part verdict rc=$?"
 done >"$out/compare.txt" 2>&1
+if has validate; then
+    {
+        echo "== validate: before against after (each check's verdict)"
+        for side in before after; do
+            grep -E "=> " "$out/validate-$side.txt" | sed -E 's/^(.{60}).*=> (.*)$/\1 => \2/' >"$out/verdicts-$side"
+            echo "$side: $(grep -E "agree, .* differ" "$out/validate-$side.txt" | tail -1)"
+        done
+        if diff "$out/verdicts-before" "$out/verdicts-after" >"$out/verdicts-diff"; then
+            echo "validate verdicts: the same for all $(wc -l <"$out/verdicts-after") checks"
+        else
+            echo "validate verdicts that differ:"; cat "$out/verdicts-diff"
+        fi
+        rm -f "$out"/verdicts-*
+    } >>"$out/compare.txt" 2>&1
+    gzip -f "$out"/validate-*.txt
+fi
 gzip -f "$out"/*.json
 device=$(nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=name,driver_version,clocks.sm,clocks.mem \
     --format=csv,noheader 2>&1 | head -1)
@@ -103,4 +132,4 @@ echo "device: $device; date: $(date -u +%FT%TZ)" >>"$out/compare.txt"
 # The logs in one archive beside the JSON files.
 (cd "$out" && tar czf logs.tgz ./*.log && rm -f ./*.log)
 echo "== summary ($device)"
-grep -E "^== |records:|exact counters|shared wavefronts|level counters|SAME|DIFFERENT|verdict" "$out/compare.txt"
+grep -E "^== |records:|exact counters|shared wavefronts|level counters|SAME|DIFFERENT|verdict|^before:|^after:" "$out/compare.txt"

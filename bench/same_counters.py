@@ -90,6 +90,7 @@ def main(argv):
     one_side = []
     shared_diffs = []
     control_rel = []
+    by_exp = defaultdict(lambda: ([], []))
     level_rel = []
     beyond = []
     for k in sorted(set(before) & set(after), key=str):
@@ -127,12 +128,14 @@ def main(argv):
                 n_level += 1
                 d = rel(bv, av)
                 level_rel.append(d)
+                by_exp[k[0]][0].append(d)
                 c = None
                 if control is not None and control.get(k):
                     cv = control[k].get(name, 0)
                     c = rel(av, cv)
                 if c is not None:
                     control_rel.append(c)
+                    by_exp[k[0]][1].append(c)
                 if c is not None and d > c:
                     n_beyond += 1
                     beyond.append((d, c, k, name, bv, av, cv))
@@ -147,6 +150,13 @@ def main(argv):
         v = level_rel if v is None else v
         return 100 * v[min(len(v) - 1, int(p * len(v)))] if v else 0
 
+    # Per experiment: is the before/after spread of the levels the control's?
+    print("%-16s %6s %22s %22s" % ("experiment", "levels", "before->after p50/p90 %",
+                                   "control p50/p90 %"))
+    for e in sorted(by_exp):
+        d, c = sorted(by_exp[e][0]), sorted(by_exp[e][1])
+        print("%-16s %6d %11.3f %10.3f %11.3f %10.3f" % (e, len(d), q(0.5, d), q(0.9, d),
+                                                         q(0.5, c), q(0.9, c)))
     print("records: before %d, after %d, matched %d" % (len(before), len(after),
                                                          len(set(before) & set(after))))
     print("exact counters: %d of %d equal" % (n_exact_same, n_exact))
