@@ -125,6 +125,24 @@ if has validate; then
     } >>"$out/compare.txt" 2>&1
     gzip -f "$out"/validate-*.txt
 fi
+# What the comparison read, kept small enough to commit: each record's
+# experiment, variant and measured counters (the full results files are
+# large; CML_SAME_KEEP=1 keeps them too).
+for f in "$out"/*.json; do
+    python3 - "$f" "${f%.json}.counters.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+dev = d.get("device") if isinstance(d.get("device"), dict) else {}
+out = {"schema": "cumemlab-counters", "command_line": d.get("command_line"),
+       "device": dev.get("name"),
+       "records": [{"experiment": r.get("experiment"), "variant": r.get("variant"),
+                    "counters": [{"name": c.get("name"), "measured": c.get("measured")}
+                                 for c in (r.get("counters") or []) if isinstance(c, dict)]}
+                   for r in d.get("records", [])]}
+json.dump(out, open(sys.argv[2], "w"), separators=(",", ":"))
+PY
+    [ "${CML_SAME_KEEP:-0}" = 1 ] || rm -f "$f"
+done
 gzip -f "$out"/*.json
 device=$(nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=name,driver_version,clocks.sm,clocks.mem \
     --format=csv,noheader 2>&1 | head -1)
