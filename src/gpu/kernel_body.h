@@ -269,6 +269,33 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_vs<uint4>(unsigned a)
 #define CML_CONSTANT_VAR(T, name, offset) __constant__ T name
 #define CML_VAR(name) (&(name))
 
+/* ---- added for the peak kernels (src/lab/peak_body.h) ------------------ */
+
+/* The body's context passed on to a body it calls: a helper with accesses
+ * of its own (peak's block sum, run twice by one kernel with its own
+ * sites each time). */
+#define CML_PASS_CTX cml_ctx()
+
+/* A float's bit pattern as an unsigned integer (peak's checksum adds the
+ * words' patterns); the mirror's values are 0 and never read. */
+#define CML_FLOAT_AS_UINT(x) __float_as_uint(x)
+
+/* A shared load whose value the mirror must know: a flag that another
+ * thread of the block stored (the model runs each thread on its own, so
+ * no store's value reaches another thread's load). The kernel ignores
+ * mirror_value, as CML_LDV does. */
+#define CML_LDSV(site, T, p, i, mirror_value) ((void)(site), (p)[i])
+
+/* Atomics on global p[i] (atomicAdd, atomicExch). The model has no atomic
+ * access (its ops are loads and stores), so the mirror emits nothing for
+ * them and takes mirror_value as the value returned (what the old value
+ * would be in the order the model assumes); the site names the
+ * instruction all the same (evaluated and dropped). __threadfence orders
+ * memory between blocks, which the model does not see. */
+#define CML_ATOMIC_ADD(site, p, i, v, mirror_value) ((void)(site), atomicAdd((p) + (i), (v)))
+#define CML_ATOMIC_EXCH(site, p, i, v, mirror_value) ((void)(site), atomicExch((p) + (i), (v)))
+#define CML_THREADFENCE() __threadfence()
+
 #else
 /* ---- the mirror ------------------------------------------------------- */
 
@@ -512,6 +539,37 @@ static inline void cml_body_spill(cml_ctx c, unsigned site, cml_op op, unsigned 
     ((name##_cml_type *)(uintptr_t)(name##_cml_const                                       \
                                         ? CML_CONST_BASE + (uint64_t)name##_cml_at         \
                                         : cml_array_base((unsigned)name##_cml_at)))
+
+/* ---- added for the peak kernels (src/lab/peak_body.h) ------------------ */
+
+/* The context passed on to a body the body calls. */
+#define CML_PASS_CTX cml_ctx_
+
+/* A float's bit pattern (a union: C11 defines reading the other member). */
+static inline unsigned cml_body_float_as_uint(float x)
+{
+    union {
+        float f;
+        unsigned u;
+    } v;
+    v.f = x;
+    return v.u;
+}
+#define CML_FLOAT_AS_UINT(x) cml_body_float_as_uint(x)
+
+/* A shared load emitted as CML_LDS, its value the mirror's. */
+#define CML_LDSV(site, T, p, i, mirror_value)                                              \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA,          \
+                   (unsigned)sizeof *((p) + (i)), CML_SHARED_ADDR((p) + (i))),             \
+     (T)(mirror_value))
+
+/* Atomics: no emission (the model has no atomic access); the operands are
+ * evaluated, the value is mirror_value. */
+#define CML_ATOMIC_ADD(site, p, i, v, mirror_value)                                        \
+    ((void)(site), (void)((p) + (i)), (void)(v), (mirror_value))
+#define CML_ATOMIC_EXCH(site, p, i, v, mirror_value)                                       \
+    ((void)(site), (void)((p) + (i)), (void)(v), (mirror_value))
+#define CML_THREADFENCE() ((void)0)
 
 #endif /* __CUDACC__ */
 #endif

@@ -5,8 +5,11 @@
  * (CML_PEAK_SHAPES): every shape is compiled for every kernel here, from
  * one template per layout.
  *
- * The C mirror (cml_peak_mirror, src/experiments/peak/peak_model.c) emits
- * exactly the accesses of these kernels, site by site; keep them in step.
+ * Each kernel's per-thread body is in peak_body.h, written once: each
+ * template calls the body of its width and unroll (peak_body<W, U>) with
+ * its op and access modes as constants, which the inlined body folds, and
+ * the model's mirror (cml_peak_mirror, src/experiments/peak/peak_model.c)
+ * runs the same body through the C compiler.
  *
  * Why these kernels can reach the memory's limit: a warp's accesses cover
  * 32 x W contiguous bytes (whole 128-byte lines for W = 4, 8, 16), so no
@@ -21,278 +24,78 @@
 #include "core/random.h"
 #include "gpu/gpu_internal.h"
 #include "lab/peak.h"
+#include "lab/peak_body.h"
 
-/* ---- vectors of W bytes ------------------------------------------------- */
+/* The access modes of a shape: the read-only path (__ldg) and plain
+ * write-back stores, or the streaming hints (__ldcs, __stcs: evict-first). */
+#define PEAK_LD(CS) ((CS) ? CML_LD_CS : CML_LD_NC)
+#define PEAK_ST(CS) ((CS) ? CML_ST_CS : CML_ST_PLAIN)
 
-template <int W> struct vec;
-template <> struct vec<4> { typedef float T; };
-template <> struct vec<8> { typedef float2 T; };
-template <> struct vec<16> { typedef float4 T; };
-
-template <class V> __device__ __forceinline__ V zero();
-template <> __device__ __forceinline__ float zero<float>() { return 0.0f; }
-template <> __device__ __forceinline__ float2 zero<float2>() { return make_float2(0.0f, 0.0f); }
-template <> __device__ __forceinline__ float4 zero<float4>()
-{
-    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-}
-
-/* Loads through the read-only path, or streaming (evict-first) loads. */
-template <bool CS, class V> __device__ __forceinline__ V load(const V *p)
-{
-    return CS ? __ldcs(p) : __ldg(p);
-}
-/* Plain write-back stores, or streaming stores. */
-template <bool CS, class V> __device__ __forceinline__ void store(V *p, V v)
-{
-    if (CS)
-        __stcs(p, v);
-    else
-        *p = v;
-}
-
-/* ---- the element operations, with no contraction into FMA ------------- */
-
-template <int OP> __device__ __forceinline__ float elem(float x, float y)
-{
-    switch (OP) {
-    case CML_PEAK_SCALE: return __fmul_rn(CML_PEAK_SCALAR, x);
-    case CML_PEAK_ADD: return __fadd_rn(x, y);
-    case CML_PEAK_TRIAD: return __fadd_rn(x, __fmul_rn(CML_PEAK_SCALAR, y));
-    case CML_PEAK_FILL: return CML_PEAK_FILL_VALUE;
-    default: return x; /* copy */
-    }
-}
-
-template <int OP> __device__ __forceinline__ float apply(float a, float b)
-{
-    return elem<OP>(a, b);
-}
-template <int OP> __device__ __forceinline__ float2 apply(float2 a, float2 b)
-{
-    return make_float2(elem<OP>(a.x, b.x), elem<OP>(a.y, b.y));
-}
-template <int OP> __device__ __forceinline__ float4 apply(float4 a, float4 b)
-{
-    return make_float4(elem<OP>(a.x, b.x), elem<OP>(a.y, b.y), elem<OP>(a.z, b.z),
-                       elem<OP>(a.w, b.w));
-}
-
-/* The sum's checksum: the words' bit patterns added as unsigned integers. */
-__device__ __forceinline__ unsigned long long bits(float a)
-{
-    return (unsigned long long)__float_as_uint(a);
-}
-__device__ __forceinline__ unsigned long long bits(float2 a)
-{
-    return bits(a.x) + bits(a.y);
-}
-__device__ __forceinline__ unsigned long long bits(float4 a)
-{
-    return (bits(a.x) + bits(a.y)) + (bits(a.z) + bits(a.w));
-}
+/* The bodies of width W and unroll U (peak_body.h), by template arguments:
+ * a pair without bodies has no kernel. */
+template <int W, int U> struct peak_body;
+#define PEAK_BODY_SET(W, VT, U)                                                              \
+    template <> struct peak_body<W, U> {                                                     \
+        static __device__ __forceinline__ void gs(const float *x, const float *y, float *z,  \
+                                                  uint64_t n, int op, unsigned ld,           \
+                                                  unsigned st)                               \
+        {                                                                                    \
+            cml_peak_gs_v##W##_u##U(CML_KERNEL_CTX, x, y, z, n, op, ld, st);                 \
+        }                                                                                    \
+        static __device__ __forceinline__ void os(const float *x, const float *y, float *z,  \
+                                                  uint64_t n, int op, unsigned ld,           \
+                                                  unsigned st)                               \
+        {                                                                                    \
+            cml_peak_os_v##W##_u##U(CML_KERNEL_CTX, x, y, z, n, op, ld, st);                 \
+        }                                                                                    \
+        static __device__ __forceinline__ void sum_gs(const float *x, uint64_t n,            \
+                                                      unsigned long long *slots,             \
+                                                      unsigned *ticket,                      \
+                                                      unsigned long long *result, unsigned ld) \
+        {                                                                                    \
+            cml_peak_sum_gs_v##W##_u##U(CML_KERNEL_CTX, x, n, slots, ticket, result, ld);    \
+        }                                                                                    \
+        static __device__ __forceinline__ void sum_os(const float *x, uint64_t n,            \
+                                                      unsigned long long *slots,             \
+                                                      unsigned *ticket,                      \
+                                                      unsigned long long *result, unsigned ld) \
+        {                                                                                    \
+            cml_peak_sum_os_v##W##_u##U(CML_KERNEL_CTX, x, n, slots, ticket, result, ld);    \
+        }                                                                                    \
+    };
+CML_PEAK_BODY_SETS(PEAK_BODY_SET)
+#undef PEAK_BODY_SET
 
 /* ---- elementwise kernels (copy, scale, add, triad, fill) --------------- */
 
-/*
- * Grid-stride: thread t takes vector t, t + stride, t + 2 stride, ... The
- * main loop takes U of them per iteration, all loads issued before the
- * first store (an unroll pragma on a plain loop would not do it: the
- * compiler guards every unrolled step with its own exit test); the
- * remainder loop takes the last < U; then the < W/4 trailing floats go to
- * the first threads of the grid.
- */
 template <int OP, int W, int U, bool CS>
 __global__ void peak_gs(const float *__restrict__ x, const float *__restrict__ y,
                         float *__restrict__ z, uint64_t n)
 {
-    typedef typename vec<W>::T V;
-    const bool needs_x = OP != CML_PEAK_FILL;
-    const bool needs_y = OP == CML_PEAK_ADD || OP == CML_PEAK_TRIAD;
-    const V *xv = (const V *)x;
-    const V *yv = (const V *)y;
-    V *zv = (V *)z;
-    const uint64_t nv = n / (W / 4);
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const uint64_t t = i;
-    for (; i + (U - 1) * stride < nv; i += U * stride) {
-        V a[U], b[U];
-#pragma unroll
-        for (int k = 0; k < U; k++)
-            a[k] = needs_x ? load<CS>(xv + i + k * stride) : zero<V>();
-#pragma unroll
-        for (int k = 0; k < U; k++)
-            b[k] = needs_y ? load<CS>(yv + i + k * stride) : a[k];
-#pragma unroll
-        for (int k = 0; k < U; k++)
-            store<CS>(zv + i + k * stride, apply<OP>(a[k], b[k]));
-    }
-    for (; i < nv; i += stride) {
-        const V a = needs_x ? load<CS>(xv + i) : zero<V>();
-        const V b = needs_y ? load<CS>(yv + i) : a;
-        store<CS>(zv + i, apply<OP>(a, b));
-    }
-    const uint64_t r = nv * (W / 4) + t;
-    if (W > 4 && r < n) {
-        float av = needs_x ? load<CS>(x + r) : 0.0f;
-        float bv = needs_y ? load<CS>(y + r) : av;
-        store<CS>(z + r, elem<OP>(av, bv));
-    }
+    peak_body<W, U>::gs(x, y, z, n, OP, PEAK_LD(CS), PEAK_ST(CS));
 }
 
-/* One-shot: block b covers vectors [b*blockDim*U, (b+1)*blockDim*U); thread
- * t takes base + k*blockDim (k < U), so each of the U accesses is a
- * coalesced warp access; all loads are issued before the first store. The
- * trailing floats go to the first threads of block 0. */
 template <int OP, int W, int U, bool CS>
 __global__ void peak_os(const float *__restrict__ x, const float *__restrict__ y,
                         float *__restrict__ z, uint64_t n)
 {
-    typedef typename vec<W>::T V;
-    const bool needs_x = OP != CML_PEAK_FILL;
-    const bool needs_y = OP == CML_PEAK_ADD || OP == CML_PEAK_TRIAD;
-    const V *xv = (const V *)x;
-    const V *yv = (const V *)y;
-    V *zv = (V *)z;
-    const uint64_t nv = n / (W / 4);
-    const uint64_t base = (uint64_t)blockIdx.x * blockDim.x * U + threadIdx.x;
-    V a[U], b[U];
-#pragma unroll
-    for (int k = 0; k < U; k++) {
-        const uint64_t i = base + (uint64_t)k * blockDim.x;
-        a[k] = needs_x && i < nv ? load<CS>(xv + i) : zero<V>();
-    }
-#pragma unroll
-    for (int k = 0; k < U; k++) {
-        const uint64_t i = base + (uint64_t)k * blockDim.x;
-        b[k] = needs_y && i < nv ? load<CS>(yv + i) : a[k];
-    }
-#pragma unroll
-    for (int k = 0; k < U; k++) {
-        const uint64_t i = base + (uint64_t)k * blockDim.x;
-        if (i < nv)
-            store<CS>(zv + i, apply<OP>(a[k], b[k]));
-    }
-    const uint64_t r = nv * (W / 4) + threadIdx.x;
-    if (W > 4 && blockIdx.x == 0 && r < n) {
-        float av = needs_x ? load<CS>(x + r) : 0.0f;
-        float bv = needs_y ? load<CS>(y + r) : av;
-        store<CS>(z + r, elem<OP>(av, bv));
-    }
+    peak_body<W, U>::os(x, y, z, n, OP, PEAK_LD(CS), PEAK_ST(CS));
 }
 
 /* ---- the read-only sum ---------------------------------------------------- */
-
-/*
- * Sum of a block's values into thread 0: shuffles within each warp, lane 0
- * of each warp writes its warp's sum to shared memory, warp 0 adds those.
- * Needs blockDim.x a multiple of 32 (full-mask shuffles); the host checks.
- */
-__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
-{
-    for (int off = 16; off > 0; off >>= 1)
-        v += __shfl_down_sync(0xFFFFFFFFu, v, off);
-    return v;
-}
-
-__device__ unsigned long long block_sum(unsigned long long v)
-{
-    __shared__ unsigned long long warp_sums[32];
-    const unsigned lane = threadIdx.x & 31u, w = threadIdx.x >> 5;
-    v = warp_sum(v);
-    if (lane == 0)
-        warp_sums[w] = v;
-    __syncthreads();
-    v = 0ull;
-    if (w == 0) {
-        if (lane < (blockDim.x >> 5))
-            v = warp_sums[lane];
-        v = warp_sum(v);
-    }
-    return v;
-}
-
-/*
- * The end of every sum kernel: thread 0 adds the block's sum into a slot,
- * then takes a ticket; the block with the last ticket adds the slots into
- * *result and zeroes slots and ticket for the next launch. The fence makes
- * the slot update visible to every block before the ticket says it is there.
- */
-__device__ void sum_finish(unsigned long long block_total, unsigned long long *slots,
-                           unsigned *ticket, unsigned long long *result)
-{
-    __shared__ int is_last;
-    if (threadIdx.x == 0) {
-        atomicAdd(&slots[blockIdx.x % CML_PEAK_SUM_SLOTS], block_total);
-        __threadfence();
-        is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    }
-    /* Also orders block_sum's reads of its shared array before the second
-     * block_sum below writes it again. */
-    __syncthreads();
-    if (!is_last)
-        return;
-    unsigned long long v = 0ull;
-    if (threadIdx.x < CML_PEAK_SUM_SLOTS)
-        v = atomicExch(&slots[threadIdx.x], 0ull); /* read and zero in one atomic */
-    v = block_sum(v);
-    if (threadIdx.x == 0) {
-        *result = v;
-        *ticket = 0u;
-    }
-}
 
 template <int W, int U, bool CS>
 __global__ void peak_sum_gs(const float *__restrict__ x, uint64_t n, unsigned long long *slots,
                             unsigned *ticket, unsigned long long *result)
 {
-    typedef typename vec<W>::T V;
-    const V *xv = (const V *)x;
-    const uint64_t nv = n / (W / 4);
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const uint64_t t = i;
-    unsigned long long acc = 0ull;
-    for (; i + (U - 1) * stride < nv; i += U * stride) {
-        V a[U];
-#pragma unroll
-        for (int k = 0; k < U; k++)
-            a[k] = load<CS>(xv + i + k * stride);
-#pragma unroll
-        for (int k = 0; k < U; k++)
-            acc += bits(a[k]);
-    }
-    for (; i < nv; i += stride)
-        acc += bits(load<CS>(xv + i));
-    const uint64_t r = nv * (W / 4) + t;
-    if (W > 4 && r < n)
-        acc += bits(load<CS>(x + r));
-    sum_finish(block_sum(acc), slots, ticket, result);
+    peak_body<W, U>::sum_gs(x, n, slots, ticket, result, PEAK_LD(CS));
 }
 
 template <int W, int U, bool CS>
 __global__ void peak_sum_os(const float *__restrict__ x, uint64_t n, unsigned long long *slots,
                             unsigned *ticket, unsigned long long *result)
 {
-    typedef typename vec<W>::T V;
-    const V *xv = (const V *)x;
-    const uint64_t nv = n / (W / 4);
-    const uint64_t base = (uint64_t)blockIdx.x * blockDim.x * U + threadIdx.x;
-    V a[U];
-#pragma unroll
-    for (int k = 0; k < U; k++) {
-        const uint64_t i = base + (uint64_t)k * blockDim.x;
-        a[k] = i < nv ? load<CS>(xv + i) : zero<V>(); /* zero adds nothing */
-    }
-    unsigned long long acc = 0ull;
-#pragma unroll
-    for (int k = 0; k < U; k++)
-        acc += bits(a[k]);
-    const uint64_t r = nv * (W / 4) + threadIdx.x;
-    if (W > 4 && blockIdx.x == 0 && r < n)
-        acc += bits(load<CS>(x + r));
-    sum_finish(block_sum(acc), slots, ticket, result);
+    peak_body<W, U>::sum_os(x, n, slots, ticket, result, PEAK_LD(CS));
 }
 
 /* ---- the tables: every kernel in every shape --------------------------- */
@@ -408,9 +211,9 @@ __device__ __forceinline__ float expected(int op, uint64_t seed_x, uint64_t seed
     }
     const float xv = cml_random_f32(seed_x, i);
     switch (op) {
-    case CML_PEAK_SCALE: return elem<CML_PEAK_SCALE>(xv, 0.0f);
-    case CML_PEAK_ADD: return elem<CML_PEAK_ADD>(xv, cml_random_f32(seed_y, i));
-    case CML_PEAK_TRIAD: return elem<CML_PEAK_TRIAD>(xv, cml_random_f32(seed_y, i));
+    case CML_PEAK_SCALE: return cml_peak_elem(CML_PEAK_SCALE, xv, 0.0f);
+    case CML_PEAK_ADD: return cml_peak_elem(CML_PEAK_ADD, xv, cml_random_f32(seed_y, i));
+    case CML_PEAK_TRIAD: return cml_peak_elem(CML_PEAK_TRIAD, xv, cml_random_f32(seed_y, i));
     default: return xv; /* copy, memcpy */
     }
 }
@@ -449,8 +252,8 @@ __global__ void peak_reference_sum(uint64_t n, uint64_t seed, unsigned long long
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     unsigned long long acc = 0ull;
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        acc += bits(cml_random_f32(seed, i));
-    acc = block_sum(acc);
+        acc += cml_peak_bits_v4(cml_random_f32(seed, i));
+    acc = cml_peak_block_sum(CML_KERNEL_CTX, acc, CML_PEAK_SITE_SUM); /* not mirrored: no site */
     if (threadIdx.x == 0)
         atomicAdd(sum, acc);
 }

@@ -1,5 +1,5 @@
 /*
- * Experiment 16's kernels (src/experiments/peak/peak.cu): every kernel in every
+ * Experiment 16's kernels (src/lab/peak.cu): every kernel in every
  * shape, at sizes that are not multiples of 4 or of the block size (the
  * tails), compared element by element with a host reference on the whole
  * array; the device verifier must catch planted wrong elements and

@@ -6,7 +6,8 @@
  *
  * For each kernel (fill, sum, copy, scale, add, triad) in each shape, and
  * for cudaMemcpy and cudaMemset, at each size:
- *   - the model: a C mirror of the kernel traced under both rule sets;
+ *   - the model: the kernel's own body (src/lab/peak_body.h) compiled as
+ *     its C mirror, traced under both rule sets;
  *     every access is a whole vector of a coalesced warp, so the model must
  *     predict 100% efficiency;
  *   - on a GPU: random inputs (filled once per size), the output poisoned

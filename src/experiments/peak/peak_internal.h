@@ -1,7 +1,7 @@
 /*
  * Experiment 16's pieces that its host files share (not a public header):
  *   peak.c           options, the row, the records of a sweep (variant, measure)
- *   peak_model.c     the mirror and its trace
+ *   peak_model.c     the mirror (the kernels' bodies, lab/peak_body.h) and its trace
  *   peak_findings.c  the class references of a run and the sentences on them
  * The kernels, the bench on a GPU, verification and the names and bytes of
  * each op are the lab's (src/lab/peak.h), which measures with them too.

@@ -1,6 +1,8 @@
 /*
  * Experiment 16, the model side: the C mirror of every kernel in every
- * shape (src/lab/peak.cu), traced thread by thread under both rule sets.
+ * shape, the kernels' own bodies (src/lab/peak_body.h, which peak.cu's
+ * kernels inline) compiled by the C compiler, traced thread by thread
+ * under both rule sets.
  * Every access is a whole W-byte vector of a coalesced warp, so the model
  * must predict 100% efficiency whatever the shape; what the shapes change
  * (bytes in flight, blocks, hints) is what the measurement shows. The
@@ -11,6 +13,7 @@
 
 #include "experiments/peak/peak_internal.h"
 #include "gpu/host_fill.h"
+#include "lab/peak_body.h"
 
 unsigned cml_peak_bytes_per_thread(cml_peak_shape shape)
 {
@@ -22,109 +25,57 @@ unsigned cml_peak_bytes_per_thread(cml_peak_shape shape)
 /* The mirror                                                               */
 /* ------------------------------------------------------------------------ */
 
+/* The bodies of one width and unroll (lab/peak_body.h), as the kernels of
+ * peak.cu pick them by their template arguments. */
+typedef void (*ew_body)(cml_ctx, const float *, const float *, float *, uint64_t, int, unsigned,
+                        unsigned);
+typedef void (*sum_body)(cml_ctx, const float *, uint64_t, unsigned long long *, unsigned *,
+                         unsigned long long *, unsigned);
+typedef struct peak_bodies {
+    unsigned width, unroll;
+    ew_body gs, os;
+    sum_body sum_gs, sum_os;
+} peak_bodies;
+
+#define BODY_ROW(W, VT, U)                                                                  \
+    {W, U, cml_peak_gs_v##W##_u##U, cml_peak_os_v##W##_u##U, cml_peak_sum_gs_v##W##_u##U,    \
+     cml_peak_sum_os_v##W##_u##U},
+static const peak_bodies bodies[] = {CML_PEAK_BODY_SETS(BODY_ROW)};
+#undef BODY_ROW
+
+static const peak_bodies *bodies_of(unsigned width, unsigned unroll)
+{
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++)
+        if (bodies[i].width == width && bodies[i].unroll == unroll)
+            return &bodies[i];
+    return NULL;
+}
+
 /*
- * Sites: the unrolled body (grid-stride main loop, one-shot body) gives
- * each of its U loads and stores its own instruction: x loads 0..7, y loads
- * 8..15, stores 16..23. The grid-stride remainder loop is 24..26, the
- * trailing floats 27..29, the sum's reductions 30..33 and its result 34.
- * The sum's atomics (slot add, ticket, slot exchange) are not loads or
- * stores in the model's vocabulary and are left out: 3 per block plus 64
- * in the last block.
+ * One thread of op in the shape: the kernel's body on the model's arrays
+ * (x, y, z: 0, 1, 2; the sum's slots 3, result 4, ticket 5), with the
+ * shape's access modes. The sum's ticket protocol is left out with its
+ * atomics (CML_PEAK_MODEL_SITES); the model takes the block with the
+ * highest index to finish last (cml_peak_sum_finish).
  */
-enum { SITE_X = 0, SITE_Y = 8, SITE_Z = 16, SITE_REST = 24, SITE_TAIL = 27, SITE_SUM = 30 };
-
-typedef struct mirror_ctx {
-    cml_emitter *e;
-    int needs_x, needs_y, writes;
-    cml_cache ld, st;
-} mirror_ctx;
-
-/* block_sum() of peak.cu: lane 0 of each warp stores its warp's 8-byte sum
- * to shared memory, then lanes of warp 0 below the warp count load them. */
-static void mirror_block_sum(const cml_thread *t, cml_emitter *e, unsigned site)
-{
-    unsigned w = t->tid.x / 32u, lane = t->tid.x % 32u;
-    if (lane == 0)
-        cml_emit(e, site, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 8, 8u * w);
-    if (w == 0 && lane < t->bdim.x / 32u)
-        cml_emit(e, site + 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 8, 8u * lane);
-}
-
-/* The accesses of one element step of `width` bytes at vector i. */
-static void mirror_step(const mirror_ctx *m, unsigned site, unsigned width, uint64_t i)
-{
-    const uint64_t X = cml_array_base(0), Y = cml_array_base(1), Z = cml_array_base(2);
-    if (m->needs_x)
-        cml_emit(m->e, site, CML_SPACE_GLOBAL, CML_OP_LOAD, m->ld, width, X + width * i);
-    if (m->needs_y)
-        cml_emit(m->e, site + 1, CML_SPACE_GLOBAL, CML_OP_LOAD, m->ld, width, Y + width * i);
-    if (m->writes)
-        cml_emit(m->e, site + 2, CML_SPACE_GLOBAL, CML_OP_STORE, m->st, width, Z + width * i);
-}
-
-/* U vectors at idx[0..m) with all loads before the stores, as the kernels
- * issue them. */
-static void mirror_body(const mirror_ctx *m, unsigned width, const uint64_t *idx, unsigned count)
-{
-    const uint64_t X = cml_array_base(0), Y = cml_array_base(1), Z = cml_array_base(2);
-    for (unsigned k = 0; m->needs_x && k < count; k++)
-        cml_emit(m->e, SITE_X + k, CML_SPACE_GLOBAL, CML_OP_LOAD, m->ld, width, X + width * idx[k]);
-    for (unsigned k = 0; m->needs_y && k < count; k++)
-        cml_emit(m->e, SITE_Y + k, CML_SPACE_GLOBAL, CML_OP_LOAD, m->ld, width, Y + width * idx[k]);
-    for (unsigned k = 0; m->writes && k < count; k++)
-        cml_emit(m->e, SITE_Z + k, CML_SPACE_GLOBAL, CML_OP_STORE, m->st, width, Z + width * idx[k]);
-}
-
 void cml_peak_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const cml_peak_mirror_args *a = vargs;
     const cml_peak_shape_def *d = cml_peak_shape_at(a->shape);
-    if (!d)
+    const peak_bodies *b = d ? bodies_of(d->width, d->unroll) : NULL;
+    if (!b)
         return;
-    const unsigned W = d->width, U = d->unroll, N = W / 4;
-    mirror_ctx m = {e, a->op != CML_PEAK_FILL, a->op == CML_PEAK_ADD || a->op == CML_PEAK_TRIAD,
-                    a->op != CML_PEAK_SUM, d->streaming ? CML_CACHE_CS : CML_CACHE_NC,
-                    d->streaming ? CML_CACHE_CS : CML_CACHE_CA};
-    const uint64_t nv = a->n / N, gtid = cml_gtid(t);
-    uint64_t idx[8];
-    if (d->layout == CML_PEAK_GRID_STRIDE) {
-        const uint64_t stride = (uint64_t)t->gdim.x * t->bdim.x;
-        uint64_t i = gtid;
-        for (; i + (U - 1) * stride < nv; i += U * stride) {
-            for (unsigned k = 0; k < U; k++)
-                idx[k] = i + k * stride;
-            mirror_body(&m, W, idx, U);
-        }
-        for (; i < nv; i += stride)
-            mirror_step(&m, SITE_REST, W, i);
-        const uint64_t r = nv * N + gtid;
-        if (N > 1 && r < a->n)
-            mirror_step(&m, SITE_TAIL, 4, r);
-    } else {
-        const uint64_t base = (uint64_t)t->bid.x * t->bdim.x * U + t->tid.x;
-        unsigned count = 0;
-        for (unsigned k = 0; k < U; k++) {
-            uint64_t i = base + (uint64_t)k * t->bdim.x;
-            if (i < nv)
-                idx[count++] = i;
-        }
-        mirror_body(&m, W, idx, count);
-        const uint64_t r = nv * N + t->tid.x;
-        if (N > 1 && t->bid.x == 0 && r < a->n)
-            mirror_step(&m, SITE_TAIL, 4, r);
-    }
-    if (a->op == CML_PEAK_SUM) {
-        /* The block's reduction; the last block (taken here to be the one
-         * with the highest index: which block finishes last varies, its
-         * accesses do not) reduces the slots again and stores the result. */
-        mirror_block_sum(t, e, SITE_SUM);
-        if (t->bid.x == t->gdim.x - 1) {
-            mirror_block_sum(t, e, SITE_SUM + 2);
-            if (t->tid.x == 0)
-                cml_emit(e, SITE_SUM + 4, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8,
-                         cml_array_base(4));
-        }
-    }
+    const cml_ctx c = CML_MIRROR_CTX_SITES(t, e, CML_PEAK_MODEL_SITES);
+    const unsigned ld = d->streaming ? CML_LD_CS : CML_LD_NC;
+    const unsigned st = d->streaming ? CML_ST_CS : CML_ST_PLAIN;
+    const int one_shot = d->layout == CML_PEAK_ONE_SHOT;
+    const float *x = CML_ARRAY(const float, 0), *y = CML_ARRAY(const float, 1);
+    if (a->op == CML_PEAK_SUM)
+        (one_shot ? b->sum_os : b->sum_gs)(c, x, a->n, CML_ARRAY(unsigned long long, 3),
+                                           CML_ARRAY(unsigned, 5),
+                                           CML_ARRAY(unsigned long long, 4), ld);
+    else
+        (one_shot ? b->os : b->gs)(c, x, y, CML_ARRAY(float, 2), a->n, (int)a->op, ld, st);
 }
 
 unsigned cml_peak_model_grid(const cml_plan *plan, cml_peak_shape shape, uint64_t n,
