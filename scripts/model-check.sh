@@ -64,6 +64,9 @@ l2-residency --hot 10,333 --stream 1537024
 async-copy
 cluster-smem
 peak-bandwidth
+expr
+expr --elem 1,16 --threads 5000 --bdx 96 --base 16
+expr --path cg,cs --elem 8 --threads 70000
 EOF
 )
 
