@@ -143,8 +143,12 @@ typedef struct cml_expr_plan_insn {
     unsigned width;
 } cml_expr_plan_insn;
 
-/* The main phase's instructions, in order, into out (room for 4); their
- * count. */
+/* The most instructions a thread's main phase issues (a 16-byte constant
+ * element's two LDC, then the result's store). */
+#define CML_EXPR_PLAN_INSNS 3
+
+/* The main phase's instructions, in order, into out (room for
+ * CML_EXPR_PLAN_INSNS); their count. */
 size_t cml_expr_plan_main_insns(const cml_expr_plan *pl, cml_expr_plan_insn *out);
 
 #endif

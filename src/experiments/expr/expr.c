@@ -135,18 +135,18 @@ static void add_scaled(cml_kernel_traffic *acc, const cml_kernel_traffic *t, uin
 }
 
 /* The most a warp of the point's kernel issues of each instruction: what
- * the sampled model's bounds rest on (the main phase only: a pattern with
- * a tile is walked). */
-static size_t sample_kinds(const cml_expr_point *p, cml_exp_sample_kind *k)
+ * the sampled model's bounds rest on. The main phase's instructions, from
+ * the plan (only a kernel without a tile is sampled: one with a tile is
+ * walked), each once per warp. */
+static size_t sample_kinds(const cml_expr_plan *kplan, cml_exp_sample_kind *k)
 {
-    const cml_exp_sample_kind ld = {CML_SPACE_GLOBAL, CML_OP_LOAD, p->elem, 1};
-    const cml_exp_sample_kind st = {CML_SPACE_GLOBAL, CML_OP_STORE, p->elem, 1};
-    const cml_exp_sample_kind out = {CML_SPACE_GLOBAL, CML_OP_STORE, 8, 1};
-    k[0] = p->kernel.op == CML_EXPR_STORE ? st : ld;
-    if (p->kernel.op == CML_EXPR_STORE)
-        return 1;
-    k[1] = p->kernel.op == CML_EXPR_COPY ? st : out;
-    return 2;
+    cml_expr_plan_insn insn[CML_EXPR_PLAN_INSNS];
+    const size_t n = cml_expr_plan_main_insns(kplan, insn);
+    for (size_t q = 0; q < n; q++) {
+        const cml_exp_sample_kind one = {insn[q].space, insn[q].op, insn[q].width, 1};
+        k[q] = one;
+    }
+    return n;
 }
 
 cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
@@ -164,8 +164,8 @@ cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
         /* No period and too many warps to walk: a sample of them, with the
          * bound it gives each figure (and the cache levels scaled by it). */
         trace_args a = {p, &kplan, kplan.main, 0, 0, 0};
-        cml_exp_sample_kind kinds[2];
-        const size_t nk = sample_kinds(p, kinds);
+        cml_exp_sample_kind kinds[CML_EXPR_PLAN_INSNS];
+        const size_t nk = sample_kinds(&kplan, kinds);
         cml_status st = cml_exp_trace_sample(rec, cml_dim1(p->grid), cml_dim2(p->bdx, p->bdy),
                                              mirror, &a, kinds, nk, CML_EXP_SAMPLE_WARPS);
         if (st != CML_OK)
