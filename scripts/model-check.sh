@@ -68,6 +68,9 @@ peak-bandwidth --shape all --kernel copy,sum,fill --block 32,96 --size 4100,4001
 peak-bandwidth --shape all --kernel scale,add,triad --block 1024,160 --size 16,1028,123460
 peak-bandwidth --shape all --kernel sum,triad --block 64 --size 4101,1000004
 peak-bandwidth --shape gs-v16-u8,os-v16-u8,gs-v4-u4,os-v8-u1,gs-v16-u4-cs --kernel all --block 32 --size 16777228,20000004
+expr
+expr --elem 1,16 --threads 5000 --bdx 96 --base 16
+expr --path cg,cs --elem 8 --threads 70000
 EOF
 )
 

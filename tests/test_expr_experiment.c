@@ -143,6 +143,25 @@ static void test_constant(void)
     cml_expr_point_free(&p);
 }
 
+/* A constant pattern too large to walk and with no period is sampled; the
+ * bound of its constant loads comes from the kernel's own instructions
+ * (LDC, the plan's main phase): not zero, as when the sample was told of
+ * global loads instead. */
+static void test_constant_sampled(void)
+{
+    const char *const e[] = {"(i*i) % 1000"};
+    cml_expr_point p;
+    cml_record rec;
+    char why[256] = "";
+    CHECK(point(e, 1, "space=constant threads=2^22", &p, &rec, why, sizeof why) == CML_OK);
+    CHECK(rec.sample.warps > 0);
+    cml_traffic half;
+    cml_sample_half(&rec, CML_RULES_MODERN, CML_CLASS_CONST_LD, &half);
+    CHECK(half.serialized > 0);
+    CHECK(half.serialized < cls(&rec, CML_CLASS_CONST_LD)->serialized / 100);
+    cml_expr_point_free(&p);
+}
+
 /* Copies and stores: the written element's stride decides the sectors. */
 static void test_copy_and_store(void)
 {
@@ -445,6 +464,7 @@ int main(void)
     test_global_load();
     test_shared();
     test_constant();
+    test_constant_sampled();
     test_copy_and_store();
     test_uniform_shortcut();
     test_period_shortcut();

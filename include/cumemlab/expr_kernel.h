@@ -18,8 +18,10 @@
  * of `tile_len` elements per block: loads read a tile filled from src;
  * stores write into a poisoned tile that is then copied to dst, one tile per
  * block), constant (loads of a __constant__ array filled from the host).
- * The exact accesses, the tile's fill and copy included, are what the model's
- * mirror of the kernel emits (cml_expr_kernel_mirror).
+ * The exact accesses, the tile's fill and copy included, are described once,
+ * in the kernel's plan (src/model/expr_plan.h): this source is printed from
+ * it, and the model's mirror of the kernel (the expr experiment's) emits by
+ * walking it.
  */
 #ifndef CUMEMLAB_EXPR_KERNEL_H
 #define CUMEMLAB_EXPR_KERNEL_H

@@ -12,6 +12,10 @@
  * and bad shift counts cannot happen in the kernel: the lab evaluates the
  * expression for every launched thread on the host (the model's trace)
  * and refuses the expression before anything is compiled.
+ *
+ * The kernel around the expression is printed from its plan (expr_plan.h):
+ * the phases, their loops and guards, and each statement's accesses, the
+ * same plan the model's mirror walks, so the two cannot drift apart.
  */
 #include "cumemlab/expr_kernel.h"
 
@@ -19,8 +23,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "model/expr_plan.h"
 #include "model/expr_program.h"
 
 /* A growable string. */
@@ -286,9 +290,117 @@ static void add_type_helpers(sbuf *b, unsigned elem)
            elem_type(elem), elem_type(elem), elem_type(elem));
 }
 
+/* The kernel's spelling of each array and index of the plan. */
+static const char *array_name(unsigned a)
+{
+    static const char *const names[] = {"src", "dst", "out", "tile", CML_EXPR_CONST_NAME};
+    return names[a];
+}
+
+static const char *index_text(unsigned x)
+{
+    static const char *const texts[] = {"j", "idx", "s", "i",
+                                        "(by * gdx + bx) * tile_len + j"};
+    return texts[x];
+}
+
+/* A load as an expression: "a[x]", or "__ldcg(&a[x])" through its path. */
+static void add_load(sbuf *b, const cml_expr_access *a)
+{
+    if (a->hinted)
+        sb_add(b, "%s(&%s[%s])", load_fn(a->cache), array_name(a->array), index_text(a->index));
+    else
+        sb_add(b, "%s[%s]", array_name(a->array), index_text(a->index));
+}
+
+/* One statement of the plan, on a line of its own. */
+static void add_stmt(sbuf *b, const char *indent, const cml_expr_stmt *s, unsigned elem)
+{
+    sbuf v = {0};
+    switch (s->value) {
+    case CML_XV_LOAD:
+        if (s->fold)
+            sb_add(&v, "cml_fold(");
+        add_load(&v, &s->ld);
+        if (s->fold)
+            sb_add(&v, ")");
+        break;
+    case CML_XV_VALUE: sb_add(&v, "cml_value(%s)", index_text(s->st.index)); break;
+    case CML_XV_POISON:
+        if (elem == 16)
+            sb_add(&v, "make_uint4(~0u, ~0u, ~0u, ~0u)");
+        else
+            sb_add(&v, "(%s)~0ull", elem_type(elem));
+        break;
+    }
+    if (v.oom) {
+        b->oom = 1;
+        free(v.s);
+        return;
+    }
+    const cml_expr_access *st = &s->st;
+    const char *sf = st->hinted ? store_fn(st->cache) : NULL;
+    if (sf)
+        sb_add(b, "%s%s(&%s[%s], %s);\n", indent, sf, array_name(st->array),
+               index_text(st->index), v.s);
+    else
+        sb_add(b, "%s%s[%s] = %s;\n", indent, array_name(st->array), index_text(st->index), v.s);
+    free(v.s);
+}
+
+/* The tile loops' header: every thread of the block, its elements of the tile. */
+static const char *const tile_loop = "    for (cml_i64 j = t; j < tile_len; j += bdx * bdy)\n";
+
+/* Phase `ph` of the plan: its statement inside the loop or the guards that
+ * decide which threads run it (expr_plan.h); idx and src the expressions'
+ * C text. */
+static void add_phase(sbuf *b, const cml_expr_plan *pl, const cml_expr_phase *ph,
+                      const char *idx, const char *src)
+{
+    const unsigned elem = pl->k.elem;
+    switch (ph->kind) {
+    case CML_XP_FILL:
+        /* The tile: filled or poisoned by the whole block, before any thread
+         * may return. */
+        sb_add(b, "    extern __shared__ %s tile[];\n%s", elem_type(elem), tile_loop);
+        add_stmt(b, "        ", &ph->stmt, elem);
+        sb_add(b, "    __syncthreads();\n");
+        return;
+    case CML_XP_COPY:
+        sb_add(b, "    __syncthreads();\n%s", tile_loop);
+        add_stmt(b, "        ", &ph->stmt, elem);
+        return;
+    case CML_XP_MAIN: break;
+    }
+    if (pl->tile) {
+        /* no return: the block's barriers are still ahead */
+        sb_add(b, "    if (i < threads) {\n"
+                  "        const cml_i64 idx = %s;\n"
+                  "        if (idx >= 0 && idx < n) {\n",
+               idx);
+        add_stmt(b, "            ", &ph->stmt, elem);
+        sb_add(b, "        }\n    }\n");
+        return;
+    }
+    sb_add(b, "    if (i >= threads)\n"
+              "        return;\n"
+              "    const cml_i64 idx = %s;\n"
+              "    if (idx < 0 || idx >= n)\n"
+              "        return;\n",
+           idx);
+    if (pl->uses_s)
+        sb_add(b,
+               "    const cml_i64 s = %s;\n"
+               "    if (s < 0 || s >= n)\n"
+               "        return;\n",
+               src ? src : "i");
+    add_stmt(b, "    ", &ph->stmt, elem);
+}
+
 cml_status cml_expr_kernel_source(const cml_expr_kernel *k, char **out)
 {
-    if (!out || cml_expr_kernel_check(k, NULL, 0) != CML_OK)
+    cml_expr_plan pl;
+    if (!out || cml_expr_plan_make(k, &pl) != CML_OK)
         return CML_EINVAL;
     char *idx = NULL, *src = NULL;
     cml_status st = cml_expr_c_text(k->index, &idx);
@@ -330,84 +442,14 @@ cml_status cml_expr_kernel_source(const cml_expr_kernel *k, char **out)
            "    (void)tx; (void)ty; (void)bx; (void)by; (void)gdy; (void)lane;\n"
            "    (void)src; (void)dst; (void)out; (void)tile_len;\n",
            CML_EXPR_KERNEL_NAME, T, T);
-    if (k->space == CML_SPACE_SHARED) {
-        /* The tile: filled from src (loads) or poisoned (stores) by the whole
-         * block, before any thread may return. */
-        sb_add(&b,
-               "    extern __shared__ %s tile[];\n"
-               "    for (cml_i64 j = t; j < tile_len; j += bdx * bdy)\n"
-               "        %s;\n"
-               "    __syncthreads();\n",
-               k->elem == 16 ? "uint4" : T,
-               k->op == CML_EXPR_LOAD ? "tile[j] = src[j]"
-                                      : k->elem == 16 ? "tile[j] = make_uint4(~0u, ~0u, ~0u, ~0u)"
-                                                      : "tile[j] = (T_POISON)");
-        sb_add(&b, "    if (i < threads) {\n"
-                   "        const cml_i64 idx = %s;\n"
-                   "        if (idx >= 0 && idx < n) {\n",
-               idx);
-        if (k->op == CML_EXPR_LOAD)
-            sb_add(&b, "            out[i] = cml_fold(tile[idx]);\n");
-        else
-            sb_add(&b, "            tile[idx] = cml_value(idx);\n");
-        sb_add(&b, "        }\n    }\n");
-        if (k->op == CML_EXPR_STORE)
-            sb_add(&b, "    __syncthreads();\n"
-                       "    for (cml_i64 j = t; j < tile_len; j += bdx * bdy)\n"
-                       "        dst[(by * gdx + bx) * tile_len + j] = tile[j];\n");
-        sb_add(&b, "}\n");
-    } else {
-        sb_add(&b, "    if (i >= threads)\n"
-                   "        return;\n"
-                   "    const cml_i64 idx = %s;\n"
-                   "    if (idx < 0 || idx >= n)\n"
-                   "        return;\n",
-               idx);
-        if (k->space == CML_SPACE_CONSTANT) {
-            sb_add(&b, "    out[i] = cml_fold(%s[idx]);\n", CML_EXPR_CONST_NAME);
-        } else if (k->op == CML_EXPR_LOAD) {
-            sb_add(&b, "    out[i] = cml_fold(%s(&src[idx]));\n", load_fn(k->cache));
-        } else {
-            const char *sf = store_fn(k->cache);
-            char what[64];
-            if (k->op == CML_EXPR_STORE)
-                snprintf(what, sizeof what, "cml_value(idx)");
-            else
-                snprintf(what, sizeof what, "src[s]");
-            if (k->op == CML_EXPR_COPY)
-                sb_add(&b,
-                       "    const cml_i64 s = %s;\n"
-                       "    if (s < 0 || s >= n)\n"
-                       "        return;\n",
-                       src ? src : "i");
-            if (sf)
-                sb_add(&b, "    %s(&dst[idx], %s);\n", sf, what);
-            else
-                sb_add(&b, "    dst[idx] = %s;\n", what);
-        }
-        sb_add(&b, "}\n");
-    }
+    for (size_t q = 0; q < pl.nphases; q++)
+        add_phase(&b, &pl, &pl.phase[q], idx, src);
+    sb_add(&b, "}\n");
     free(idx);
     free(src);
     if (b.oom) {
         free(b.s);
         return CML_ENOMEM;
-    }
-    /* The poison of a shared store tile, per element type. */
-    if (k->space == CML_SPACE_SHARED && k->op == CML_EXPR_STORE && k->elem != 16) {
-        char *p = strstr(b.s, "(T_POISON)");
-        if (p) {
-            char repl[64];
-            snprintf(repl, sizeof repl, "(%s)~0ull", T);
-            sbuf nb = {0};
-            sb_add(&nb, "%.*s%s%s", (int)(p - b.s), b.s, repl, p + strlen("(T_POISON)"));
-            free(b.s);
-            if (nb.oom) {
-                free(nb.s);
-                return CML_ENOMEM;
-            }
-            b = nb;
-        }
     }
     *out = b.s;
     return CML_OK;

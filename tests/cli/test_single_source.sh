@@ -6,6 +6,9 @@
 # and only a GPU would show it), and no comment may still ask to keep a
 # kernel and its mirror "in step" by hand.
 #
+# A kernel generated at run time (expr) has one source of another kind, its
+# plan (src/model/expr_plan.h): checked at the end.
+#
 # The experiments not converted yet are listed (UNCONVERTED, by the C file
 # that emits); a file that emits and is not listed fails (a new hand-written
 # mirror), and so does a listed file that no longer emits (tighten the list).
@@ -16,7 +19,7 @@ exp="$here/../../src/experiments"
 lab="$here/../../src/lab"
 . "$here/cli_test_util.sh" # $tmp, check
 
-UNCONVERTED="async_copy.c cluster_smem.c expr.c hierarchy_model.c"
+UNCONVERTED="async_copy.c cluster_smem.c hierarchy_model.c"
 
 # The experiments' files, wherever they sit under src/experiments, and the
 # engine's (src/lab): the peak kernels are the engine's, their bodies in
@@ -67,6 +70,28 @@ done <"$tmp/files"
 for u in $UNCONVERTED; do
     check "$u is listed as unconverted and still emits (else take it off UNCONVERTED)" \
         grep -qw "$u" <<<"$remaining"
+done
+
+# A kernel generated at run time (expr: its CUDA C printed by
+# src/model/expr_codegen.c, compiled by NVRTC) has no body for two
+# compilers: its one source is the kernel's plan (src/model/expr_plan.h),
+# which the generator prints and the experiment's mirror walks. So: the
+# generator prints from the plan, the mirror walks it and emits nothing of
+# its own (no file of the folder, headers included), the sites are numbered
+# in the plan alone, and no comment asks to keep the two in step.
+model="$here/../../src/model"
+check "expr_codegen.c prints the kernel from its plan (cml_expr_plan_make)" \
+    grep -q 'cml_expr_plan_make(' "$model/expr_codegen.c"
+check "expr.c's mirror walks the kernel's plan (cml_expr_plan_walk)" \
+    grep -q 'cml_expr_plan_walk(' "$exp/expr/expr.c"
+check "src/experiments/expr: no emission of its own (the plan's walker emits)" \
+    test -z "$(grep -rl 'cml_emit[a-z_]*(' "$exp/expr")"
+check "the expr kernel's sites are numbered in src/model/expr_plan.c alone" \
+    test -z "$(grep -rlE '\<S_(IDX|OUT|FILL_LD|FILL_ST|COPY_LD|COPY_ST|CONST_HI)\>' "$exp/expr" \
+        "$model" | grep -v '/expr_plan\.c$')"
+for f in "$exp"/expr/* "$model"/expr_codegen.c "$model"/expr_plan.[ch]; do
+    check "${f##*/} (a generated kernel's plan): no 'keep in step' comment" \
+        test -z "$(joined "$f" | grep -io 'keep \(them \)\{0,1\}in step')"
 done
 
 echo "single source: $checks checks, $fails failed"

@@ -4,25 +4,16 @@
  * the record; expr_bounds.c resolves a point (the bounds rule), expr_gpu.c
  * compiles, runs and checks.
  *
- * The kernel (src/model/expr_codegen.c, one thread per i < threads of a
- * 1-D grid of bdx x bdy blocks), and what the mirror emits for it, in the
- * kernel's order (site numbers in brackets):
- *   global load   out[i] = fold(src[idx])      ld src [0], st out 8 B [1]
- *   global store  dst[idx] = value(idx)        st dst [0]
- *   global copy   dst[idx] = src[s]            ld src [0], st dst [1]
- *   constant load out[i] = fold(const[idx])    ld const [0] (16-byte elements:
- *                                              two 8-byte LDC [0], [6]), st out
- *                                              8 B [1]
- *   shared load   tile[j] = src[j], every j < tile_len, by the whole block
- *                 (ld src [2], st tile [3]); then out[i] = fold(tile[idx])
- *                 (ld tile [0], st out 8 B [1])
- *   shared store  tile[j] = poison, every j (st tile [3]); tile[idx] =
- *                 value(idx) (st tile [0]); then dst[block's tile + j] =
- *                 tile[j], every j (ld tile [4], st dst [5])
- * Threads with i >= threads skip everything but the tile loops. The guard
- * idx < n never fires in a run: resolving refuses a point where any
- * running thread's index falls outside 0..n-1 (the bounds rule, below and
- * in docs/experiments/expr.md).
+ * The kernel and its mirror come from one description, the kernel's plan
+ * (src/model/expr_plan.h): cml_expr_kernel_source prints the CUDA C by
+ * walking it, and the mirror below walks it over the point's launch with
+ * the indices evaluated, so each access is emitted with the site, space,
+ * path and width of the instruction the generator wrote. The mirror adds
+ * only what the launch decides: which blocks and loop iterations are
+ * traced. Threads with i >= threads skip everything but the tile loops.
+ * The guard idx < n never fires in a run: resolving refuses a point where
+ * any running thread's index falls outside 0..n-1 (the bounds rule:
+ * expr_bounds.c, docs/experiments/expr.md).
  */
 #include "experiments/expr/expr.h"
 
@@ -32,6 +23,7 @@
 #include <string.h>
 
 #include "lab/common.h"
+#include "model/expr_plan.h"
 
 const char *const cml_expr_path_choices[] = {"auto", "ca", "cg", "nc", "cs", "wb", NULL};
 static const char *const op_choices[] = {"load", "store", "copy", NULL};
@@ -75,9 +67,6 @@ static const cml_param_def expr_params[] = {
 
 /* ---- the mirror ------------------------------------------------------- */
 
-enum { PH_FILL, PH_MAIN, PH_COPY };
-enum { S_IDX = 0, S_OUT = 1, S_FILL_LD = 2, S_FILL_ST = 3, S_COPY_LD = 4, S_COPY_ST = 5,
-       S_CONST_HI = 6 };
 /* Loop iterations per trace call: the tracer keeps at most CML_MAX_EMITS
  * accesses per thread, and a fill iteration makes two. Splitting a loop
  * changes no instruction: the k-th iteration of a warp is one instruction
@@ -86,109 +75,54 @@ enum { S_IDX = 0, S_OUT = 1, S_FILL_LD = 2, S_FILL_ST = 3, S_COPY_LD = 4, S_COPY
 
 typedef struct trace_args {
     const cml_expr_point *p;
-    int phase;
-    uint64_t it0, it1;  /* the tile loops' iterations of this call */
-    uint64_t first;     /* the real index of the traced grid's block 0 */
+    const cml_expr_plan *kplan; /* the kernel's plan: what the mirror walks */
+    size_t phase;               /* the plan's phase this call traces */
+    uint64_t it0, it1;          /* the tile loops' iterations of this call */
+    uint64_t first;             /* the real index of the traced grid's block 0 */
 } trace_args;
 
+static int64_t eval_at(const void *p, const cml_expr *e, uint64_t i)
+{
+    return cml_expr_point_eval(p, e, i);
+}
+
+/* The generated kernel, thread by thread: the plan that printed its source
+ * (cml_expr_kernel_source) walked over the point's launch. */
 static void mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const trace_args *a = vargs;
     const cml_expr_point *p = a->p;
-    const unsigned w = p->elem;
     const uint64_t b = a->first + t->bid.x;
     const uint64_t tt = (uint64_t)t->tid.y * p->bdx + t->tid.x;
-    const uint64_t i = b * p->block + tt;
-    const uint64_t SRC = cml_array_base(0) + p->base, DST = cml_array_base(1) + p->base,
-                   OUT = cml_array_base(2);
-    if (a->phase != PH_MAIN) {
-        for (uint64_t it = a->it0; it < a->it1; it++) {
-            uint64_t j = it * p->block + tt;
-            if (j >= p->tile_len)
-                break;
-            if (a->phase == PH_FILL) {
-                if (p->kernel.op == CML_EXPR_LOAD)
-                    cml_emit(e, S_FILL_LD, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, w,
-                             SRC + j * w);
-                cml_emit(e, S_FILL_ST, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, w, j * w);
-            } else {
-                cml_emit(e, S_COPY_LD, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, w, j * w);
-                cml_emit(e, S_COPY_ST, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, w,
-                         DST + (b * p->tile_len + j) * w);
-            }
-        }
-        return;
-    }
-    if (i >= p->threads)
-        return;
-    const int64_t idx = cml_expr_point_eval(p, p->index, i);
-    if (idx < 0 || (uint64_t)idx >= p->n)
-        return; /* the kernel's guard; never taken in a resolved point */
-    const uint64_t x = (uint64_t)idx;
-    const cml_cache c = p->kernel.cache;
-    switch (p->kernel.space) {
-    case CML_SPACE_CONSTANT:
-        if (w == 16) {
-            /* LDC moves at most 8 bytes: a 16-byte element is two loads */
-            cml_emit(e, S_IDX, CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA, 8, x * w);
-            cml_emit(e, S_CONST_HI, CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA, 8, x * w + 8);
-        } else {
-            cml_emit(e, S_IDX, CML_SPACE_CONSTANT, CML_OP_LOAD, CML_CACHE_CA, w, x * w);
-        }
-        cml_emit(e, S_OUT, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8, OUT + 8 * i);
-        return;
-    case CML_SPACE_SHARED:
-        if (p->kernel.op == CML_EXPR_LOAD) {
-            cml_emit(e, S_IDX, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, w, x * w);
-            cml_emit(e, S_OUT, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8, OUT + 8 * i);
-        } else {
-            cml_emit(e, S_IDX, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, w, x * w);
-        }
-        return;
-    default:
-        break;
-    }
-    if (p->kernel.op == CML_EXPR_LOAD) {
-        cml_emit(e, S_IDX, CML_SPACE_GLOBAL, CML_OP_LOAD, c, w, SRC + x * w);
-        cml_emit(e, S_OUT, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8, OUT + 8 * i);
-    } else if (p->kernel.op == CML_EXPR_STORE) {
-        cml_emit(e, S_IDX, CML_SPACE_GLOBAL, CML_OP_STORE, c, w, DST + x * w);
-    } else {
-        const int64_t s = p->src ? cml_expr_point_eval(p, p->src, i) : (int64_t)i;
-        if (s < 0 || (uint64_t)s >= p->n)
-            return;
-        /* the kernel's src[s] is a plain load; the path is the store's */
-        cml_emit(e, S_IDX, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, w,
-                 SRC + (uint64_t)s * w);
-        cml_emit(e, S_OUT, CML_SPACE_GLOBAL, CML_OP_STORE, c, w, DST + x * w);
-    }
+    const cml_expr_plan_thread th = {
+        .i = b * p->block + tt, .t = tt, .b = b, .block = p->block, .threads = p->threads,
+        .n = p->n, .tile_len = p->tile_len, .base = p->base, .it0 = a->it0, .it1 = a->it1,
+        .eval = eval_at, .ctx = p};
+    cml_expr_plan_walk(a->kplan, a->phase, &th, e);
 }
 
 /* Blocks [first, first + count) of the point's grid, every phase, added
  * into *out. */
-static cml_status trace_blocks(const cml_expr_point *p, cml_rules rules, uint64_t first,
-                               uint64_t count, cml_kernel_traffic *out)
+static cml_status trace_blocks(const cml_expr_point *p, const cml_expr_plan *kplan,
+                               cml_rules rules, uint64_t first, uint64_t count,
+                               cml_kernel_traffic *out)
 {
     if (count == 0)
         return CML_OK;
-    trace_args a = {p, PH_FILL, 0, 0, first};
+    trace_args a = {p, kplan, 0, 0, 0, first};
     const cml_dim3 grid = cml_dim1(count), block = cml_dim2(p->bdx, p->bdy);
     const uint64_t iters = p->tile_len ? cml_div_up(p->tile_len, p->block) : 0;
     cml_status st = CML_OK;
-    for (uint64_t it = 0; st == CML_OK && it < iters; it += CHUNK) {
-        a.it0 = it;
-        a.it1 = it + CHUNK < iters ? it + CHUNK : iters;
-        st = cml_trace_kernel(rules, grid, block, mirror, &a, out);
-    }
-    a.phase = PH_MAIN;
-    if (st == CML_OK)
-        st = cml_trace_kernel(rules, grid, block, mirror, &a, out);
-    a.phase = PH_COPY;
-    for (uint64_t it = 0; st == CML_OK && p->kernel.op == CML_EXPR_STORE && it < iters;
-         it += CHUNK) {
-        a.it0 = it;
-        a.it1 = it + CHUNK < iters ? it + CHUNK : iters;
-        st = cml_trace_kernel(rules, grid, block, mirror, &a, out);
+    for (a.phase = 0; st == CML_OK && a.phase < kplan->nphases; a.phase++) {
+        if (a.phase == kplan->main) {
+            st = cml_trace_kernel(rules, grid, block, mirror, &a, out);
+            continue;
+        }
+        for (uint64_t it = 0; st == CML_OK && it < iters; it += CHUNK) {
+            a.it0 = it;
+            a.it1 = it + CHUNK < iters ? it + CHUNK : iters;
+            st = cml_trace_kernel(rules, grid, block, mirror, &a, out);
+        }
     }
     return st;
 }
@@ -201,30 +135,37 @@ static void add_scaled(cml_kernel_traffic *acc, const cml_kernel_traffic *t, uin
 }
 
 /* The most a warp of the point's kernel issues of each instruction: what
- * the sampled model's bounds rest on (the main phase only: a pattern with
- * a tile is walked). */
-static size_t sample_kinds(const cml_expr_point *p, cml_exp_sample_kind *k)
+ * the sampled model's bounds rest on. The main phase's instructions, from
+ * the plan (only a kernel without a tile is sampled: one with a tile is
+ * walked), each once per warp. */
+static size_t sample_kinds(const cml_expr_plan *kplan, cml_exp_sample_kind *k)
 {
-    const cml_exp_sample_kind ld = {CML_SPACE_GLOBAL, CML_OP_LOAD, p->elem, 1};
-    const cml_exp_sample_kind st = {CML_SPACE_GLOBAL, CML_OP_STORE, p->elem, 1};
-    const cml_exp_sample_kind out = {CML_SPACE_GLOBAL, CML_OP_STORE, 8, 1};
-    k[0] = p->kernel.op == CML_EXPR_STORE ? st : ld;
-    if (p->kernel.op == CML_EXPR_STORE)
-        return 1;
-    k[1] = p->kernel.op == CML_EXPR_COPY ? st : out;
-    return 2;
+    cml_expr_plan_insn insn[CML_EXPR_PLAN_INSNS];
+    const size_t n = cml_expr_plan_main_insns(kplan, insn);
+    for (size_t q = 0; q < n; q++) {
+        const cml_exp_sample_kind one = {insn[q].space, insn[q].op, insn[q].width, 1};
+        k[q] = one;
+    }
+    return n;
 }
 
 cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
 {
+    cml_expr_plan kplan;
+    cml_status pst = cml_expr_plan_make(&p->kernel, &kplan);
+    if (pst != CML_OK) { /* resolving checked the kernel: not reached */
+        rec->state = CML_REC_FAILED;
+        cml_record_note(rec, "model: %s", cml_status_str(pst));
+        return pst;
+    }
     const uint64_t warps = p->grid * cml_div_up(p->block, CML_WARP_SIZE);
     if (!p->uniform && p->period < 2 && p->tile_len == 0 && warps > CML_EXP_SAMPLE_WARPS &&
         p->grid <= 0x7FFFFFFFu) {
         /* No period and too many warps to walk: a sample of them, with the
          * bound it gives each figure (and the cache levels scaled by it). */
-        trace_args a = {p, PH_MAIN, 0, 0, 0};
-        cml_exp_sample_kind kinds[2];
-        const size_t nk = sample_kinds(p, kinds);
+        trace_args a = {p, &kplan, kplan.main, 0, 0, 0};
+        cml_exp_sample_kind kinds[CML_EXPR_PLAN_INSNS];
+        const size_t nk = sample_kinds(&kplan, kinds);
         cml_status st = cml_exp_trace_sample(rec, cml_dim1(p->grid), cml_dim2(p->bdx, p->bdy),
                                              mirror, &a, kinds, nk, CML_EXP_SAMPLE_WARPS);
         if (st != CML_OK)
@@ -240,27 +181,27 @@ cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
         memset(&one, 0, sizeof one);
         cml_status st;
         if (p->uniform && p->full_blocks > 1) {
-            st = trace_blocks(p, (cml_rules)r, 0, 1, &one);
+            st = trace_blocks(p, &kplan, (cml_rules)r, 0, 1, &one);
             if (st == CML_OK) {
                 add_scaled(&total, &one, p->full_blocks);
-                st = trace_blocks(p, (cml_rules)r, p->full_blocks, p->grid - p->full_blocks,
-                                  &total);
+                st = trace_blocks(p, &kplan, (cml_rules)r, p->full_blocks,
+                                  p->grid - p->full_blocks, &total);
             }
         } else if (!p->uniform && p->period > 1 && p->full_blocks > p->period) {
             /* full block j moves the traffic of block j mod period: blocks
              * 0..period-1 q times, the first full_blocks mod period once
              * more, then the partial ones */
             const uint64_t q = p->full_blocks / p->period, rest = p->full_blocks % p->period;
-            st = trace_blocks(p, (cml_rules)r, 0, p->period, &one);
+            st = trace_blocks(p, &kplan, (cml_rules)r, 0, p->period, &one);
             if (st == CML_OK) {
                 add_scaled(&total, &one, q);
-                st = trace_blocks(p, (cml_rules)r, 0, rest, &total);
+                st = trace_blocks(p, &kplan, (cml_rules)r, 0, rest, &total);
             }
             if (st == CML_OK)
-                st = trace_blocks(p, (cml_rules)r, p->full_blocks, p->grid - p->full_blocks,
-                                  &total);
+                st = trace_blocks(p, &kplan, (cml_rules)r, p->full_blocks,
+                                  p->grid - p->full_blocks, &total);
         } else {
-            st = trace_blocks(p, (cml_rules)r, 0, p->grid, &total);
+            st = trace_blocks(p, &kplan, (cml_rules)r, 0, p->grid, &total);
         }
         if (st != CML_OK) {
             rec->state = CML_REC_FAILED;
@@ -275,7 +216,7 @@ cml_status cml_expr_point_trace(const cml_expr_point *p, cml_record *rec)
     if (p->tile_len == 0 && p->grid <= 0x7FFFFFFFu) {
         /* The cache levels of the one-phase kernels (global patterns; the
          * shared and constant ones' tile phases are not modelled there). */
-        trace_args a = {p, PH_MAIN, 0, 0, 0};
+        trace_args a = {p, &kplan, kplan.main, 0, 0, 0};
         cml_status st = cml_exp_levels(rec, cml_dim1(p->grid), cml_dim2(p->bdx, p->bdy), mirror,
                                        &a);
         if (st != CML_OK)
