@@ -14,7 +14,8 @@
 #    and satellites such as NAME_model.c or NAME_gpu.c.
 #
 # tests/cli/test_folder_only.py holds a two-file folder to its two files
-# (but for experiment.cmake and NAME_none.c, below).
+# (but for experiment.cmake and NAME_none.c, below, and the one satellite it
+# lists with its reason, hierarchy_model.c).
 #
 #   cml_experiment_folder(<target> <folder>)
 #

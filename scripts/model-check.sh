@@ -59,6 +59,12 @@ transpose
 transpose --kernel all --block 32x16,16x16 --nx 1000 --ny 333
 transpose --kernel all --block 32x32 --nx 33 --ny 4097 --residency one
 hierarchy
+hierarchy --op read --path ca,cg,nc --ws 16K,17K,31K,1000K,60M,102401K
+hierarchy --op read --path nc --ws 17K,60M --walk 1M
+hierarchy --op write --ws 16K,17K,4M,61M,102401K
+hierarchy --op copy --ws 32K,34K,66K,62M,130M --walk 3M
+hierarchy --op chase --pattern random,stride --path ca,cg,nc --hop 8,64,128 --ws 1K,3K,64K,1M --hops 16,1024
+hierarchy --op chase --ws 100M,2G --tlb-reach 1G --hops 0
 l2-residency
 l2-residency --hot 10,333 --stream 1537024
 async-copy

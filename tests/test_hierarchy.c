@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/hierarchy/hierarchy.h"
+#include "experiments/hierarchy/hierarchy_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "experiment_test_util.h"
 #include "report/chart_plan.h"
 #include "report/svg_chart.h"

@@ -40,7 +40,11 @@
  * A global access that the modes cannot spell (inline PTX: an L2 eviction
  * policy, an L2 prefetch size, L1::no_allocate) is the kernel's own device
  * function, CML_LD_FN / CML_ST_FN, which the mirror emits with the cache
- * operator it is given.
+ * operator it is given (CML_LDV_FN: and the value it must use, as CML_LDV).
+ *
+ * A body may call another body, passing on its context as CML_CTX_ARG: a
+ * kernel's whole body, and the part of it a mirror runs alone (a step of a
+ * walk too long for one thread of the tracer, say).
  *
  * The other accesses: shared memory (CML_SHARED_ARRAY, CML_SHARED_EXTERN,
  * CML_LDS, CML_STS, and by shared-space address CML_LDS_VOLATILE,
@@ -106,6 +110,7 @@ struct cml_ctx {
 #define CML_BODY static __device__ __forceinline__
 #define CML_CTX cml_ctx
 #define CML_KERNEL_CTX cml_ctx()
+#define CML_CTX_ARG cml_ctx()
 
 #define CML_TID_X threadIdx.x
 #define CML_TID_Y threadIdx.y
@@ -177,9 +182,15 @@ static __device__ __forceinline__ void cml_body_st(unsigned m, T *p,
  * for a load, fn(p + i, v) or fn(p + i, v, arg) for a store; the mirror
  * emits the access with `cache` (a cml_cache: the cache operator the model
  * gives that instruction) and evaluates arg, but never names fn, which may
- * be defined for the kernel alone (under __CUDACC__, or an architecture). */
+ * be defined for the kernel alone (under __CUDACC__, or an architecture).
+ * CML_LDV_FN, CML_LDV_FN1: such a load whose value an address depends on,
+ * with the value the mirror must use, as CML_LDV (here not compiled). */
 #define CML_LD_FN(site, cache, T, p, i, fn) ((void)(site), (void)(cache), fn((p) + (i)))
 #define CML_LD_FN1(site, cache, T, p, i, fn, arg)                                          \
+    ((void)(site), (void)(cache), fn((p) + (i), (arg)))
+#define CML_LDV_FN(site, cache, T, p, i, fn, mirror_value)                                 \
+    ((void)(site), (void)(cache), fn((p) + (i)))
+#define CML_LDV_FN1(site, cache, T, p, i, fn, arg, mirror_value)                           \
     ((void)(site), (void)(cache), fn((p) + (i), (arg)))
 #define CML_ST_FN(site, cache, p, i, v, fn) ((void)(site), (void)(cache), fn((p) + (i), (v)))
 #define CML_ST_FN1(site, cache, p, i, v, fn, arg)                                          \
@@ -324,6 +335,7 @@ typedef struct cml_ctx {
 #define CML_BODY static inline
 #define CML_CTX cml_ctx cml_ctx_
 #define CML_MIRROR_CTX(t, e) ((cml_ctx){(t), (e), ~(uint64_t)0, NULL})
+#define CML_CTX_ARG cml_ctx_
 #define CML_MIRROR_CTX_SITES(t, e, sites) ((cml_ctx){(t), (e), (sites), NULL})
 #define CML_MIRROR_CTX_WINDOW(t, e, w) ((cml_ctx){(t), (e), ~(uint64_t)0, (w)})
 
@@ -407,6 +419,16 @@ static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w)
     return v;
 }
 
+typedef struct ulonglong2 {
+    unsigned long long x, y;
+} ulonglong2;
+
+static inline ulonglong2 make_ulonglong2(unsigned long long x, unsigned long long y)
+{
+    ulonglong2 v = {x, y};
+    return v;
+}
+
 static inline float2 make_float2(float x, float y)
 {
     float2 v = {x, y};
@@ -445,6 +467,12 @@ static inline float4 make_float4(float x, float y, float z, float w)
      (T){0})
 #define CML_LD_FN1(site, cache, T, p, i, fn, arg)                                          \
     ((void)(arg), CML_LD_FN(site, cache, T, p, i, fn))
+#define CML_LDV_FN(site, cache, T, p, i, fn, mirror_value)                                 \
+    (cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_LOAD, (cache),               \
+                   (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))),                    \
+     (T)(mirror_value))
+#define CML_LDV_FN1(site, cache, T, p, i, fn, arg, mirror_value)                           \
+    ((void)(arg), CML_LDV_FN(site, cache, T, p, i, fn, mirror_value))
 #define CML_ST_FN(site, cache, p, i, v, fn)                                                \
     ((void)(v), cml_body_emit(cml_ctx_, (site), CML_SPACE_GLOBAL, CML_OP_STORE, (cache),   \
                               (unsigned)sizeof *((p) + (i)), CML_ADDR((p) + (i))))

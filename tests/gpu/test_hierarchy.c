@@ -1,5 +1,5 @@
 /*
- * The hierarchy experiment's kernels on a GPU (hierarchy.cu):
+ * The hierarchy experiment's kernels on a GPU (hierarchy_body.h):
  *  - the pointer chase ends where the host says: K hops from the slot it
  *    started at, through sigma^-1 and sigma, for random and address order,
  *    and the next launch starts where the last one stopped;
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "lab/common.h"
-#include "experiments/hierarchy/hierarchy.h"
-#include "experiments/hierarchy/hierarchy_kernels.h"
+#include "experiments/hierarchy/hierarchy_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"
 #include "../test_util.h"

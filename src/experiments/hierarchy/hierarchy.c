@@ -6,13 +6,13 @@
  *
  * Bandwidth (op = read, write, copy): every SM walks the whole working set;
  * a launch walks it many times when it is small (every load after the first
- * pass can hit), once when it is large (hierarchy_kernels.h says the walk).
+ * pass can hit), once when it is large (hierarchy_body.h says the walk).
  * The loads are inline PTX through ca, cg or nc. Latency (op = chase): one
  * warp follows a cycle of pointers through the working set (random order or
  * address order), timed inside the kernel with clock64 and %globaltimer.
  *
- * The model (hierarchy_model.c) traces C mirrors of the kernels and names
- * the level from the device's L1 carve-out and L2 size. After the sweep
+ * The model (hierarchy_model.c) traces the kernels' bodies as their mirrors
+ * and names the level from the device's L1 carve-out and L2 size. After the sweep
  * (finish) the counters read for each record give the measured L1 hit
  * rate, L2 hit rate and DRAM bytes per byte asked for, and the finding says
  * whether they agree with the model.
@@ -23,8 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/hierarchy/hierarchy.h"
-#include "experiments/hierarchy/hierarchy_kernels.h"
+#include "experiments/hierarchy/hierarchy_body.h"
 #include "lab/common.h"
 #include "lab/counters_pass.h"
 

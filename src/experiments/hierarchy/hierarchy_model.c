@@ -1,13 +1,14 @@
 /*
  * The hierarchy experiment's model (docs/experiments/hierarchy.md): the
  * capacity rule that says which level serves a working set, the level the
- * hardware counters show, the launch geometry, and the C mirrors of the
- * kernels in hierarchy.cu. Pure C: no GPU needed.
+ * hardware counters show, the launch geometry, and the mirrors: the
+ * kernels' bodies (hierarchy_body.h) on the model's arrays. Pure C: no GPU
+ * needed.
  */
 #include <math.h>
 #include <string.h>
 
-#include "experiments/hierarchy/hierarchy.h"
+#include "experiments/hierarchy/hierarchy_body.h"
 #include "lab/common.h"
 
 #define KIB 1024ull
@@ -27,6 +28,9 @@ double cml_hier_level_code(cml_hier_level level)
     return (unsigned)level < CML_HIER_LEVEL_COUNT ? level_codes[level] : NAN;
 }
 
+/* The capacities of `dev` (NULL: an H100 SXM's: 228 KiB, 50 MiB, 132 SMs):
+ * L1 per SM = the largest shared-memory carve-out per SM (the unified
+ * L1/shared array less the part no carve-out can take; see the doc). */
 void cml_hier_caps_of(const cml_device_facts *dev, uint64_t tlb_reach, cml_hier_caps *out)
 {
     memset(out, 0, sizeof *out);
@@ -44,6 +48,11 @@ void cml_hier_caps_of(const cml_device_facts *dev, uint64_t tlb_reach, cml_hier_
     out->sms = 132;
 }
 
+/*
+ * L1 serves only loads through ca or nc (cg skips it; stores are written
+ * through to L2, so write and copy are at best L2); the L1 test compares the
+ * whole working set with one SM's L1, because every SM walks all of it.
+ */
 cml_hier_level cml_hier_predict(const cml_hier_caps *caps, int op, int path, int random,
                                 uint64_t ws)
 {
@@ -75,6 +84,9 @@ void cml_hier_measure_counts(const cml_hier_counts *c, cml_hier_measured *m)
     m->dram_per_byte = asked > 0 ? (c->dram_read + c->dram_write) / asked : NAN;
 }
 
+/* L1 when at least 80% of the load sectors hit in L1 (the edge from 20%);
+ * else L2 when DRAM moved at most 0.2 bytes per byte asked for (the edge up
+ * to 0.6); else DRAM. Stores never hit in L1, so a copy is at best L2. */
 cml_hier_level cml_hier_level_measured(const cml_hier_measured *m, int op)
 {
     if (op == CML_HIER_READ || op == CML_HIER_CHASE) {
@@ -94,6 +106,8 @@ cml_hier_level cml_hier_level_measured(const cml_hier_measured *m, int op)
     return CML_HIER_DRAM;
 }
 
+/* The same level, or one of an edge's two sides, or DRAM for DRAM+TLB
+ * (counters do not see translation misses). */
 int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured)
 {
     if (measured >= CML_HIER_LEVEL_COUNT)
@@ -108,6 +122,12 @@ int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured)
     }
 }
 
+/* `target` bytes walked per array per launch at least (the working set at
+ * least once, by every block together). `partition`: the level is the
+ * L2/DRAM edge or beyond, so the grid reads the array partitioned (each
+ * pass every byte once) where it holds a word per thread at least; else
+ * every block walks all of it. The per-block walk needs 16 rows at least
+ * (a step's 16 loads on 16 distinct rows): smaller arrays get rows = 0. */
 void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
                       uint64_t target, int partition, cml_hier_plan *out)
 {
@@ -159,44 +179,76 @@ void cml_hier_perm_make(cml_hier_perm *q, uint64_t m, int random, uint64_t seed)
     q->inv2 = y;
 }
 
+/* y = x ^ (x >> s) on k bits, undone. */
+static uint64_t unxorshift(uint64_t y, unsigned s, unsigned k)
+{
+    uint64_t x = y;
+    for (unsigned done = s; done < k; done += s)
+        x = y ^ (x >> s);
+    return x;
+}
+
+/* cml_hier_perm_round, undone. */
+static uint64_t perm_unround(const cml_hier_perm *q, uint64_t y)
+{
+    y = unxorshift(y, q->shift, q->bits);
+    y = (y * q->inv2) & q->mask;
+    y = (y - q->add) & q->mask;
+    y = unxorshift(y, q->shift, q->bits);
+    return (y * q->inv1) & q->mask;
+}
+
+uint64_t cml_hier_perm_invert(const cml_hier_perm *q, uint64_t s)
+{
+    if (q->identity)
+        return s;
+    uint64_t x = perm_unround(q, s);
+    while (x >= q->m)
+        x = perm_unround(q, x);
+    return x;
+}
+
 /* ---- mirrors -------------------------------------------------------------- */
 
 /*
  * The bandwidth kernel's accesses. A thread's walk is longer than a mirror
  * may emit, so the mirror's grid has one block per (block, step) of the real
  * one: virtual block v is real block v / steps walking step v % steps, its
- * 16 rows as the kernel walks them. The model counts per warp instruction,
- * so this regrouping gives the kernel's counts; every virtual block moves
- * 128 contiguous, aligned bytes per warp instruction, which makes them all
- * alike (the claim cml_exp_trace_1d checks).
+ * 16 rows through the kernel's own walk (cml_hier_walk, cml_hier_stream).
+ * The model counts per warp instruction, so this regrouping gives the
+ * kernel's counts; every virtual block moves 128 contiguous, aligned bytes
+ * per warp instruction, which makes them all alike (the claim
+ * cml_exp_trace_1d checks). The read's sums are the kernel's whole body on
+ * the real grid with no rows to walk.
  */
 typedef struct bw_mirror {
     const cml_hier_plan *p;
     uint64_t steps; /* per block */
-    int op;
-    cml_cache cache;
+    int op, path;
     int sums;       /* the second part: the read kernel's per-thread sums */
 } bw_mirror;
 
 static void bw_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const bw_mirror *a = vargs;
-    const uint64_t A = cml_array_base(0), C = cml_array_base(1), OUT = cml_array_base(2);
+    const cml_hier_plan *p = a->p;
+    const cml_ctx c = CML_MIRROR_CTX(t, e);
+    const uint32_t *A = CML_ARRAY(const uint32_t, 0);
+    uint32_t *C = CML_ARRAY(uint32_t, 1);
+    const int small = (int)cml_hier_small_rows(p->rows);
     if (a->sums) {
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                 OUT + 4 * ((uint64_t)t->bid.x * CML_HIER_BLOCK + t->tid.x));
+        cml_hier_bw_body(c, a->op, a->path, small, p->stream, A, C, CML_ARRAY(uint32_t, 2),
+                         p->rows, 0, p->grid, 0);
         return;
     }
-    const uint64_t b = t->bid.x / a->steps, k = t->bid.x % a->steps;
-    for (unsigned u = 0; u < CML_HIER_STEP; u++) {
-        uint64_t i = cml_hier_word(a->p->stream, b, t->tid.x, a->p->grid, a->p->rows,
-                                   k * CML_HIER_STEP + u);
-        if (a->op != CML_HIER_WRITE)
-            cml_emit(e, u, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 4, A + 4 * i);
-        if (a->op != CML_HIER_READ)
-            cml_emit(e, CML_HIER_STEP + u, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                     C + 4 * i);
-    }
+    const uint64_t b = t->bid.x / a->steps, j = t->bid.x % a->steps * CML_HIER_STEP;
+    if (p->stream)
+        cml_hier_stream(c, a->op, a->path, A, C, p->rows, p->grid,
+                        cml_hier_stream_word(b, t->tid.x, p->grid, p->rows, j), CML_HIER_STEP,
+                        0, 0);
+    else
+        cml_hier_walk(c, a->op, a->path, small, A, C, p->rows,
+                      cml_hier_row(b, p->grid, p->rows, j), CML_HIER_STEP, t->tid.x, 0, 0);
 }
 
 /* rec->model += what `part` adds (traced into rec, then the sum restored). */
@@ -220,16 +272,12 @@ static cml_status trace_add(cml_record *rec, uint64_t nblocks, unsigned block, c
     return CML_OK;
 }
 
-static const cml_cache path_cache[CML_HIER_PATH_COUNT] = {CML_CACHE_CA, CML_CACHE_CG,
-                                                          CML_CACHE_NC};
-
 cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, int path)
 {
     if (!p->rows || !p->per_block || op < 0 || op >= CML_HIER_CHASE || path < 0 ||
         path >= CML_HIER_PATH_COUNT)
         return CML_EINVAL;
-    bw_mirror m = {p, p->per_block / CML_HIER_STEP, op,
-                   op == CML_HIER_READ ? path_cache[path] : CML_CACHE_CA, 0};
+    bw_mirror m = {p, p->per_block / CML_HIER_STEP, op, path, 0};
     rec->has_model = 0;
     cml_status st = trace_add(rec, (uint64_t)p->grid * m.steps, CML_HIER_BLOCK, bw_thread, &m);
     if (st == CML_OK && op == CML_HIER_READ) {
@@ -244,34 +292,28 @@ cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, in
 /*
  * The chase: one warp, every lane on the same pointer. Virtual block v of
  * 32 threads makes hops 16v .. 16v+15 of the first launch, which starts at
- * slot sigma(0); the second part is the cursor load before the hops and
- * lane 0's stores after them (two 16-byte stores of out, the cursor).
+ * position 0 of the cycle (cml_hier_hops, its loads returning the chain's
+ * pointers); the second part is the kernel's whole body with no hops: the
+ * cursor load before them and lane 0's stores after them.
  */
 typedef struct chase_mirror {
-    const cml_hier_perm *perm;
-    uint64_t hop;
-    cml_cache cache;
+    cml_hier_chain chain;
+    int path;
     int ends;
 } chase_mirror;
 
 static void chase_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const chase_mirror *a = vargs;
-    const uint64_t T = cml_array_base(3), CUR = cml_array_base(4), OUT = cml_array_base(5);
+    const cml_ctx c = CML_MIRROR_CTX(t, e);
     if (a->ends) {
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 8, CUR);
-        if (t->tid.x == 0) {
-            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16, OUT);
-            cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16, OUT + 16);
-            cml_emit(e, 3, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8, CUR);
-        }
+        cml_hier_chase_body(c, a->path, CML_ARRAY(uint64_t, 4), CML_ARRAY(uint64_t, 5), 0,
+                            &a->chain);
         return;
     }
-    for (unsigned u = 0; u < CML_HIER_STEP; u++) {
-        uint64_t pos = ((uint64_t)t->bid.x * CML_HIER_STEP + u) % a->perm->m;
-        cml_emit(e, u, CML_SPACE_GLOBAL, CML_OP_LOAD, a->cache, 8,
-                 T + a->hop * cml_hier_perm_apply(a->perm, pos));
-    }
+    const uint64_t pos = (uint64_t)t->bid.x * CML_HIER_STEP;
+    cml_hier_hops(c, a->path, cml_hier_chain_ptr(&a->chain, pos), CML_HIER_STEP, &a->chain,
+                  pos);
 }
 
 cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint64_t hop,
@@ -280,7 +322,7 @@ cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint
     if (!perm || perm->m < 2 || hop % 8 != 0 || hops == 0 || hops % CML_HIER_STEP != 0 ||
         path < 0 || path >= CML_HIER_PATH_COUNT)
         return CML_EINVAL;
-    chase_mirror m = {perm, hop, path_cache[path], 0};
+    chase_mirror m = {{perm, cml_array_base(3), hop}, path, 0};
     rec->has_model = 0;
     cml_status st = trace_add(rec, hops / CML_HIER_STEP, CML_WARP_SIZE, chase_thread, &m);
     if (st == CML_OK) {

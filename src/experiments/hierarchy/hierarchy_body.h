@@ -1,0 +1,800 @@
+/*
+ * The hierarchy experiment (docs/experiments/hierarchy.md): bandwidth and
+ * latency against the working set. Everything of its kernels is here,
+ * written once (gpu/kernel_body.h): what the kernels, the model and the
+ * checkers share (the walk, the chase's permutation), the launchers
+ * hierarchy.c calls, the model's functions the tests check, the kernels'
+ * bodies, which the C compiler makes the model's mirrors (hierarchy_model.c),
+ * and under __CUDACC__ the kernels, launchers and checkers, compiled through
+ * the file the build generates for the folder (cmake/experiments.cmake).
+ *
+ * Bandwidth: each thread loads or stores one 4-byte word per row of the
+ * working set (a warp instruction is 128 contiguous bytes), 16 rows per
+ * unrolled step. The loads are inline PTX (ld.global.ca / .cg / .nc),
+ * volatile (the stores too) so that the compiler neither drops nor hoists a
+ * re-read of the same address: a working set smaller than what a launch
+ * walks is re-read many times inside the kernel, which is what makes a
+ * small working set measure L1 or L2 rather than the launch.
+ *   read: acc += word (mod 2^32) over the walk, out[thread] = acc; write:
+ *   C[i] = cml_hier_write_value(i, key); copy: C[i] = A[i].
+ * Latency: one warp follows pointers, `p = *p`, all lanes on the same
+ * address, timed inside the kernel with clock64 and %globaltimer.
+ */
+#ifndef CML_HIERARCHY_BODY_H
+#define CML_HIERARCHY_BODY_H
+
+#include <stdint.h>
+
+#include "core/random.h"
+#include "core/record.h"
+#include "cumemlab/model.h"
+#include "gpu/kernel_body.h"
+#include "gpu/launcher.h"
+#include "lab/experiment.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cml_hier_op {
+    CML_HIER_READ = 0, /* sum every word a thread loads; one sum per thread out */
+    CML_HIER_WRITE,    /* store a value computed from the index */
+    CML_HIER_COPY,     /* C[i] = A[i] */
+    CML_HIER_CHASE,    /* dependent loads: one warp follows pointers */
+    CML_HIER_OP_COUNT
+} cml_hier_op;
+
+/* Load paths, in the order of the experiment's `path` choices. */
+typedef enum cml_hier_path { CML_HIER_CA = 0, CML_HIER_CG, CML_HIER_NC, CML_HIER_PATH_COUNT } cml_hier_path;
+
+/* The cache operator the model gives a load through `path`. */
+CML_HD cml_cache cml_hier_path_cache(int path)
+{
+    return path == CML_HIER_CG ? CML_CACHE_CG : path == CML_HIER_NC ? CML_CACHE_NC : CML_CACHE_CA;
+}
+
+/* Threads per block of the bandwidth kernels, and a row: one 4-byte word
+ * per thread (1 KiB). A step: the 16 rows of a thread's unrolled iteration. */
+#define CML_HIER_BLOCK 256u
+#define CML_HIER_ROW_BYTES 1024u
+#define CML_HIER_STEP 16u
+/* A chase launch walks its `hops` twice: once to bring the table into the
+ * SM it runs on (each launch may land on another SM, with a cold L1), then
+ * timed, as gpu-latency warms inside its kernel. */
+#define CML_HIER_CHASE_WALKS 2u
+
+/*
+ * The walk of the bandwidth kernels. The array holds `rows` rows; every
+ * block walks `per_block` rows (a multiple of CML_HIER_STEP) from its own
+ * first row, wrapping at the end of the array: row (start + j) mod rows for
+ * j < per_block, thread t touching word t of each row. The blocks' first
+ * rows are spread evenly over the array (rounded down to a step, so the
+ * unrolled steps stay whole where the array is a multiple of a step), so at
+ * any moment the SMs read different parts of it. Arrays of 1, 2, 4 or 8 rows
+ * are walked from row 0 by a kernel unrolled over them (`small`).
+ */
+CML_HD uint64_t cml_hier_block_start(uint64_t b, uint64_t grid, uint64_t rows)
+{
+    if (rows < CML_HIER_STEP || grid == 0)
+        return 0;
+    return (b * rows / grid) / CML_HIER_STEP * CML_HIER_STEP;
+}
+
+/*
+ * The partitioned walk (`stream`), used from the L2/DRAM edge on: the grid's
+ * T = grid x 256 threads read the array's W = rows x 256 words as one
+ * grid-stride loop, thread g = block x 256 + t taking word (g + j T) mod W
+ * for its j-th load. Load n = j T + g of the whole grid is word n mod W, so
+ * each pass (W consecutive loads) reads every word exactly once, like
+ * gpu-l2-cache and STREAM at DRAM sizes; blocks on different SMs never read
+ * the same line inside a pass, so no SM's L2 hit on a line another SM just
+ * brought in counts as DRAM bandwidth. A warp's load stays 128 contiguous
+ * bytes (T and W are multiples of 256 words). Needs W >= T (rows >= grid).
+ */
+CML_HD uint64_t cml_hier_stream_word(uint64_t b, uint64_t t, uint64_t grid, uint64_t rows,
+                                     uint64_t j)
+{
+    return (b * CML_HIER_BLOCK + t + j * grid * CML_HIER_BLOCK) % (rows * CML_HIER_BLOCK);
+}
+
+/* The small-array kernel that walks `rows` rows, or 0 for the general one. */
+CML_HD unsigned cml_hier_small_rows(uint64_t rows)
+{
+    return (rows == 1 || rows == 2 || rows == 4 || rows == 8) ? (unsigned)rows : 0u;
+}
+
+/* Row of a block's j-th load (j < per_block). */
+CML_HD uint64_t cml_hier_row(uint64_t b, uint64_t grid, uint64_t rows, uint64_t j)
+{
+    if (cml_hier_small_rows(rows))
+        return j % rows;
+    return (cml_hier_block_start(b, grid, rows) + j) % rows;
+}
+
+/* Word of thread t of block b at its j-th load, in either walk. */
+CML_HD uint64_t cml_hier_word(int stream, uint64_t b, uint64_t t, uint64_t grid, uint64_t rows,
+                              uint64_t j)
+{
+    if (stream)
+        return cml_hier_stream_word(b, t, grid, rows, j);
+    return cml_hier_row(b, grid, rows, j) * CML_HIER_BLOCK + t;
+}
+
+/* The word the write kernel stores at index i: cheap (one multiply), and
+ * different for every index and key. */
+CML_HD uint32_t cml_hier_write_value(uint64_t i, uint32_t key)
+{
+    return ((uint32_t)i * 0x9E3779B1u) ^ key;
+}
+
+/* The 32 bits of input word i (the harness fills it with cml_random_f32). */
+CML_HD uint32_t cml_hier_input_word(uint64_t seed, uint64_t i)
+{
+    union { float f; uint32_t u; } v;
+    v.f = cml_random_f32(seed, i);
+    return v.u;
+}
+
+/*
+ * The pointer chase visits the m slots of its table in the order
+ * sigma(0), sigma(1), ..., sigma(m-1), sigma(0), ...: slot sigma(p) holds the
+ * address of slot sigma(p+1 mod m), so the table is one cycle through every
+ * slot. `stride` uses sigma(p) = p; `random` a bijection of [0, m): two
+ * rounds of multiply-by-odd, xorshift and add on k bits (2^k >= m, every
+ * step invertible modulo 2^k), walked again while the value is m or more
+ * (cycle walking: a bijection of [0, 2^k) restricted to [0, m) stays one).
+ * Its inverse (hierarchy_model.c) lets the host say where a chase of K hops
+ * from any slot ends.
+ */
+typedef struct cml_hier_perm {
+    uint64_t m;           /* slots */
+    uint64_t mask;        /* 2^k - 1 */
+    uint64_t mul1, mul2;  /* odd multipliers */
+    uint64_t inv1, inv2;  /* their inverses modulo 2^64 */
+    uint64_t add;
+    unsigned shift, bits; /* xorshift distance, k */
+    int identity;         /* the stride pattern: sigma(p) = p */
+} cml_hier_perm;
+
+CML_HD uint64_t cml_hier_perm_round(const cml_hier_perm *q, uint64_t x)
+{
+    x = (x * q->mul1) & q->mask;
+    x ^= x >> q->shift;
+    x = (x + q->add) & q->mask;
+    x = (x * q->mul2) & q->mask;
+    x ^= x >> q->shift;
+    return x;
+}
+
+/* sigma(p), p < m. */
+CML_HD uint64_t cml_hier_perm_apply(const cml_hier_perm *q, uint64_t p)
+{
+    if (q->identity)
+        return p;
+    uint64_t x = cml_hier_perm_round(q, p);
+    while (x >= q->m)
+        x = cml_hier_perm_round(q, x);
+    return x;
+}
+
+/* The chase's table as the model sees it: the pointer at position `pos` of
+ * the cycle (slot sigma(pos mod m), `hop` bytes a slot from `table`), which
+ * the slot of position pos - 1 holds. The mirror's loads return it. */
+typedef struct cml_hier_chain {
+    const cml_hier_perm *perm;
+    uint64_t table, hop;
+} cml_hier_chain;
+
+CML_HD uint64_t cml_hier_chain_ptr(const cml_hier_chain *c, uint64_t pos)
+{
+    return c->table + c->hop * cml_hier_perm_apply(c->perm, pos % c->perm->m);
+}
+
+/* One bandwidth launch (read, write or copy). */
+typedef struct cml_hier_bw_args {
+    const uint32_t *A; /* read, copy: the input, rows * 256 words */
+    uint32_t *C;       /* write, copy: the output, rows * 256 words */
+    uint32_t *out;     /* read: one sum per thread, grid * 256 words */
+    uint64_t rows;     /* rows of 1 KiB in each array */
+    uint64_t per_block;/* rows each block walks per launch, a multiple of 16 */
+    uint32_t grid;     /* blocks of CML_HIER_BLOCK threads */
+    uint32_t key;      /* write: cml_hier_write_value's key */
+    int op;            /* CML_HIER_READ, _WRITE or _COPY */
+    int path;          /* read: cml_hier_path */
+    int stream;        /* the partitioned walk (cml_hier_stream_word; rows >= grid) */
+} cml_hier_bw_args;
+
+/* One pointer-chase launch: a warp follows `hops` pointers (a multiple of
+ * 16) from *cursor, then leaves where it stopped in *cursor for the next
+ * launch and writes out[0..3]: the start and end pointers, the SM clock
+ * cycles (clock64) and the nanoseconds (%globaltimer) the hops took. */
+typedef struct cml_hier_chase_args {
+    uint64_t *cursor;  /* one word */
+    uint64_t *out;     /* four words, 16-byte aligned */
+    uint64_t hops;
+    int path;          /* cml_hier_path of the pointer loads */
+} cml_hier_chase_args;
+
+/* Launch one bandwidth kernel (asynchronously); the launch is checked. */
+CML_LAUNCHER cml_status cml_hier_bw_launch(void *args);
+/* The __global__ function a bandwidth launch runs, for the occupancy
+ * calculator (NULL for arguments out of range). */
+CML_LAUNCHER const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream);
+/* Count wrong words into d_counters[0] (zeroed by the caller) and the lowest
+ * wrong index into d_counters[1] (all ones from the caller): read: every
+ * thread's sum (A filled with seed); write and copy: every word of C. */
+CML_LAUNCHER cml_status cml_hier_bw_check(const cml_hier_bw_args *a, uint64_t seed,
+                                          unsigned long long *d_counters);
+
+/* Fill `table` (m slots of hop_words 8-byte words) with the cycle of `perm`:
+ * slot sigma(p) points at slot sigma(p + 1 mod m). */
+CML_LAUNCHER cml_status cml_hier_chase_build(uint64_t *table, const cml_hier_perm *perm,
+                                             uint64_t hop_words);
+CML_LAUNCHER cml_status cml_hier_chase_launch(void *args);
+CML_LAUNCHER const void *cml_hier_chase_kernel(int path);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- the model (hierarchy_model.c) --------------------------------------- */
+
+/* Where the model says the data of a working set comes from. The two
+ * edges are the sizes near a capacity where a part is served by each side
+ * (set conflicts, a replacement policy that is not quite LRU, L2's two
+ * partitions). */
+typedef enum cml_hier_level {
+    CML_HIER_L1 = 0,
+    CML_HIER_L1_L2,      /* the L1 edge */
+    CML_HIER_L2,
+    CML_HIER_L2_DRAM,    /* the L2 edge */
+    CML_HIER_DRAM,
+    CML_HIER_DRAM_TLB,   /* random pointers beyond the assumed TLB reach */
+    CML_HIER_LEVEL_COUNT
+} cml_hier_level;
+
+/* "L1", "L1/L2", "L2", "L2/DRAM", "DRAM", "DRAM+TLB". */
+const char *cml_hier_level_name(cml_hier_level level);
+/* The level as a number for tables and charts: 1, 1.5, 2, 2.5, 3, 4. */
+double cml_hier_level_code(cml_hier_level level);
+
+/* The capacities the rule uses. */
+typedef struct cml_hier_caps {
+    uint64_t l1_bytes;   /* L1 data cache per SM available to loads */
+    uint64_t l2_bytes;
+    uint64_t tlb_reach;  /* 0: not assumed (no DRAM+TLB level) */
+    unsigned sms;
+    int from_device;     /* 0: no device was read; an H100's figures */
+} cml_hier_caps;
+
+/* The capacities of `dev` (NULL: an H100 SXM's). */
+void cml_hier_caps_of(const cml_device_facts *dev, uint64_t tlb_reach, cml_hier_caps *out);
+
+/* The edges, as fractions of a capacity: a working set up to LOW x capacity
+ * fits, one above HIGH x capacity does not, and between the two is the
+ * edge. */
+#define CML_HIER_L1_LOW 0.9
+#define CML_HIER_L1_HIGH 1.5
+#define CML_HIER_L2_LOW 0.75
+#define CML_HIER_L2_HIGH 1.5
+
+/* The level that serves `ws` bytes walked by every SM (`op` a cml_hier_op,
+ * `path` the loads' cml_hier_path, `random`: a chase in random order). */
+cml_hier_level cml_hier_predict(const cml_hier_caps *caps, int op, int path, int random,
+                                uint64_t ws);
+
+/* What the hardware counters of one launch say (docs/experiments/hierarchy.md):
+ * NaN where a figure is not known. */
+typedef struct cml_hier_measured {
+    double l1_hit;        /* global load sectors that hit in L1 / load sectors */
+    double l2_hit;        /* 1 - DRAM bytes read / bytes L1 read from L2 */
+    double dram_per_byte; /* DRAM bytes (read + written) / bytes loaded and stored */
+} cml_hier_measured;
+
+typedef struct cml_hier_counts {
+    double ld_sectors, ld_hit_sectors, l2_read_sectors, dram_read;
+    double st_sectors, dram_write;
+} cml_hier_counts;
+
+void cml_hier_measure_counts(const cml_hier_counts *c, cml_hier_measured *m);
+/* The level those figures show (CML_HIER_LEVEL_COUNT: not enough figures). */
+cml_hier_level cml_hier_level_measured(const cml_hier_measured *m, int op);
+/* Whether a measured level agrees with the prediction. */
+int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured);
+
+typedef struct cml_hier_plan {
+    uint64_t rows;       /* 1 KiB rows per array (0: ws does not fit the op's arrays) */
+    uint64_t per_block;  /* rows each block walks per launch */
+    uint32_t grid;       /* blocks: SMs x resident blocks of 256 threads */
+    uint64_t launch_bytes; /* bytes loaded plus bytes stored per launch */
+    int stream;          /* the partitioned walk (cml_hier_stream_word) */
+} cml_hier_plan;
+
+/* `target` bytes walked per array per launch at least; `partition`: from
+ * the L2/DRAM edge on (the partitioned walk where the array is large enough). */
+void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
+                      uint64_t target, int partition, cml_hier_plan *out);
+
+/* The model of one bandwidth launch or one chase launch, into rec->model. */
+cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, int path);
+cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint64_t hop,
+                                uint64_t hops, int path);
+
+/* The chase's permutation of m slots (random: from `seed`; else the stride
+ * order), and sigma^-1(s), s < m. */
+void cml_hier_perm_make(cml_hier_perm *q, uint64_t m, int random, uint64_t seed);
+uint64_t cml_hier_perm_invert(const cml_hier_perm *q, uint64_t s);
+
+/* ---- the kernels' own loads, stores and clocks ----------------------------- */
+
+#ifdef __CUDACC__
+/* cml_hier_ld32 and cml_hier_ld64: ld.global.ca, .cg or .nc by `path` (a
+ * constant in each kernel, so one load instruction is left). */
+#define CML_HIER_LD(name, T, bits, reg)                                                    \
+    __device__ __forceinline__ T name(const T *p, int path)                               \
+    {                                                                                      \
+        T v;                                                                               \
+        if (path == CML_HIER_CA)                                                           \
+            asm volatile("ld.global.ca.u" bits " %0, [%1];" : "=" reg(v) : "l"(p));        \
+        else if (path == CML_HIER_CG)                                                      \
+            asm volatile("ld.global.cg.u" bits " %0, [%1];" : "=" reg(v) : "l"(p));        \
+        else                                                                               \
+            asm volatile("ld.global.nc.u" bits " %0, [%1];" : "=" reg(v) : "l"(p));        \
+        return v;                                                                          \
+    }
+CML_HIER_LD(cml_hier_ld32, uint32_t, "32", "r")
+CML_HIER_LD(cml_hier_ld64, uint64_t, "64", "l")
+#undef CML_HIER_LD
+
+/* Stores are volatile too: the small arrays' steps store to the same word
+ * several times, and a compiler may keep only the last of plain stores. */
+__device__ __forceinline__ void cml_hier_st32(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.global.u32 [%0], %1;" : : "l"(p), "r"(v));
+}
+
+#define cml_hier_clock() clock64()
+__device__ __forceinline__ uint64_t cml_hier_ns(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#else /* the mirror times nothing */
+#define cml_hier_clock() 0LL
+#define cml_hier_ns() ((uint64_t)0)
+#endif
+
+/* ---- the bodies ------------------------------------------------------------ */
+
+/*
+ * One unrolled step: rows j .. j + 15 of the walk at p + offs[u] (and q +
+ * offs[u]), i the index of p; copies load through ca, reads through `path`.
+ * A load of row j is site j mod 16 (its place in the step of 16 rows the
+ * mirror traces as a block of its own: j = 16 k + u), the store beside it
+ * 16 + j mod 16.
+ */
+CML_BODY uint32_t cml_hier_step(CML_CTX, int op, int path, const uint32_t *p, uint32_t *q,
+                                uint64_t i, uint32_t key, uint32_t acc, const int *offs,
+                                uint64_t j)
+{
+    if (op == CML_HIER_WRITE) {
+        CML_UNROLL
+        for (int u = 0; u < (int)CML_HIER_STEP; u++)
+            CML_ST_FN(16u + (j + u) % 16u, CML_CACHE_CA, q, offs[u],
+                      cml_hier_write_value(i + (uint64_t)offs[u], key), cml_hier_st32);
+        return acc;
+    }
+    const int lp = op == CML_HIER_READ ? path : CML_HIER_CA;
+    uint32_t v[CML_HIER_STEP];
+    CML_UNROLL
+    for (int u = 0; u < (int)CML_HIER_STEP; u++)
+        v[u] = CML_LD_FN1((j + u) % 16u, cml_hier_path_cache(lp), uint32_t, p, offs[u],
+                          cml_hier_ld32, lp);
+    CML_UNROLL
+    for (int u = 0; u < (int)CML_HIER_STEP; u++) {
+        if (op == CML_HIER_READ)
+            acc += v[u];
+        else
+            CML_ST_FN(16u + (j + u) % 16u, CML_CACHE_CA, q, offs[u], v[u], cml_hier_st32);
+    }
+    return acc;
+}
+
+/* One row j at p (and q), i the index of p. */
+CML_BODY uint32_t cml_hier_one(CML_CTX, int op, int path, const uint32_t *p, uint32_t *q,
+                               uint64_t i, uint32_t key, uint32_t acc, uint64_t j)
+{
+    if (op == CML_HIER_READ)
+        acc += CML_LD_FN1(j % 16u, cml_hier_path_cache(path), uint32_t, p, 0, cml_hier_ld32,
+                          path);
+    else if (op == CML_HIER_WRITE)
+        CML_ST_FN(16u + j % 16u, CML_CACHE_CA, q, 0, cml_hier_write_value(i, key),
+                  cml_hier_st32);
+    else
+        CML_ST_FN(16u + j % 16u, CML_CACHE_CA, q, 0,
+                  CML_LD_FN1(j % 16u, CML_CACHE_CA, uint32_t, p, 0, cml_hier_ld32,
+                             CML_HIER_CA),
+                  cml_hier_st32);
+    return acc;
+}
+
+/*
+ * `count` rows of the per-block walk from row r (a multiple of 16), thread
+ * t's word of each. `small` (1, 2, 4, 8: the array's rows): each step covers
+ * 16 / small whole passes from row 0; 0: any array, in segments up to the
+ * array's end, 16 rows per step and one at a time for a segment's last rows
+ * when it is not a multiple of 16. The kernel walks its block's rows from
+ * cml_hier_block_start, the mirror one step of them at a time.
+ */
+CML_BODY uint32_t cml_hier_walk(CML_CTX, int op, int path, int small, const uint32_t *A,
+                                uint32_t *C, uint64_t rows, uint64_t r, uint64_t count,
+                                unsigned t, uint32_t key, uint32_t acc)
+{
+    int offs[CML_HIER_STEP];
+    if (small) {
+        CML_UNROLL
+        for (int u = 0; u < (int)CML_HIER_STEP; u++)
+            offs[u] = (u % (small ? small : 1)) * (int)CML_HIER_BLOCK;
+        for (uint64_t j = 0; j < count; j += CML_HIER_STEP)
+            acc = cml_hier_step(CML_CTX_ARG, op, path, A + t, C + t, t, key, acc, offs, j);
+        return acc;
+    }
+    CML_UNROLL
+    for (int u = 0; u < (int)CML_HIER_STEP; u++)
+        offs[u] = u * (int)CML_HIER_BLOCK;
+    uint64_t left = count;
+    while (left > 0) {
+        const uint64_t seg = rows - r < left ? rows - r : left;
+        uint64_t i = r * CML_HIER_BLOCK + t;
+        uint64_t k = 0;
+        for (; k + CML_HIER_STEP <= seg; k += CML_HIER_STEP, i += CML_HIER_STEP * CML_HIER_BLOCK)
+            acc = cml_hier_step(CML_CTX_ARG, op, path, A + i, C + i, i, key, acc, offs,
+                                count - left + k);
+        for (; k < seg; k++, i += CML_HIER_BLOCK)
+            acc = cml_hier_one(CML_CTX_ARG, op, path, A + i, C + i, i, key, acc,
+                               count - left + k);
+        left -= seg;
+        r = 0;
+    }
+    return acc;
+}
+
+/*
+ * `count` loads (a multiple of 16) of the partitioned walk from word i (<
+ * W): a grid-stride loop, 16 loads in flight per thread, the index stepped
+ * by T and wrapped once at W (T <= W) rather than divided.
+ */
+CML_BODY uint32_t cml_hier_stream(CML_CTX, int op, int path, const uint32_t *A, uint32_t *C,
+                                  uint64_t rows, uint32_t grid, uint64_t i, uint64_t count,
+                                  uint32_t key, uint32_t acc)
+{
+    const uint64_t T = (uint64_t)grid * CML_HIER_BLOCK, W = rows * CML_HIER_BLOCK;
+    for (uint64_t j = 0; j < count; j += CML_HIER_STEP) {
+        uint64_t idx[CML_HIER_STEP];
+        CML_UNROLL
+        for (int u = 0; u < (int)CML_HIER_STEP; u++) {
+            idx[u] = i;
+            i += T;
+            if (i >= W)
+                i -= W;
+        }
+        if (op == CML_HIER_WRITE) {
+            CML_UNROLL
+            for (int u = 0; u < (int)CML_HIER_STEP; u++)
+                CML_ST_FN(16 + u, CML_CACHE_CA, C, idx[u], cml_hier_write_value(idx[u], key),
+                          cml_hier_st32);
+        } else {
+            const int lp = op == CML_HIER_READ ? path : CML_HIER_CA;
+            uint32_t v[CML_HIER_STEP];
+            CML_UNROLL
+            for (int u = 0; u < (int)CML_HIER_STEP; u++)
+                v[u] = CML_LD_FN1(u, cml_hier_path_cache(lp), uint32_t, A, idx[u],
+                                  cml_hier_ld32, lp);
+            CML_UNROLL
+            for (int u = 0; u < (int)CML_HIER_STEP; u++) {
+                if (op == CML_HIER_READ)
+                    acc += v[u];
+                else
+                    CML_ST_FN(16 + u, CML_CACHE_CA, C, idx[u], v[u], cml_hier_st32);
+            }
+        }
+    }
+    return acc;
+}
+
+/* A bandwidth kernel's thread: its walk, then the read's sum (site 0). */
+CML_BODY void cml_hier_bw_body(CML_CTX, int op, int path, int small, int stream,
+                               const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
+                               uint64_t per_block, uint32_t grid, uint32_t key)
+{
+    const unsigned t = CML_TID_X;
+    uint32_t acc = 0;
+    if (stream)
+        acc = cml_hier_stream(CML_CTX_ARG, op, path, A, C, rows, grid,
+                              (uint64_t)CML_BID_X * CML_HIER_BLOCK + t, per_block, key, acc);
+    else
+        acc = cml_hier_walk(CML_CTX_ARG, op, path, small, A, C, rows,
+                            small ? 0 : cml_hier_block_start(CML_BID_X, grid, rows), per_block,
+                            t, key, acc);
+    if (op == CML_HIER_READ)
+        CML_ST(0, CML_ST_PLAIN, out, (uint64_t)CML_BID_X * CML_HIER_BLOCK + t, acc);
+}
+
+/* `hops` dependent loads (a multiple of 16, sites 0..15) from p, the pointer
+ * at position pos of `chain` (the mirror's); the pointer the last one read. */
+CML_BODY uint64_t cml_hier_hops(CML_CTX, int path, uint64_t p, uint64_t hops,
+                                const cml_hier_chain *chain, uint64_t pos)
+{
+    for (uint64_t k = 0; k < hops; k += CML_HIER_STEP) {
+        CML_UNROLL
+        for (int u = 0; u < (int)CML_HIER_STEP; u++)
+            p = CML_LDV_FN1(u, cml_hier_path_cache(path), uint64_t,
+                            (const uint64_t *)(uintptr_t)p, 0, cml_hier_ld64, path,
+                            cml_hier_chain_ptr(chain, pos + k + u + 1));
+    }
+    return p;
+}
+
+/* The chase kernel's thread: the cursor load (site 0: the pointer at
+ * position 0 of `chain`), the walk that warms, the timed walk, and lane 0's
+ * report (sites 1, 2: out's two 16-byte halves; 3: the cursor). */
+CML_BODY void cml_hier_chase_body(CML_CTX, int path, uint64_t *cursor, uint64_t *out,
+                                  uint64_t hops, const cml_hier_chain *chain)
+{
+    uint64_t p = CML_LDV_FN1(0, cml_hier_path_cache(path), uint64_t, cursor, 0, cml_hier_ld64,
+                             path, cml_hier_chain_ptr(chain, 0));
+    const uint64_t start = p, warm = hops * (CML_HIER_CHASE_WALKS - 1);
+    p = cml_hier_hops(CML_CTX_ARG, path, p, warm, chain, 0);
+    const long long c0 = cml_hier_clock();
+    const uint64_t t0 = cml_hier_ns();
+    p = cml_hier_hops(CML_CTX_ARG, path, p, hops, chain, warm);
+    const long long c1 = cml_hier_clock();
+    const uint64_t t1 = cml_hier_ns();
+    if (CML_TID_X == 0) {
+        ulonglong2 *o = (ulonglong2 *)out;
+        CML_ST(1, CML_ST_PLAIN, o, 0, make_ulonglong2(start, p));
+        CML_ST(2, CML_ST_PLAIN, o, 1, make_ulonglong2((unsigned long long)(c1 - c0), t1 - t0));
+        CML_ST(3, CML_ST_PLAIN, cursor, 0, p);
+    }
+}
+
+#ifdef __CUDACC__
+/* ---- the kernels and their launchers (nvcc only) --------------------- */
+#include <cuda_runtime.h>
+
+#include "gpu/gpu_internal.h"
+
+#define ROW CML_HIER_BLOCK /* words per row */
+
+template <int OP, int PATH, int SMALL>
+__global__ void __launch_bounds__(CML_HIER_BLOCK)
+    hier_bw(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows, uint64_t per_block,
+            uint32_t grid, uint32_t key)
+{
+    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, SMALL, 0, A, C, out, rows, per_block, grid, key);
+}
+
+template <int OP, int PATH>
+__global__ void __launch_bounds__(CML_HIER_BLOCK)
+    hier_bw_stream(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
+                   uint64_t per_block, uint32_t grid, uint32_t key)
+{
+    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, 0, 1, A, C, out, rows, per_block, grid, key);
+}
+
+typedef void (*bw_kernel)(const uint32_t *, uint32_t *, uint32_t *, uint64_t, uint64_t, uint32_t,
+                          uint32_t);
+
+/* [op][path][small: 0, 1, 2, 4, 8 as index 0..4]; write and copy ignore the path. */
+#define SMALLS(OP, PATH)                                                                    \
+    {hier_bw<OP, PATH, 0>, hier_bw<OP, PATH, 1>, hier_bw<OP, PATH, 2>, hier_bw<OP, PATH, 4>, \
+     hier_bw<OP, PATH, 8>}
+static const bw_kernel read_kernels[CML_HIER_PATH_COUNT][5] = {
+    SMALLS(CML_HIER_READ, CML_HIER_CA), SMALLS(CML_HIER_READ, CML_HIER_CG),
+    SMALLS(CML_HIER_READ, CML_HIER_NC)};
+static const bw_kernel write_kernels[5] = SMALLS(CML_HIER_WRITE, CML_HIER_CA);
+static const bw_kernel copy_kernels[5] = SMALLS(CML_HIER_COPY, CML_HIER_CA);
+static const bw_kernel stream_read_kernels[CML_HIER_PATH_COUNT] = {
+    hier_bw_stream<CML_HIER_READ, CML_HIER_CA>, hier_bw_stream<CML_HIER_READ, CML_HIER_CG>,
+    hier_bw_stream<CML_HIER_READ, CML_HIER_NC>};
+
+static int small_index(uint64_t rows)
+{
+    static const int index[9] = {0, 1, 2, 0, 3, 0, 0, 0, 4};
+    return index[cml_hier_small_rows(rows)];
+}
+
+static bw_kernel pick(int op, int path, uint64_t rows, int stream)
+{
+    if (path < 0 || path >= CML_HIER_PATH_COUNT)
+        return NULL;
+    if (stream) {
+        switch (op) {
+        case CML_HIER_READ: return stream_read_kernels[path];
+        case CML_HIER_WRITE: return hier_bw_stream<CML_HIER_WRITE, CML_HIER_CA>;
+        case CML_HIER_COPY: return hier_bw_stream<CML_HIER_COPY, CML_HIER_CA>;
+        default: return NULL;
+        }
+    }
+    int s = small_index(rows);
+    switch (op) {
+    case CML_HIER_READ: return read_kernels[path][s];
+    case CML_HIER_WRITE: return write_kernels[s];
+    case CML_HIER_COPY: return copy_kernels[s];
+    default: return NULL;
+    }
+}
+
+extern "C" const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream)
+{
+    return (const void *)pick(op, path, rows, stream);
+}
+
+/* The arguments a kernel may run with: a walk of whole steps over arrays
+ * that exist, on the arrays its operation uses. */
+static int bw_args_ok(const cml_hier_bw_args *a)
+{
+    if (!a || !pick(a->op, a->path, a->rows, a->stream) || a->rows == 0 || a->grid == 0 ||
+        a->per_block == 0 || a->per_block % CML_HIER_STEP != 0 ||
+        (a->stream && a->rows < a->grid))
+        return 0;
+    if (a->op == CML_HIER_READ)
+        return a->A && a->out;
+    if (a->op == CML_HIER_WRITE)
+        return a->C != NULL;
+    return a->A && a->C;
+}
+
+extern "C" cml_status cml_hier_bw_launch(void *vctx)
+{
+    const cml_hier_bw_args *a = (const cml_hier_bw_args *)vctx;
+    if (!bw_args_ok(a) || a->grid > 0x7FFFFFFFu)
+        return CML_EINVAL;
+    pick(a->op, a->path, a->rows, a->stream)<<<a->grid, CML_HIER_BLOCK>>>(a->A, a->C, a->out, a->rows,
+                                                              a->per_block, a->grid, a->key);
+    CML_CU_LAUNCH();
+    return CML_OK;
+}
+
+__device__ void count_bad(unsigned long long *bad, unsigned long long *first, uint64_t j)
+{
+    atomicAdd(bad, 1ull);
+    atomicMin(first, (unsigned long long)j);
+}
+
+/* Read: thread (b, t) walked rows (start + j) mod rows, j < per_block: q
+ * whole passes over every row and `rem` rows from its start. The sum is
+ * recomputed from the fill's formula, not from the array. */
+__global__ void hier_read_check(const uint32_t *out, uint64_t rows, uint64_t per_block,
+                                uint32_t grid, int stream, uint64_t seed,
+                                unsigned long long *bad, unsigned long long *first)
+{
+    if (stream) { /* each thread's own words, one by one */
+        for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+             j < (uint64_t)grid * ROW; j += (uint64_t)gridDim.x * blockDim.x) {
+            uint32_t want = 0;
+            for (uint64_t k = 0; k < per_block; k++)
+                want += cml_hier_input_word(seed, cml_hier_stream_word(j / ROW, j % ROW, grid,
+                                                                       rows, k));
+            if (out[j] != want)
+                count_bad(bad, first, j);
+        }
+        return;
+    }
+    const uint64_t threads = (uint64_t)grid * ROW;
+    for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < threads;
+         j += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t b = j / ROW, t = j % ROW;
+        const uint64_t q = per_block / rows, rem = per_block % rows;
+        uint32_t pass = 0, part = 0;
+        if (q)
+            for (uint64_t r = 0; r < rows; r++)
+                pass += cml_hier_input_word(seed, r * ROW + t);
+        for (uint64_t k = 0; k < rem; k++)
+            part += cml_hier_input_word(seed, cml_hier_row(b, grid, rows, k) * ROW + t);
+        const uint32_t want = (uint32_t)q * pass + part;
+        if (out[j] != want)
+            count_bad(bad, first, j);
+    }
+}
+
+/* Write and copy: every word of C. */
+__global__ void hier_store_check(const uint32_t *C, uint64_t words, int op, uint32_t key,
+                                 uint64_t seed, unsigned long long *bad, unsigned long long *first)
+{
+    for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < words;
+         j += (uint64_t)gridDim.x * blockDim.x) {
+        const uint32_t want = op == CML_HIER_WRITE ? cml_hier_write_value(j, key)
+                                                   : cml_hier_input_word(seed, j);
+        if (C[j] != want)
+            count_bad(bad, first, j);
+    }
+}
+
+extern "C" cml_status cml_hier_bw_check(const cml_hier_bw_args *a, uint64_t seed,
+                                        unsigned long long *d_counters)
+{
+    if (!bw_args_ok(a) || !d_counters)
+        return CML_EINVAL;
+    if (a->op == CML_HIER_READ)
+        hier_read_check<<<1024, 256>>>(a->out, a->rows, a->per_block, a->grid, a->stream, seed,
+                                       d_counters, d_counters + 1);
+    else
+        hier_store_check<<<1024, 256>>>(a->C, a->rows * ROW, a->op, a->key, seed, d_counters,
+                                        d_counters + 1);
+    CML_CU_LAUNCH();
+    return CML_OK;
+}
+
+/* ---- latency ------------------------------------------------------------ */
+
+__global__ void hier_build(uint64_t *table, cml_hier_perm perm, uint64_t hop_words)
+{
+    for (uint64_t p = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; p < perm.m;
+         p += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t s = cml_hier_perm_apply(&perm, p);
+        const uint64_t n = cml_hier_perm_apply(&perm, p + 1 == perm.m ? 0 : p + 1);
+        table[s * hop_words] = (uint64_t)(uintptr_t)(table + n * hop_words);
+    }
+}
+
+extern "C" cml_status cml_hier_chase_build(uint64_t *table, const cml_hier_perm *perm,
+                                           uint64_t hop_words)
+{
+    if (!table || !perm || perm->m < 2 || hop_words == 0)
+        return CML_EINVAL;
+    hier_build<<<1024, 256>>>(table, *perm, hop_words);
+    CML_CU_LAUNCH();
+    return CML_OK;
+}
+
+/* One warp: every lane follows the same pointers (one request and one
+ * sector per hop), lane 0 reports. */
+template <int PATH>
+__global__ void hier_chase(uint64_t *cursor, uint64_t *out, uint64_t hops)
+{
+    cml_hier_chase_body(CML_KERNEL_CTX, PATH, cursor, out, hops, NULL);
+}
+
+typedef void (*chase_kernel)(uint64_t *, uint64_t *, uint64_t);
+static const chase_kernel chases[CML_HIER_PATH_COUNT] = {
+    hier_chase<CML_HIER_CA>, hier_chase<CML_HIER_CG>, hier_chase<CML_HIER_NC>};
+
+extern "C" const void *cml_hier_chase_kernel(int path)
+{
+    return path >= 0 && path < CML_HIER_PATH_COUNT ? (const void *)chases[path] : NULL;
+}
+
+/* The chase wants the whole L1 as cache (no shared memory carved out), as
+ * a latency benchmark on its own would get; a per-kernel preference, set
+ * once, not a device-wide setting. */
+static cml_status prefer_l1(const void *fn)
+{
+    CML_CU(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                (int)cudaSharedmemCarveoutMaxL1));
+    return CML_OK;
+}
+
+extern "C" cml_status cml_hier_chase_launch(void *vctx)
+{
+    const cml_hier_chase_args *a = (const cml_hier_chase_args *)vctx;
+    if (!a || !a->cursor || !a->out || a->hops == 0 || a->hops % CML_HIER_STEP != 0 ||
+        a->path < 0 || a->path >= CML_HIER_PATH_COUNT || ((uintptr_t)a->out & 15u) != 0)
+        return CML_EINVAL;
+    static int preferred[CML_HIER_PATH_COUNT];
+    if (!preferred[a->path]) {
+        cml_status st = prefer_l1((const void *)chases[a->path]);
+        if (st != CML_OK)
+            return st;
+        preferred[a->path] = 1;
+    }
+    chases[a->path]<<<1, CML_WARP_SIZE>>>(a->cursor, a->out, a->hops);
+    CML_CU_LAUNCH();
+    return CML_OK;
+}
+
+#undef ROW
+#endif /* __CUDACC__ */
+
+#endif
