@@ -282,11 +282,6 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_vs<uint4>(unsigned a)
 
 /* ---- added for the peak kernels (src/lab/peak_body.h) ------------------ */
 
-/* The body's context passed on to a body it calls: a helper with accesses
- * of its own (peak's block sum, run twice by one kernel with its own
- * sites each time). */
-#define CML_PASS_CTX cml_ctx()
-
 /* A float's bit pattern as an unsigned integer (peak's checksum adds the
  * words' patterns); the mirror's values are 0 and never read. */
 #define CML_FLOAT_AS_UINT(x) __float_as_uint(x)
@@ -569,9 +564,6 @@ static inline void cml_body_spill(cml_ctx c, unsigned site, cml_op op, unsigned 
                                         : cml_array_base((unsigned)name##_cml_at)))
 
 /* ---- added for the peak kernels (src/lab/peak_body.h) ------------------ */
-
-/* The context passed on to a body the body calls. */
-#define CML_PASS_CTX cml_ctx_
 
 /* A float's bit pattern (a union: C11 defines reading the other member). */
 static inline unsigned cml_body_float_as_uint(float x)

@@ -180,7 +180,7 @@ CML_BODY void cml_peak_sum_finish(CML_CTX, unsigned long long block_total,
     unsigned long long v = 0ull;
     if (CML_TID_X < CML_PEAK_SUM_SLOTS) /* read and zero in one atomic */
         v = CML_ATOMIC_EXCH(CML_PEAK_SITE_SLOT_EXCH, slots, CML_TID_X, 0ull, 0ull);
-    v = cml_peak_block_sum(CML_PASS_CTX, v, CML_PEAK_SITE_SUM + 2);
+    v = cml_peak_block_sum(CML_CTX_ARG, v, CML_PEAK_SITE_SUM + 2);
     if (CML_TID_X == 0) {
         CML_ST(CML_PEAK_SITE_RESULT, CML_ST_PLAIN, result, 0, v);
         CML_ST(CML_PEAK_SITE_TICKET_RESET, CML_ST_PLAIN, ticket, 0, 0u);
@@ -310,8 +310,8 @@ CML_BODY void cml_peak_sum_finish(CML_CTX, unsigned long long block_total,
         const uint64_t r = nv * ((W) / 4) + t;                                               \
         if ((W) > 4 && r < n)                                                                \
             acc += cml_peak_bits_v4(CML_LD(CML_PEAK_SITE_TAIL, ld, float, x, r));            \
-        cml_peak_sum_finish(CML_PASS_CTX,                                                    \
-                            cml_peak_block_sum(CML_PASS_CTX, acc, CML_PEAK_SITE_SUM), slots, \
+        cml_peak_sum_finish(CML_CTX_ARG,                                                    \
+                            cml_peak_block_sum(CML_CTX_ARG, acc, CML_PEAK_SITE_SUM), slots, \
                             ticket, result);                                                 \
     }                                                                                        \
                                                                                              \
@@ -335,8 +335,8 @@ CML_BODY void cml_peak_sum_finish(CML_CTX, unsigned long long block_total,
         const uint64_t r = nv * ((W) / 4) + CML_TID_X;                                       \
         if ((W) > 4 && CML_BID_X == 0 && r < n)                                              \
             acc += cml_peak_bits_v4(CML_LD(CML_PEAK_SITE_TAIL, ld, float, x, r));            \
-        cml_peak_sum_finish(CML_PASS_CTX,                                                    \
-                            cml_peak_block_sum(CML_PASS_CTX, acc, CML_PEAK_SITE_SUM), slots, \
+        cml_peak_sum_finish(CML_CTX_ARG,                                                    \
+                            cml_peak_block_sum(CML_CTX_ARG, acc, CML_PEAK_SITE_SUM), slots, \
                             ticket, result);                                                 \
     }
 

@@ -44,8 +44,11 @@ NOT_MIRRORED = {
     "pitch2d_check": CHECKER,
     "transfers_check": CHECKER,
     "peak_check": CHECKER,
+    "hier_read_check": CHECKER,
+    "hier_store_check": CHECKER,
     "pitch2d_fill": "fills the padded image before the timed kernels run (not measured)",
     "fill_u32": "fills shuffle's input before the timed kernels run (not measured)",
+    "hier_build": "writes the pointer chase's table before the timed chase runs (not measured)",
     "peak_reference_sum": "the sum's reference, on the device from the fill's seed (not measured)",
 }
 
