@@ -48,7 +48,8 @@
  *
  * The other accesses: shared memory (CML_SHARED_ARRAY, CML_SHARED_EXTERN,
  * CML_LDS, CML_STS, and by shared-space address CML_LDS_VOLATILE,
- * CML_STS_VOLATILE), local memory (CML_LOCAL_ARRAY, CML_LDL, CML_STL: a
+ * CML_STS_VOLATILE; another block's of the cluster: CML_CLUSTER_MAP,
+ * CML_LDS_CLUSTER), local memory (CML_LOCAL_ARRAY, CML_LDL, CML_STL: a
  * per-thread array the compiler must place in the thread's frame, and
  * CML_SPILL_ST / CML_SPILL_LD: the spill traffic ptxas adds, which no line
  * of the source names), constant memory (CML_CONSTANT_ARRAY, CML_LDC) and a
@@ -72,8 +73,8 @@
  *    depends on loaded data, CML_LDV names the value the mirror must use
  *    (the kernel ignores it): the counter-based fill (core/random.h) makes
  *    it computable;
- *  - __syncthreads is CML_SYNC(): the model runs each thread to its end, so
- *    it is no boundary there.
+ *  - __syncthreads is CML_SYNC() (a cluster's barrier CML_CLUSTER_SYNC()):
+ *    the model runs each thread to its end, so it is no boundary there.
  */
 #ifndef CML_GPU_KERNEL_BODY_H
 #define CML_GPU_KERNEL_BODY_H
@@ -301,6 +302,108 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_vs<uint4>(unsigned a)
 #define CML_ATOMIC_ADD(site, p, i, v, mirror_value) ((void)(site), atomicAdd((p) + (i), (v)))
 #define CML_ATOMIC_EXCH(site, p, i, v, mirror_value) ((void)(site), atomicExch((p) + (i), (v)))
 #define CML_THREADFENCE() __threadfence()
+
+/* ---- added for cluster-smem (experiments/cluster_smem/cluster_smem_body.h) */
+
+/* Thread-block clusters (sm_90; cluster-smem's kernels read the shared
+ * memory of another block of their cluster): the block's rank in its
+ * cluster and the cluster's size (%cluster_ctarank, %cluster_nctarank),
+ * the barrier of every thread of the cluster's blocks (what each wrote
+ * before, shared memory included, is visible to all after: release,
+ * acquire), the shared::cluster address of the same shared
+ * variable in block `rank` (mapa; `a` a shared-space address,
+ * CML_SHARED_SPACE) and a load from such an address (ld.shared::cluster,
+ * distributed shared memory, over the SM-to-SM network). T is unsigned or
+ * uint4 (4 or 16 bytes). A cml_thread has no cluster, so the body names the
+ * rank and size the mirror is to use (the kernel ignores them), as CML_LDV
+ * names a loaded value. The model has no class for distributed shared
+ * memory (neither the block's shared memory nor L1 and L2 see it): the
+ * mirror emits nothing for CML_LDS_CLUSTER, and an experiment reports those
+ * bytes itself. Below sm_90 the instructions do not exist: there these
+ * trap, and a kernel must not reach them (its __global__ function guards
+ * by architecture). */
+#define CML_CLUSTER_RANK(mirror_rank) cml_body_cluster_rank()
+#define CML_CLUSTER_SIZE(mirror_size) cml_body_cluster_size()
+#define CML_CLUSTER_SYNC() cml_body_cluster_sync()
+#define CML_CLUSTER_MAP(a, rank) cml_body_cluster_map((a), (rank))
+#define CML_LDS_CLUSTER(site, T, a) ((void)(site), cml_body_ld_cluster<T>(a))
+
+static __device__ __forceinline__ unsigned cml_body_cluster_rank()
+{
+#if __CUDA_ARCH__ >= 900
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+#else
+    __trap();
+    return 0;
+#endif
+}
+static __device__ __forceinline__ unsigned cml_body_cluster_size()
+{
+#if __CUDA_ARCH__ >= 900
+    unsigned n;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+    return n;
+#else
+    __trap();
+    return 0;
+#endif
+}
+static __device__ __forceinline__ void cml_body_cluster_sync()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::
+                     : "memory");
+#else
+    __trap();
+#endif
+}
+static __device__ __forceinline__ unsigned cml_body_cluster_map(unsigned a, unsigned rank)
+{
+#if __CUDA_ARCH__ >= 900
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(a), "r"(rank));
+    return r;
+#else
+    (void)a, (void)rank;
+    __trap();
+    return 0;
+#endif
+}
+template <typename T> static __device__ __forceinline__ T cml_body_ld_cluster(unsigned a);
+template <> __device__ __forceinline__ unsigned cml_body_ld_cluster<unsigned>(unsigned a)
+{
+#if __CUDA_ARCH__ >= 900
+    unsigned v;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+    return v;
+#else
+    (void)a;
+    __trap();
+    return 0;
+#endif
+}
+template <> __device__ __forceinline__ uint4 cml_body_ld_cluster<uint4>(unsigned a)
+{
+#if __CUDA_ARCH__ >= 900
+    uint4 v;
+    asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(a)
+                 : "memory");
+    return v;
+#else
+    (void)a;
+    __trap();
+    return make_uint4(0, 0, 0, 0);
+#endif
+}
+
+/* The SM's cycle counter (clock64), to time a stretch of the kernel from
+ * inside it; the mirror's is 0. */
+#define CML_CLOCK64() clock64()
 
 #else
 /* ---- the mirror ------------------------------------------------------- */
@@ -590,6 +693,21 @@ static inline unsigned cml_body_float_as_uint(float x)
 #define CML_ATOMIC_EXCH(site, p, i, v, mirror_value)                                       \
     ((void)(site), (void)((p) + (i)), (void)(v), (mirror_value))
 #define CML_THREADFENCE() ((void)0)
+
+/* ---- added for cluster-smem (experiments/cluster_smem/cluster_smem_body.h) */
+
+/* Thread-block clusters: the rank and size the body names for the mirror;
+ * the barrier is none (the model runs each thread to its end), the mapped
+ * address the address itself, and a load of distributed shared memory
+ * emits nothing (no class of the model counts it: see the kernel's side).
+ * Its site and address are evaluated. */
+#define CML_CLUSTER_RANK(mirror_rank) ((unsigned)(mirror_rank))
+#define CML_CLUSTER_SIZE(mirror_size) ((unsigned)(mirror_size))
+#define CML_CLUSTER_SYNC() ((void)0)
+#define CML_CLUSTER_MAP(a, rank) ((void)(rank), (unsigned)(a))
+#define CML_LDS_CLUSTER(site, T, a) ((void)(site), (void)(a), (T){0})
+
+#define CML_CLOCK64() ((long long)0)
 
 #endif /* __CUDACC__ */
 #endif

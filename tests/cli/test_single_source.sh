@@ -19,7 +19,7 @@ exp="$here/../../src/experiments"
 lab="$here/../../src/lab"
 . "$here/cli_test_util.sh" # $tmp, check
 
-UNCONVERTED="async_copy.c cluster_smem.c"
+UNCONVERTED="async_copy.c"
 
 # The experiments' files, wherever they sit under src/experiments, and the
 # engine's (src/lab): the peak kernels are the engine's, their bodies in
