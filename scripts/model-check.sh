@@ -68,7 +68,10 @@ hierarchy --op chase --ws 100M,2G --tlb-reach 1G --hops 0
 l2-residency
 l2-residency --hot 10,333 --stream 1537024
 async-copy
+async-copy --workload transpose --method all --width 4,8,16 --stages 1,3 --n 100000
+async-copy --workload reduce --method all --width 4,8 --stages 2 --resident 0,3 --n 50000
 cluster-smem
+cluster-smem --cluster 1,3,16 --smem 4,128 --passes 3 --steps 7
 peak-bandwidth
 peak-bandwidth --shape all --kernel copy,sum,fill --block 32,96 --size 4100,40012
 peak-bandwidth --shape all --kernel scale,add,triad --block 1024,160 --size 16,1028,123460

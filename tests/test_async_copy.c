@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/async_copy/async_copy.h"
+#include "experiments/async_copy/async_copy_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "lab/common.h"
 #include "lab/sweep.h"
 #include "experiment_test_util.h"

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/cluster_smem/cluster_smem.h"
+#include "experiments/cluster_smem/cluster_smem_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "lab/common.h"
 #include "lab/sweep.h"
 #include "experiment_test_util.h"

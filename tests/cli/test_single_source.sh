@@ -12,6 +12,7 @@
 # The experiments not converted yet are listed (UNCONVERTED, by the C file
 # that emits); a file that emits and is not listed fails (a new hand-written
 # mirror), and so does a listed file that no longer emits (tighten the list).
+# Every experiment is converted now: the list is empty, and stays so.
 # The binary argument of the CLI tests is not used: this checks the sources.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +20,7 @@ exp="$here/../../src/experiments"
 lab="$here/../../src/lab"
 . "$here/cli_test_util.sh" # $tmp, check
 
-UNCONVERTED="async_copy.c cluster_smem.c"
+UNCONVERTED=""
 
 # The experiments' files, wherever they sit under src/experiments, and the
 # engine's (src/lab): the peak kernels are the engine's, their bodies in

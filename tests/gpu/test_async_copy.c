@@ -1,5 +1,5 @@
 /*
- * Experiment 21's kernels (src/experiments/async_copy/async_copy.cu) on a GPU: every
+ * Experiment 21's kernels (src/experiments/async_copy/async_copy_body.h) on a GPU: every
  * method, width and number of stages on both workloads, at sizes whose
  * tiles do not divide evenly among the blocks (so the rings wrap and the
  * last blocks stop early), with the grid the occupancy calculator gives and
@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/async_copy/async_copy.h"
+#include "experiments/async_copy/async_copy_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "lab/common.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"

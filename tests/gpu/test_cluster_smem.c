@@ -1,5 +1,5 @@
 /*
- * Experiment 22's kernels (src/experiments/cluster_smem/cluster_smem.cu) on a GPU: the
+ * Experiment 22's kernels (src/experiments/cluster_smem/cluster_smem_body.h) on a GPU: the
  * device's cluster limits; each test and source at clusters of 1, 2, 3 and
  * the largest the device allows, launched once, the whole output compared
  * with a host reference written here (every block's checksum of its
@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/cluster_smem/cluster_smem.h"
+#include "experiments/cluster_smem/cluster_smem_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
 #include "lab/common.h"
 #include "gpu/gpu.h"
 #include "gpu_test_util.h"

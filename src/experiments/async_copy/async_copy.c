@@ -4,25 +4,18 @@
  * classic way through registers, on a streaming reduction and a tiled
  * transpose. docs/experiments/async-copy.md explains what to look for.
  *
- * CONTRACT: the kernels (async_copy.cu) are persistent blocks of 256
- * threads; block b handles tiles b, b+G, b+2G, ... of 4 KiB each (G blocks:
- * SMs x blocks resident per SM, at most the tiles). Per tile, per thread:
- *   reg:      16/W loads of W bytes (__ldg, site c), then the shared stores:
- *             reduce, one W-byte store per load (site 4+c); transpose, W/4
- *             floats into rows of 33 (sites 4+4c+j)
- *   async-*:  16/W cp.async of W bytes: no ld.global, no st.shared (the
- *             LSU counters count them as LDGSTS; the model traces them as
- *             loads only for their own figures, ldgsts_as_loads)
- *   bulk / tensor: nothing per thread (warp 0 issues one TMA instruction)
- *   then the consumer: reduce, one 16-byte shared load at 16*tid (site 20);
- *   transpose, for k < 4 (c = warp + 8k): a shared load of tile row `lane`,
- *   column c (site 24+2k) and a 4-byte store of out[] (site 25+2k).
- * Reduce only, once per block: lane 0 of each warp stores its warp's sum
- * (8 bytes at 8*warp), warp 0's lanes 0..7 load them, thread 0 stores
- * out[b]. Every tile's traffic is every other tile's (tiles are 4096 bytes
- * apart, or 32x32 floats of matrices whose rows start on 128 bytes), so the
- * launch is traced as one block per tile (cml_exp_trace_1d checks the claim)
- * plus the blocks' epilogue.
+ * The kernels and the model's mirror are one source, async_copy_body.h,
+ * which says what each thread issues: persistent blocks of 256 threads,
+ * block b handling tiles b, b+G, b+2G, ... of 4 KiB each (G blocks: SMs x
+ * blocks resident per SM, at most the tiles). Every tile's traffic is every
+ * other tile's (tiles are 4096 bytes apart, or 32x32 floats of matrices
+ * whose rows start on 128 bytes), so the mirror runs the kernel's body as a
+ * launch of one block per tile and one stage (cml_exp_trace_1d checks the
+ * claim), then the reduce's end over the real grid. What the LSU counters
+ * see is traced: the register path's loads and shared stores and every
+ * consumer; cp.async's copies are neither an ld.global nor an st.shared to
+ * them (LDGSTS), so their global reads are traced on their own, for their
+ * sector figures, and the TMA's copies are no thread's access at all.
  *
  * The reduction sums in double: every input is a multiple of 2^-23 in
  * [1, 2) and n <= 2^29, so every partial sum is exact and any order gives
@@ -34,7 +27,7 @@
 #include <string.h>
 
 #include "core/random.h"
-#include "experiments/async_copy/async_copy.h"
+#include "experiments/async_copy/async_copy_body.h"
 #include "experiments/transpose/transpose_body.h"
 #include "gpu/kernel_info.h"
 #include "lab/common.h"
@@ -80,69 +73,53 @@ static const cml_param_def async_params[] = {
 
 /* ---- the model ----------------------------------------------------------- */
 
-void cml_async_tile_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
-{
-    const cml_async_args *a = vargs;
-    const uint64_t IN = cml_array_base(0), OUT = cml_array_base(1);
-    const uint64_t tile = t->bid.x, tid = t->tid.x;
-    const int transpose = a->workload == CML_AC_TRANSPOSE;
-    const unsigned P = cml_ac_pitch(a->method, a->width);
-    const uint64_t tiles_x = transpose ? a->nx / CML_AC_SIDE : 1;
-    const uint64_t bx = tile % tiles_x, by = tile / tiles_x;
-    if (a->method <= CML_AC_ASYNC_CG) {
-        const unsigned W = a->width, C = 16 / W;
-        const cml_cache cache = a->method == CML_AC_REG        ? CML_CACHE_NC
-                                : a->method == CML_AC_ASYNC_CG ? CML_CACHE_CG
-                                                               : CML_CACHE_CA;
-        for (unsigned c = 0; c < C; c++) {
-            const uint64_t q = (uint64_t)c * CML_AC_BLOCK + tid;
-            uint64_t row = 0, col = q * (W / 4), off = tile * CML_AC_TILE_FLOATS + col;
-            if (transpose) {
-                row = q / (128 / W);
-                col = (q % (128 / W)) * (W / 4);
-                off = (by * CML_AC_SIDE + row) * a->nx + bx * CML_AC_SIDE + col;
-            }
-            if (a->method == CML_AC_REG || a->ldgsts_as_loads)
-                cml_emit(e, c, CML_SPACE_GLOBAL, CML_OP_LOAD, cache, W, IN + 4 * off);
-            if (a->method != CML_AC_REG)
-                continue;
-            if (!transpose)
-                cml_emit(e, 4 + c, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, W, 4 * col);
-            else
-                for (unsigned j = 0; j < W / 4; j++)
-                    cml_emit(e, 4 + 4 * c + j, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 4,
-                             4 * (row * P + col + j));
-        }
-    }
-    if (a->ldgsts_as_loads)
-        return; /* the copies alone */
-    if (!transpose) {
-        cml_emit(e, 20, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 16, 16 * tid);
-        return;
-    }
-    const unsigned lane = (unsigned)(tid % 32), warp = (unsigned)(tid / 32);
-    for (unsigned k = 0; k < CML_AC_SIDE / (CML_AC_BLOCK / 32); k++) {
-        const unsigned c = warp + k * (CML_AC_BLOCK / 32);
-        const uint64_t cell =
-            a->method == CML_AC_TENSOR ? cml_ac_swizzle(lane, c) : (uint64_t)lane * P + c;
-        cml_emit(e, 24 + 2 * k, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 4, 4 * cell);
-        cml_emit(e, 25 + 2 * k, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
-                 OUT + 4 * ((bx * CML_AC_SIDE + c) * a->ny + by * CML_AC_SIDE + lane));
-    }
-}
+/* The sites of a tile's copy into shared memory (the register path's
+ * loads and shared stores, cp.async's global reads and shared writes), of
+ * their global side alone, of the consumer and of the reduce's end
+ * (async_copy_body.h). */
+#define AC_COPY_SITES 0xFFFFFull       /* 0..19 */
+#define AC_COPY_READ_SITES 0xFull      /* 0..3 */
+#define AC_CONSUME_SITES 0xFFF00000ull /* 20..31 */
+#define AC_END_SITES (7ull << 32)      /* 32..34 */
 
-/* The reduce's epilogue, once per block (async_copy.cu, reduce_epilogue). */
-static void epilogue_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
+/* One launch as the mirror runs it: `tiles` tiles, one stage, the sites
+ * it emits. */
+typedef struct async_args {
+    int workload, method;
+    unsigned width;  /* bytes per copy instruction of reg and cp.async */
+    uint64_t nx, ny; /* transpose: in[] is ny rows of nx floats */
+    uint64_t tiles;  /* 0: no tile (the reduce's end alone) */
+    uint64_t sites;
+} async_args;
+
+/* The kernel's own body (async_copy_body.h) on the model's arrays in (0)
+ * and out (1), the block's shared memory from 0. Traced over one block per
+ * tile (gridDim.x = tiles), each block's loop makes one round: its tile,
+ * in stage 0. */
+static void async_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
-    (void)vargs;
-    const unsigned lane = t->tid.x % 32, warp = t->tid.x / 32;
-    if (lane == 0)
-        cml_emit(e, 0, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 8, 8u * warp);
-    if (warp == 0 && lane < CML_AC_BLOCK / 32)
-        cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 8, 8u * lane);
-    if (t->tid.x == 0)
-        cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8,
-                 cml_array_base(1) + 8u * t->bid.x);
+    const async_args *a = vargs;
+    const cml_ctx c = CML_MIRROR_CTX_SITES(t, e, a->sites);
+    const float *in = CML_ARRAY(const float, 0);
+    float *out = CML_ARRAY(float, 1);
+    const unsigned stage = cml_ac_stage_bytes(a->workload, a->method, a->width);
+    CML_SHARED_ARRAY(unsigned char, raw, stage, 0);
+    CML_SHARED_ARRAY(unsigned long long, bar, 1, stage);
+    switch (a->method) {
+    case CML_AC_REG:
+        cml_ac_reg_body(c, in, out, (float *)raw, a->tiles, a->nx, a->ny, a->workload, a->width,
+                        1);
+        break;
+    case CML_AC_ASYNC_CA:
+    case CML_AC_ASYNC_CG:
+        cml_ac_ldgsts_body(c, in, out, (float *)raw, a->tiles, a->nx, a->ny, a->workload,
+                           a->width, 1, a->method == CML_AC_ASYNC_CG);
+        break;
+    default:
+        cml_ac_tma_body(c, NULL, in, out, raw, bar, a->tiles, a->nx, a->ny, a->workload, 1,
+                        a->method == CML_AC_TENSOR);
+        break;
+    }
 }
 
 static double per(uint64_t a, uint64_t b)
@@ -159,13 +136,15 @@ typedef struct async_model {
     double inflight, needed; /* bytes in flight per SM: at most / Little's law asks */
 } async_model;
 
-/* Trace the launch into rec (one block per tile, plus the reduce's epilogue
- * over the real grid) and fill *m. */
-static cml_status trace_launch(cml_record *rec, const cml_async_args *a, const async_settings *s,
+/* Trace the launch into rec (one block per tile, plus the reduce's end over
+ * the real grid) and fill *m. */
+static cml_status trace_launch(cml_record *rec, const async_args *a, const async_settings *s,
                                async_model *m)
 {
-    cml_status st =
-        cml_exp_trace_1d(rec, s->tiles, CML_AC_BLOCK, 0, 0, cml_async_tile_mirror, a);
+    async_args tiles = *a;
+    tiles.tiles = s->tiles;
+    tiles.sites = (a->method == CML_AC_REG ? AC_COPY_SITES : 0) | AC_CONSUME_SITES;
+    cml_status st = cml_exp_trace_1d(rec, s->tiles, CML_AC_BLOCK, 0, 0, async_mirror, &tiles);
     if (st)
         return st;
     const cml_kernel_traffic *k = &rec->model[CML_RULES_MODERN];
@@ -182,16 +161,19 @@ static cml_status trace_launch(cml_record *rec, const cml_async_args *a, const a
     if (!tmp)
         return CML_ENOMEM;
     if (a->method == CML_AC_ASYNC_CA || a->method == CML_AC_ASYNC_CG) {
-        cml_async_args copies = *a;
-        copies.ldgsts_as_loads = 1;
-        st = cml_exp_trace_1d(tmp, s->tiles, CML_AC_BLOCK, 0, 0, cml_async_tile_mirror, &copies);
+        async_args copies = tiles;
+        copies.sites = AC_COPY_READ_SITES;
+        st = cml_exp_trace_1d(tmp, s->tiles, CML_AC_BLOCK, 0, 0, async_mirror, &copies);
         const cml_traffic *g = &tmp->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD];
         m->copy_instr = per(g->instructions, s->tiles);
         m->ldgsts_spr = per(g->sectors, g->requests);
     }
     if (!st && a->workload == CML_AC_REDUCE) {
+        async_args end = *a;
+        end.tiles = 0;
+        end.sites = AC_END_SITES;
         memset(tmp, 0, sizeof *tmp);
-        st = cml_exp_trace_1d(tmp, s->grid, CML_AC_BLOCK, 0, 0, epilogue_mirror, NULL);
+        st = cml_exp_trace_1d(tmp, s->grid, CML_AC_BLOCK, 0, 0, async_mirror, &end);
         for (int r = 0; !st && r < CML_RULES_COUNT; r++)
             for (int c = 0; c < CML_CLASS_COUNT; c++)
                 cml_traffic_add(&rec->model[r].cls[c], &tmp->model[r].cls[c]);
@@ -360,7 +342,7 @@ static cml_status async_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     cml_variant_add(rec->variant, sizeof rec->variant, "resident", (long long)s->resident);
     rec->bytes_read = 4 * (uint64_t)s->n;
     rec->bytes_written = s->workload == CML_AC_REDUCE ? 8u * s->grid : 4 * (uint64_t)s->n;
-    cml_async_args a = {(int)s->workload, method, width, s->nx, s->ny, 0};
+    async_args a = {(int)s->workload, method, width, s->nx, s->ny, 0, 0};
     async_model m;
     st = trace_launch(rec, &a, s, &m);
     if (st)

@@ -6,25 +6,14 @@
  * L2 for the same bytes: bandwidth and latency, for clusters of 1..16.
  * docs/experiments/cluster-smem.md explains what to look for.
  *
- * CONTRACT (cluster_smem.cu): blocks of 256 threads, `words` 32-bit words
- * of dynamic shared memory each; rounds = words / 1024. In round r every
- * thread handles words i = 1024r + 4*tid:
- *   bandwidth fill: a 16-byte shared store at 4i (site 1) and the same
- *     16 bytes stored at copy[b*words + i] (site 2);
- *   latency fill: a 16-byte __ldg of chain[i] (site 0), then sites 1, 2;
- *   bandwidth reads, every pass p < passes: dsmem, a 16-byte
- *     ld.shared::cluster of the neighbour's word i (not an LSU shared or
- *     global access the model's classes count: its figures are extras);
- *     global, a 16-byte ld.global.cg of copy[nb*words + i] (site 3);
- *   bandwidth end: lane 0 of each warp stores 8 bytes at 8*warp, warp 0's
- *     lanes 0..7 load them, thread 0 stores 8 bytes of out[b];
- *   latency: thread 0 makes `steps` dependent 4-byte loads (dsmem: over the
- *     cluster; global: ld.global.cg of the neighbour's slice) and stores two
- *     8-byte words of out[2b].
- * nb is the neighbour: rank (b % cluster) + 1, wrapping. The launch is
- * traced as grid * rounds mirror blocks, one per block and round (every one
- * issues the same traffic: cml_exp_trace_1d checks it), plus the ends; the
- * chase is one one-lane load times steps per block.
+ * The kernels and the model's mirror are one source, cluster_smem_body.h,
+ * which says what each thread issues. The mirror traces the launch as
+ * grid * rounds blocks, rounds = words / 1024: each is one round of one
+ * block (every one issues the same traffic, which cml_exp_trace_1d checks),
+ * its fill and, for the global source's bandwidth test, every pass's loads
+ * of that round; then the blocks' ends (the checksum, the chase's stores)
+ * over the real grid, with the chase's one dependent load (thread 0 of each
+ * block) counted `steps` times.
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +22,7 @@
 
 #include "core/random.h"
 #include "core/stats.h"
-#include "experiments/cluster_smem/cluster_smem.h"
+#include "experiments/cluster_smem/cluster_smem_body.h"
 #include "lab/common.h"
 
 static const char *const source_names[] = {"dsmem", "global", NULL};
@@ -71,47 +60,55 @@ static const cml_param_def cluster_params[] = {
 
 /* ---- the model ----------------------------------------------------------- */
 
-void cml_cluster_round_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
+/* One launch as the model sees it. */
+typedef struct cluster_args {
+    int test, source;
+    unsigned cluster, words, passes;
+    uint64_t grid;
+} cluster_args;
+
+/* The sites of a round (the fill and the reads) and of a block's end
+ * (cluster_smem_body.h). */
+#define CL_ROUND_SITES 0x1Full
+#define CL_END_SITES (~CL_ROUND_SITES)
+
+/* The kernel's own body (cluster_smem_body.h) as thread t of block `block`,
+ * over the words [first, end), emitting `sites`: the model's arrays copy
+ * (0), chain (1) and out (2), the block's shared memory at 0. The chase
+ * makes one load (steps = 1): every one is the same one-lane access, which
+ * trace_launch counts `steps` times. */
+static void cluster_body(const cml_thread *t, const cluster_args *a, cml_emitter *e,
+                         uint64_t sites, uint32_t block, unsigned first, unsigned end)
 {
-    const cml_cluster_args *a = vargs;
-    const uint64_t COPY = cml_array_base(0), CHAIN = cml_array_base(1);
-    const uint64_t rounds = a->words / (4 * CML_CL_BLOCK);
-    const uint64_t b = t->bid.x / rounds, r = t->bid.x % rounds;
-    const uint64_t i = r * 4 * CML_CL_BLOCK + 4 * (uint64_t)t->tid.x;
-    if (a->test == CML_CL_LATENCY)
-        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_NC, 16, CHAIN + 4 * i);
-    cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 16, 4 * i);
-    cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16, COPY + 4 * (b * a->words + i));
-    if (a->test != CML_CL_BANDWIDTH || a->source != CML_CL_GLOBAL)
-        return;
-    const uint64_t rank = b % a->cluster;
-    const uint64_t nb = b - rank + (rank + 1 == a->cluster ? 0 : rank + 1);
-    for (unsigned p = 0; p < a->passes; p++)
-        cml_emit(e, 3, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CG, 16,
-                 COPY + 4 * (nb * a->words + i));
+    cml_thread bt = *t;
+    bt.bid.x = block;
+    const cml_ctx c = CML_MIRROR_CTX_SITES(&bt, e, sites);
+    CML_SHARED_EXTERN(uint32_t, buf, 0);
+    uint32_t *copy = CML_ARRAY(uint32_t, 0);
+    unsigned long long *out = CML_ARRAY(unsigned long long, 2);
+    if (a->test == CML_CL_BANDWIDTH)
+        cml_cl_bandwidth_body(c, buf, copy, out, 0, a->words, a->passes, first, end, a->cluster,
+                              a->source);
+    else
+        cml_cl_latency_body(c, buf, copy, out, CML_ARRAY(const uint32_t, 1), a->words, 1, first,
+                            end, a->cluster, a->source);
+}
+
+/* Mirror block t->bid.x: round t->bid.x % rounds of block t->bid.x / rounds
+ * (rounds = words / 1024), its fill and reads. */
+static void round_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const cluster_args *a = vargs;
+    const unsigned round = 4 * CML_CL_BLOCK, rounds = a->words / round;
+    const unsigned first = t->bid.x % rounds * round;
+    cluster_body(t, a, e, CL_ROUND_SITES, t->bid.x / rounds, first, first + round);
 }
 
 /* The end of a block: the bandwidth test's checksum, the latency test's
- * two words. */
+ * chase (one load) and two words. */
 static void end_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
-    const cml_cluster_args *a = vargs;
-    const uint64_t OUT = cml_array_base(2);
-    const unsigned lane = t->tid.x % 32, warp = t->tid.x / 32;
-    if (a->test == CML_CL_LATENCY) {
-        if (t->tid.x == 0) {
-            cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8, OUT + 16u * t->bid.x);
-            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8,
-                     OUT + 16u * t->bid.x + 8);
-        }
-        return;
-    }
-    if (lane == 0)
-        cml_emit(e, 0, CML_SPACE_SHARED, CML_OP_STORE, CML_CACHE_CA, 8, 8u * warp);
-    if (warp == 0 && lane < CML_CL_BLOCK / 32)
-        cml_emit(e, 1, CML_SPACE_SHARED, CML_OP_LOAD, CML_CACHE_CA, 8, 8u * lane);
-    if (t->tid.x == 0)
-        cml_emit(e, 2, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 8, OUT + 8u * t->bid.x);
+    cluster_body(t, vargs, e, CL_END_SITES, t->bid.x, 0, 0);
 }
 
 static void traffic_times(cml_traffic *t, uint64_t k)
@@ -131,27 +128,22 @@ static void traffic_times(cml_traffic *t, uint64_t k)
     t->serialized *= k;
 }
 
-static cml_status trace_launch(cml_record *rec, const cml_cluster_args *a, unsigned steps)
+static cml_status trace_launch(cml_record *rec, const cluster_args *a, unsigned steps)
 {
     const uint64_t rounds = a->words / (4 * CML_CL_BLOCK);
-    cml_status st = cml_exp_trace_1d(rec, a->grid * rounds, CML_CL_BLOCK, 0, 0,
-                                     cml_cluster_round_mirror, a);
+    cml_status st =
+        cml_exp_trace_1d(rec, a->grid * rounds, CML_CL_BLOCK, 0, 0, round_mirror, a);
     cml_record *tmp = st ? NULL : calloc(1, sizeof *tmp);
     if (!st && !tmp)
         return CML_ENOMEM;
     if (!st)
         st = cml_exp_trace_1d(tmp, a->grid, CML_CL_BLOCK, 0, 0, end_mirror, a);
     for (int r = 0; !st && r < CML_RULES_COUNT; r++) {
+        /* the ends' only loads are the chase's, traced once a block */
+        if (a->test == CML_CL_LATENCY)
+            traffic_times(&tmp->model[r].cls[CML_CLASS_GLOBAL_LD], steps);
         for (int c = 0; c < CML_CLASS_COUNT; c++)
             cml_traffic_add(&rec->model[r].cls[c], &tmp->model[r].cls[c]);
-        if (a->test != CML_CL_LATENCY || a->source != CML_CL_GLOBAL)
-            continue;
-        cml_access one = {CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CG, 4, 1u, {0}};
-        one.addr[0] = cml_array_base(0);
-        cml_traffic chase = {0};
-        st = cml_model_access((cml_rules)r, &one, &chase);
-        traffic_times(&chase, (uint64_t)steps * a->grid);
-        cml_traffic_add(&rec->model[r].cls[CML_CLASS_GLOBAL_LD], &chase);
     }
     if (st && tmp) {
         rec->state = CML_REC_FAILED;
@@ -301,8 +293,7 @@ static cml_status cluster_variant(cml_sweep *ctx, void *vs, cml_record *rec)
                           ? (uint64_t)s->grid * s->words * 4 * (uint64_t)s->passes
                           : (uint64_t)s->grid * 4 * (uint64_t)s->steps;
     rec->bytes_written = 0;
-    cml_cluster_args a = {(int)s->test, (int)s->source, c, s->words, (unsigned)s->passes,
-                          s->grid};
+    cluster_args a = {(int)s->test, (int)s->source, c, s->words, (unsigned)s->passes, s->grid};
     st = trace_launch(rec, &a, (unsigned)s->steps);
     if (st)
         return st;
