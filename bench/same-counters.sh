@@ -113,7 +113,11 @@ if has validate; then
     {
         echo "== validate: before against after (each check's verdict)"
         for side in before after; do
-            grep -E "=> " "$out/validate-$side.txt" | sed -E 's/^(.{60}).*=> (.*)$/\1 => \2/' >"$out/verdicts-$side"
+            # the check (its first two columns: experiment or E-number, and
+            # variant or label) and its verdict, not its measured values
+            grep -E "=> " "$out/validate-$side.txt" |
+                awk -F'  +' '{ v = $0; sub(/.*=> /, "", v); print $1 " | " $2 " => " v }' \
+                    >"$out/verdicts-$side"
             echo "$side: $(grep -E "agree, .* differ" "$out/validate-$side.txt" | tail -1)"
         done
         if diff "$out/verdicts-before" "$out/verdicts-after" >"$out/verdicts-diff"; then
@@ -123,7 +127,6 @@ if has validate; then
         fi
         rm -f "$out"/verdicts-*
     } >>"$out/compare.txt" 2>&1
-    gzip -f "$out"/validate-*.txt
 fi
 # What the comparison read, kept small enough to commit: each record's
 # experiment, variant and measured counters (the full results files are
@@ -147,7 +150,7 @@ gzip -f "$out"/*.json
 device=$(nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=name,driver_version,clocks.sm,clocks.mem \
     --format=csv,noheader 2>&1 | head -1)
 echo "device: $device; date: $(date -u +%FT%TZ)" >>"$out/compare.txt"
-# The logs in one archive beside the JSON files.
-(cd "$out" && tar czf logs.tgz ./*.log && rm -f ./*.log)
+# The logs (and validate's output) in one archive beside the JSON files.
+(cd "$out" && tar czf logs.tgz ./*.log ./validate-*.txt 2>/dev/null; rm -f ./*.log ./validate-*.txt)
 echo "== summary ($device)"
 grep -E "^== |records:|exact counters|shared wavefronts|level counters|SAME|DIFFERENT|verdict|^before:|^after:" "$out/compare.txt"
