@@ -17,8 +17,9 @@
 #   - the book's programs of each build, as gpu-check runs them, each
 #     launch recorded (--json);
 # and compares them with bench/same_counters.py: exact counters equal, the
-# cache levels beside the control. OUT gets the JSON files (gzip), the
-# comparisons and a summary, printed last. WHAT="suite book" (the default;
+# cache levels beside the control. OUT gets each run's counters
+# (*.counters.tsv.gz), the comparison (compare.txt) and the logs, and a
+# summary is printed last. WHAT="suite book" (the default;
 # "validate" adds validate with each build, its verdicts compared check by
 # check) picks the parts: a suite takes about a minute on an H100, the
 # book's programs less, validate about two.
@@ -129,24 +130,14 @@ if has validate; then
     } >>"$out/compare.txt" 2>&1
 fi
 # What the comparison read, kept small enough to commit: each record's
-# experiment, variant and measured counters (the full results files are
-# large; CML_SAME_KEEP=1 keeps them too).
+# experiment, variant and measured counters (bench/same_counters.py
+# --extract: about 30 KB a suite; the whole results files are large, and
+# CML_SAME_KEEP=1 keeps them too, gzip-compressed).
 for f in "$out"/*.json; do
-    python3 - "$f" "${f%.json}.counters.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-dev = d.get("device") if isinstance(d.get("device"), dict) else {}
-out = {"schema": "cumemlab-counters", "command_line": d.get("command_line"),
-       "device": dev.get("name"),
-       "records": [{"experiment": r.get("experiment"), "variant": r.get("variant"),
-                    "counters": [{"name": c.get("name"), "measured": c.get("measured")}
-                                 for c in (r.get("counters") or []) if isinstance(c, dict)]}
-                   for r in d.get("records", [])]}
-json.dump(out, open(sys.argv[2], "w"), separators=(",", ":"))
-PY
+    python3 "$here/bench/same_counters.py" --extract "$f" "${f%.json}.counters.tsv.gz"
     [ "${CML_SAME_KEEP:-0}" = 1 ] || rm -f "$f"
 done
-gzip -f "$out"/*.json
+[ "${CML_SAME_KEEP:-0}" = 1 ] && gzip -f "$out"/*.json
 device=$(nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=name,driver_version,clocks.sm,clocks.mem \
     --format=csv,noheader 2>&1 | head -1)
 echo "device: $device; date: $(date -u +%FT%TZ)" >>"$out/compare.txt"

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Do two runs of the lab read the same hardware counters, record by record?
 
-    same_counters.py BEFORE.json[.gz] AFTER.json[.gz] [CONTROL.json[.gz]]
+    same_counters.py BEFORE AFTER [CONTROL]
+    same_counters.py --extract RESULTS.json[.gz] OUT.counters.tsv.gz
+
+Each of BEFORE, AFTER, CONTROL is a results file (.json, .json.gz) or its
+extract (.counters.tsv.gz: what a comparison reads, small enough to keep
+where a whole results file is not).
 
 BEFORE and AFTER are runs of two builds (before and after a change meant to
 leave the kernels alone: issue 21's house); CONTROL is a second run of the
@@ -35,6 +40,7 @@ from collections import defaultdict
 
 EXACT_PREFIX = ("smsp__inst_executed", "l1tex__t_requests", "smsp__sass_average")
 SHARED_PREFIX = ("l1tex__data_bank_conflicts", "l1tex__data_pipe_lsu_wavefronts")
+TSV_HEADER = ["experiment", "variant", "occurrence", "counters"]
 LEVEL_PREFIX = ("lts__", "dram__bytes", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup")
 
 
@@ -51,11 +57,27 @@ def kind(name):
 
 
 def load(path):
+    """A results file (cumemlab-results JSON, gzip or not), or the extract
+    same-counters.sh keeps of one: a TSV of experiment, variant, the
+    variant's occurrence (1, 2, ... for repeated variants) and its measured
+    counters as NAME=VALUE separated by spaces (none: not profiled)."""
     opener = gzip.open if path.endswith(".gz") else open
+    out = {}
+    if ".tsv" in path:
+        with opener(path, "rt", encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split("\t")
+            if header != TSV_HEADER:
+                raise SystemExit("%s: not a counters extract (header %r)" % (path, header))
+            for line in f:
+                exp, var, occ, ctrs = line.rstrip("\n").split("\t")
+                ctr = out.setdefault((exp, var, int(occ)), {})
+                for item in ctrs.split():
+                    name, value = item.split("=", 1)
+                    ctr[name] = float(value) if "." in value or "e" in value else int(value)
+        return None, out
     with opener(path, "rt", encoding="utf-8") as f:
         doc = json.load(f)
     seen = defaultdict(int)
-    out = {}
     for r in doc.get("records", []):
         key = (r.get("experiment"), r.get("variant"))
         seen[key] += 1
@@ -67,6 +89,18 @@ def load(path):
     return doc, out
 
 
+def extract(src, dst):
+    """Write the TSV extract of results file src to dst (gzip if .gz)."""
+    _, recs = load(src)
+    opener = gzip.open if dst.endswith(".gz") else open
+    with opener(dst, "wt", encoding="utf-8") as f:
+        f.write("\t".join(TSV_HEADER) + "\n")
+        for (exp, var, occ), ctr in recs.items():
+            clean = lambda t: str(t).replace("\t", " ").replace("\n", " ")
+            f.write("%s\t%s\t%d\t%s\n" % (clean(exp), clean(var), occ, " ".join(
+                "%s=%r" % (name, value) for name, value in ctr.items())))
+
+
 def rel(a, b):
     if a == b:
         return 0.0
@@ -74,6 +108,9 @@ def rel(a, b):
 
 
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--extract":
+        extract(argv[2], argv[3])
+        return 0
     if len(argv) not in (3, 4):
         sys.stderr.write(__doc__)
         return 2
