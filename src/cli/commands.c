@@ -93,43 +93,18 @@ int cml_cmd_model(const cml_cli *cli)
         rc = model_points_fit(req.exp, &req.pv);
     if (done || rc)
         return rc;
-    cml_results r;
-    cml_cli_results_init(cli, &r);
     req.lab.model_only = 1;
-    cml_lab lab;
-    cml_lab_open(&lab, &req.lab, &r);
-    rc = cml_cli_exit_of(cml_lab_run(&lab, req.exp, &req.pv, &r));
-    cml_lab_close(&lab);
-    int erc = cml_cli_emit_run(cli, &r);
-    cml_results_free(&r);
-    return rc ? rc : erc;
-}
-
-/* Open the lab on a GPU for a command that needs one; prints the one-line
- * reason when there is none. */
-static int need_gpu(const cml_lab_settings *ls, cml_lab *lab, cml_results *r, const char *what)
-{
-    cml_lab_state got = cml_lab_open(lab, ls, r);
-    if (got == CML_LAB_GPU)
-        return 1;
-    if (got == CML_LAB_MODEL)
-        fprintf(stderr, "cumemlab: %s needs a GPU: %s (cumemlab model NAME shows the model's "
-                        "prediction)\n",
-                what, lab->why);
-    else /* a GPU is there: what stopped the run (a busy profiler, say) */
-        fprintf(stderr, "cumemlab: %s: %s\n", what, lab->why);
-    cml_lab_close(lab);
-    return 0;
+    return cml_cli_run_request(cli, &req, NULL);
 }
 
 /*
  * run NAME, the whole path: main.c parsed argv into the typed global
  * settings (option_table.c); cml_cli_request_one (options.c) resolves the
- * experiment and its options once; the lab opens the GPU (lab.c), runs the
- * experiment through the sweep (sweep.c, the experiment's folder, the
- * harness) and closes; the results are emitted (session.c, report/). No
- * step calls back into the command line: the progress line is the
- * engine's own (lab/progress.c).
+ * experiment and its options once; cml_cli_run_request (session.c) has the
+ * lab open the GPU (lab.c), run the experiment through the sweep (sweep.c,
+ * the experiment's folder, the harness) and close, and emits the records
+ * (report/). No step calls back into the command line: the progress line
+ * is the engine's own (lab/progress.c).
  */
 int cml_cmd_run(const cml_cli *cli)
 {
@@ -143,18 +118,7 @@ int cml_cmd_run(const cml_cli *cli)
     int rc = cml_cli_request_one(cli, "run", "", &req, &done);
     if (done)
         return rc;
-    cml_results r;
-    cml_cli_results_init(cli, &r);
-    cml_lab lab;
-    if (!need_gpu(&req.lab, &lab, &r, "run")) {
-        cml_results_free(&r);
-        return CML_EXIT_FAIL;
-    }
-    rc = cml_cli_exit_of(cml_lab_run(&lab, req.exp, &req.pv, &r));
-    cml_lab_close(&lab);
-    int erc = cml_cli_emit_run(cli, &r);
-    cml_results_free(&r);
-    return rc ? rc : erc;
+    return cml_cli_run_request(cli, &req, "run");
 }
 
 int cml_cmd_suite(const cml_cli *cli, int tour)
@@ -218,7 +182,7 @@ int cml_cmd_device(const cml_cli *cli)
     cml_cli_results_init(cli, &r);
     cml_lab lab;
     const cml_lab_settings ls = cml_cli_lab_settings(cli);
-    if (!need_gpu(&ls, &lab, &r, "device")) {
+    if (!cml_cli_open_gpu(&ls, &lab, &r, "device")) {
         cml_results_free(&r);
         return CML_EXIT_FAIL;
     }

@@ -129,3 +129,36 @@ int cml_cli_exit_of(cml_status st)
 {
     return st == CML_OK ? CML_EXIT_OK : CML_EXIT_FAIL;
 }
+
+int cml_cli_open_gpu(const cml_lab_settings *ls, cml_lab *lab, cml_results *r, const char *what)
+{
+    cml_lab_state got = cml_lab_open(lab, ls, r);
+    if (got == CML_LAB_GPU)
+        return 1;
+    if (got == CML_LAB_MODEL)
+        fprintf(stderr, "cumemlab: %s needs a GPU: %s (cumemlab model NAME shows the model's "
+                        "prediction)\n",
+                what, lab->why);
+    else /* a GPU is there: what stopped the run (a busy profiler, say) */
+        fprintf(stderr, "cumemlab: %s: %s\n", what, lab->why);
+    cml_lab_close(lab);
+    return 0;
+}
+
+int cml_cli_run_request(const cml_cli *cli, const cml_cli_request *req, const char *needs_gpu)
+{
+    cml_results r;
+    cml_cli_results_init(cli, &r);
+    cml_lab lab;
+    if (!needs_gpu) {
+        cml_lab_open(&lab, &req->lab, &r); /* the model runs whatever it finds */
+    } else if (!cml_cli_open_gpu(&req->lab, &lab, &r, needs_gpu)) {
+        cml_results_free(&r);
+        return CML_EXIT_FAIL;
+    }
+    const int rc = cml_cli_exit_of(cml_lab_run(&lab, req->exp, &req->pv, &r));
+    cml_lab_close(&lab);
+    const int erc = cml_cli_emit_run(cli, &r);
+    cml_results_free(&r);
+    return rc ? rc : erc;
+}

@@ -27,6 +27,16 @@ typedef struct cml_cli_request {
 int cml_cli_request_one(const cml_cli *cli, const char *cmd, const char *or_else,
                         cml_cli_request *req, int *done);
 
+/* Open the lab on a GPU for a command that needs one (what: its name):
+ * 1; else 0, the lab closed, with the one-line reason printed. */
+int cml_cli_open_gpu(const cml_lab_settings *ls, cml_lab *lab, cml_results *r, const char *what);
+
+/* Run a resolved request: the lab opened (needs_gpu: the command's name,
+ * refused with one line when there is no GPU; NULL: the model will do),
+ * the experiment run, the lab closed, the records emitted. Returns the
+ * exit status. */
+int cml_cli_run_request(const cml_cli *cli, const cml_cli_request *req, const char *needs_gpu);
+
 /* The exit status of a cml_lab_run: CML_EXIT_FAIL when a record failed or
  * the run stopped (the options were refused before: CML_EXIT_USAGE). */
 int cml_cli_exit_of(cml_status st);
