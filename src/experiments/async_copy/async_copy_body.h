@@ -52,6 +52,7 @@
 
 #include "cumemlab/model.h"
 #include "gpu/kernel_body.h"
+#include "gpu/kernel_body_async.h"
 #include "gpu/launcher.h"
 
 #ifdef __cplusplus

@@ -49,6 +49,7 @@
 #include "core/random.h"
 #include "cumemlab/model.h"
 #include "gpu/kernel_body.h"
+#include "gpu/kernel_body_async.h"
 #include "gpu/launcher.h"
 
 #ifdef __cplusplus
