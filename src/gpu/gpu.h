@@ -25,6 +25,19 @@ typedef struct cml_gpu cml_gpu;
  * device found", "CUDA driver too old: ..."). Never fails otherwise. */
 int cml_gpu_count(char *why, size_t whylen);
 
+/* The path from GPU a to GPU b (a != b) as CUDA sees it. */
+typedef struct cml_gpu_link {
+    int peer_access;      /* a can load from and store to b's memory (cudaDeviceCanAccessPeer) */
+    int performance_rank; /* the driver's relative rank of the path (0 best); -1 without access */
+    int native_atomics;   /* atomics on b's memory work from a */
+} cml_gpu_link;
+/* CML_ECUDA with the message (cml_gpu_error) when CUDA cannot say; a == b
+ * is CML_EINVAL. Without CUDA: CML_ENOGPU. */
+cml_status cml_gpu_link_between(int a, int b, cml_gpu_link *out);
+/* Kernels on GPU a may then use GPU b's memory (cudaDeviceEnablePeerAccess,
+ * once per pair and process); the current device is unchanged. */
+cml_status cml_gpu_enable_peer(int a, int b);
+
 /* Open device `index`, read its facts. CML_ENOGPU / CML_EINVAL with a message. */
 cml_status cml_gpu_open(int index, cml_gpu **out, char *err, size_t errlen);
 void cml_gpu_close(cml_gpu *g);

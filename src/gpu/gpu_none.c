@@ -479,3 +479,24 @@ cml_status cml_gpu_pitch_for(cml_gpu *g, size_t row_bytes, size_t *pitch_bytes)
         *pitch_bytes = 0;
     return CML_ENOGPU;
 }
+
+/* ---- topology.c ----------------------------------------------------------- */
+
+cml_status cml_gpu_link_between(int a, int b, cml_gpu_link *out)
+{
+    (void)a;
+    (void)b;
+    if (out) {
+        out->peer_access = 0;
+        out->performance_rank = -1;
+        out->native_atomics = 0;
+    }
+    return CML_ENOGPU;
+}
+
+cml_status cml_gpu_enable_peer(int a, int b)
+{
+    (void)a;
+    (void)b;
+    return CML_ENOGPU;
+}

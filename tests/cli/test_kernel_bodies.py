@@ -46,6 +46,7 @@ NOT_MIRRORED = {
     "peak_check": CHECKER,
     "hier_read_check": CHECKER,
     "hier_store_check": CHECKER,
+    "peer_check": CHECKER,
     "pitch2d_fill": "fills the padded image before the timed kernels run (not measured)",
     "fill_u32": "fills shuffle's input before the timed kernels run (not measured)",
     "hier_build": "writes the pointer chase's table before the timed chase runs (not measured)",

@@ -1,0 +1,592 @@
+/*
+ * Experiment 23: memory over the link between two GPUs of one host.
+ *
+ * For every ordered pair of GPUs (gpu, peer) a kernel on `gpu` pulls the
+ * peer's memory into its own (op=read) or pushes its own into the peer's
+ * (op=write) through peer access, with the lab's sweeps on the remote side:
+ * element width, offset and stride, loads through L1 (sm) or at L2 only
+ * (sm-cg); the same bytes through the copy engine (cudaMemcpyPeerAsync,
+ * method=ce); one direction, or the same transfer from both GPUs at once
+ * (dir=both). gpu == peer is the local baseline: the same kernel on the
+ * GPU's own memory. Kernels: peer_body.h.
+ *
+ * The model traces the kernel's own body (exact requests and sectors) and
+ * predicts the bytes that cross the link as the sectors that leave the SM
+ * for the remote array; the measurement says whether the link carries
+ * whole sectors (coalescing costs the link what it costs DRAM) or only the
+ * bytes used. A record's bandwidth is the link's: the bytes that crossed
+ * per second, each counted once (as nvbandwidth counts a copy), both
+ * directions summed with dir=both. docs/experiments/peer.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/peer/peer_body.h"
+#include "lab/common.h"
+
+static const char *const dir_names[] = {"one", "both", NULL};
+static const char *const method_names[] = {"sm", "sm-cg", "ce", NULL};
+static const char *const op_names[] = {"read", "write", NULL};
+enum { DIR_ONE, DIR_BOTH };
+enum { METHOD_SM, METHOD_SM_CG, METHOD_CE };
+enum { OP_READ, OP_WRITE };
+
+/* GPU indices the options allow (the default sweep is the pair 0, 1: a
+ * larger node names its GPUs, --gpu 0:7 --peer 0:7). */
+#define PEER_MAX_GPUS 64
+/* The smallest remote array on a GPU: nvbandwidth's default buffer. */
+#define PEER_MIN_BYTES (512ull << 20)
+
+typedef struct peer_settings {
+    int64_t elem, offset, stride, ilp, dir, method, op, peer, gpu, n;
+} peer_settings;
+
+static const cml_param_def peer_params[] = {
+    {"elem", "bytes per thread on the link: 4 (float), 8 (float2), 16 (float4)", 4, 16, "4,16",
+     NULL, CML_PARAM_POW2, CML_FIELD(peer_settings, elem), "method=sm,sm-cg"},
+    {"offset", "first remote element, in elements", 0, 1 << 20, "0,1", NULL, 0,
+     CML_FIELD(peer_settings, offset), "method=sm,sm-cg"},
+    {"stride", "remote elements between neighbouring threads (1: coalesced)", 1, 1024, "1,2,8",
+     NULL, 0, CML_FIELD(peer_settings, stride), "method=sm,sm-cg"},
+    {"ilp", "elements each thread moves, a grid's width apart, all loaded before the first store "
+            "(1: one per thread; 8: the headline pattern only, as nvbandwidth's copy keeps 12)",
+     1, 8, "1,8", NULL, CML_PARAM_POW2, CML_FIELD(peer_settings, ilp), "method=sm,sm-cg"},
+    {"dir", "one: gpu moves data alone; both: the peer does the same towards gpu at once", 0, 0,
+     "one,both", dir_names, 0, CML_FIELD(peer_settings, dir), NULL},
+    {"method", "sm = a kernel, remote loads through L1; sm-cg = loads at L2 only (__ldcg); ce = "
+               "the copy engine (cudaMemcpyPeerAsync)",
+     0, 0, "sm,sm-cg,ce", method_names, 0, CML_FIELD(peer_settings, method), NULL},
+    {"op", "read = gpu pulls the peer's memory into its own; write = gpu pushes its own into "
+           "the peer's",
+     0, 0, "read,write", op_names, 0, CML_FIELD(peer_settings, op), NULL},
+    {"peer", "the GPU whose memory is remote (equal to gpu: the local baseline)", 0,
+     PEER_MAX_GPUS - 1, "0,1", NULL, 0, CML_FIELD(peer_settings, peer), NULL},
+    {"gpu", "the GPU that runs the kernel or issues the copy", 0, PEER_MAX_GPUS - 1, "0,1", NULL,
+     0, CML_FIELD(peer_settings, gpu), NULL},
+    {"n", "elements of the remote array (0: 4x the L2 size in bytes, at least 512 MiB)", 0, (int64_t)1 << 34, "0",
+     NULL, CML_PARAM_NOVARIANT, CML_FIELD(peer_settings, n), NULL},
+};
+
+/* ---- the model ------------------------------------------------------- */
+
+void cml_peer_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const cml_peer_args *a = vargs;
+    const cml_ctx ctx = CML_MIRROR_CTX(t, e);
+#define PEER_MIRROR(W, T, U)                                                                   \
+    case W * 16 + U:                                                                           \
+        if (a->push)                                                                           \
+            cml_peer_push_body_##W##_##U(ctx, CML_ARRAY(const T, 0), CML_ARRAY(T, 1),          \
+                                         a->threads, a->stride, a->offset);                    \
+        else                                                                                   \
+            cml_peer_pull_body_##W##_##U(ctx, CML_ARRAY(const T, 0), CML_ARRAY(T, 1),          \
+                                         a->threads, a->stride, a->offset, a->cache);          \
+        break;
+#define PEER_MIRROR_WIDTH(W, T)                                                                \
+    PEER_MIRROR(W, T, 1) PEER_MIRROR(W, T, 2) PEER_MIRROR(W, T, 4) PEER_MIRROR(W, T, 8)
+    switch (a->elem * 16 + a->ilp) {
+        PEER_MIRROR_WIDTH(4, float)
+        PEER_MIRROR_WIDTH(8, float2)
+        PEER_MIRROR_WIDTH(16, float4)
+    default:
+        break;
+    }
+#undef PEER_MIRROR_WIDTH
+#undef PEER_MIRROR
+}
+
+enum { PEER_BLOCK = 256 };
+
+/* Threads of a transfer: remote elements offset, offset + stride, ... < n. */
+static uint64_t peer_threads(uint64_t n, uint64_t offset, uint64_t stride)
+{
+    return n > offset ? (n - offset - 1) / stride + 1 : 0;
+}
+
+static int list_first(const cml_sweep *ctx, const char *name, int64_t *v)
+{
+    const int i = cml_param_index(ctx->values, name);
+    if (i < 0 || !ctx->values->list[i].count)
+        return 0;
+    *v = ctx->values->list[i].v[0];
+    return 1;
+}
+
+/* Whether the user gave option `name` (not its default). */
+static int given(const cml_sweep *ctx, const char *name)
+{
+    const int i = cml_param_index(ctx->values, name);
+    return i >= 0 && ctx->values->list[i].given;
+}
+
+/* Without a GPU the model's figures are the same for every pair: the first
+ * pair of the lists with two GPUs stands for all (the finding says so). */
+static int model_pair(const cml_sweep *ctx, const peer_settings *s)
+{
+    int64_t g = 0;
+    if (!list_first(ctx, "gpu", &g) || s->gpu != g)
+        return 0;
+    const int pi = cml_param_index(ctx->values, "peer");
+    for (size_t k = 0; k < ctx->values->list[pi].count; k++)
+        if (ctx->values->list[pi].v[k] != g)
+            return s->peer == ctx->values->list[pi].v[k];
+    return 0;
+}
+
+/* The headline pattern: both directions at once and the deeper kernels
+ * run only with it. */
+static int headline(const peer_settings *s)
+{
+    return s->method == METHOD_CE || (s->elem == 16 && s->offset == 0 && s->stride == 1);
+}
+
+/*
+ * The model of a kernel: a grid of cml_peer_grid blocks of PEER_BLOCK
+ * threads; thread t moves elements t + j*span (span: the grid's threads)
+ * for j < ilp below `threads`. Each block is its predecessor shifted by
+ * PEER_BLOCK elements in every segment: PEER_BLOCK*elem bytes locally and
+ * stride times that remotely, whole lines for 256 threads. The guard cuts
+ * one segment, js: the blocks before block bb have it whole, block bb in
+ * part, the blocks after it not at all. Three runs: the first block of
+ * each stands for the rest.
+ */
+static cml_status trace_kernel(cml_record *rec, const cml_peer_args *a)
+{
+    const uint64_t grid = cml_peer_grid(a->threads, a->ilp, PEER_BLOCK);
+    const uint64_t span = grid * PEER_BLOCK;
+    const uint64_t js = (a->threads - 1) / span, bb = (a->threads - js * span) / PEER_BLOCK;
+    const uint64_t period = cml_exp_line_period((uint64_t)PEER_BLOCK * a->elem);
+    cml_exp_axis x = {0};
+    cml_status st = CML_OK;
+    if (bb)
+        st = cml_exp_axis_add(&x, bb, period);
+    if (st == CML_OK && bb < grid)
+        st = cml_exp_axis_add(&x, 1, 1);
+    if (st == CML_OK && bb + 1 < grid)
+        st = cml_exp_axis_add(&x, grid - bb - 1, period);
+    if (st)
+        return st;
+    const cml_exp_axis axes[3] = {x, cml_exp_axis_ends(1, 0, 1, 0), cml_exp_axis_ends(1, 0, 1, 0)};
+    const cml_dim3 g = {(unsigned)grid, 1, 1}, b = {PEER_BLOCK, 1, 1};
+    return cml_exp_trace_axes(rec, g, b, axes, cml_peer_mirror, a, NULL);
+}
+
+/* The bytes that leave the SM for the remote array, predicted: the sectors
+ * past L1 (the cache levels) or, without levels, the sectors asked for. */
+static double remote_sector_bytes(const cml_record *rec, int push)
+{
+    if (rec->has_levels)
+        return (double)(push ? rec->levels.l2_write_sectors : rec->levels.l2_read_sectors) *
+               CML_SECTOR_BYTES;
+    const cml_traffic *t =
+        &rec->model[CML_RULES_MODERN].cls[push ? CML_CLASS_GLOBAL_ST : CML_CLASS_GLOBAL_LD];
+    return (double)t->sectors * CML_SECTOR_BYTES;
+}
+
+static cml_status peer_variant(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    peer_settings *s = vs;
+    const int gpus = ctx->plan->gpu ? cml_gpu_count(NULL, 0) : 0;
+    if (!ctx->plan->gpu) {
+        if (!model_pair(ctx, s))
+            return CML_SKIP_POINT;
+    } else if (s->gpu >= gpus || s->peer >= gpus) {
+        return CML_SKIP_POINT; /* not on this host */
+    }
+    if (s->dir == DIR_BOTH && s->gpu == s->peer)
+        return CML_SKIP_POINT; /* a GPU with itself: one direction */
+    /* The default sweep runs both directions and the deeper kernels with
+     * the headline pattern only; asked for by name, with any. */
+    if (!headline(s) && ((s->dir == DIR_BOTH && !given(ctx, "dir")) ||
+                         (s->method != METHOD_CE && s->ilp > 1 && !given(ctx, "ilp"))))
+        return CML_SKIP_POINT;
+    if (s->method == METHOD_SM_CG && s->op == OP_WRITE)
+        return CML_SKIP_POINT; /* a push's remote accesses are stores: no load path */
+    const unsigned elem = s->method == METHOD_CE ? 16u : (unsigned)s->elem;
+    if (s->n == 0) {
+        /* 4x L2 keeps the remote array out of the caches; on a GPU at least
+         * nvbandwidth's default buffer, so that the two compare like for
+         * like (a link's rate still climbs at a few hundred MiB). */
+        uint64_t n = cml_plan_elements(ctx->plan, elem, 1);
+        if (ctx->plan->dev && n < PEER_MIN_BYTES / elem)
+            n = PEER_MIN_BYTES / elem;
+        s->n = (int64_t)n;
+    }
+    const uint64_t n = (uint64_t)s->n, offset = (uint64_t)s->offset;
+    const uint64_t stride = s->method == METHOD_CE ? 1 : (uint64_t)s->stride;
+    if (offset >= n) {
+        cml_sweep_waive(ctx, rec, "offset %llu is at or past the %llu remote elements",
+                        (unsigned long long)offset, (unsigned long long)n);
+        return CML_OK;
+    }
+    const uint64_t threads = peer_threads(n, offset, stride);
+    const unsigned sides = s->dir == DIR_BOTH ? 2u : 1u;
+    const uint64_t useful = threads * elem * sides;
+    /* The link's bytes, counted once: remote reads or remote writes. */
+    rec->bytes_read = s->op == OP_READ ? useful : 0;
+    rec->bytes_written = s->op == OP_WRITE ? useful : 0;
+    cml_record_add_extra(rec, "link_useful_bytes", (double)useful, "B");
+    const char *where = s->gpu == s->peer ? "its own memory (local baseline)" : "the peer's memory";
+    char pair[96];
+    if (ctx->plan->gpu)
+        snprintf(pair, sizeof pair, "GPU %lld %s %s", (long long)s->gpu,
+                 s->op == OP_READ ? "reads" : "writes", where);
+    else
+        snprintf(pair, sizeof pair, "GPU %lld %s GPU %lld's memory (the model: every pair alike)",
+                 (long long)s->gpu, s->op == OP_READ ? "reads" : "writes", (long long)s->peer);
+    if (s->method == METHOD_CE) {
+        /* The copy engine moves the buffer as a whole: the link carries the
+         * bytes, no SM instruction is issued. */
+        cml_record_add_extra(rec, "link_sector_bytes", (double)useful, "B");
+        cml_record_finding(rec,
+                           "%s through the copy engine%s: %.0f MiB that cross the link as they "
+                           "are, with no SM involved.",
+                           pair, sides == 2 ? ", both directions at once" : "",
+                           (double)useful / 1048576.0);
+        return CML_OK;
+    }
+    cml_peer_args args = {threads, stride, offset, elem, (unsigned)s->ilp, s->op == OP_WRITE,
+                          s->method == METHOD_SM_CG ? CML_CACHE_CG : CML_CACHE_CA};
+    cml_status st = trace_kernel(rec, &args);
+    if (st)
+        return st;
+    const cml_class c = args.push ? CML_CLASS_GLOBAL_ST : CML_CLASS_GLOBAL_LD;
+    const double link = remote_sector_bytes(rec, args.push) * sides;
+    cml_record_add_extra(rec, "link_sector_bytes", link, "B");
+    cml_record_finding(rec,
+                       "%s with a kernel: %u-byte elements (%lld per thread), stride %llu, "
+                       "offset %llu: %.2f "
+                       "sectors per remote %s request, %.1f%% of the sectors' bytes used; "
+                       "%.0f MiB leave the SMs in sectors for %.0f MiB used%s.",
+                       pair, elem, (long long)s->ilp, (unsigned long long)stride,
+                       (unsigned long long)offset,
+                       cml_exp_spr(rec, c), args.push ? "store" : "load",
+                       100.0 * cml_exp_eff(rec, CML_RULES_MODERN, c), link / 1048576.0,
+                       (double)useful / 1048576.0, sides == 2 ? ", both directions at once" : "");
+    return CML_OK;
+}
+
+/* ---- the measurement ------------------------------------------------- */
+
+/* What one run keeps per GPU: the GPU (the lab's own, or opened here), a
+ * random source and a destination of `bytes` each. */
+typedef struct peer_gpu {
+    cml_gpu *gpu;
+    int opened;       /* 1: opened here, closed at the end */
+    cml_dbuf src, dst;
+    size_t bytes;
+} peer_gpu;
+
+typedef struct peer_state {
+    peer_gpu dev[PEER_MAX_GPUS];
+    int lab;          /* the lab's GPU, current between points */
+} peer_state;
+
+static uint64_t src_seed(int dev)
+{
+    return 0x5EED00ull + (uint64_t)dev;
+}
+
+/* The GPU `d` with buffers of at least `bytes`; the current device is d. */
+static cml_status peer_ready(cml_sweep *ctx, cml_record *rec, int d, size_t bytes)
+{
+    peer_state *ps = ctx->state;
+    peer_gpu *p = &ps->dev[d];
+    if (!p->gpu) {
+        if (d == ps->lab) {
+            p->gpu = ctx->plan->gpu;
+        } else {
+            char err[320];
+            if (cml_gpu_open(d, &p->gpu, err, sizeof err) != CML_OK) {
+                cml_record_note(rec, "%s", err);
+                rec->state = CML_REC_FAILED;
+                return CML_ECUDA;
+            }
+            p->opened = 1;
+        }
+    }
+    cml_status st = cml_peer_use(d);
+    if (st == CML_OK && p->bytes < bytes) {
+        cml_gpu_free(p->gpu, &p->src);
+        cml_gpu_free(p->gpu, &p->dst);
+        p->bytes = 0;
+        st = cml_gpu_alloc(p->gpu, &p->src, bytes);
+        if (st == CML_OK)
+            st = cml_gpu_alloc(p->gpu, &p->dst, bytes);
+        if (st == CML_OK)
+            st = cml_gpu_fill_f32(p->gpu, &p->src, bytes / 4, src_seed(d));
+        if (st == CML_OK)
+            p->bytes = bytes;
+    }
+    if (st != CML_OK) {
+        cml_plan sub = *ctx->plan;
+        sub.gpu = p->gpu;
+        return cml_exp_fail(&sub, rec, st);
+    }
+    return CML_OK;
+}
+
+/* One destination to check, on its own GPU. */
+typedef struct peer_check_ctx {
+    const float *dst;
+    uint64_t floats, threads, stride, offset, seed;
+    int pattern;
+    unsigned elem;
+} peer_check_ctx;
+
+static cml_status peer_check_cb(void *vctx, unsigned long long *d_counters)
+{
+    const peer_check_ctx *c = vctx;
+    return cml_peer_check(c->dst, c->floats, c->pattern, c->elem, c->threads, c->stride,
+                          c->offset, c->seed, d_counters);
+}
+
+/* Poison d's destination and queue its check: who writes it (runner) and
+ * from where (the source's GPU). */
+static cml_status peer_dst(cml_sweep *ctx, cml_record *rec, int d, int src_dev, int pattern,
+                           const cml_peer_launch_args *a, peer_check_ctx *out)
+{
+    peer_state *ps = ctx->state;
+    peer_gpu *p = &ps->dev[d];
+    cml_status st = cml_peer_use(d);
+    if (st == CML_OK)
+        st = cml_gpu_poison(p->gpu, &p->dst);
+    if (st != CML_OK) {
+        cml_plan sub = *ctx->plan;
+        sub.gpu = p->gpu;
+        return cml_exp_fail(&sub, rec, st);
+    }
+    *out = (peer_check_ctx){p->dst.ptr, p->bytes / 4, a->threads, a->stride, a->offset,
+                            src_seed(src_dev), pattern, a->elem};
+    return CML_OK;
+}
+
+static cml_status peer_access(cml_sweep *ctx, cml_record *rec, int a, int b)
+{
+    if (a == b)
+        return CML_OK;
+    cml_gpu_link link;
+    cml_status st = cml_gpu_link_between(a, b, &link);
+    if (st == CML_OK && !link.peer_access) {
+        cml_sweep_waive(ctx, rec,
+                        "GPU %d cannot reach GPU %d's memory (cudaDeviceCanAccessPeer says no: "
+                        "no NVLink or PCIe peer path between them)",
+                        a, b);
+        return CML_EUNSUPPORTED;
+    }
+    if (st == CML_OK)
+        st = cml_gpu_enable_peer(a, b);
+    return st == CML_OK ? st : cml_exp_fail(ctx->plan, rec, st);
+}
+
+static cml_status peer_measure(cml_sweep *ctx, void *vs, cml_record *rec)
+{
+    const peer_settings *s = vs;
+    peer_state *ps = ctx->state;
+    const int A = (int)s->gpu, B = (int)s->peer, both = s->dir == DIR_BOTH;
+    const int ce = s->method == METHOD_CE, push = s->op == OP_WRITE;
+    const unsigned elem = ce ? 16u : (unsigned)s->elem;
+    const uint64_t stride = ce ? 1 : (uint64_t)s->stride, offset = (uint64_t)s->offset;
+    const uint64_t n = (uint64_t)s->n;
+    ps->lab = cml_gpu_facts(ctx->plan->gpu)->index;
+    cml_status st = peer_access(ctx, rec, A, B);
+    if (st == CML_OK && both)
+        st = peer_access(ctx, rec, B, A);
+    if (st == CML_OK)
+        st = peer_ready(ctx, rec, A, (size_t)n * elem);
+    if (st == CML_OK)
+        st = peer_ready(ctx, rec, B, (size_t)n * elem);
+    if (st != CML_OK) {
+        (void)cml_peer_use(ps->lab);
+        return st == CML_EUNSUPPORTED ? CML_OK : st;
+    }
+    cml_peer_launch_args a = {0};
+    a.nsides = both ? 2 : 1;
+    a.ce = ce;
+    a.push = push;
+    a.path = s->method == METHOD_SM_CG;
+    a.elem = elem;
+    a.ilp = ce ? 1u : (unsigned)s->ilp;
+    a.block = PEER_BLOCK;
+    a.threads = peer_threads(n, offset, stride);
+    a.stride = stride;
+    a.offset = offset;
+    /* Side k runs on `run`, moving between its memory and `other`'s; its
+     * destination's check: the pattern is on the remote side. */
+    peer_check_ctx checks[2];
+    for (unsigned k = 0; k < a.nsides && st == CML_OK; k++) {
+        const int run = k ? B : A, other = k ? A : B;
+        const int from = push ? run : other, to = push ? other : run;
+        a.side[k] = (cml_peer_side){run, from, to, ps->dev[from].src.ptr, ps->dev[to].dst.ptr};
+        st = peer_dst(ctx, rec, to, from, push, &a, &checks[k]);
+    }
+    if (st == CML_OK && both)
+        st = cml_peer_events(A, B, &a.go, &a.done);
+    /* Timed on the runner's stream; counters (on the lab's GPU only, where
+     * the profiler is) at once, for a kernel in one direction: a queued
+     * replay could outlive the peer's buffers. */
+    cml_plan sub = *ctx->plan;
+    sub.gpu = ps->dev[A].gpu;
+    sub.dev = cml_gpu_facts(sub.gpu);
+    sub.counters_pass = NULL;
+    if (A != ps->lab || ce || both)
+        sub.profiler = NULL;
+    if (A != B || A != ps->lab)
+        memset(&sub.peaks, 0, sizeof sub.peaks); /* a link is no share of DRAM's peak */
+    if (st == CML_OK)
+        st = cml_peer_use(A);
+    if (st == CML_OK)
+        st = cml_exp_time(&sub, rec, cml_peer_launch, &a,
+                          ce ? NULL : cml_peer_kernel(push, a.path, elem, a.ilp), a.block, 0);
+    for (unsigned k = 0; k < a.nsides && st == CML_OK; k++) {
+        const int to = a.side[k].dst_dev;
+        cml_plan vplan = *ctx->plan;
+        vplan.gpu = ps->dev[to].gpu;
+        st = cml_peer_use(to);
+        if (st == CML_OK)
+            st = cml_exp_verify(&vplan, rec, peer_check_cb, &checks[k]);
+    }
+    if (both)
+        cml_peer_events_free(A, B, a.go, a.done);
+    (void)cml_peer_use(ps->lab);
+    if (st != CML_OK)
+        return st == CML_EVERIFY ? CML_OK : st;
+    const double ms = rec->timing.median_ms;
+    if (ms > 0) {
+        cml_record_add_extra(rec, "link_sector_gbs",
+                             cml_record_extra(rec, "link_sector_bytes", 0) / (ms * 1e6), "GB/s");
+    }
+    return CML_OK;
+}
+
+/* ---- across the records ----------------------------------------------- */
+
+static const peer_settings *settings_at(cml_sweep *ctx, size_t i)
+{
+    return cml_sweep_settings_of(ctx, i);
+}
+
+/* The measured record of (gpu, peer, op, method, dir) with the headline
+ * pattern (16-byte elements, offset 0, stride 1) at depth `ilp`, or the
+ * fastest of every depth (ilp 0); NULL when there is none. */
+static const cml_record *find_headline(cml_sweep *ctx, const peer_settings *like, int method,
+                                       int dir, int64_t ilp)
+{
+    const cml_record *best = NULL;
+    for (size_t i = ctx->first; i < ctx->out->count; i++) {
+        const peer_settings *s = settings_at(ctx, i);
+        const cml_record *r = &ctx->out->items[i];
+        if (s && r->state == CML_REC_OK && r->measured && s->gpu == like->gpu &&
+            s->peer == like->peer && s->op == like->op && s->method == method && s->dir == dir &&
+            headline(s) && (!ilp || s->ilp == ilp) &&
+            (!best || r->bandwidth_gbs > best->bandwidth_gbs))
+            best = r;
+    }
+    return best;
+}
+
+/* Per pair and direction, on the copy engine's record: what an SM copy
+ * does beside it, and what both directions at once give. Per strided
+ * kernel record: what the link carried, sectors or bytes. */
+static void peer_finish(cml_sweep *ctx)
+{
+    for (size_t i = ctx->first; i < ctx->out->count; i++) {
+        const peer_settings *s = settings_at(ctx, i);
+        cml_record *r = &ctx->out->items[i];
+        if (!s || r->state != CML_REC_OK || !r->measured || s->gpu == s->peer)
+            continue;
+        char extra[320] = "";
+        if (s->method == METHOD_CE && s->dir == DIR_ONE) {
+            const cml_record *sm = find_headline(ctx, s, METHOD_SM, DIR_ONE, 0);
+            const cml_record *bi = find_headline(ctx, s, METHOD_CE, DIR_BOTH, 0);
+            int used = 0;
+            if (sm)
+                used += snprintf(extra + used, sizeof extra - (size_t)used,
+                                 " The copy engine moves %.1f GB/s, an SM kernel with 16-byte "
+                                 "loads %.1f GB/s: %s.",
+                                 r->bandwidth_gbs, sm->bandwidth_gbs,
+                                 r->bandwidth_gbs >= sm->bandwidth_gbs
+                                     ? "the copy engine wins and leaves the SMs free"
+                                     : "the kernel wins, at the cost of the SMs it occupies");
+            if (bi && used >= 0 && (size_t)used < sizeof extra)
+                snprintf(extra + used, sizeof extra - (size_t)used,
+                         " Both directions at once: %.1f GB/s in all (%.2fx one direction).",
+                         bi->bandwidth_gbs, bi->bandwidth_gbs / r->bandwidth_gbs);
+        } else if (s->method != METHOD_CE && !headline(s) && s->dir == DIR_ONE) {
+            /* Against the same kernel coalesced: does the link carry the
+             * sectors (useful bandwidth falls as sectors grow) or the bytes? */
+            const cml_record *h = find_headline(ctx, s, (int)s->method, DIR_ONE, s->ilp);
+            const double sec = cml_record_extra(r, "link_sector_gbs", -1);
+            if (h && sec > 0) {
+                const double want = cml_record_extra(r, "link_sector_bytes", 0) /
+                                    cml_record_extra(r, "link_useful_bytes", 1);
+                snprintf(extra, sizeof extra,
+                         " Measured %.1f GB/s used, %.1f GB/s in sectors, against %.1f GB/s "
+                         "coalesced: %s.",
+                         r->bandwidth_gbs, sec, h->bandwidth_gbs,
+                         want > 1.05 && sec > 0.8 * h->bandwidth_gbs
+                             ? "the link carries whole sectors, and the unused bytes cost it "
+                               "as they cost DRAM"
+                         : want > 1.05 ? "fewer bytes cross than whole sectors would need"
+                                       : "every sector's bytes are used");
+            }
+        }
+        if (extra[0] && strlen(r->finding) + strlen(extra) < sizeof r->finding)
+            strcat(r->finding, extra);
+    }
+}
+
+static void peer_release(cml_sweep *ctx)
+{
+    peer_state *ps = ctx->state;
+    if (!ctx->plan->gpu)
+        return;
+    for (int d = 0; d < PEER_MAX_GPUS; d++) {
+        peer_gpu *p = &ps->dev[d];
+        if (!p->gpu)
+            continue;
+        (void)cml_peer_use(d);
+        cml_gpu_free(p->gpu, &p->src);
+        cml_gpu_free(p->gpu, &p->dst);
+        if (p->opened)
+            cml_gpu_close(p->gpu);
+    }
+    (void)cml_peer_use(cml_gpu_facts(ctx->plan->gpu)->index);
+}
+
+static const cml_chart_spec peer_charts[] = {
+    {.shape = CML_PLOT_SWEEP,
+     .title = "Link bandwidth vs remote stride",
+     .xparam = "stride",
+     .xname = "stride",
+     .xlabel = "remote elements between neighbouring threads",
+     .xscale = CML_SCALE_LOG2,
+     .xfmt = CML_FMT_NUMBER,
+     .ylabel = "bytes used per second (GB/s)",
+     .yfmt = CML_FMT_NUMBER,
+     .m = {{"measured", CML_METRIC_BANDWIDTH, NULL, NULL, 0}},
+     .what = "the link's bandwidth",
+     .unit = "GB/s",
+     .describe = 1},
+};
+
+const cml_experiment cml_exp_peer = {
+    .key = "peer",
+    .number = 23,
+    .title = "Memory over the link between GPUs",
+    .summary = "a kernel on one GPU reads or writes another's memory (NVLink or PCIe peer "
+               "access), beside the copy engine, one direction and both",
+    .doc = "docs/experiments/peer.md",
+    .options = peer_params,
+    .noptions = CML_COUNT(peer_params),
+    .settings_size = sizeof(peer_settings),
+    .state_size = sizeof(peer_state),
+    .tour = "elem=16 offset=0 stride=1 method=sm,ce",
+    .variant = peer_variant,
+    .measure = peer_measure,
+    .finish = peer_finish,
+    .release = peer_release,
+    .charts = peer_charts,
+    .ncharts = CML_COUNT(peer_charts),
+};

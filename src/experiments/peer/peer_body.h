@@ -1,0 +1,316 @@
+/*
+ * Experiment 23 (memory over the link between two GPUs): its kernels,
+ * written once (gpu/kernel_body.h). A kernel on GPU `gpu` moves data
+ * between its own memory and GPU `peer`'s through peer access: a pull
+ * (op=read) loads the peer's array with the pattern and stores its own
+ * contiguously, a push (op=write) loads its own contiguously and stores the
+ * peer's array with the pattern. Thread i touches element k = i*stride +
+ * offset of the patterned (remote) array and element i of the local one.
+ * Elements are 4, 8 or 16 bytes (float, float2, float4), one per thread.
+ *
+ * Under __CUDACC__: the kernels, one per width, direction and load path;
+ * the launchers (a kernel, the copy engine's cudaMemcpyPeerAsync, either
+ * one on both GPUs at once), the device and peer-access helpers, and the
+ * checker, which recomputes every element of the destination from the
+ * counter-based random source (core/random.h).
+ */
+#ifndef CML_PEER_BODY_H
+#define CML_PEER_BODY_H
+
+#include <stdint.h>
+
+#include "cumemlab/model.h"
+#include "gpu/kernel_body.h"
+#include "gpu/launcher.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The model's mirror of a kernel (peer.c), and its arguments. */
+typedef struct cml_peer_args {
+    uint64_t threads, stride, offset;
+    unsigned elem;   /* 4, 8 or 16 */
+    unsigned ilp;    /* elements per thread: 1, 2, 4 or 8 */
+    int push;        /* 0: pull (remote loads), 1: push (remote stores) */
+    cml_cache cache; /* the remote loads' path (pull) */
+} cml_peer_args;
+
+void cml_peer_mirror(const cml_thread *t, const void *args, cml_emitter *e);
+
+/* Blocks of a kernel: `threads` elements, `ilp` per thread. */
+static inline uint64_t cml_peer_grid(uint64_t threads, unsigned ilp, unsigned block)
+{
+    const uint64_t per_block = (uint64_t)ilp * block;
+    return (threads + per_block - 1) / per_block;
+}
+
+/* One side of a transfer: the GPU that runs it and its arrays. `src` and
+ * `dst` are device pointers on either GPU (peer access makes the remote one
+ * reachable); for the copy engine, src_dev and dst_dev name their GPUs. */
+typedef struct cml_peer_side {
+    int runner, src_dev, dst_dev;
+    const void *src;
+    void *dst;
+} cml_peer_side;
+
+enum { CML_PEER_MAX_SIDES = 2 };
+
+typedef struct cml_peer_launch_args {
+    cml_peer_side side[CML_PEER_MAX_SIDES]; /* side[0] runs on the current GPU */
+    unsigned nsides;                         /* 1: one direction, 2: both at once */
+    int ce;                                  /* 1: cudaMemcpyPeerAsync, 0: a kernel */
+    int push, path;                          /* kernel: direction, load path (0 ca, 1 cg) */
+    unsigned elem, block, ilp;
+    uint64_t threads, stride, offset;
+    /* both at once: side[1] starts after `go` (recorded on side 0's GPU)
+     * and side 0's stream waits for `done` (recorded on side 1's GPU), so
+     * side 0's events time both. Created by cml_peer_events. */
+    void *go, *done;
+} cml_peer_launch_args;
+
+CML_LAUNCHER cml_status cml_peer_launch(void *args);
+/* The __global__ function of a kernel (occupancy); NULL for a bad choice. */
+CML_LAUNCHER const void *cml_peer_kernel(int push, int path, unsigned elem, unsigned ilp);
+/* Make `dev` the current device. */
+CML_LAUNCHER cml_status cml_peer_use(int dev);
+/* The two events of both-at-once runs: go on `a`, done on `b` (each made
+ * on its own GPU); the current device is `a` again on return. */
+CML_LAUNCHER cml_status cml_peer_events(int a, int b, void **go, void **done);
+CML_LAUNCHER void cml_peer_events_free(int a, int b, void *go, void *done);
+/*
+ * Check the destination `dst` of `floats` floats on the current device:
+ * destination element k (of elem bytes) must hold source element
+ * (k - offset) / stride when k >= offset, (k - offset) % stride == 0 and
+ * that is below `threads` (pattern = 1: a push's remote array), or element
+ * k * stride + offset (pattern = 0: a pull's local array, `threads`
+ * elements written), of a source filled with cml_random_f32(seed, float
+ * index); every other float must still be the poison (0xFFFFFFFF). Counts
+ * into d_counters[0], lowest wrong float index into d_counters[1].
+ */
+CML_LAUNCHER cml_status cml_peer_check(const float *dst, uint64_t floats, int pattern,
+                                       unsigned elem, uint64_t threads, uint64_t stride,
+                                       uint64_t offset, uint64_t seed,
+                                       unsigned long long *d_counters);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* One body per element type and depth: thread t moves elements t,
+ * t + span, ..., t + (U-1)*span (span: the grid's threads), all U loads
+ * before the first store, so that U elements per thread are in flight (1:
+ * one element per thread; nvbandwidth's copy kernel keeps 12). The pull
+ * loads the remote array with the pattern through `ld` and stores the
+ * local one; the push stores the remote array with the pattern. */
+#define CML_PEER_BODIES(W, T, U)                                                                \
+    CML_BODY void cml_peer_pull_body_##W##_##U(CML_CTX, const T *src, T *dst, uint64_t threads, \
+                                               uint64_t stride, uint64_t offset, unsigned ld)   \
+    {                                                                                           \
+        const uint64_t t = (uint64_t)CML_BID_X * CML_BDIM_X + CML_TID_X;                        \
+        const uint64_t span = (uint64_t)CML_GDIM_X * CML_BDIM_X;                                \
+        T v[U];                                                                                 \
+        CML_UNROLL for (int j = 0; j < (U); j++) if (t + j * span < threads)                    \
+            v[j] = CML_LD(0, ld, T, src, (t + j * span) * stride + offset);                     \
+        CML_UNROLL for (int j = 0; j < (U); j++) if (t + j * span < threads)                    \
+            CML_ST(1, CML_ST_PLAIN, dst, t + j * span, v[j]);                                   \
+    }                                                                                           \
+    CML_BODY void cml_peer_push_body_##W##_##U(CML_CTX, const T *src, T *dst, uint64_t threads, \
+                                               uint64_t stride, uint64_t offset)                \
+    {                                                                                           \
+        const uint64_t t = (uint64_t)CML_BID_X * CML_BDIM_X + CML_TID_X;                        \
+        const uint64_t span = (uint64_t)CML_GDIM_X * CML_BDIM_X;                                \
+        T v[U];                                                                                 \
+        CML_UNROLL for (int j = 0; j < (U); j++) if (t + j * span < threads)                    \
+            v[j] = CML_LD(0, CML_LD_PLAIN, T, src, t + j * span);                               \
+        CML_UNROLL for (int j = 0; j < (U); j++) if (t + j * span < threads)                    \
+            CML_ST(1, CML_ST_PLAIN, dst, (t + j * span) * stride + offset, v[j]);               \
+    }
+
+/* The depths a kernel is built for (the `ilp` option). */
+#define CML_PEER_WIDTH_BODIES(W, T)                                                             \
+    CML_PEER_BODIES(W, T, 1)                                                                    \
+    CML_PEER_BODIES(W, T, 2)                                                                    \
+    CML_PEER_BODIES(W, T, 4)                                                                    \
+    CML_PEER_BODIES(W, T, 8)
+
+CML_PEER_WIDTH_BODIES(4, float)
+CML_PEER_WIDTH_BODIES(8, float2)
+CML_PEER_WIDTH_BODIES(16, float4)
+
+#ifdef __CUDACC__
+/* ---- the kernels and their launchers (nvcc only) ------------------------ */
+#include <cuda_runtime.h>
+
+#include "core/random.h"
+#include "gpu/gpu_internal.h"
+
+#define PEER_PULL_KERNEL(NAME, W, T, U, LD)                                                     \
+    __global__ void NAME(const T *__restrict__ src, T *__restrict__ dst, uint64_t threads,      \
+                         uint64_t stride, uint64_t offset)                                      \
+    {                                                                                           \
+        cml_peer_pull_body_##W##_##U(CML_KERNEL_CTX, src, dst, threads, stride, offset, LD);    \
+    }
+#define PEER_PUSH_KERNEL(NAME, W, T, U)                                                         \
+    __global__ void NAME(const T *__restrict__ src, T *__restrict__ dst, uint64_t threads,      \
+                         uint64_t stride, uint64_t offset)                                      \
+    {                                                                                           \
+        cml_peer_push_body_##W##_##U(CML_KERNEL_CTX, src, dst, threads, stride, offset);        \
+    }
+/* A width's kernels at one depth: pull through L1, pull at L2, push. */
+#define PEER_KERNELS(W, T, U)                                                                   \
+    PEER_PULL_KERNEL(peerPull##W##_ca_##U, W, T, U, CML_LD_CA)                                  \
+    PEER_PULL_KERNEL(peerPull##W##_cg_##U, W, T, U, CML_LD_CG)                                  \
+    PEER_PUSH_KERNEL(peerPush##W##_##U, W, T, U)
+#define PEER_WIDTH_KERNELS(W, T)                                                                \
+    PEER_KERNELS(W, T, 1) PEER_KERNELS(W, T, 2) PEER_KERNELS(W, T, 4) PEER_KERNELS(W, T, 8)
+
+PEER_WIDTH_KERNELS(4, float)
+PEER_WIDTH_KERNELS(8, float2)
+PEER_WIDTH_KERNELS(16, float4)
+
+/* Every kernel has the same parameters, as untyped pointers. */
+typedef void (*peer_kernel)(const void *, void *, uint64_t, uint64_t, uint64_t);
+
+#define PEER_DEPTHS(NAME) {(peer_kernel)NAME##_1, (peer_kernel)NAME##_2, (peer_kernel)NAME##_4,  \
+                           (peer_kernel)NAME##_8}
+
+static peer_kernel pick(int push, int path, unsigned elem, unsigned ilp)
+{
+    const int w = elem == 4 ? 0 : elem == 8 ? 1 : elem == 16 ? 2 : -1;
+    const int d = ilp == 1 ? 0 : ilp == 2 ? 1 : ilp == 4 ? 2 : ilp == 8 ? 3 : -1;
+    if (w < 0 || d < 0 || path < 0 || path > 1)
+        return NULL;
+    static const peer_kernel pulls[3][2][4] = {
+        {PEER_DEPTHS(peerPull4_ca), PEER_DEPTHS(peerPull4_cg)},
+        {PEER_DEPTHS(peerPull8_ca), PEER_DEPTHS(peerPull8_cg)},
+        {PEER_DEPTHS(peerPull16_ca), PEER_DEPTHS(peerPull16_cg)}};
+    static const peer_kernel pushes[3][4] = {PEER_DEPTHS(peerPush4), PEER_DEPTHS(peerPush8),
+                                             PEER_DEPTHS(peerPush16)};
+    return push ? pushes[w][d] : pulls[w][path][d];
+}
+
+extern "C" const void *cml_peer_kernel(int push, int path, unsigned elem, unsigned ilp)
+{
+    return (const void *)pick(push, path, elem, ilp);
+}
+
+extern "C" cml_status cml_peer_use(int dev)
+{
+    CML_CU(cudaSetDevice(dev));
+    return CML_OK;
+}
+
+extern "C" cml_status cml_peer_events(int a, int b, void **go, void **done)
+{
+    cudaEvent_t g = NULL, d = NULL;
+    CML_CU(cudaSetDevice(b));
+    CML_CU(cudaEventCreateWithFlags(&d, cudaEventDisableTiming));
+    CML_CU(cudaSetDevice(a));
+    CML_CU(cudaEventCreateWithFlags(&g, cudaEventDisableTiming));
+    *go = (void *)g;
+    *done = (void *)d;
+    return CML_OK;
+}
+
+extern "C" void cml_peer_events_free(int a, int b, void *go, void *done)
+{
+    if (go) {
+        (void)cudaSetDevice(a);
+        (void)cudaEventDestroy((cudaEvent_t)go);
+    }
+    if (done) {
+        (void)cudaSetDevice(b);
+        (void)cudaEventDestroy((cudaEvent_t)done);
+    }
+    (void)cudaSetDevice(a);
+    (void)cudaGetLastError();
+}
+
+/* One side on the current device's legacy stream. */
+static cml_status launch_side(const cml_peer_launch_args *a, const cml_peer_side *s)
+{
+    const size_t bytes = (size_t)a->threads * a->elem;
+    if (a->ce) {
+        CML_CU(cudaMemcpyPeerAsync(s->dst, s->dst_dev, s->src, s->src_dev, bytes, 0));
+        return CML_OK;
+    }
+    peer_kernel k = pick(a->push, a->path, a->elem, a->ilp);
+    if (!k || a->block == 0)
+        return CML_EINVAL;
+    const uint64_t grid = cml_peer_grid(a->threads, a->ilp, a->block);
+    k<<<(unsigned)grid, a->block>>>(s->src, s->dst, a->threads, a->stride, a->offset);
+    CML_CU_LAUNCH();
+    return CML_OK;
+}
+
+/* Side 0 on the current GPU; with two sides, side 1 on its GPU starts with
+ * side 0 (it waits for `go`, recorded just before side 0's launch) and side
+ * 0's stream waits for it to end (`done`): the timing events on side 0's
+ * stream then cover both transfers, each launch pair running at once. */
+extern "C" cml_status cml_peer_launch(void *vctx)
+{
+    const cml_peer_launch_args *a = (const cml_peer_launch_args *)vctx;
+    if (a->nsides == 1)
+        return launch_side(a, &a->side[0]);
+    if (a->nsides != 2 || !a->go || !a->done)
+        return CML_EINVAL;
+    const int here = a->side[0].runner, there = a->side[1].runner;
+    CML_CU(cudaEventRecord((cudaEvent_t)a->go, 0));
+    cml_status st = launch_side(a, &a->side[0]);
+    if (st != CML_OK)
+        return st;
+    CML_CU(cudaSetDevice(there));
+    CML_CU(cudaStreamWaitEvent(0, (cudaEvent_t)a->go, 0));
+    st = launch_side(a, &a->side[1]);
+    if (st == CML_OK && cudaEventRecord((cudaEvent_t)a->done, 0) != cudaSuccess)
+        st = cml_gpu_check((int)cudaGetLastError(), "cudaEventRecord(done)", __FILE__, __LINE__);
+    CML_CU(cudaSetDevice(here));
+    if (st != CML_OK)
+        return st;
+    CML_CU(cudaStreamWaitEvent(0, (cudaEvent_t)a->done, 0));
+    return CML_OK;
+}
+
+__global__ void peer_check(const float *__restrict__ dst, uint64_t floats, int pattern,
+                           unsigned per, uint64_t threads, uint64_t stride, uint64_t offset,
+                           uint64_t seed, unsigned long long *bad, unsigned long long *first_bad)
+{
+    for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < floats;
+         j += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t k = j / per, c = j % per;
+        int written;
+        uint64_t from = 0;
+        if (pattern) {
+            written = k >= offset && (k - offset) % stride == 0 && (k - offset) / stride < threads;
+            if (written)
+                from = (k - offset) / stride;
+        } else {
+            written = k < threads;
+            from = k * stride + offset;
+        }
+        const uint32_t got = __float_as_uint(dst[j]);
+        const int ok = written ? got == __float_as_uint(cml_random_f32(seed, from * per + c))
+                               : got == 0xFFFFFFFFu;
+        if (!ok) {
+            atomicAdd(bad, 1ull);
+            atomicMin(first_bad, (unsigned long long)j);
+        }
+    }
+}
+
+extern "C" cml_status cml_peer_check(const float *dst, uint64_t floats, int pattern,
+                                     unsigned elem, uint64_t threads, uint64_t stride,
+                                     uint64_t offset, uint64_t seed,
+                                     unsigned long long *d_counters)
+{
+    if (elem < 4 || elem % 4 || stride == 0)
+        return CML_EINVAL;
+    peer_check<<<1024, 256>>>(dst, floats, pattern, elem / 4, threads, stride, offset, seed,
+                              d_counters, d_counters + 1);
+    CML_CU_LAUNCH();
+    return CML_OK;
+}
+#endif /* __CUDACC__ */
+
+#endif
