@@ -157,17 +157,44 @@ CML_PEER_WIDTH_BODIES(16, float4)
     {                                                                                           \
         cml_peer_push_body_##W##_##U(CML_KERNEL_CTX, src, dst, threads, stride, offset);        \
     }
-/* A width's kernels at one depth: pull through L1, pull at L2, push. */
-#define PEER_KERNELS(W, T, U)                                                                   \
-    PEER_PULL_KERNEL(peerPull##W##_ca_##U, W, T, U, CML_LD_CA)                                  \
-    PEER_PULL_KERNEL(peerPull##W##_cg_##U, W, T, U, CML_LD_CG)                                  \
-    PEER_PUSH_KERNEL(peerPush##W##_##U, W, T, U)
-#define PEER_WIDTH_KERNELS(W, T)                                                                \
-    PEER_KERNELS(W, T, 1) PEER_KERNELS(W, T, 2) PEER_KERNELS(W, T, 4) PEER_KERNELS(W, T, 8)
-
-PEER_WIDTH_KERNELS(4, float)
-PEER_WIDTH_KERNELS(8, float2)
-PEER_WIDTH_KERNELS(16, float4)
+/* Each kernel by its name (tests/cli/test_kernel_bodies.py finds them here):
+ * pull through L1, pull at L2, push; per width and depth. */
+PEER_PULL_KERNEL(peerPull4_ca_1, 4, float, 1, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull4_cg_1, 4, float, 1, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush4_1, 4, float, 1)
+PEER_PULL_KERNEL(peerPull4_ca_2, 4, float, 2, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull4_cg_2, 4, float, 2, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush4_2, 4, float, 2)
+PEER_PULL_KERNEL(peerPull4_ca_4, 4, float, 4, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull4_cg_4, 4, float, 4, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush4_4, 4, float, 4)
+PEER_PULL_KERNEL(peerPull4_ca_8, 4, float, 8, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull4_cg_8, 4, float, 8, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush4_8, 4, float, 8)
+PEER_PULL_KERNEL(peerPull8_ca_1, 8, float2, 1, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull8_cg_1, 8, float2, 1, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush8_1, 8, float2, 1)
+PEER_PULL_KERNEL(peerPull8_ca_2, 8, float2, 2, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull8_cg_2, 8, float2, 2, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush8_2, 8, float2, 2)
+PEER_PULL_KERNEL(peerPull8_ca_4, 8, float2, 4, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull8_cg_4, 8, float2, 4, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush8_4, 8, float2, 4)
+PEER_PULL_KERNEL(peerPull8_ca_8, 8, float2, 8, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull8_cg_8, 8, float2, 8, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush8_8, 8, float2, 8)
+PEER_PULL_KERNEL(peerPull16_ca_1, 16, float4, 1, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull16_cg_1, 16, float4, 1, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush16_1, 16, float4, 1)
+PEER_PULL_KERNEL(peerPull16_ca_2, 16, float4, 2, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull16_cg_2, 16, float4, 2, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush16_2, 16, float4, 2)
+PEER_PULL_KERNEL(peerPull16_ca_4, 16, float4, 4, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull16_cg_4, 16, float4, 4, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush16_4, 16, float4, 4)
+PEER_PULL_KERNEL(peerPull16_ca_8, 16, float4, 8, CML_LD_CA)
+PEER_PULL_KERNEL(peerPull16_cg_8, 16, float4, 8, CML_LD_CG)
+PEER_PUSH_KERNEL(peerPush16_8, 16, float4, 8)
 
 /* Every kernel has the same parameters, as untyped pointers. */
 typedef void (*peer_kernel)(const void *, void *, uint64_t, uint64_t, uint64_t);
