@@ -83,16 +83,16 @@ void cml_peer_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
             cml_peer_pull_body_##W##_##U(ctx, CML_ARRAY(const T, 0), CML_ARRAY(T, 1),          \
                                          a->threads, a->stride, a->offset, a->cache);          \
         break;
-#define PEER_MIRROR_WIDTH(W, T)                                                                \
-    PEER_MIRROR(W, T, 1) PEER_MIRROR(W, T, 2) PEER_MIRROR(W, T, 4) PEER_MIRROR(W, T, 8)
     switch (a->elem * 16 + a->ilp) {
-        PEER_MIRROR_WIDTH(4, float)
-        PEER_MIRROR_WIDTH(8, float2)
-        PEER_MIRROR_WIDTH(16, float4)
+        PEER_MIRROR(4, float, 1) PEER_MIRROR(4, float, 2) PEER_MIRROR(4, float, 4)
+        PEER_MIRROR(4, float, 8)
+        PEER_MIRROR(8, float2, 1) PEER_MIRROR(8, float2, 2) PEER_MIRROR(8, float2, 4)
+        PEER_MIRROR(8, float2, 8)
+        PEER_MIRROR(16, float4, 1) PEER_MIRROR(16, float4, 2) PEER_MIRROR(16, float4, 4)
+        PEER_MIRROR(16, float4, 8)
     default:
         break;
     }
-#undef PEER_MIRROR_WIDTH
 #undef PEER_MIRROR
 }
 

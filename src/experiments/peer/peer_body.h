@@ -127,16 +127,20 @@ CML_LAUNCHER cml_status cml_peer_check(const float *dst, uint64_t floats, int pa
             CML_ST(1, CML_ST_PLAIN, dst, (t + j * span) * stride + offset, v[j]);               \
     }
 
-/* The depths a kernel is built for (the `ilp` option). */
-#define CML_PEER_WIDTH_BODIES(W, T)                                                             \
-    CML_PEER_BODIES(W, T, 1)                                                                    \
-    CML_PEER_BODIES(W, T, 2)                                                                    \
-    CML_PEER_BODIES(W, T, 4)                                                                    \
-    CML_PEER_BODIES(W, T, 8)
-
-CML_PEER_WIDTH_BODIES(4, float)
-CML_PEER_WIDTH_BODIES(8, float2)
-CML_PEER_WIDTH_BODIES(16, float4)
+/* The widths and depths a kernel is built for (the `elem` and `ilp` options),
+ * each stamped by name (tests/cli/test_kernel_bodies.py reads them here). */
+CML_PEER_BODIES(4, float, 1)
+CML_PEER_BODIES(4, float, 2)
+CML_PEER_BODIES(4, float, 4)
+CML_PEER_BODIES(4, float, 8)
+CML_PEER_BODIES(8, float2, 1)
+CML_PEER_BODIES(8, float2, 2)
+CML_PEER_BODIES(8, float2, 4)
+CML_PEER_BODIES(8, float2, 8)
+CML_PEER_BODIES(16, float4, 1)
+CML_PEER_BODIES(16, float4, 2)
+CML_PEER_BODIES(16, float4, 4)
+CML_PEER_BODIES(16, float4, 8)
 
 #ifdef __CUDACC__
 /* ---- the kernels and their launchers (nvcc only) ------------------------ */
