@@ -35,7 +35,10 @@ static void state_text(char *buf, size_t len, const cml_fleet_gpu_state *s)
         snprintf(temp, sizeof temp, ", %d C", s->temperature_c);
     if (isfinite(s->power_w))
         snprintf(pw, sizeof pw, ", %.0f W", s->power_w);
-    snprintf(buf, len, "SM %s / mem %s MHz%s%s", sm, mem, temp, pw);
+    snprintf(buf, len, "SM %s / mem %s MHz%s%s%s%s%s", sm, mem, temp, pw,
+             s->reasons[0] && strcmp(s->reasons, "none") ? " (" : "",
+             strcmp(s->reasons, "none") ? s->reasons : "",
+             s->reasons[0] && strcmp(s->reasons, "none") ? ")" : "");
 }
 
 static const char *exit_text(char *buf, size_t len, const cml_fleet_run *run)
@@ -55,11 +58,10 @@ static void summary(FILE *out, const cml_fleet *f)
     const cml_fleet_runs *runs = f->runs;
     fprintf(out, "Fleet: %zu GPU%s", f->ngpus, plural(f->ngpus));
     if (runs->fleet_files)
-        fprintf(out, " (%zu fleet file%s%s%s%s)", runs->fleet_files, plural(runs->fleet_files),
-                runs->launcher[0] ? ", launched by " : "", runs->launcher,
-                "");
-    fprintf(out, " in %zu group%s of one model, threshold %g%% on bandwidth, any difference "
-                 "in an exact counter\n",
+        fprintf(out, " (%zu fleet file%s%s%s)", runs->fleet_files, plural(runs->fleet_files),
+                runs->launcher[0] ? ", launched by " : "", runs->launcher);
+    fprintf(out, ", %zu model%s (each GPU compared with the others of its model); threshold "
+                 "%g%% on bandwidth, any difference in an exact counter\n",
             f->ngroups, plural(f->ngroups), f->threshold);
     for (size_t k = 0; k < f->ngroups; k++) {
         const cml_fleet_group *g = &f->groups[k];
@@ -74,15 +76,17 @@ static void summary(FILE *out, const cml_fleet *f)
     for (size_t i = 0; i < f->ngpus; i++) {
         const cml_fleet_gpu *g = &f->gpus[i];
         char ex[24];
-        fprintf(out, "  %-44s %-9s %s\n", g->label, exit_text(ex, sizeof ex, g->run),
-                g->failed ? "no results" : g->outlier ? "OUTLIER" : "");
+        fprintf(out, "  %s%s%s%s%s\n", g->label, g->run->exit_status > 0 ? " (" : "",
+                g->run->exit_status > 0 ? exit_text(ex, sizeof ex, g->run) : "",
+                g->run->exit_status > 0 ? ")" : "",
+                g->failed ? ": no results" : g->outlier ? ": OUTLIER" : "");
     }
     if (f->noutliers == 0) {
         fprintf(out, "No outlier: every figure within %g%% of the fleet's median or inside its "
                      "own spread, every exact counter the same\n",
                 f->threshold);
     } else {
-        fprintf(out, "Outlier%s: %zu\n", plural(f->noutliers), f->noutliers);
+        fprintf(out, "%zu outlier%s:\n", f->noutliers, plural(f->noutliers));
     }
     for (size_t i = 0; i < f->ngpus; i++) {
         const cml_fleet_gpu *g = &f->gpus[i];
@@ -102,7 +106,7 @@ static void summary(FILE *out, const cml_fleet *f)
                     g->ctr_flagged, g->ctr_compared, g->counters);
         const cml_fleet_run *run = g->run;
         if (run->has_gpu && (run->gpu.start.known || run->gpu.end.known)) {
-            char a[96], b[96], c[96], d[96];
+            char a[256], b[256], c[256], d[256];
             state_text(a, sizeof a, &run->gpu.start);
             state_text(b, sizeof b, &run->gpu.end);
             state_text(c, sizeof c, &grp->start);
