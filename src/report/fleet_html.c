@@ -34,7 +34,7 @@ static void state_td(FILE *out, const cml_fleet_gpu_state *s)
         fprintf(out, ", %d&nbsp;&deg;C", s->temperature_c);
     if (isfinite(s->power_w))
         fprintf(out, ", %.0f&nbsp;W", s->power_w);
-    if (s->reasons[0]) {
+    if (s->reasons[0] && strcmp(s->reasons, "none") != 0) {
         fputs(" <span class=\"meta\">(", out);
         esc(out, s->reasons);
         fputs(")</span>", out);
@@ -130,8 +130,8 @@ static void summary(FILE *out, const cml_fleet *f)
             fputs(". ", out);
         }
         if (g->ctr_flagged) {
-            fprintf(out, "%zu exact counter%s differ from the group's: ", g->ctr_flagged,
-                    g->ctr_flagged == 1 ? "" : "s");
+            fprintf(out, "%zu exact counter%s from the group's: ", g->ctr_flagged,
+                    g->ctr_flagged == 1 ? " differs" : "s differ");
             esc(out, g->counters);
             fputs(". ", out);
         }
@@ -180,6 +180,7 @@ static cml_status chart(FILE *out, const cml_fleet *f, const cml_fleet_group *g,
                    "% of the reference");
     c.x.format = CML_FMT_WHOLE;
     c.y.format = CML_FMT_PERCENT;
+    c.y.from_zero = 0; /* values near 100%: the differences are the point */
     size_t *series = malloc(g->n * sizeof *series);
     if (!series)
         return CML_ENOMEM;
@@ -243,7 +244,7 @@ static cml_status chart(FILE *out, const cml_fleet *f, const cml_fleet_group *g,
             const cml_fleet_gpu *gpu = &f->gpus[g->gpus[i]];
             if (!gpu->outlier)
                 continue;
-            fputs(named ? ", " : " <span class=\"meta\">(outliers: ", out);
+            fputs(named ? ", " : " <span class=\"meta\">(outliers of the group: ", out);
             esc(out, gpu->label);
             named = 1;
         }

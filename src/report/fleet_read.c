@@ -103,8 +103,7 @@ static int int_member(ck *c, const cml_jval *o, const char *key, int required, i
     if (v->type != CML_J_NUMBER || !cml_jval_i64(v, &x) || x < lo || x > hi)
         return fail(c->err, c->errlen, v, "%s.%s: expected an integer in %lld..%lld%s, found %.40s",
                     c->where, key, lo, hi, nullable ? " or null" : "",
-                    v->type == CML_J_NUMBER ? v->text : v->type == CML_J_STRING ? "a string"
-                                                                                 : "another type");
+                    v->type == CML_J_NUMBER ? v->text : cml_jtype_name(v->type));
     *out = (int)x;
     return 1;
 }

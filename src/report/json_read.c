@@ -58,7 +58,7 @@ static int kfail(rd *c, const cml_jmember *m, const char *fmt, ...)
     return 0;
 }
 
-static const char *type_name(cml_jtype t)
+const char *cml_jtype_name(cml_jtype t)
 {
     switch (t) {
     case CML_J_NULL: return "null";
@@ -86,7 +86,7 @@ static int need_type(rd *c, const cml_jval *v, const char *where, const char *ke
     if (v->type == t || (t == CML_J_TRUE && v->type == CML_J_FALSE))
         return 1;
     return rfail(c, v, "%s%s%s: expected %s, found %s", where, key ? "." : "",
-                 key ? key : "", type_name(t), type_name(v->type));
+                 key ? key : "", cml_jtype_name(t), cml_jtype_name(v->type));
 }
 
 static int get_str(rd *c, const cml_jval *o, const char *where, const char *key, char *dst,
@@ -161,7 +161,7 @@ static int num_or_null(rd *c, const cml_jval *v, const char *where, const char *
     *isnull = 0;
     if (v->type != CML_J_NUMBER)
         return rfail(c, v, "%s%s%s: expected a number or null, found %s", where,
-                     key ? "." : "", key ? key : "", type_name(v->type));
+                     key ? "." : "", key ? key : "", cml_jtype_name(v->type));
     if (!cml_jval_double(v, out))
         return rfail(c, v, "%s%s%s: number %s is beyond the range of a double", where,
                      key ? "." : "", key ? key : "", v->text);
@@ -289,7 +289,7 @@ static int read_params(rd *c, const cml_jval *o, const char *where, cml_record *
                              where, m->key, v->text);
         } else {
             return rfail(c, v, "%s.params.%s: expected an integer or a string, found %s",
-                         where, m->key, type_name(v->type));
+                         where, m->key, cml_jtype_name(v->type));
         }
         rec->nparams++;
     }

@@ -118,6 +118,10 @@ void cml_jdoc_free(cml_jdoc *doc);
 /* The member `key` of an object, or NULL (also when v is not an object). */
 const cml_jval *cml_jobject_get(const cml_jval *v, const char *key);
 
+/* "null", "a boolean", "a number", "a string", "an array", "an object":
+ * for the messages of the schema readers. */
+const char *cml_jtype_name(cml_jtype t);
+
 /* Exact conversions of a number value: 1 on success; 0 when v is not a
  * number, not an integer in that form (no fraction, no exponent), or out of
  * range. cml_jval_double: 0 when not a number or beyond the double range. */
