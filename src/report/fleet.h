@@ -169,8 +169,8 @@ void cml_fleet_free(cml_fleet *f);
  * none has results): the reports' footers and the JSON's tool_version. */
 const char *cml_fleet_tool_version(const cml_fleet *f);
 
-/* A row's variant text ("offset=11 path=ca"); its experiment is row->experiment. */
-const char *cml_fleet_figure_name(const cml_fleet_row *row); /* "bandwidth" or the counter */
+/* The name of a row's figure: "bandwidth", or the counter's. */
+const char *cml_fleet_figure_name(const cml_fleet_row *row);
 
 /* The renderers (cml_output_fn-shaped: ctx is the cml_fleet); CML_EIO when
  * the stream failed. */

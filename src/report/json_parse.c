@@ -681,12 +681,9 @@ static int parse_object(parser *p, cml_jval *out)
             p->pos++;
             /* A root object's member the caller streams (the first of the
              * chain that names it). */
-            p->stream_next = NULL;
-            for (const cml_jstream *s = p->depth == 1 ? p->stream : NULL; s; s = s->next)
-                if (strcmp(m->key, s->key) == 0) {
-                    p->stream_next = s;
-                    break;
-                }
+            p->stream_next = p->depth == 1 ? p->stream : NULL;
+            while (p->stream_next && strcmp(m->key, p->stream_next->key) != 0)
+                p->stream_next = p->stream_next->next;
             if (!parse_value(p, &m->value)) {
                 ok = 0;
                 break;
