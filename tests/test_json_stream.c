@@ -238,7 +238,7 @@ static void test_stream_contract(void)
     const char *doc = "{\"x\": [1, {\"records\": [9]}], \"records\": [{\"a\": 1}, {\"a\": 20},\n"
                       " {\"a\": 300, \"b\": [[], {}]}], \"z\": {\"records\": [{\"a\": 4000}]}}";
     seen s = {0, 0, SIZE_MAX};
-    cml_jstream st = {"records", count_item, &s};
+    cml_jstream st = {"records", count_item, &s, NULL};
     cml_jinput in = {doc, strlen(doc), NULL, NULL};
     cml_jdoc *d;
     char err[256];

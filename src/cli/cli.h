@@ -42,6 +42,8 @@ typedef struct cml_cli {
     int quick;                    /* fewer variants and repetitions */
     int model_only;               /* --model: never touch the GPU */
     int quiet;                    /* no table on stdout */
+    double threshold;             /* report --threshold PCT: the fleet's outlier threshold
+                                     (0.1..100; 0: not given, the default 3) */
     int machine_stdout;           /* --json/--csv/--html lead to standard output: what
                                      a person reads goes to stderr (cml_cli_human_out) */
     int counters;                 /* --counters: CML_COUNTERS_OFF/_ON/_AUTO (default auto) */
@@ -55,7 +57,7 @@ typedef struct cml_cli {
     const char *src;
     int show_kernel;
     /* positional arguments after the subcommand */
-    const char *pos[8];
+    const char *pos[64];          /* report compares any number of runs */
     int npos;
     cml_setting settings[CML_CLI_MAX_SETTINGS];
     char setting_names[CML_CLI_MAX_SETTINGS][64];

@@ -8,6 +8,7 @@
  * experiment's own option wins over a global one of the same name.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "book/book.h"
@@ -31,7 +32,7 @@ enum {
 typedef enum opt_id {
     O_HELP, O_VERSION, O_QUIET, O_QUICK, O_MODEL, O_JSON, O_CSV, O_HTML, O_EXPR, O_DEVICE,
     O_WHERE, O_SIZE, O_PEAK, O_REPS, O_WARMUP, O_COUNTERS, O_SRC, O_SHOW_KERNEL, O_FROM,
-    O_RECORDS
+    O_RECORDS, O_THRESHOLD
 } opt_id;
 
 typedef enum opt_kind { K_FLAG, K_FILE, K_TEXT, K_INT, K_CHOICE } opt_kind;
@@ -64,6 +65,10 @@ static const cli_option options[] = {
     {O_RECORDS, "records", 0, K_FILE, 0, 0, NULL, C_VALIDATE, "FILE",
      "validate: also write the records it judged as results JSON\n"
      "(what --from reads back)"},
+    {O_THRESHOLD, "threshold", 0, K_TEXT, 0, 0, NULL, C_REPORT, "PCT",
+     "report over a fleet: flag a GPU's bandwidth off the group's\n"
+     "median by more than PCT percent (0.1..100; default 3;\n"
+     "docs/fleet.md)"},
     {O_DEVICE, "device", 0, K_INT, 0, 63, NULL, C_GPU | C_DEVICE, "N",
      "the GPU to use (default 0)"},
     {O_WHERE, "where", 0, K_CHOICE, 0, 0, where_choices, C_GPU | C_MODEL, "dram|l2|l1",
@@ -177,6 +182,24 @@ static int parse_number(const cli_option *o, const char *text, int64_t *out)
     return 1;
 }
 
+/* --threshold PCT: a percentage in 0.1..100 ("2.5", "5%"); 0 (with the
+ * one line naming the option and its range) otherwise. */
+static int parse_threshold(cml_cli *cli, const char *value)
+{
+    char *end = NULL;
+    double v = strtod(value, &end);
+    if (end && *end == '%')
+        end++;
+    int digits = (value[0] >= '0' && value[0] <= '9') || value[0] == '.'; /* no " 5", "0x" */
+    if (!digits || !end || *end || strchr(value, 'x') || strchr(value, 'X') ||
+        !(v >= 0.1 && v <= 100)) {
+        fprintf(stderr, "cumemlab: --threshold: '%s' is not a percentage in 0.1..100\n", value);
+        return 0;
+    }
+    cli->threshold = v;
+    return 1;
+}
+
 /* Store one global option's value; 0 (with a message) when it is bad. */
 static int set_option(cml_cli *cli, const cli_option *o, const char *value)
 {
@@ -198,6 +221,8 @@ static int set_option(cml_cli *cli, const cli_option *o, const char *value)
         }
         v = (int64_t)k;
     }
+    if (o->id == O_THRESHOLD)
+        return parse_threshold(cli, value);
     if ((o->kind == K_FILE || o->kind == K_TEXT) && !*value) {
         fprintf(stderr, "cumemlab: --%s: %s is needed\n", o->name,
                 o->kind == K_FILE ? "a file name" : "a value");
@@ -214,6 +239,7 @@ static int set_option(cml_cli *cli, const cli_option *o, const char *value)
     case O_HTML: cli->html_path = value; break;
     case O_FROM: cli->from_path = value; break;
     case O_RECORDS: cli->records_path = value; break;
+    case O_THRESHOLD: break; /* parse_threshold */
     case O_EXPR:
         if (cli->nexprs >= CML_CLI_MAX_EXPRS) {
             fprintf(stderr, "cumemlab: --expr: at most %d expressions\n", CML_CLI_MAX_EXPRS);

@@ -64,12 +64,14 @@ static void field_u64(FILE *out, uint64_t v)
 }
 
 /* A double, or an empty cell when it is not finite. */
-static void field_double(FILE *out, double v)
+void cml_csv_double(FILE *out, double v)
 {
     char buf[CML_NUM_BUF];
     if (cml_rep_fmt_double(buf, sizeof buf, v))
         fputs(buf, out);
 }
+
+static void field_double(FILE *out, double v) { cml_csv_double(out, v); }
 
 /* A double that is unknown when negative. */
 static void field_nonneg(FILE *out, double v)

@@ -4,9 +4,10 @@
  * forward. The parser looks at most a few bytes ahead of its position and
  * never behind it (numbers and strings are copied out as they are read), so
  * a text read in pieces (cml_jinput: a file, gzip) is held 64 KiB at a
- * time, never whole. The elements of one streamed array (cml_jstream: the
- * results' "records") are parsed into a scratch arena, handed to a callback
- * and freed, so the tree of a results file is only its top level.
+ * time, never whole. The elements of a streamed array (cml_jstream: the
+ * results' "records", a fleet's "ranks") are parsed into a scratch arena,
+ * handed to a callback and freed, so the tree of a results file is only its
+ * top level.
  *
  * Errors are one line with the line, column and byte offset of the
  * offending character. Lines are counted as the parser goes: a newline can
@@ -39,7 +40,7 @@ typedef struct parser {
     cml_arena *cur;            /* where values go: the document's arena or scratch */
     cml_arena scratch;         /* one element of the streamed array */
     const cml_jstream *stream;
-    int stream_next;           /* the value about to be parsed is the streamed one */
+    const cml_jstream *stream_next; /* the value about to be parsed is streamed to it */
     char *err;
     size_t errlen;
     int depth;
@@ -556,7 +557,7 @@ static int parse_array(parser *p, cml_jval *out)
 
 /* The streamed array: each element into the scratch arena, to the
  * callback, then freed; the tree keeps the count only. */
-static int parse_array_streamed(parser *p, cml_jval *out)
+static int parse_array_streamed(parser *p, const cml_jstream *to, cml_jval *out)
 {
     if (!enter(p))
         return 0;
@@ -574,7 +575,7 @@ static int parse_array_streamed(parser *p, cml_jval *out)
             int got = parse_value(p, &item);
             p->cur = keep;
             if (got) {
-                cml_status st = p->stream->item(p->stream->ctx, &item, count);
+                cml_status st = to->item(to->ctx, &item, count);
                 if (st != CML_OK && p->st == CML_OK)
                     p->st = st; /* item wrote the message */
                 got = st == CML_OK;
@@ -678,8 +679,11 @@ static int parse_object(parser *p, cml_jval *out)
                 break;
             }
             p->pos++;
-            /* The root object's member the caller streams. */
-            p->stream_next = p->stream && p->depth == 1 && strcmp(m->key, p->stream->key) == 0;
+            /* A root object's member the caller streams (the first of the
+             * chain that names it). */
+            p->stream_next = p->depth == 1 ? p->stream : NULL;
+            while (p->stream_next && strcmp(m->key, p->stream_next->key) != 0)
+                p->stream_next = p->stream_next->next;
             if (!parse_value(p, &m->value)) {
                 ok = 0;
                 break;
@@ -702,8 +706,8 @@ static int parse_object(parser *p, cml_jval *out)
 
 static int parse_value(parser *p, cml_jval *out)
 {
-    int stream = p->stream_next;
-    p->stream_next = 0;
+    const cml_jstream *stream = p->stream_next;
+    p->stream_next = NULL;
     skip_ws(p);
     memset(out, 0, sizeof *out);
     out->offset = p->pos;
@@ -713,7 +717,7 @@ static int parse_value(parser *p, cml_jval *out)
     switch (c) {
     case -1: return perr(p, p->pos, "unexpected end of input (a value was expected)");
     case '{': return parse_object(p, out);
-    case '[': return stream ? parse_array_streamed(p, out) : parse_array(p, out);
+    case '[': return stream ? parse_array_streamed(p, stream, out) : parse_array(p, out);
     case '"':
         out->type = CML_J_STRING;
         return parse_string(p, &out->text, &out->len);

@@ -58,7 +58,7 @@ static int kfail(rd *c, const cml_jmember *m, const char *fmt, ...)
     return 0;
 }
 
-static const char *type_name(cml_jtype t)
+const char *cml_jtype_name(cml_jtype t)
 {
     switch (t) {
     case CML_J_NULL: return "null";
@@ -86,7 +86,7 @@ static int need_type(rd *c, const cml_jval *v, const char *where, const char *ke
     if (v->type == t || (t == CML_J_TRUE && v->type == CML_J_FALSE))
         return 1;
     return rfail(c, v, "%s%s%s: expected %s, found %s", where, key ? "." : "",
-                 key ? key : "", type_name(t), type_name(v->type));
+                 key ? key : "", cml_jtype_name(t), cml_jtype_name(v->type));
 }
 
 static int get_str(rd *c, const cml_jval *o, const char *where, const char *key, char *dst,
@@ -161,7 +161,7 @@ static int num_or_null(rd *c, const cml_jval *v, const char *where, const char *
     *isnull = 0;
     if (v->type != CML_J_NUMBER)
         return rfail(c, v, "%s%s%s: expected a number or null, found %s", where,
-                     key ? "." : "", key ? key : "", type_name(v->type));
+                     key ? "." : "", key ? key : "", cml_jtype_name(v->type));
     if (!cml_jval_double(v, out))
         return rfail(c, v, "%s%s%s: number %s is beyond the range of a double", where,
                      key ? "." : "", key ? key : "", v->text);
@@ -289,7 +289,7 @@ static int read_params(rd *c, const cml_jval *o, const char *where, cml_record *
                              where, m->key, v->text);
         } else {
             return rfail(c, v, "%s.params.%s: expected an integer or a string, found %s",
-                         where, m->key, type_name(v->type));
+                         where, m->key, cml_jtype_name(v->type));
         }
         rec->nparams++;
     }
@@ -733,62 +733,16 @@ static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
     return CML_OK;
 }
 
-/* The records as the parser hands them over: each converted at once; after
- * the first that fails, the rest are only parsed (a syntax error further
- * on, or an error of the top level, still comes first). */
-typedef struct record_reader {
-    cml_results *r;
-    cml_status st;             /* CML_EINVAL after the first record in error */
-    char msg[1024];            /* its message */
-    char *err;                 /* the caller's, for out of memory */
-    size_t errlen;
-} record_reader;
-
-static cml_status on_record(void *ctx, const cml_jval *element, size_t index)
+/* Part of the results reader (json_read.h): the two pieces its entry
+ * points (results_read.c) put together. */
+int cml_jread_record(const cml_jval *o, size_t index, cml_results *r, char *err, size_t errlen)
 {
-    record_reader *rr = ctx;
-    if (rr->st != CML_OK)
-        return CML_OK;
-    rd c = {rr->msg, sizeof rr->msg};
-    int ok = read_record(&c, element, index, rr->r);
-    if (ok < 0) {
-        if (rr->err && rr->errlen)
-            snprintf(rr->err, rr->errlen, "%s", rr->msg);
-        return CML_ENOMEM;
-    }
-    if (!ok)
-        rr->st = CML_EINVAL;
-    return CML_OK;
+    rd c = {err, errlen};
+    return read_record(&c, o, index, r);
 }
 
-cml_status cml_results_from_input(const cml_jinput *in, cml_results *r, char *err,
-                                  size_t errlen)
+cml_status cml_jread_results_top(const cml_jval *root, cml_results *r, char *err, size_t errlen)
 {
-    cml_results_init(r);
-    record_reader rr = {r, CML_OK, "", err, errlen};
-    cml_jstream stream = {"records", on_record, &rr};
-    cml_jdoc *doc;
-    cml_status st = cml_jdoc_parse_input(in, &stream, &doc, err, errlen);
-    if (st == CML_OK) {
-        rd c = {err, errlen};
-        st = read_results(&c, cml_jdoc_root(doc), r);
-        cml_jdoc_free(doc);
-        if (st == CML_OK && rr.st != CML_OK) {
-            st = rr.st;
-            if (err && errlen)
-                snprintf(err, errlen, "%s", rr.msg);
-        }
-    }
-    if (st != CML_OK) {
-        cml_results_free(r);
-        cml_results_init(r);
-    }
-    return st;
-}
-
-cml_status cml_results_from_json(const char *text, size_t len, cml_results *r, char *err,
-                                 size_t errlen)
-{
-    cml_jinput in = {text, len, NULL, NULL};
-    return cml_results_from_input(&in, r, err, errlen);
+    rd c = {err, errlen};
+    return read_results(&c, root, r);
 }

@@ -88,12 +88,16 @@ typedef struct cml_jinput {
  * tree, passed to item(ctx, element, index) and freed. item returns CML_OK
  * to go on; any other status stops the parse with that status (item sets
  * err). Elements reach item only once they are whole and well-formed; an
- * error later in the text still fails the parse.
+ * error later in the text still fails the parse. `next` (or NULL) chains
+ * another root member streamed to a callback of its own: a file that may
+ * be results ("records") or a fleet ("ranks") is read in one pass with
+ * both streamed (fleet_read.c).
  */
 typedef struct cml_jstream {
     const char *key;
     cml_status (*item)(void *ctx, const cml_jval *element, size_t index);
     void *ctx;
+    const struct cml_jstream *next;
 } cml_jstream;
 
 /*
@@ -113,6 +117,10 @@ void cml_jdoc_free(cml_jdoc *doc);
 
 /* The member `key` of an object, or NULL (also when v is not an object). */
 const cml_jval *cml_jobject_get(const cml_jval *v, const char *key);
+
+/* "null", "a boolean", "a number", "a string", "an array", "an object":
+ * for the messages of the schema readers. */
+const char *cml_jtype_name(cml_jtype t);
 
 /* Exact conversions of a number value: 1 on success; 0 when v is not a
  * number, not an integer in that form (no fraction, no exponent), or out of
@@ -173,6 +181,52 @@ cml_status cml_results_read_file(const char *path, cml_results *r, char *err, si
  * the member ("experiments[2].charts[0].xscale: unknown value ..."); -1 out
  * of memory. */
 int cml_jread_experiments(const cml_jval *v, cml_results *r, char *err, size_t errlen);
+
+/*
+ * A results object embedded in another document (a fleet file's
+ * ranks[i].results: fleet.h), read from its parsed tree by the same schema
+ * reader. On error, err = "line L, column C (byte B): WHERE: what" (where:
+ * e.g. "ranks[2].results"), r empty.
+ */
+cml_status cml_results_from_tree(const cml_jval *root, const char *where, cml_results *r,
+                                 char *err, size_t errlen);
+
+/*
+ * The pieces of the entry points (results_read.c), for a reader that
+ * streams a results document's records beside something else (fleet_read.c
+ * reads a file that may be results or a fleet in one pass):
+ * cml_jread_on_record is the cml_jstream callback of "records" (ctx: a
+ * cml_jread_records set up by cml_jread_records_init); once the parse is
+ * done, cml_jread_records_finish reads the top level and returns the first
+ * error (the top level's, then the first record's).
+ */
+typedef struct cml_jread_records {
+    cml_results *r;
+    cml_status st;             /* CML_EINVAL after the first record in error */
+    char msg[1024];            /* its message */
+    char *err;                 /* the caller's, for out of memory */
+    size_t errlen;
+} cml_jread_records;
+void cml_jread_records_init(cml_jread_records *rr, cml_results *r, char *err, size_t errlen);
+cml_status cml_jread_on_record(void *ctx, const cml_jval *element, size_t index);
+cml_status cml_jread_records_finish(cml_jread_records *rr, const cml_jval *root, char *err,
+                                    size_t errlen);
+
+/* The schema reader's two halves (json_read.c): the top level of a results
+ * object (every member but the records, which it only checks to be an
+ * array), and one record appended to r (1 read; 0 malformed, err set; -1
+ * out of memory). */
+cml_status cml_jread_results_top(const cml_jval *root, cml_results *r, char *err, size_t errlen);
+int cml_jread_record(const cml_jval *o, size_t index, cml_results *r, char *err, size_t errlen);
+
+/* The file reader of cml_results_read_file, for any document: the file (or
+ * "-") opened, decompressed when it is gzip, capped at 1 GiB of JSON, and
+ * handed to parse(in, ctx, msg, msglen) as a cml_jinput. err = "PATH: what"
+ * on failure; parse's status, or CML_EIO when the file cannot be read. */
+typedef cml_status (*cml_jfile_parse_fn)(const cml_jinput *in, void *ctx, char *err,
+                                         size_t errlen);
+cml_status cml_json_read_file(const char *path, cml_jfile_parse_fn parse, void *ctx, char *err,
+                              size_t errlen);
 
 /* 1 when this cumemlab reads gzip-compressed results (built with zlib). */
 int cml_results_gzip_supported(void);

@@ -22,6 +22,9 @@ cml_status cml_report_csv(FILE *out, const cml_results *r);
 /* One CSV field (RFC 4180): quoted, its quotes doubled, only when it holds
  * a comma, a quote, CR or LF. */
 void cml_csv_field(FILE *out, const char *s);
+/* One CSV number in the shortest form that reads back exactly; an empty
+ * field when v is not finite. */
+void cml_csv_double(FILE *out, double v);
 
 /* Write with `writer` to `path` through a temporary file and rename.
  * On failure writes a one-line reason into err and leaves no file. */

@@ -1,6 +1,7 @@
 /*
  * cml_results_read_file (json_read.h): a results file, or standard input,
- * read in pieces into the streaming reader, never whole. A file that starts
+ * read in pieces into the streaming reader, never whole (and any other
+ * document of the lab the same way: cml_json_read_file, a fleet file). A file that starts
  * with gzip's magic bytes is decompressed on the way (gzip_input.c),
  * whatever its name: `report run.json.gz` and `zcat | report -` read alike.
  * The cap on what a results file may hold is counted here, on the JSON text
@@ -99,9 +100,20 @@ static void blame_corruption(file_input *in, char *msg, size_t len)
         snprintf(msg, len, "%s", gzmsg);
 }
 
+static cml_status parse_results(const cml_jinput *in, void *ctx, char *err, size_t errlen)
+{
+    return cml_results_from_input(in, ctx, err, errlen);
+}
+
 cml_status cml_results_read_file(const char *path, cml_results *r, char *err, size_t errlen)
 {
     cml_results_init(r);
+    return cml_json_read_file(path, parse_results, r, err, errlen);
+}
+
+cml_status cml_json_read_file(const char *path, cml_jfile_parse_fn parse, void *ctx, char *err,
+                              size_t errlen)
+{
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
@@ -136,7 +148,7 @@ cml_status cml_results_read_file(const char *path, cml_results *r, char *err, si
     }
     if (st == CML_OK) {
         cml_jinput in = {NULL, 0, file_read, &fin};
-        st = cml_results_from_input(&in, r, msg, sizeof msg);
+        st = parse(&in, ctx, msg, sizeof msg);
         if (st == CML_EINVAL && fin.gz && !fin.failed)
             blame_corruption(&fin, msg, sizeof msg);
     }

@@ -124,7 +124,10 @@ check "compare with a missing file: says which" grep -q "missing.json: cannot op
 run "$bin" report - - <"$data/compare-a.json"
 check "compare: standard input only once: exit 2" test $rc -eq 2
 run "$bin" report a.json b.json c.json
-check "report of three files: exit 2" test $rc -eq 2
+check "report of three files is a fleet: a missing file, exit 1" test $rc -eq 1
+check "report of three files: says which" grep -q "a.json: cannot open" "$tmp/err"
+run "$bin" report
+check "report of no file: exit 2" test $rc -eq 2
 
 # --- the browser -----------------------------------------------------------
 . "$here/browser_util.sh" # find_browser, browse, browser_works, layout_of

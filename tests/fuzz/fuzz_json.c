@@ -8,7 +8,10 @@
  * results is rendered in every format (terminal table, JSON, CSV, HTML),
  * and its JSON is read back and written again; the results are compared
  * with what was read back (report A.json B.json: src/report/compare.h) and
- * the comparison rendered in every format. Besides the sanitizers' own
+ * the comparison rendered in every format. Each input is also read as
+ * report's inputs are (a fleet file or a results file: fleet.h) and what
+ * reads is compared as a fleet and rendered in every format. Besides the
+ * sanitizers' own
  * checks, it aborts when an invariant breaks:
  *   - an error is NUL-terminated, "line L, column C (byte B): ..." with B
  *     at most the input's length, whatever the buffer's size, and one line
@@ -36,6 +39,7 @@
 #include "lab/experiment.h"
 #include "report/chart_plan.h"
 #include "report/compare.h"
+#include "report/fleet.h"
 #include "report/html.h"
 #include "report/json_read.h"
 #include "report/report.h"
@@ -84,8 +88,9 @@ static char *render(cml_report_fn fn, const cml_results *r, size_t *len)
     return buf;
 }
 
-/* A comparison's renderer into memory (its text is dropped). */
-static void render_compare(cml_status (*fn)(FILE *, const void *), const cml_comparison *c)
+/* A comparison's renderer (two runs', a fleet's) into memory (its text is
+ * dropped). */
+static void render_compare(cml_status (*fn)(FILE *, const void *), const void *c)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -173,6 +178,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         require(cml_jdoc_parse(text, size, &doc, small, sizeof small) == st);
         check_error(small, sizeof small, size);
     }
+
+    /* As report's inputs: a fleet file or a results file, compared as a
+     * fleet (at the default threshold and at the smallest) and rendered. */
+    cml_fleet_runs runs;
+    cml_fleet_runs_init(&runs);
+    memset(err, 0x55, sizeof err);
+    st = cml_fleet_read_text(text, size, "f", &runs, err, sizeof err);
+    require(st == CML_OK || st == CML_EINVAL || st == CML_ENOMEM);
+    if (st == CML_EINVAL) {
+        require(strncmp(err, "f: ", 3) == 0);
+        check_error(err + 3, sizeof err - 3, size);
+    }
+    if (st == CML_OK) {
+        require(runs.count >= 1);
+        const double thresholds[] = {CML_FLEET_DEFAULT_THRESHOLD, CML_FLEET_MIN_THRESHOLD};
+        for (size_t t = 0; t < 2; t++) {
+            cml_fleet fl;
+            if (cml_fleet_build(&fl, &runs, thresholds[t]) != CML_OK)
+                continue;
+            require(fl.ngpus == runs.count && fl.noutliers <= fl.ngpus);
+            render_compare(cml_fleet_table, &fl);
+            render_compare(cml_fleet_csv, &fl);
+            render_compare(cml_fleet_json, &fl);
+            render_compare(cml_fleet_html, &fl);
+            cml_fleet_free(&fl);
+        }
+    } else {
+        require(runs.count == 0);
+    }
+    cml_fleet_runs_free(&runs);
 
     /* The results. */
     cml_results r;
