@@ -58,6 +58,7 @@ static void check_move(cml_gpu *src_gpu, int src_dev, cml_gpu *dst_gpu, int dst_
     CHECK(cml_peer_use(dst_dev) == CML_OK);
     CHECK(cml_gpu_alloc(dst_gpu, &dst, bytes) == CML_OK);
     CHECK(cml_gpu_poison(dst_gpu, &dst) == CML_OK);
+    CHECK(cml_peer_sync(dst_dev) == CML_OK); /* before a kernel on another GPU writes it */
     CHECK(cml_peer_use(0) == CML_OK);
     cml_peer_launch_args a = {0};
     a.side[0] = (cml_peer_side){0, src_dev, dst_dev, src.ptr, dst.ptr};

@@ -352,6 +352,10 @@ static cml_status peer_dst(cml_sweep *ctx, cml_record *rec, int d, int src_dev, 
     cml_status st = cml_peer_use(d);
     if (st == CML_OK)
         st = cml_gpu_poison(p->gpu, &p->dst);
+    /* The poison runs on d's stream: one GPU's stream is not ordered with
+     * another's, so it must be done before a kernel elsewhere writes. */
+    if (st == CML_OK)
+        st = cml_peer_sync(d);
     if (st != CML_OK) {
         cml_plan sub = *ctx->plan;
         sub.gpu = p->gpu;

@@ -72,8 +72,10 @@ typedef struct cml_peer_launch_args {
 CML_LAUNCHER cml_status cml_peer_launch(void *args);
 /* The __global__ function of a kernel (occupancy); NULL for a bad choice. */
 CML_LAUNCHER const void *cml_peer_kernel(int push, int path, unsigned elem, unsigned ilp);
-/* Make `dev` the current device. */
+/* Make `dev` the current device; cml_peer_sync also waits for its work
+ * (a poison on one GPU is not ordered before a kernel on another). */
 CML_LAUNCHER cml_status cml_peer_use(int dev);
+CML_LAUNCHER cml_status cml_peer_sync(int dev);
 /* The two events of both-at-once runs: go on `a`, done on `b` (each made
  * on its own GPU); the current device is `a` again on return. */
 CML_LAUNCHER cml_status cml_peer_events(int a, int b, void **go, void **done);
@@ -229,6 +231,13 @@ extern "C" const void *cml_peer_kernel(int push, int path, unsigned elem, unsign
 extern "C" cml_status cml_peer_use(int dev)
 {
     CML_CU(cudaSetDevice(dev));
+    return CML_OK;
+}
+
+extern "C" cml_status cml_peer_sync(int dev)
+{
+    CML_CU(cudaSetDevice(dev));
+    CML_CU(cudaDeviceSynchronize());
     return CML_OK;
 }
 
