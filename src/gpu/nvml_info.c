@@ -81,7 +81,8 @@ static int load(nvml_api *a, char *why, size_t whylen)
     SYM(clock, "nvmlDeviceGetClockInfo", NULL);
     SYM(temperature, "nvmlDeviceGetTemperature", NULL);
     SYM(power, "nvmlDeviceGetPowerUsage", NULL);
-    SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons");
+    SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons",
+        "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!a->init || !a->shutdown || !a->count || !a->handle || !a->uuid) {
         snprintf(why, whylen, "libnvidia-ml.so.1 lacks nvmlInit_v2 or the device functions "
                               "(driver too old)");

@@ -39,7 +39,8 @@ if [ "${CML_EXPECT_MPI:-1}" != 1 ]; then
         grep -q '"schema": "cumemlab-results"' r0.json
     echo "test_fleet_mpi: $checks checks, $fails failed"
     [ "$fails" -eq 0 ] || exit 1
-    echo "SKIP: cumemlab was built without MPI (-DCUMEMLAB_MPI=OFF or no MPI found; Debian: libopenmpi-dev openmpi-bin, scripts/install-deps.sh)"
+    echo "SKIP: cumemlab was built without MPI (-DCUMEMLAB_MPI=OFF or no MPI found;" \
+        "Debian: libopenmpi-dev openmpi-bin, scripts/install-deps.sh)"
     exit 77
 fi
 if ! command -v mpirun >/dev/null 2>&1; then
@@ -53,6 +54,9 @@ if ! timeout 60 mpirun --oversubscribe -np 1 true >mpi.log 2>&1; then
     exit 77
 fi
 mpi() { timeout 120 mpirun --oversubscribe "$@"; }
+# The ranks' private folders go here, to be found if one is left behind.
+export TMPDIR=$tmp/ranks-tmp
+mkdir "$TMPDIR"
 
 # py SCRIPT ARGS...: a check written in Python on the fleet file; it prints
 # what is wrong and exits 1.
@@ -175,19 +179,28 @@ print(r[0]["diagnostic"]); sys.exit(0 if ok else 1)'
 # --- the outputs ---------------------------------------------------------------------
 run mpi -np 2 "$bin" model read-offset --offset 11
 check "no --json: exit 0, the table" grep -q "^Fleet of 2 ranks (openmpi): 2 ran without error" out
-check "no --json: no file written" test -z "$(ls | grep -v -e '\.json$' -e '^out$' -e '^err$' -e '^mpi.log$' -e '^stdin.fifo$' -e '^killed\.')"
+before=$(ls)
+run mpi -np 2 "$bin" model read-offset --offset 11 --quiet
+check "no --json: no file written" test "$(ls)" = "$before"
 run mpi -np 2 "$bin" model read-offset --offset 11 --json -
 check "--json -: the fleet file on standard output" py '
 import json, sys
 f = json.load(open("out")); sys.exit(0 if f["ranks_total"] == 2 else 1)'
 check "--json -: the table on standard error" grep -q "^Fleet of 2 ranks" err
-run mpi -np 2 "$bin" list
-check "list: each rank's listing forwarded, prefixed" \
-    test "$(grep -c "^\[rank [01] $(hostname)\] Experiments" out)" -eq 2
+# (mpirun merges the ranks' streams in pieces, not lines: each rank's own
+# output is checked in the file --output-filename keeps of it.)
+"$bin" list >list.plain
+run mpi --output-filename list-out -np 2 "$bin" list
+for r in 0 1; do
+    sed -n "s/^\[rank $r $(hostname)\] //p" list-out/1/rank.$r/stdout >list.$r
+    check "list: rank $r's listing forwarded whole, each line prefixed" cmp -s list.plain list.$r
+done
 run mpi -np 2 "$bin" model read-offset --offset 11 --csv x.csv --json csv.json
 check "--csv in a fleet: not written, and said once" \
     test ! -e x.csv -a "$(grep -c "a fleet run writes one file" err)" -eq 1
 
+
+check "no rank left its private folder behind" test -z "$(ls "$TMPDIR")"
 
 echo "test_fleet_mpi: $checks checks, $fails failed"
 [ "$fails" -eq 0 ]
