@@ -18,6 +18,12 @@ if ! { echo '#include <zlib.h>'; echo 'int main(void){return zlibVersion()==0;}'
     | cc -x c - -lz -o /dev/null >/dev/null 2>&1; then
   need+=(zlib1g-dev)
 fi
+# Open MPI (its C bindings and mpirun) for fleet runs, `mpirun -np N
+# cumemlab ...`, and their test (tests/cli/test_fleet_mpi.sh). The build
+# works without it (the fleet test is then skipped, saying why).
+if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
+  need+=(libopenmpi-dev openmpi-bin)
+fi
 # Headless Chromium for the HTML report's browser test (tests/cli/
 # test_report_html.sh), with a font so its screenshots show text. Installed
 # on its own below: a distribution without a `chromium` package must not

@@ -34,6 +34,7 @@ typedef struct cml_cli {
     const char *from_path;        /* validate --from FILE: judge a saved results file */
     const char *records_path;     /* validate --records FILE: its records as results JSON */
     int device;
+    int device_given;             /* --device was on the command line */
     uint64_t size_bytes;
     unsigned peak_gbs;        /* --peak: the reference bandwidth, 0 = measure it */
     int peak_measure;         /* --peak measure: measure it even if kept for this GPU */
@@ -64,6 +65,22 @@ typedef struct cml_cli {
     int nsettings;
     char command_line[1024];
 } cml_cli;
+
+/*
+ * The program: parse argv and run the command it names (main() calls it,
+ * and so does each rank of a fleet run, cli/fleet_mpi.h). after_parse, when
+ * not NULL, is called once the options are parsed, accepted or not (status
+ * 0, or the usage error's, its line printed), and may change cli before
+ * anything is checked or run; it returns the status to go on with (0: run).
+ * Returns the exit status. Once per process: the parsed options live in
+ * static storage.
+ */
+typedef int (*cml_cli_after_parse_fn)(cml_cli *cli, int status, void *ctx);
+int cml_cli_main(int argc, char **argv, cml_cli_after_parse_fn after_parse, void *ctx);
+
+/* argv[0..argc) joined by spaces into buf (truncated to len): the
+ * "command_line" the results record. */
+void cml_cli_join_args(char *buf, size_t len, int argc, char **argv);
 
 /* The Options section of --help, from the option table. */
 void cml_cli_print_options(FILE *out);

@@ -8,6 +8,7 @@
 
 #include "book/book.h"
 #include "cli/cli.h"
+#include "cli/fleet_mpi.h"
 #include "report/chart_plan.h"
 #include "report/output_file.h"
 
@@ -147,9 +148,9 @@ static int machine_on_stdout(const cml_cli *cli)
     return 0;
 }
 
-int main(int argc, char **argv)
+int cml_cli_main(int argc, char **argv, cml_cli_after_parse_fn after_parse, void *ctx)
 {
-    static cml_cli cli; /* static: large, and zero-initialised */
+    static cml_cli cli; /* static: large, and zero-initialised; one run per process */
     cli.argv0 = argv[0];
     /* The report knows the experiments by the registry's rows, as data. */
     cml_chart_plan_use_rows(cml_registry_rows(), cml_experiment_count());
@@ -166,6 +167,8 @@ int main(int argc, char **argv)
     }
     cli.command = cmd;
     int rc = cml_cli_parse(&cli, argc, argv, first);
+    if (after_parse)
+        rc = after_parse(&cli, rc, ctx);
     if (rc)
         return rc;
     rc = check_outputs(&cli);
@@ -240,4 +243,14 @@ int main(int argc, char **argv)
         return cml_cmd_textbook(&cli, aexp, alias);
     fprintf(stderr, "cumemlab: unknown command '%s' (cumemlab --help)\n", cmd);
     return CML_EXIT_USAGE;
+}
+
+/* Under an MPI launcher (mpirun, srun) the fleet runs the command in each
+ * rank (cli/fleet_mpi.h); otherwise it runs here. */
+int main(int argc, char **argv)
+{
+    int rc;
+    if (cml_fleet_mpi_main(argc, argv, &rc))
+        return rc;
+    return cml_cli_main(argc, argv, NULL, NULL);
 }

@@ -251,7 +251,10 @@ static int set_option(cml_cli *cli, const cli_option *o, const char *value)
         break;
     case O_SRC: cli->src = value; break;
     case O_SHOW_KERNEL: cli->show_kernel = 1; break;
-    case O_DEVICE: cli->device = (int)v; break;
+    case O_DEVICE:
+        cli->device = (int)v;
+        cli->device_given = 1;
+        break;
     case O_WHERE: cli->where = (cml_where)v; break;
     case O_SIZE: cli->size_bytes = (uint64_t)v; break;
     case O_PEAK: cli->peak_gbs = (unsigned)v; break;
@@ -335,13 +338,12 @@ static int setting_known(const cml_experiment *own, const char *name)
     return 0;
 }
 
-static void record_command_line(cml_cli *cli, int argc, char **argv)
+void cml_cli_join_args(char *buf, size_t len, int argc, char **argv)
 {
     size_t used = 0;
-    cli->command_line[0] = '\0';
-    for (int i = 0; i < argc && used + 1 < sizeof cli->command_line; i++) {
-        int w = snprintf(cli->command_line + used, sizeof cli->command_line - used, "%s%s",
-                         i ? " " : "", argv[i]);
+    buf[0] = '\0';
+    for (int i = 0; i < argc && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
         if (w < 0)
             break;
         used += (size_t)w;
@@ -357,7 +359,7 @@ static int value_is_option(const char *v)
 
 int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
 {
-    record_command_line(cli, argc, argv);
+    cml_cli_join_args(cli->command_line, sizeof cli->command_line, argc, argv);
     cli->device = 0;
     cli->counters = CML_COUNTERS_AUTO;
     const unsigned cmd = command_bit(cli);

@@ -71,6 +71,22 @@ void cml_json_key(cml_json *j, const char *key)
     j->after_key = 1;
 }
 
+void cml_json_raw(cml_json *j, const char *text, size_t len)
+{
+    before_value(j);
+    while (len && (text[len - 1] == '\n' || text[len - 1] == ' ' || text[len - 1] == '\t' ||
+                   text[len - 1] == '\r'))
+        len--;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n')
+            indent(j);
+        else
+            fputc(text[i], j->out);
+    }
+    if (j->depth == 0)
+        fputc('\n', j->out);
+}
+
 void cml_json_escape(FILE *out, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;

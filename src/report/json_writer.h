@@ -8,6 +8,7 @@
 #ifndef CML_JSON_WRITER_H
 #define CML_JSON_WRITER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -48,6 +49,13 @@ void cml_json_kv_i64(cml_json *j, const char *key, int64_t v);
 void cml_json_kv_double(cml_json *j, const char *key, double v);
 void cml_json_kv_bool(cml_json *j, const char *key, int v);
 void cml_json_kv_null(cml_json *j, const char *key);
+
+/* A value given as JSON text (one whole value the caller has checked: it
+ * is not parsed here), written where a value goes, its lines re-indented
+ * to the current depth so that a document spliced into another reads like
+ * the rest. Only whitespace between tokens changes (a JSON string holds no
+ * raw line break); trailing whitespace is dropped. */
+void cml_json_raw(cml_json *j, const char *text, size_t len);
 
 /* Write s as the body of a JSON string (no surrounding quotes). */
 void cml_json_escape(FILE *out, const char *s);
