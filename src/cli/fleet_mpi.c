@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "report/fleet.h"
 #include "cli/fleet_mpi_launch.h"
 
 #if CUMEMLAB_HAVE_MPI
@@ -73,7 +74,7 @@ static char *receive_item(int r, uint64_t len)
 
 /* An item made of the row alone (gpu and results null) with diagnostic
  * why: what rank 0 writes for a rank whose own item it could not hold. */
-static char *bare_item(cml_fleet_row *row, const char *why, size_t *len)
+static char *bare_item(cml_fleet_rank_row *row, const char *why, size_t *len)
 {
     static cml_fleet_nvml none; /* ok 0: no GPU facts */
     cml_fleet_child c;
@@ -86,10 +87,10 @@ static char *bare_item(cml_fleet_row *row, const char *why, size_t *len)
 
 /* Rank 0: the rows and items of every rank, the table, the file. Returns
  * the fleet's status: the worst of the ranks'. */
-static int finish_root(const cml_fleet_launch *l, int size, const cml_fleet_row *mine, char *item,
+static int finish_root(const cml_fleet_launch *l, int size, const cml_fleet_rank_row *mine, char *item,
                        size_t item_len, const cml_fleet_child *c, int argc, char **argv)
 {
-    cml_fleet_row *rows = calloc((size_t)size, sizeof *rows);
+    cml_fleet_rank_row *rows = calloc((size_t)size, sizeof *rows);
     uint64_t *lens = calloc((size_t)size, sizeof *lens);
     char **items = calloc((size_t)size, sizeof *items);
     size_t *item_lens = calloc((size_t)size, sizeof *item_lens);
@@ -143,6 +144,13 @@ static int finish_root(const cml_fleet_launch *l, int size, const cml_fleet_row 
             fprintf(stderr, "cumemlab: --json: %s\n", err);
             if (worst < CML_EXIT_FAIL)
                 worst = CML_EXIT_FAIL;
+        } else if (!file_on_stdout) {
+            /* The fleet compared, as `report FLEET.json` shows it: read back
+             * from the file just written (a fleet on standard output cannot
+             * be read back; report it from where it was saved). */
+            fputc('\n', human);
+            if (cml_fleet_report_file(c->json_path, human, 0.0, err, sizeof err) != CML_OK)
+                fprintf(stderr, "cumemlab: the fleet's comparison: %s\n", err);
         }
     }
     for (int r = 1; r < size; r++)
@@ -175,7 +183,7 @@ static int run_fleet(const cml_fleet_launch *l, int argc, char **argv)
         local = l->local_rank;
     }
 
-    static cml_fleet_row row;
+    static cml_fleet_rank_row row;
     row.rank = rank;
     row.local_rank = local;
     if (gethostname(row.host, sizeof row.host - 1) != 0)

@@ -24,7 +24,7 @@ static void copy_string(const cml_jval *v, char *buf, size_t len)
 }
 
 /* Count the records by state and find the device; 1 when root is results. */
-static int read_results(const cml_jval *root, cml_fleet_row *row, used_gpu *g, int *has_gpu)
+static int read_results(const cml_jval *root, cml_fleet_rank_row *row, used_gpu *g, int *has_gpu)
 {
     const cml_jval *schema = cml_jobject_get(root, "schema");
     if (!schema || schema->type != CML_J_STRING || strcmp(schema->text, "cumemlab-results") != 0)
@@ -116,7 +116,7 @@ static void write_gpu(cml_json *j, const used_gpu *g, const cml_fleet_nvml *nv,
     cml_json_end_object(j);
 }
 
-char *cml_fleet_rank_item(cml_fleet_row *row, const cml_fleet_child *c, const cml_fleet_nvml *nv,
+char *cml_fleet_rank_item(cml_fleet_rank_row *row, const cml_fleet_child *c, const cml_fleet_nvml *nv,
                           size_t *len)
 {
     row->exit_status = c->exit_status;

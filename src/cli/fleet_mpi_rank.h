@@ -14,7 +14,7 @@
 #include "cli/fleet_mpi_child.h"
 #include "gpu/nvml_info.h"
 
-typedef struct cml_fleet_row {
+typedef struct cml_fleet_rank_row {
     int rank, local_rank;          /* local_rank -1: unknown */
     int exit_status;
     int has_results, has_gpu;
@@ -27,7 +27,7 @@ typedef struct cml_fleet_row {
     char uuid[96];
     char note[192];                /* "NVML not available: ..." */
     char diagnostic[CML_FLEET_DIAG];
-} cml_fleet_row;
+} cml_fleet_rank_row;
 
 /* The NVML facts a rank read: before its command and after (ok 0: not
  * available, why says so). */
@@ -47,7 +47,7 @@ typedef struct cml_fleet_nvml {
  * verdicts) are not results and are left out quietly. The GPU is the one the
  * results' "device" names, matched in NVML by its UUID.
  */
-char *cml_fleet_rank_item(cml_fleet_row *row, const cml_fleet_child *c, const cml_fleet_nvml *nv,
+char *cml_fleet_rank_item(cml_fleet_rank_row *row, const cml_fleet_child *c, const cml_fleet_nvml *nv,
                           size_t *len);
 
 #endif

@@ -51,7 +51,7 @@ static void before_after(cml_tt_row row, int col, int a, int b)
 
 enum { C_RANK, C_HOST, C_LOCAL, C_GPU, C_UUID, C_EXIT, C_RECORDS, C_SECONDS, C_SM, C_TEMP, C_WHY };
 
-static void fill(cml_tt_row row, const cml_fleet_row *r, char *why, size_t whylen)
+static void fill(cml_tt_row row, const cml_fleet_rank_row *r, char *why, size_t whylen)
 {
     cml_tt_clear(row, C_WHY);
     cml_tt_set(row, C_RANK, "%d", r->rank);

@@ -15,7 +15,7 @@ typedef struct cml_fleet_doc {
     const char *command_line;   /* the ranks' command as rank 0 saw it */
     const char *launcher;       /* "openmpi", "slurm", "pmi", "pmix" */
     int ranks;
-    const cml_fleet_row *rows;  /* [ranks], in rank order */
+    const cml_fleet_rank_row *rows;  /* [ranks], in rank order */
     char *const *items;         /* [ranks]: each rank's item (fleet_mpi_rank.h) */
     const size_t *item_len;
 } cml_fleet_doc;
