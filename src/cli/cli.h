@@ -35,6 +35,7 @@ typedef struct cml_cli {
     const char *records_path;     /* validate --records FILE: its records as results JSON */
     int device;
     int device_given;             /* --device was on the command line */
+    int all_gpus;                 /* device --all: every GPU of the host */
     uint64_t size_bytes;
     unsigned peak_gbs;        /* --peak: the reference bandwidth, 0 = measure it */
     int peak_measure;         /* --peak measure: measure it even if kept for this GPU */
@@ -122,6 +123,8 @@ int cml_cmd_run_expr(const cml_cli *cli);
 int cml_cmd_run(const cml_cli *cli);
 int cml_cmd_suite(const cml_cli *cli, int tour);
 int cml_cmd_device(const cml_cli *cli);
+/* device --all (device_all.c). */
+int cml_cmd_device_all(const cml_cli *cli);
 int cml_cmd_report(const cml_cli *cli);
 int cml_cmd_validate(const cml_cli *cli);
 int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,

@@ -175,9 +175,16 @@ int cml_cmd_suite(const cml_cli *cli, int tour)
 int cml_cmd_device(const cml_cli *cli)
 {
     if (cli->npos || cli->nsettings) {
-        fprintf(stderr, "cumemlab: device takes no arguments besides --device N and --json/--csv\n");
+        fprintf(stderr, "cumemlab: device takes no arguments besides --device N or --all and "
+                        "--json/--csv\n");
         return CML_EXIT_USAGE;
     }
+    if (cli->all_gpus && cli->device_given) {
+        fprintf(stderr, "cumemlab: device: --all and --device N name different GPUs: give one\n");
+        return CML_EXIT_USAGE;
+    }
+    if (cli->all_gpus)
+        return cml_cmd_device_all(cli);
     cml_results r;
     cml_cli_results_init(cli, &r);
     cml_lab lab;

@@ -29,6 +29,7 @@ static const char *const usage_text =
     "  cumemlab suite               every experiment, full sweeps, on the GPU\n"
     "  cumemlab tour                the tour (same as no arguments)\n"
     "  cumemlab device              the memory facts of this GPU\n"
+    "  cumemlab device --all        every GPU, its peak by class, the links between them\n"
     "  cumemlab report FILE.json    a saved run again: table, --html, --csv, --json\n"
     "  cumemlab report A.json B.json  two saved runs compared record by record\n"
     "  cumemlab validate            the model against this GPU's hardware counters, every\n"

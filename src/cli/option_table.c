@@ -32,7 +32,7 @@ enum {
 typedef enum opt_id {
     O_HELP, O_VERSION, O_QUIET, O_QUICK, O_MODEL, O_JSON, O_CSV, O_HTML, O_EXPR, O_DEVICE,
     O_WHERE, O_SIZE, O_PEAK, O_REPS, O_WARMUP, O_COUNTERS, O_SRC, O_SHOW_KERNEL, O_FROM,
-    O_RECORDS, O_THRESHOLD
+    O_RECORDS, O_ALL, O_THRESHOLD
 } opt_id;
 
 typedef enum opt_kind { K_FLAG, K_FILE, K_TEXT, K_INT, K_CHOICE } opt_kind;
@@ -69,6 +69,10 @@ static const cli_option options[] = {
      "report over a fleet: flag a GPU's bandwidth off the group's\n"
      "median by more than PCT percent (0.1..100; default 3;\n"
      "docs/fleet.md)"},
+    {O_ALL, "all", 0, K_FLAG, 0, 0, NULL, C_DEVICE, NULL,
+     "device: every GPU of the host, each one's measured peak by\n"
+     "class, and what joins each pair (NVLinks or the PCIe path,\n"
+     "peer access), as nvidia-smi topo -m shows it"},
     {O_DEVICE, "device", 0, K_INT, 0, 63, NULL, C_GPU | C_DEVICE, "N",
      "the GPU to use (default 0)"},
     {O_WHERE, "where", 0, K_CHOICE, 0, 0, where_choices, C_GPU | C_MODEL, "dram|l2|l1",
@@ -239,6 +243,7 @@ static int set_option(cml_cli *cli, const cli_option *o, const char *value)
     case O_HTML: cli->html_path = value; break;
     case O_FROM: cli->from_path = value; break;
     case O_RECORDS: cli->records_path = value; break;
+    case O_ALL: cli->all_gpus = 1; break;
     case O_THRESHOLD: break; /* parse_threshold */
     case O_EXPR:
         if (cli->nexprs >= CML_CLI_MAX_EXPRS) {

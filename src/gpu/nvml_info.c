@@ -24,6 +24,9 @@ typedef struct nvmlPciInfo_st {                     /* the layout of nvmlDeviceG
     char busId[32];                                 /* NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE */
 } nvmlPciInfo_t;
 
+enum { NVML_FEATURE_ENABLED = 1 };                 /* nvmlEnableState_t */
+#define NVML_NVLINK_MAX_LINKS 18                    /* nvml.h of CUDA 12.9: Hopper's 18 */
+
 typedef struct nvml_api {
     void *lib;
     nvmlReturn_t (*init)(void);                                        /* nvmlInit_v2 */
@@ -41,6 +44,11 @@ typedef struct nvml_api {
     nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int *);    /* ..GetTemperature */
     nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);   /* ..GetPowerUsage (milliwatts) */
     nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long *); /* ..CurrentClocksEventReasons */
+    nvmlReturn_t (*by_uuid)(const char *, nvmlDevice_t *);           /* ..GetHandleByUUID */
+    nvmlReturn_t (*link_state)(nvmlDevice_t, unsigned int, int *);     /* ..GetNvLinkState */
+    nvmlReturn_t (*link_version)(nvmlDevice_t, unsigned int, unsigned int *); /* ..Version */
+    nvmlReturn_t (*link_remote)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *); /* ..RemotePciInfo_v2 */
+    nvmlReturn_t (*ancestor)(nvmlDevice_t, nvmlDevice_t, int *); /* ..TopologyCommonAncestor */
 } nvml_api;
 
 /* One symbol into a function pointer (slot, NULL when absent); the name
@@ -83,6 +91,11 @@ static int load(nvml_api *a, char *why, size_t whylen)
     SYM(power, "nvmlDeviceGetPowerUsage", NULL);
     SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons",
         "nvmlDeviceGetCurrentClocksThrottleReasons");
+    SYM(by_uuid, "nvmlDeviceGetHandleByUUID", NULL);
+    SYM(link_state, "nvmlDeviceGetNvLinkState", NULL);
+    SYM(link_version, "nvmlDeviceGetNvLinkVersion", NULL);
+    SYM(link_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2", NULL);
+    SYM(ancestor, "nvmlDeviceGetTopologyCommonAncestor", NULL);
     if (!a->init || !a->shutdown || !a->count || !a->handle || !a->uuid) {
         snprintf(why, whylen, "libnvidia-ml.so.1 lacks nvmlInit_v2 or the device functions "
                               "(driver too old)");
@@ -91,6 +104,8 @@ static int load(nvml_api *a, char *why, size_t whylen)
     }
     return 1;
 }
+
+static int start(nvml_api *a, char *why, size_t whylen);
 
 /* A string fact, "" when NVML cannot give it. */
 static void text(nvmlReturn_t (*fn)(nvmlDevice_t, char *, unsigned int), nvmlDevice_t d,
@@ -135,15 +150,8 @@ int cml_nvml_read(cml_nvml_snapshot *s, char *why, size_t whylen)
     memset(s, 0, sizeof *s);
     s->cuda_driver_version = -1;
     nvml_api a;
-    if (!load(&a, why, whylen))
+    if (!start(&a, why, whylen))
         return 0;
-    nvmlReturn_t st = a.init();
-    if (st != NVML_SUCCESS) {
-        snprintf(why, whylen, "NVML initialisation failed: %s",
-                 a.error_string ? a.error_string(st) : "unknown error");
-        dlclose(a.lib);
-        return 0;
-    }
     if (a.driver && a.driver(s->driver, sizeof s->driver) != NVML_SUCCESS)
         s->driver[0] = '\0';
     s->driver[sizeof s->driver - 1] = '\0';
@@ -162,6 +170,93 @@ int cml_nvml_read(cml_nvml_snapshot *s, char *why, size_t whylen)
     a.shutdown();
     dlclose(a.lib);
     return 1;
+}
+
+/* Load and initialise, or 0 with why. */
+static int start(nvml_api *a, char *why, size_t whylen)
+{
+    if (!load(a, why, whylen))
+        return 0;
+    nvmlReturn_t st = a->init();
+    if (st != NVML_SUCCESS) {
+        snprintf(why, whylen, "NVML initialisation failed: %s",
+                 a->error_string ? a->error_string(st) : "unknown error");
+        dlclose(a->lib);
+        return 0;
+    }
+    return 1;
+}
+
+/* The far ends of a's active NVLinks, counted where they are b (by PCI
+ * bus id). */
+static void read_link(const nvml_api *a, nvmlDevice_t da, nvmlDevice_t db, cml_nvml_link *l)
+{
+    l->known = 1;
+    l->nvlinks = 0;
+    l->version = -1;
+    l->pcie = -1;
+    int level;
+    if (a->ancestor && a->ancestor(da, db, &level) == NVML_SUCCESS)
+        l->pcie = level;
+    nvmlPciInfo_t pb;
+    if (!a->link_state || !a->link_remote || !a->pci || a->pci(db, &pb) != NVML_SUCCESS)
+        return;
+    for (unsigned k = 0; k < NVML_NVLINK_MAX_LINKS; k++) {
+        int active = 0;
+        nvmlPciInfo_t far;
+        if (a->link_state(da, k, &active) != NVML_SUCCESS || active != NVML_FEATURE_ENABLED ||
+            a->link_remote(da, k, &far) != NVML_SUCCESS)
+            continue;
+        if (strncmp(far.busId, pb.busId, sizeof far.busId) != 0)
+            continue;
+        l->nvlinks++;
+        unsigned v;
+        if (l->version < 0 && a->link_version && a->link_version(da, k, &v) == NVML_SUCCESS)
+            l->version = (int)v;
+    }
+}
+
+int cml_nvml_read_links(const char *const *uuids, unsigned n, cml_nvml_link *out, char *why,
+                        size_t whylen)
+{
+    memset(out, 0, sizeof *out * n * n);
+    for (unsigned i = 0; i < n * n; i++)
+        out[i].version = out[i].pcie = -1;
+    nvml_api a;
+    if (!start(&a, why, whylen))
+        return 0;
+    if (!a.by_uuid) {
+        snprintf(why, whylen, "libnvidia-ml.so.1 lacks nvmlDeviceGetHandleByUUID");
+        a.shutdown();
+        dlclose(a.lib);
+        return 0;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        nvmlDevice_t di;
+        if (a.by_uuid(uuids[i], &di) != NVML_SUCCESS)
+            continue;
+        for (unsigned j = 0; j < n; j++) {
+            nvmlDevice_t dj;
+            if (j != i && a.by_uuid(uuids[j], &dj) == NVML_SUCCESS)
+                read_link(&a, di, dj, &out[i * n + j]);
+        }
+    }
+    a.shutdown();
+    dlclose(a.lib);
+    return 1;
+}
+
+const char *cml_nvml_pcie_name(int level)
+{
+    switch (level) {
+    case 0: return "board";
+    case 10: return "PIX";
+    case 20: return "PXB";
+    case 30: return "PHB";
+    case 40: return "NODE";
+    case 50: return "SYS";
+    default: return "?";
+    }
 }
 
 const cml_nvml_gpu *cml_nvml_find(const cml_nvml_snapshot *s, const char *uuid)

@@ -49,6 +49,26 @@ int cml_nvml_read(cml_nvml_snapshot *s, char *why, size_t whylen);
 /* The GPU of that UUID, or NULL. */
 const cml_nvml_gpu *cml_nvml_find(const cml_nvml_snapshot *s, const char *uuid);
 
+/* The path from one GPU to another as NVML sees it (nvidia-smi topo -m). */
+typedef struct cml_nvml_link {
+    int known;        /* 1: NVML answered for this pair */
+    unsigned nvlinks; /* active NVLinks from the first GPU whose far end is the second */
+    int version;      /* nvmlDeviceGetNvLinkVersion of the first such link; -1: none */
+    int pcie;         /* nvmlGpuTopologyLevel_t of the pair's common PCIe ancestor; -1 unknown */
+} cml_nvml_link;
+
+/* The links between every ordered pair of the GPUs named by UUID (n of
+ * them): out[i * n + j] for i != j. 1 on success; 0 with why (as
+ * cml_nvml_read), every entry then unknown. */
+int cml_nvml_read_links(const char *const *uuids, unsigned n, cml_nvml_link *out, char *why,
+                        size_t whylen);
+
+/* nvidia-smi's name of a PCIe path (nvmlGpuTopologyLevel_t): "PIX" (one
+ * switch), "PXB" (several), "PHB" (a host bridge), "NODE" (host bridges of
+ * one NUMA node), "SYS" (across NUMA nodes), "board" (one board); "?" for
+ * anything else. */
+const char *cml_nvml_pcie_name(int level);
+
 /* The names of the reasons set in bits, in bit order ("gpu_idle",
  * "sw_power_cap", "hw_slowdown", ...; a bit NVML added later as "0x..."
  * written into spare[i], spare having cap rows); "none" when no

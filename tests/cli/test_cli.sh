@@ -117,6 +117,11 @@ else
         has "cumemlab --model runs the tour on the model alone and cumemlab model NAME" err
     run "$bin" device
     check "device without GPU exits 1" test $rc -eq 1
+    run "$bin" device --all --json "$tmp/all.json"
+    check "device --all without GPU exits 1" test $rc -eq 1
+    check "device --all without GPU: one line" test "$(lines)" -eq 1
+    check "device --all without GPU says so" has "device --all needs a GPU" err
+    check "device --all without GPU: no results file" test ! -e "$tmp/all.json"
     run "$bin" --json "$tmp/tour.json"
     check "tour without GPU exits 0" test $rc -eq 0
     check "tour says it is model-only" has "the model alone runs" err

@@ -38,6 +38,8 @@ for opt in "--reps 5" "--warmup 3" "--peak 1000" "--device 1" "--counters on"; d
     usage "model $opt" "does not apply to model" model read-offset $opt
 done
 usage "device takes no experiment option" "--offset does not apply to device" device --offset 3
+usage "device --all --device 1" "--all and --device N name different GPUs" device --all --device 1
+usage "run --all" "--all does not apply to run" run peer --all
 
 # 7. One code, one wording for --model on the GPU-only commands.
 for cmd in run suite device validate; do

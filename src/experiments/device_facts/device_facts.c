@@ -157,6 +157,31 @@ cml_status cml_device_facts_record(const cml_device_facts *f, cml_results *out)
     return CML_OK;
 }
 
+/* The extra figure of each class's reference (core/peak_class.h). */
+static const char *const peak_extra_names[CML_PEAK_CLASS_COUNT] = {"peak_read", "peak_write",
+                                                                   "peak_copy", "peak_triad"};
+
+cml_status cml_device_facts_record_gpu(const cml_device_facts *f, const cml_peak_refs *peaks,
+                                       cml_results *out)
+{
+    if (!f || !peaks || !out)
+        return CML_EINVAL;
+    const double peak = cml_peak_refs_max(peaks);
+    for (size_t g = 0; g < CML_COUNT(groups); g++) {
+        char variant[96];
+        snprintf(variant, sizeof variant, "gpu=%d %s", f->index, groups[g].variant);
+        cml_record *r;
+        CML_EXP_ADD(r, out, KEY, variant);
+        cml_record_add_param(r, "gpu", f->index, "");
+        groups[g].fill(r, f, peak);
+        for (int c = 0; g == GROUP_DEVICE_MEMORY && c < CML_PEAK_CLASS_COUNT && !peaks->given;
+             c++)
+            if (peaks->gbs[c] > 0)
+                cml_record_add_extra(r, peak_extra_names[c], peaks->gbs[c], "GB/s");
+    }
+    return CML_OK;
+}
+
 /* The one point: without a GPU there is nothing to read, so one waived
  * record carries the two sizes the architecture fixes (which the model
  * uses); with one, the measurement fills it. */
@@ -208,11 +233,9 @@ static cml_status facts_measure(cml_sweep *ctx, void *settings, cml_record *rec)
         groups[g].fill(r, f, peak);
     }
     /* The reference of each class (core/peak_class.h), beside the largest. */
-    static const char *const extra_names[CML_PEAK_CLASS_COUNT] = {"peak_read", "peak_write",
-                                                                  "peak_copy", "peak_triad"};
     for (int c = 0; c < CML_PEAK_CLASS_COUNT && !refs.given; c++)
         if (refs.gbs[c] > 0)
-            cml_record_add_extra(&out->items[first + GROUP_DEVICE_MEMORY], extra_names[c],
+            cml_record_add_extra(&out->items[first + GROUP_DEVICE_MEMORY], peak_extra_names[c],
                                  refs.gbs[c], "GB/s");
     if (st != CML_OK)
         cml_record_note(&out->items[first + GROUP_DEVICE_MEMORY], "peak not measured: %s (%s)",

@@ -16,6 +16,16 @@
  */
 cml_status cml_device_facts_record(const cml_device_facts *f, cml_results *out);
 
+/*
+ * The same records for one GPU of several (cumemlab device --all): each
+ * variant begins "gpu=N " and carries the parameter gpu = N, and the
+ * device memory record holds the peak of each class measured on it
+ * (`peaks`, core/peak_class.h) beside the largest. out->device is left
+ * as it is (the run's first GPU names the run).
+ */
+cml_status cml_device_facts_record_gpu(const cml_device_facts *f, const cml_peak_refs *peaks,
+                                       cml_results *out);
+
 extern const cml_experiment cml_exp_device_facts;
 
 #endif
