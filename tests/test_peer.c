@@ -25,15 +25,16 @@ static const cml_traffic *cls(const cml_record *rec, cml_class c)
  * The default sweep on the model alone: one pair (gpu 0, peer 1) stands
  * for all; the local baseline (gpu == peer) needs a GPU. Copy engine: op 2
  * x dir 2 = 4. Kernels (read: sm, sm-cg; write: sm: 3) in one direction,
- * one element per thread: elem 2 x offset 2 x stride 3 x 3 = 36; eight per
- * thread, the headline pattern only: 3. Both at once, the headline pattern
- * only: 3 x 2 depths = 6. 49 records.
+ * one element per thread and one pass: elem 2 x offset 2 x stride 3, less
+ * the headline pattern (16-byte, offset 0, stride 1): 11 x 3 = 33; the
+ * headline pattern at 1 and 8 per thread, 1 and 16 passes: 3 x 4 = 12.
+ * Both at once, the headline pattern only: 3 x 4 = 12. 61 records.
  */
 static void test_defaults(void)
 {
     cml_results r;
     CHECK(run_model(&cml_exp_peer, NULL, &r) == CML_OK);
-    CHECK_EQ_U64(r.count, 49);
+    CHECK_EQ_U64(r.count, 61);
     for (size_t i = 0; i < r.count; i++) {
         const cml_record *rec = &r.items[i];
         CHECK(rec->state == CML_REC_OK);
@@ -69,10 +70,10 @@ static void test_misaligned(void)
 {
     cml_results r;
     CHECK(run_model(&cml_exp_peer,
-                    "elem=4 offset=1 stride=1 ilp=1 dir=one method=sm,sm-cg op=read,write", &r) ==
+                    "elem=4 offset=1 stride=1 ilp=1 passes=1 dir=one method=sm,sm-cg op=read,write", &r) ==
           CML_OK);
     CHECK_EQ_U64(r.count, 3);
-    const cml_record *ca = find(&r, "elem=4 offset=1 stride=1 ilp=1 dir=one method=sm op=read peer=1 "
+    const cml_record *ca = find(&r, "elem=4 offset=1 stride=1 ilp=1 passes=1 dir=one method=sm op=read peer=1 "
                                     "gpu=0");
     if (FOUND(ca)) {
         CHECK_EQ_U64(cls(ca, CML_CLASS_GLOBAL_LD)->requests, 524288);
@@ -81,11 +82,11 @@ static void test_misaligned(void)
         CHECK_NEAR(extra(ca, "link_useful_bytes"), 67108860.0, 0.5);
         CHECK_NEAR(extra(ca, "link_sector_bytes"), 69205984.0, 0.5);
     }
-    const cml_record *cg = find(&r, "elem=4 offset=1 stride=1 ilp=1 dir=one method=sm-cg op=read "
+    const cml_record *cg = find(&r, "elem=4 offset=1 stride=1 ilp=1 passes=1 dir=one method=sm-cg op=read "
                                     "peer=1 gpu=0");
     if (FOUND(cg))
         CHECK_NEAR(extra(cg, "link_sector_bytes"), 83886048.0, 0.5);
-    const cml_record *push = find(&r, "elem=4 offset=1 stride=1 ilp=1 dir=one method=sm op=write "
+    const cml_record *push = find(&r, "elem=4 offset=1 stride=1 ilp=1 passes=1 dir=one method=sm op=write "
                                       "peer=1 gpu=0");
     if (FOUND(push)) {
         CHECK_EQ_U64(cls(push, CML_CLASS_GLOBAL_ST)->sectors, 2621439);
@@ -107,11 +108,12 @@ static void test_misaligned(void)
 static void test_strided(void)
 {
     cml_results r;
-    CHECK(run_model(&cml_exp_peer, "elem=4,16 offset=0 stride=1,2,8 ilp=1 method=sm op=read",
+    CHECK(run_model(&cml_exp_peer, "elem=4,16 offset=0 stride=1,2,8 ilp=1 passes=1 method=sm "
+                                   "op=read",
                     &r) == CML_OK);
     /* one direction: 2 x 3; both: 16-byte stride 1 only */
     CHECK_EQ_U64(r.count, 7);
-    const cml_record *s8 = find(&r, "elem=4 offset=0 stride=8 ilp=1 dir=one method=sm op=read peer=1 "
+    const cml_record *s8 = find(&r, "elem=4 offset=0 stride=8 ilp=1 passes=1 dir=one method=sm op=read peer=1 "
                                     "gpu=0");
     if (FOUND(s8)) {
         CHECK_EQ_U64(cls(s8, CML_CLASS_GLOBAL_LD)->requests, 65536);
@@ -120,16 +122,16 @@ static void test_strided(void)
         CHECK_NEAR(extra(s8, "link_sector_bytes"), 64.0 * 1048576, 0.5);
         CHECK_NEAR(extra(s8, "link_useful_bytes"), 8.0 * 1048576, 0.5);
     }
-    const cml_record *v2 = find(&r, "elem=16 offset=0 stride=2 ilp=1 dir=one method=sm op=read "
+    const cml_record *v2 = find(&r, "elem=16 offset=0 stride=2 ilp=1 passes=1 dir=one method=sm op=read "
                                     "peer=1 gpu=0");
     if (FOUND(v2)) {
         CHECK_EQ_U64(cls(v2, CML_CLASS_GLOBAL_LD)->requests, (1ull << 23) / 32);
         CHECK_NEAR(cml_exp_spr(v2, CML_CLASS_GLOBAL_LD), 32.0, 1e-9);
         CHECK_NEAR(cml_exp_eff(v2, CML_RULES_MODERN, CML_CLASS_GLOBAL_LD), 0.5, 1e-9);
     }
-    const cml_record *one = find(&r, "elem=16 offset=0 stride=1 ilp=1 dir=one method=sm op=read peer=1 "
+    const cml_record *one = find(&r, "elem=16 offset=0 stride=1 ilp=1 passes=1 dir=one method=sm op=read peer=1 "
                                      "gpu=0");
-    const cml_record *both = find(&r, "elem=16 offset=0 stride=1 ilp=1 dir=both method=sm op=read "
+    const cml_record *both = find(&r, "elem=16 offset=0 stride=1 ilp=1 passes=1 dir=both method=sm op=read "
                                       "peer=1 gpu=0");
     if (FOUND(one) && FOUND(both)) {
         CHECK_EQ_U64(one->bytes_read, N * 16);
@@ -151,7 +153,7 @@ static void test_strided(void)
 static void test_depth(void)
 {
     cml_results r;
-    CHECK(run_model(&cml_exp_peer, "elem=16 offset=1 stride=1 ilp=1,8 dir=one method=sm-cg "
+    CHECK(run_model(&cml_exp_peer, "elem=16 offset=1 stride=1 ilp=1,8 passes=1 dir=one method=sm-cg "
                                    "op=read",
                     &r) == CML_OK);
     CHECK_EQ_U64(r.count, 2);
@@ -161,10 +163,37 @@ static void test_depth(void)
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->sectors, 8912895);
         CHECK_NEAR(extra(rec, "link_sector_bytes"), 8912895.0 * 32, 0.5);
     }
-    const cml_record *deep = find(&r, "elem=16 offset=1 stride=1 ilp=8 dir=one method=sm-cg "
+    const cml_record *deep = find(&r, "elem=16 offset=1 stride=1 ilp=8 passes=1 dir=one method=sm-cg "
                                       "op=read peer=1 gpu=0");
     if (FOUND(deep))
         CHECK_EQ_U64(deep->grid, 8192);
+    cml_results_free(&r);
+}
+
+/*
+ * Sixteen passes, 16-byte elements, eight per thread, at L2: the grid is
+ * what the SMs hold at once, without device facts an H100's 132 SMs of
+ * 2048 threads: 132 x 8 = 1056 blocks of 256 (fewer than the 8192 one pass
+ * would take). Each pass moves all 2^24 elements in 524288 warp requests
+ * of 16 sectors: 16 x 524288 = 8388608 requests, 134217728 sectors,
+ * 2^32 bytes over the link.
+ */
+static void test_passes(void)
+{
+    cml_results r;
+    CHECK(run_model(&cml_exp_peer, "elem=16 offset=0 stride=1 ilp=8 passes=16 dir=one "
+                                   "method=sm-cg op=read",
+                    &r) == CML_OK);
+    CHECK_EQ_U64(r.count, 1);
+    const cml_record *rec = find(&r, "elem=16 offset=0 stride=1 ilp=8 passes=16 dir=one "
+                                     "method=sm-cg op=read peer=1 gpu=0");
+    if (FOUND(rec)) {
+        CHECK_EQ_U64(rec->grid, 1056);
+        CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->requests, 8388608);
+        CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->sectors, 134217728);
+        CHECK_EQ_U64(rec->bytes_read, 1ull << 32);
+        CHECK_NEAR(extra(rec, "link_sector_bytes"), 4294967296.0, 0.5);
+    }
     cml_results_free(&r);
 }
 
@@ -198,6 +227,7 @@ int main(void)
     test_misaligned();
     test_strided();
     test_depth();
+    test_passes();
     test_pairs();
     test_refused();
     return cml_test_summary("test_peer");

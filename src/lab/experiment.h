@@ -174,6 +174,13 @@ typedef struct cml_experiment {
      * naming the option, the value and what it allows in err. pv holds
      * every option's whole list. */
     cml_status (*check)(const cml_param_values *pv, char *err, size_t errlen);
+    /* optional: whether a point of the options' cross product makes a record
+     * at all (a combination the experiment does not run), from the settings
+     * and the run's lists (ctx->values) before any work. The engine neither
+     * walks nor counts a point it answers 0 for, so a sweep's size (the
+     * progress line, `model`'s limit) is what runs. ctx->plan is NULL when
+     * only counting for `model` (no GPU). NULL: every point. */
+    int (*keep)(const cml_sweep *ctx, const void *settings);
 } cml_experiment;
 
 #define CML_COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -234,6 +234,8 @@ static void point(walk *w)
 {
     cml_sweep *ctx = w->ctx;
     const cml_experiment *exp = ctx->exp;
+    if (exp->keep && !exp->keep(ctx, w->point))
+        return; /* a combination the experiment does not run */
     if (w->counting) {
         w->points++;
         return;

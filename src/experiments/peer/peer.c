@@ -39,7 +39,7 @@ enum { OP_READ, OP_WRITE };
 #define PEER_MIN_BYTES (512ull << 20)
 
 typedef struct peer_settings {
-    int64_t elem, offset, stride, ilp, dir, method, op, peer, gpu, n;
+    int64_t elem, offset, stride, ilp, passes, dir, method, op, peer, gpu, n;
 } peer_settings;
 
 static const cml_param_def peer_params[] = {
@@ -52,6 +52,9 @@ static const cml_param_def peer_params[] = {
     {"ilp", "elements each thread moves, a grid's width apart, all loaded before the first store "
             "(1: one per thread; 8: the headline pattern only, as nvbandwidth's copy keeps 12)",
      1, 8, "1,8", NULL, CML_PARAM_POW2, CML_FIELD(peer_settings, ilp), "method=sm,sm-cg"},
+    {"passes", "times one launch moves the array (more than 1: the SMs' resident blocks walk "
+               "it each pass, as nvbandwidth's copy does 16 times; the headline pattern only)",
+     1, 64, "1,16", NULL, 0, CML_FIELD(peer_settings, passes), "method=sm,sm-cg"},
     {"dir", "one: gpu moves data alone; both: the peer does the same towards gpu at once", 0, 0,
      "one,both", dir_names, 0, CML_FIELD(peer_settings, dir), NULL},
     {"method", "sm = a kernel, remote loads through L1; sm-cg = loads at L2 only (__ldcg); ce = "
@@ -78,10 +81,11 @@ void cml_peer_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
     case W * 16 + U:                                                                           \
         if (a->push)                                                                           \
             cml_peer_push_body_##W##_##U(ctx, CML_ARRAY(const T, 0), CML_ARRAY(T, 1),          \
-                                         a->threads, a->stride, a->offset);                    \
+                                         a->threads, a->stride, a->offset, a->passes);         \
         else                                                                                   \
             cml_peer_pull_body_##W##_##U(ctx, CML_ARRAY(const T, 0), CML_ARRAY(T, 1),          \
-                                         a->threads, a->stride, a->offset, a->cache);          \
+                                         a->threads, a->stride, a->offset, a->cache,           \
+                                         a->passes);                                           \
         break;
     switch (a->elem * 16 + a->ilp) {
         PEER_MIRROR(4, float, 1) PEER_MIRROR(4, float, 2) PEER_MIRROR(4, float, 4)
@@ -97,6 +101,18 @@ void cml_peer_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
 }
 
 enum { PEER_BLOCK = 256 };
+
+/* The L2's size: the device's, else an H100's (the model's default). */
+static uint64_t l2_bytes(const cml_plan *plan)
+{
+    return plan->dev && plan->dev->l2_bytes ? plan->dev->l2_bytes : 50ull << 20;
+}
+
+/* Blocks of PEER_BLOCK threads the SMs hold at once. */
+static uint64_t resident_blocks(const cml_plan *plan)
+{
+    return (uint64_t)cml_exp_sm_count(plan) * (cml_exp_threads_per_sm(plan) / PEER_BLOCK);
+}
 
 /* Threads of a transfer: remote elements offset, offset + stride, ... < n. */
 static uint64_t peer_threads(uint64_t n, uint64_t offset, uint64_t stride)
@@ -142,18 +158,18 @@ static int headline(const peer_settings *s)
 }
 
 /*
- * The model of a kernel: a grid of cml_peer_grid blocks of PEER_BLOCK
- * threads; thread t moves elements t + j*span (span: the grid's threads)
- * for j < ilp below `threads`. Each block is its predecessor shifted by
- * PEER_BLOCK elements in every segment: PEER_BLOCK*elem bytes locally and
- * stride times that remotely, whole lines for 256 threads. The guard cuts
- * one segment, js: the blocks before block bb have it whole, block bb in
- * part, the blocks after it not at all. Three runs: the first block of
- * each stands for the rest.
+ * The model of a kernel: a grid of a->grid blocks of PEER_BLOCK threads;
+ * thread t's slots are elements t + s*span (span: the grid's threads)
+ * below `threads`, the same in every pass. Each block is its predecessor
+ * shifted by PEER_BLOCK elements in every slot: PEER_BLOCK*elem bytes
+ * locally and stride times that remotely, whole lines for 256 threads. The
+ * guard cuts the last slot, js: the blocks before block bb have it, block
+ * bb in part, the blocks after it not at all. Three runs: the first block
+ * of each stands for the rest.
  */
-static cml_status trace_kernel(cml_record *rec, const cml_peer_args *a)
+static cml_status trace_one_pass(cml_record *rec, const cml_peer_args *a)
 {
-    const uint64_t grid = cml_peer_grid(a->threads, a->ilp, PEER_BLOCK);
+    const uint64_t grid = a->grid;
     const uint64_t span = grid * PEER_BLOCK;
     const uint64_t js = (a->threads - 1) / span, bb = (a->threads - js * span) / PEER_BLOCK;
     const uint64_t period = cml_exp_line_period((uint64_t)PEER_BLOCK * a->elem);
@@ -172,6 +188,48 @@ static cml_status trace_kernel(cml_record *rec, const cml_peer_args *a)
     return cml_exp_trace_axes(rec, g, b, axes, cml_peer_mirror, a, NULL);
 }
 
+/*
+ * Several passes (a persistent grid walking the array each pass): every
+ * warp instruction of such a kernel is one of the one-pass grid's, moved by
+ * whole lines (its span is a multiple of 256 elements, and the guard cuts
+ * the same last warp), so one pass is traced on the one-pass grid, each
+ * thread within the model's 256 accesses, and counted `passes` times. The
+ * cache levels: every pass asks L1 and L2 for the same sectors again (an
+ * array of at least twice the L2 size, refused otherwise, leaves nothing of
+ * the last pass in either), each pass reads DRAM again, and writes back
+ * what it writes as one pass does plus what the pass before left dirty.
+ */
+static cml_status trace_kernel(cml_record *rec, const cml_peer_args *a, unsigned one_pass_grid)
+{
+    cml_peer_args one = *a;
+    one.passes = 1;
+    one.grid = one_pass_grid;
+    cml_status st = trace_one_pass(rec, &one);
+    if (st != CML_OK || a->passes == 1)
+        return st;
+    const uint64_t k = a->passes;
+    for (int r = 0; r < CML_RULES_COUNT; r++)
+        for (int c = 0; c < CML_CLASS_COUNT; c++) {
+            cml_traffic t;
+            memset(&t, 0, sizeof t);
+            cml_traffic_add_scaled(&t, &rec->model[r].cls[c], k);
+            rec->model[r].cls[c] = t;
+        }
+    if (rec->has_levels) {
+        cml_levels *l = &rec->levels;
+        l->l1_hit_sectors *= k;
+        l->l1_miss_sectors *= k;
+        l->local_hit_sectors *= k;
+        l->l2_read_sectors *= k;
+        l->l2_write_sectors *= k;
+        l->l2_read_hit_sectors *= k;
+        l->dram_read_bytes *= k;
+        l->dram_write_bytes = k * l->dram_write_bytes + (k - 1) * l->l2_dirty_end_bytes;
+    }
+    rec->grid = a->grid;
+    return CML_OK;
+}
+
 /* The bytes that leave the SM for the remote array, predicted: the sectors
  * past L1 (the cache levels) or, without levels, the sectors asked for. */
 static double remote_sector_bytes(const cml_record *rec, int push)
@@ -184,25 +242,39 @@ static double remote_sector_bytes(const cml_record *rec, int push)
     return (double)t->sectors * CML_SECTOR_BYTES;
 }
 
+/*
+ * The points that run. A GPU the host does not have, or without a GPU
+ * (the model's figures are alike for every pair) any pair but the first
+ * with two GPUs; a GPU with itself both ways at once; L2-only loads for a
+ * push (its remote accesses are stores); and, unless asked for by name,
+ * both directions at once and the deeper kernels (ilp, passes) with any but
+ * the headline pattern.
+ */
+static int peer_keep(const cml_sweep *ctx, const void *vs)
+{
+    const peer_settings *s = vs;
+    const int gpu = ctx->plan && ctx->plan->gpu;
+    if (!gpu && !model_pair(ctx, s))
+        return 0;
+    if (gpu) {
+        const int gpus = cml_gpu_count(NULL, 0);
+        if (s->gpu >= gpus || s->peer >= gpus)
+            return 0;
+    }
+    if (s->dir == DIR_BOTH && s->gpu == s->peer)
+        return 0;
+    if (s->method == METHOD_SM_CG && s->op == OP_WRITE)
+        return 0;
+    if (headline(s))
+        return 1;
+    return !((s->dir == DIR_BOTH && !given(ctx, "dir")) ||
+             (s->method != METHOD_CE && s->ilp > 1 && !given(ctx, "ilp")) ||
+             (s->method != METHOD_CE && s->passes > 1 && !given(ctx, "passes")));
+}
+
 static cml_status peer_variant(cml_sweep *ctx, void *vs, cml_record *rec)
 {
     peer_settings *s = vs;
-    const int gpus = ctx->plan->gpu ? cml_gpu_count(NULL, 0) : 0;
-    if (!ctx->plan->gpu) {
-        if (!model_pair(ctx, s))
-            return CML_SKIP_POINT;
-    } else if (s->gpu >= gpus || s->peer >= gpus) {
-        return CML_SKIP_POINT; /* not on this host */
-    }
-    if (s->dir == DIR_BOTH && s->gpu == s->peer)
-        return CML_SKIP_POINT; /* a GPU with itself: one direction */
-    /* The default sweep runs both directions and the deeper kernels with
-     * the headline pattern only; asked for by name, with any. */
-    if (!headline(s) && ((s->dir == DIR_BOTH && !given(ctx, "dir")) ||
-                         (s->method != METHOD_CE && s->ilp > 1 && !given(ctx, "ilp"))))
-        return CML_SKIP_POINT;
-    if (s->method == METHOD_SM_CG && s->op == OP_WRITE)
-        return CML_SKIP_POINT; /* a push's remote accesses are stores: no load path */
     const unsigned elem = s->method == METHOD_CE ? 16u : (unsigned)s->elem;
     if (s->n == 0) {
         /* 4x L2 keeps the remote array out of the caches; on a GPU at least
@@ -222,7 +294,8 @@ static cml_status peer_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     }
     const uint64_t threads = peer_threads(n, offset, stride);
     const unsigned sides = s->dir == DIR_BOTH ? 2u : 1u;
-    const uint64_t useful = threads * elem * sides;
+    const unsigned passes = s->method == METHOD_CE ? 1u : (unsigned)s->passes;
+    const uint64_t useful = threads * elem * sides * passes;
     /* The link's bytes, counted once: remote reads or remote writes. */
     rec->bytes_read = s->op == OP_READ ? useful : 0;
     rec->bytes_written = s->op == OP_WRITE ? useful : 0;
@@ -246,20 +319,32 @@ static cml_status peer_variant(cml_sweep *ctx, void *vs, cml_record *rec)
                            (double)useful / 1048576.0);
         return CML_OK;
     }
-    cml_peer_args args = {threads, stride, offset, elem, (unsigned)s->ilp, s->op == OP_WRITE,
-                          s->method == METHOD_SM_CG ? CML_CACHE_CG : CML_CACHE_CA};
-    cml_status st = trace_kernel(rec, &args);
+    cml_peer_args args = {threads, stride, offset, elem, (unsigned)s->ilp, passes,
+                          cml_peer_grid(threads, (unsigned)s->ilp, PEER_BLOCK, passes,
+                                        resident_blocks(ctx->plan)),
+                          s->op == OP_WRITE, s->method == METHOD_SM_CG ? CML_CACHE_CG : CML_CACHE_CA};
+    if (passes > 1 && threads * elem < 2 * l2_bytes(ctx->plan)) {
+        char l2[32];
+        cml_fmt_bytes(l2, sizeof l2, (double)l2_bytes(ctx->plan));
+        cml_sweep_waive(ctx, rec,
+                        "%u passes need arrays of at least twice the L2 (%s), so that no pass "
+                        "finds the last one's data in a cache; this one moves %llu bytes",
+                        passes, l2, (unsigned long long)(threads * elem));
+        return CML_OK;
+    }
+    cml_status st = trace_kernel(rec, &args, cml_peer_grid(threads, args.ilp, PEER_BLOCK, 1, 0));
     if (st)
         return st;
     const cml_class c = args.push ? CML_CLASS_GLOBAL_ST : CML_CLASS_GLOBAL_LD;
     const double link = remote_sector_bytes(rec, args.push) * sides;
     cml_record_add_extra(rec, "link_sector_bytes", link, "B");
     cml_record_finding(rec,
-                       "%s with a kernel: %u-byte elements (%lld per thread), stride %llu, "
-                       "offset %llu: %.2f "
+                       "%s with a kernel: %u-byte elements (%lld per thread, %u pass%s), "
+                       "stride %llu, offset %llu: %.2f "
                        "sectors per remote %s request, %.1f%% of the sectors' bytes used; "
                        "%.0f MiB leave the SMs in sectors for %.0f MiB used%s.",
-                       pair, elem, (long long)s->ilp, (unsigned long long)stride,
+                       pair, elem, (long long)s->ilp, passes, passes == 1 ? "" : "es",
+                       (unsigned long long)stride,
                        (unsigned long long)offset,
                        cml_exp_spr(rec, c), args.push ? "store" : "load",
                        100.0 * cml_exp_eff(rec, CML_RULES_MODERN, c), link / 1048576.0,
@@ -412,10 +497,12 @@ static cml_status peer_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     a.path = s->method == METHOD_SM_CG;
     a.elem = elem;
     a.ilp = ce ? 1u : (unsigned)s->ilp;
+    a.passes = ce ? 1u : (unsigned)s->passes;
     a.block = PEER_BLOCK;
     a.threads = peer_threads(n, offset, stride);
     a.stride = stride;
     a.offset = offset;
+    a.grid = cml_peer_grid(a.threads, a.ilp, a.block, a.passes, resident_blocks(ctx->plan));
     /* Side k runs on `run`, moving between its memory and `other`'s; its
      * destination's check: the pattern is on the remote side. */
     peer_check_ctx checks[2];
@@ -472,10 +559,11 @@ static const peer_settings *settings_at(cml_sweep *ctx, size_t i)
 }
 
 /* The measured record of (gpu, peer, op, method, dir) with the headline
- * pattern (16-byte elements, offset 0, stride 1) at depth `ilp`, or the
- * fastest of every depth (ilp 0); NULL when there is none. */
+ * pattern (16-byte elements, offset 0, stride 1) at depth `ilp` and
+ * `passes`, or the fastest of every depth and passes (both 0); NULL when
+ * there is none. */
 static const cml_record *find_headline(cml_sweep *ctx, const peer_settings *like, int method,
-                                       int dir, int64_t ilp)
+                                       int dir, int64_t ilp, int64_t passes)
 {
     const cml_record *best = NULL;
     for (size_t i = ctx->first; i < ctx->out->count; i++) {
@@ -483,7 +571,7 @@ static const cml_record *find_headline(cml_sweep *ctx, const peer_settings *like
         const cml_record *r = &ctx->out->items[i];
         if (s && r->state == CML_REC_OK && r->measured && s->gpu == like->gpu &&
             s->peer == like->peer && s->op == like->op && s->method == method && s->dir == dir &&
-            headline(s) && (!ilp || s->ilp == ilp) &&
+            headline(s) && (!ilp || s->ilp == ilp) && (!passes || s->passes == passes) &&
             (!best || r->bandwidth_gbs > best->bandwidth_gbs))
             best = r;
     }
@@ -502,8 +590,8 @@ static void peer_finish(cml_sweep *ctx)
             continue;
         char extra[320] = "";
         if (s->method == METHOD_CE && s->dir == DIR_ONE) {
-            const cml_record *sm = find_headline(ctx, s, METHOD_SM, DIR_ONE, 0);
-            const cml_record *bi = find_headline(ctx, s, METHOD_CE, DIR_BOTH, 0);
+            const cml_record *sm = find_headline(ctx, s, METHOD_SM, DIR_ONE, 0, 0);
+            const cml_record *bi = find_headline(ctx, s, METHOD_CE, DIR_BOTH, 0, 0);
             int used = 0;
             if (sm)
                 used += snprintf(extra + used, sizeof extra - (size_t)used,
@@ -520,7 +608,7 @@ static void peer_finish(cml_sweep *ctx)
         } else if (s->method != METHOD_CE && !headline(s) && s->dir == DIR_ONE) {
             /* Against the same kernel coalesced: does the link carry the
              * sectors (useful bandwidth falls as sectors grow) or the bytes? */
-            const cml_record *h = find_headline(ctx, s, (int)s->method, DIR_ONE, s->ilp);
+            const cml_record *h = find_headline(ctx, s, (int)s->method, DIR_ONE, s->ilp, s->passes);
             const double sec = cml_record_extra(r, "link_sector_gbs", -1);
             if (h && sec > 0) {
                 const double want = cml_record_extra(r, "link_sector_bytes", 0) /
@@ -587,6 +675,7 @@ const cml_experiment cml_exp_peer = {
     .settings_size = sizeof(peer_settings),
     .state_size = sizeof(peer_state),
     .tour = "elem=16 offset=0 stride=1 method=sm,ce",
+    .keep = peer_keep,
     .variant = peer_variant,
     .measure = peer_measure,
     .finish = peer_finish,

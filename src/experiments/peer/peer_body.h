@@ -32,17 +32,25 @@ typedef struct cml_peer_args {
     uint64_t threads, stride, offset;
     unsigned elem;   /* 4, 8 or 16 */
     unsigned ilp;    /* elements per thread: 1, 2, 4 or 8 */
+    unsigned passes; /* times the array is moved */
+    unsigned grid;   /* blocks (cml_peer_grid) */
     int push;        /* 0: pull (remote loads), 1: push (remote stores) */
     cml_cache cache; /* the remote loads' path (pull) */
 } cml_peer_args;
 
 void cml_peer_mirror(const cml_thread *t, const void *args, cml_emitter *e);
 
-/* Blocks of a kernel: `threads` elements, `ilp` per thread. */
-static inline uint64_t cml_peer_grid(uint64_t threads, unsigned ilp, unsigned block)
+/* Blocks of a kernel of `block` threads: one pass covers `threads`
+ * elements, `ilp` per thread; more passes use at most `resident` blocks
+ * (what the SMs hold at once), each walking the array. */
+static inline unsigned cml_peer_grid(uint64_t threads, unsigned ilp, unsigned block,
+                                     unsigned passes, uint64_t resident)
 {
     const uint64_t per_block = (uint64_t)ilp * block;
-    return (threads + per_block - 1) / per_block;
+    uint64_t g = (threads + per_block - 1) / per_block;
+    if (passes > 1 && resident && g > resident)
+        g = resident;
+    return (unsigned)(g ? g : 1);
 }
 
 /* One side of a transfer: the GPU that runs it and its arrays. `src` and
@@ -61,7 +69,7 @@ typedef struct cml_peer_launch_args {
     unsigned nsides;                         /* 1: one direction, 2: both at once */
     int ce;                                  /* 1: cudaMemcpyPeerAsync, 0: a kernel */
     int push, path;                          /* kernel: direction, load path (0 ca, 1 cg) */
-    unsigned elem, block, ilp;
+    unsigned elem, block, ilp, passes, grid; /* grid: cml_peer_grid */
     uint64_t threads, stride, offset;
     /* both at once: side[1] starts after `go` (recorded on side 0's GPU)
      * and side 0's stream waits for `done` (recorded on side 1's GPU), so
@@ -99,34 +107,47 @@ CML_LAUNCHER cml_status cml_peer_check(const float *dst, uint64_t floats, int pa
 }
 #endif
 
-/* One body per element type and depth: thread t moves elements t,
- * t + span, ..., t + (U-1)*span (span: the grid's threads), all U loads
- * before the first store, so that U elements per thread are in flight (1:
- * one element per thread; nvbandwidth's copy kernel keeps 12). The pull
- * loads the remote array with the pattern through `ld` and stores the
- * local one; the push stores the remote array with the pattern. */
+/* One body per element type and depth U. A thread's slots are elements
+ * t, t + span, t + 2*span, ... (span: the grid's threads) below `threads`,
+ * taken U at a time, all U loaded before the first store, so that U
+ * elements per thread are in flight (1: one per thread; nvbandwidth's copy
+ * kernel keeps 12). The whole array is moved `passes` times in one launch:
+ * with one pass the grid covers the array (each thread its U slots); with
+ * more, the grid is what the SMs hold at once and walks the whole array
+ * each pass, so that no pass finds the last one's data in a cache and the
+ * link never drains between passes (as nvbandwidth's copy kernel loops).
+ * The pull loads the remote array with the pattern through `ld` and stores
+ * the local one; the push stores the remote array with the pattern. */
 #define CML_PEER_BODIES(W, T, U)                                                                \
     CML_BODY void cml_peer_pull_body_##W##_##U(CML_CTX, const T *src, T *dst, uint64_t threads, \
-                                               uint64_t stride, uint64_t offset, unsigned ld)   \
+                                               uint64_t stride, uint64_t offset, unsigned ld,   \
+                                               unsigned passes)                                 \
     {                                                                                           \
         const uint64_t t = (uint64_t)CML_BID_X * CML_BDIM_X + CML_TID_X;                        \
         const uint64_t span = (uint64_t)CML_GDIM_X * CML_BDIM_X;                                \
-        T v[U];                                                                                 \
-        CML_UNROLL for (int j = 0; j < (U); j++) if (t + j * span < threads)                    \
-            v[j] = CML_LD(0, ld, T, src, (t + j * span) * stride + offset);                     \
-        CML_UNROLL for (int j = 0; j < (U); j++) if (t + j * span < threads)                    \
-            CML_ST(1, CML_ST_PLAIN, dst, t + j * span, v[j]);                                   \
+        for (unsigned p = 0; p < passes; p++)                                                   \
+            for (uint64_t b = t; b < threads; b += (U) * span) {                                \
+                T v[U];                                                                         \
+                CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
+                    v[j] = CML_LD(0, ld, T, src, (b + j * span) * stride + offset);             \
+                CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
+                    CML_ST(1, CML_ST_PLAIN, dst, b + j * span, v[j]);                           \
+            }                                                                                   \
     }                                                                                           \
     CML_BODY void cml_peer_push_body_##W##_##U(CML_CTX, const T *src, T *dst, uint64_t threads, \
-                                               uint64_t stride, uint64_t offset)                \
+                                               uint64_t stride, uint64_t offset,                \
+                                               unsigned passes)                                 \
     {                                                                                           \
         const uint64_t t = (uint64_t)CML_BID_X * CML_BDIM_X + CML_TID_X;                        \
         const uint64_t span = (uint64_t)CML_GDIM_X * CML_BDIM_X;                                \
-        T v[U];                                                                                 \
-        CML_UNROLL for (int j = 0; j < (U); j++) if (t + j * span < threads)                    \
-            v[j] = CML_LD(0, CML_LD_PLAIN, T, src, t + j * span);                               \
-        CML_UNROLL for (int j = 0; j < (U); j++) if (t + j * span < threads)                    \
-            CML_ST(1, CML_ST_PLAIN, dst, (t + j * span) * stride + offset, v[j]);               \
+        for (unsigned p = 0; p < passes; p++)                                                   \
+            for (uint64_t b = t; b < threads; b += (U) * span) {                                \
+                T v[U];                                                                         \
+                CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
+                    v[j] = CML_LD(0, CML_LD_PLAIN, T, src, b + j * span);                       \
+                CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
+                    CML_ST(1, CML_ST_PLAIN, dst, (b + j * span) * stride + offset, v[j]);       \
+            }                                                                                   \
     }
 
 /* The widths and depths a kernel is built for (the `elem` and `ilp` options),
@@ -153,15 +174,17 @@ CML_PEER_BODIES(16, float4, 8)
 
 #define PEER_PULL_KERNEL(NAME, W, T, U, LD)                                                     \
     __global__ void NAME(const T *__restrict__ src, T *__restrict__ dst, uint64_t threads,      \
-                         uint64_t stride, uint64_t offset)                                      \
+                         uint64_t stride, uint64_t offset, unsigned passes)                     \
     {                                                                                           \
-        cml_peer_pull_body_##W##_##U(CML_KERNEL_CTX, src, dst, threads, stride, offset, LD);    \
+        cml_peer_pull_body_##W##_##U(CML_KERNEL_CTX, src, dst, threads, stride, offset, LD,     \
+                                     passes);                                                   \
     }
 #define PEER_PUSH_KERNEL(NAME, W, T, U)                                                         \
     __global__ void NAME(const T *__restrict__ src, T *__restrict__ dst, uint64_t threads,      \
-                         uint64_t stride, uint64_t offset)                                      \
+                         uint64_t stride, uint64_t offset, unsigned passes)                     \
     {                                                                                           \
-        cml_peer_push_body_##W##_##U(CML_KERNEL_CTX, src, dst, threads, stride, offset);        \
+        cml_peer_push_body_##W##_##U(CML_KERNEL_CTX, src, dst, threads, stride, offset,         \
+                                     passes);                                                   \
     }
 /* Each kernel by its name (tests/cli/test_kernel_bodies.py finds them here):
  * pull through L1, pull at L2, push; per width and depth. */
@@ -203,7 +226,7 @@ PEER_PULL_KERNEL(peerPull16_cg_8, 16, float4, 8, CML_LD_CG)
 PEER_PUSH_KERNEL(peerPush16_8, 16, float4, 8)
 
 /* Every kernel has the same parameters, as untyped pointers. */
-typedef void (*peer_kernel)(const void *, void *, uint64_t, uint64_t, uint64_t);
+typedef void (*peer_kernel)(const void *, void *, uint64_t, uint64_t, uint64_t, unsigned);
 
 #define PEER_DEPTHS(NAME) {(peer_kernel)NAME##_1, (peer_kernel)NAME##_2, (peer_kernel)NAME##_4,  \
                            (peer_kernel)NAME##_8}
@@ -278,8 +301,9 @@ static cml_status launch_side(const cml_peer_launch_args *a, const cml_peer_side
     peer_kernel k = pick(a->push, a->path, a->elem, a->ilp);
     if (!k || a->block == 0)
         return CML_EINVAL;
-    const uint64_t grid = cml_peer_grid(a->threads, a->ilp, a->block);
-    k<<<(unsigned)grid, a->block>>>(s->src, s->dst, a->threads, a->stride, a->offset);
+    if (a->grid == 0 || a->passes == 0)
+        return CML_EINVAL;
+    k<<<a->grid, a->block>>>(s->src, s->dst, a->threads, a->stride, a->offset, a->passes);
     CML_CU_LAUNCH();
     return CML_OK;
 }
