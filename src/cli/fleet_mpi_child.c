@@ -14,6 +14,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/fleet_mpi_child.h"
 
+#include "gpu/nvml_info.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -54,6 +56,54 @@ static int writes_results(const cml_cli *cli)
     return !cli->help && strcmp(cli->command, "list") != 0 && strcmp(cli->command, "help") != 0;
 }
 
+/* The GPUs this process may use, before CUDA starts: the entries of
+ * CUDA_VISIBLE_DEVICES when it is set, else every GPU NVML sees; 0 when
+ * neither can say. */
+static int visible_gpus(const char **list)
+{
+    *list = getenv("CUDA_VISIBLE_DEVICES");
+    if (*list && **list) {
+        int n = 1;
+        for (const char *p = *list; *p; p++)
+            n += *p == ',';
+        return n;
+    }
+    *list = NULL;
+    static cml_nvml_snapshot snap; /* large: not on the stack */
+    char why[256];
+    return cml_nvml_read(&snap, why, sizeof why) ? (int)snap.count : 0;
+}
+
+/*
+ * The rank's GPU, and only it: the node-local one (local rank modulo the
+ * GPUs visible) or the one --device named, made the only GPU the child's
+ * CUDA sees (CUDA_VISIBLE_DEVICES, set before CUDA starts), as device 0.
+ * Otherwise a command that uses several GPUs (the peer experiment, device
+ * --all) would put one rank's work on another rank's card and make both
+ * slow. Where the GPUs cannot be counted, or --device names one that is not
+ * there, the command runs as given and says why it fails.
+ */
+static void isolate(cml_cli *cli, int local_rank)
+{
+    const char *list;
+    const int n = visible_gpus(&list);
+    const int pick = cli->device_given ? cli->device : n > 0 ? local_rank % n : -1;
+    if (n <= 0 || pick < 0 || pick >= n)
+        return;
+    char one[128];
+    if (list) { /* entry `pick` of the list */
+        const char *p = list;
+        for (int k = 0; k < pick; k++)
+            p = strchr(p, ',') + 1;
+        const size_t len = strcspn(p, ",");
+        snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
+    } else {
+        snprintf(one, sizeof one, "%d", pick);
+    }
+    if (setenv("CUDA_VISIBLE_DEVICES", one, 1) == 0)
+        cli->device = 0;
+}
+
 /* In the child, once its options are parsed: note the outputs asked for
  * (rank 0 writes the fleet file where --json said), send the results to
  * the private folder, write no other file (N ranks would overwrite each
@@ -74,12 +124,8 @@ static int after_parse(cml_cli *cli, int status, void *ctx)
     write_note(c->path[F_IGNORED], ignored[0] ? ignored + 1 : "");
     cli->json_path = writes_results(cli) ? c->path[F_RESULTS] : NULL;
     cli->csv_path = cli->html_path = cli->records_path = NULL;
-    if (!cli->device_given && !cli->model_only && strcmp(cli->command, "model") != 0) {
-        char why[256];
-        int n = cml_gpu_count(why, sizeof why);
-        if (n > 0)
-            cli->device = c->local_rank % n;
-    }
+    if (!cli->model_only && strcmp(cli->command, "model") != 0)
+        isolate(cli, c->local_rank);
     return 0;
 }
 
