@@ -108,8 +108,10 @@ static void test_three(void)
         CHECK(!r1->cells[2].flagged); /* +5%, but inside its own spread */
         CHECK_NEAR(r1->cells[2].lo, 105 / 1.06, 1e-9);
     }
-    CHECK(f.gpus[1].outlier && f.gpus[2].outlier && !f.gpus[0].outlier);
-    CHECK_EQ_U64(f.noutliers, 2);
+    /* One flagged figure each: no GPU stands out from the others (a GPU is
+     * named from 3 flagged figures, more than twice the others' median). */
+    CHECK(!f.gpus[1].outlier && !f.gpus[2].outlier && !f.gpus[0].outlier);
+    CHECK_EQ_U64(f.noutliers, 0);
     CHECK_EQ_U64(f.gpus[1].bw_compared, 2);
     CHECK_EQ_U64(f.gpus[1].bw_slower, 1);
     CHECK_EQ_U64(f.gpus[2].bw_faster, 1);
@@ -123,7 +125,7 @@ static void test_three(void)
     CHECK_EQ_U64(f.noutliers, 0);
     cml_fleet_free(&f);
     CHECK(cml_fleet_build(&f, &runs, 3.9) == CML_OK);
-    CHECK(f.gpus[2].outlier && f.gpus[2].bw_flagged == 1);
+    CHECK(!f.gpus[2].outlier && f.gpus[2].bw_flagged == 1);
     cml_fleet_free(&f);
     cml_fleet_runs_free(&runs);
 }
@@ -144,7 +146,8 @@ static void test_two_and_four(void)
         CHECK_NEAR(r->cells[0].deviation, 100.0 / 110 - 1, 1e-12); /* -9.09% */
         CHECK(r->cells[0].flagged && !r->cells[1].flagged);
     }
-    CHECK(f.gpus[0].outlier && !f.gpus[1].outlier);
+    CHECK_EQ_U64(f.gpus[0].bw_flagged, 1); /* one figure: flagged, not named */
+    CHECK(!f.gpus[0].outlier && !f.gpus[1].outlier);
     cml_fleet_free(&f);
 
     /* four: 90, 100, 102, 110 -> median (100 + 102) / 2 = 101, the band
@@ -164,6 +167,36 @@ static void test_two_and_four(void)
         CHECK(r->cells[3].flagged && r->cells[1].flagged);
         CHECK(!r->cells[0].flagged && !r->cells[2].flagged);
     }
+    cml_fleet_free(&f);
+    cml_fleet_runs_free(&runs);
+}
+
+/*
+ * Who is named: A {100 x 5}, B {100, 100, 100, 100, 90}, C {90, 90, 90,
+ * 100, 100}. Each figure's median is 100: C is flagged on the first three
+ * (-10%), B on the last. C: 3 flagged against the others' median of
+ * {0, 1} = 0.5: 3 > 2 x max(0.5, 1) = 2, named. B: 1 against the median of
+ * {0, 3} = 1.5: not named. A: none.
+ */
+static void test_named(void)
+{
+    cml_fleet_runs runs;
+    cml_fleet_runs_init(&runs);
+    double a[] = {100, 100, 100, 100, 100}, b[] = {100, 100, 100, 100, 90},
+           c[] = {90, 90, 90, 100, 100};
+    add(&runs, "H100", a, 5, 0.001);
+    add(&runs, "H100", b, 5, 0.001);
+    add(&runs, "H100", c, 5, 0.001);
+    cml_fleet f;
+    CHECK(cml_fleet_build(&f, &runs, 0) == CML_OK);
+    CHECK_EQ_U64(f.gpus[0].bw_flagged, 0);
+    CHECK_EQ_U64(f.gpus[1].bw_flagged, 1);
+    CHECK_EQ_U64(f.gpus[2].bw_flagged, 3);
+    CHECK_NEAR(f.gpus[2].others_flagged, 0.5, 0);
+    CHECK_NEAR(f.gpus[1].others_flagged, 1.5, 0);
+    CHECK(f.gpus[2].outlier && !f.gpus[1].outlier && !f.gpus[0].outlier);
+    CHECK_EQ_U64(f.noutliers, 1);
+    CHECK_NEAR(f.gpus[2].median_flagged, -0.10, 1e-12);
     cml_fleet_free(&f);
     cml_fleet_runs_free(&runs);
 }
@@ -277,6 +310,7 @@ int main(void)
 {
     test_three();
     test_two_and_four();
+    test_named();
     test_counters_and_groups();
     test_reader();
     return cml_test_summary("test_fleet");

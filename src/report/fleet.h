@@ -144,6 +144,7 @@ typedef struct cml_fleet_gpu {
     size_t bw_compared, bw_flagged, bw_slower, bw_faster;
     size_t ctr_compared, ctr_flagged;
     double median_flagged;     /* median deviation of the flagged bandwidth figures */
+    double others_flagged;     /* the median of the other GPUs' of its model: the control */
     int outlier;
     char experiments[512];     /* where its flags fall: "read-offset, stride" */
     char counters[512];        /* the counters that differ: "name (experiment)" */

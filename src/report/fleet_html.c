@@ -109,10 +109,18 @@ static void summary(FILE *out, const cml_fleet *f)
         fputs("</li>\n", out);
     }
     fputs("</ul>\n", out);
-    if (!f->noutliers)
+    size_t flagged = 0;
+    for (size_t i = 0; i < f->ngpus; i++)
+        flagged += f->gpus[i].bw_flagged + f->gpus[i].ctr_flagged;
+    if (!f->noutliers && !flagged)
         fprintf(out, "<p><strong>No outlier</strong>: every figure within %g%% of the fleet's "
                      "median or inside its own spread, every exact counter the same.</p>\n",
                 f->threshold);
+    else if (!f->noutliers)
+        fprintf(out, "<p><strong>No outlier</strong>: %zu bandwidth figure%s flagged (in the "
+                     "charts below), no GPU with at least 3 and more than twice the others' "
+                     "count.</p>\n",
+                flagged, flagged == 1 ? "" : "s");
     for (size_t i = 0; i < f->ngpus; i++) {
         const cml_fleet_gpu *g = &f->gpus[i];
         if (!g->outlier)

@@ -81,10 +81,17 @@ static void summary(FILE *out, const cml_fleet *f)
                 g->run->exit_status > 0 ? ")" : "",
                 g->failed ? ": no results" : g->outlier ? ": OUTLIER" : "");
     }
-    if (f->noutliers == 0) {
+    size_t flagged = 0;
+    for (size_t i = 0; i < f->ngpus; i++)
+        flagged += f->gpus[i].bw_flagged + f->gpus[i].ctr_flagged;
+    if (f->noutliers == 0 && flagged == 0) {
         fprintf(out, "No outlier: every figure within %g%% of the fleet's median or inside its "
                      "own spread, every exact counter the same\n",
                 f->threshold);
+    } else if (f->noutliers == 0) {
+        fprintf(out, "No outlier: %zu bandwidth figure%s flagged (below, per experiment), no GPU "
+                     "with at least 3 and more than twice the others' count\n",
+                flagged, plural(flagged));
     } else {
         fprintf(out, "%zu outlier%s:\n", f->noutliers, plural(f->noutliers));
     }

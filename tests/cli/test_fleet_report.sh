@@ -112,8 +112,10 @@ check "--threshold on one results file: no output file" test ! -e "$tmp/bad.json
 run "$bin" report "$a" "$c" --threshold 3
 check "two runs with --threshold: the fleet's two-GPU rule" \
     grep -q "(two GPUs: the reference is the faster)" "$tmp/out"
-check "two runs with --threshold: the slower named" \
-    grep -qx "  h100-c-planted.json: GPU 0 NVIDIA H100 80GB HBM3: OUTLIER" "$tmp/out"
+check "two runs with --threshold: the slower's figure flagged" \
+    grep -q "flagged h100-c-planted.json 1 bandwidth (up to -10.1%)" "$tmp/out"
+check "two runs with --threshold: one flagged figure names no outlier (at least 3)" \
+    grep -q "^No outlier: 1 bandwidth figure flagged" "$tmp/out"
 run "$bin" report "$a" "$b"
 check "two runs without --threshold: the two-run comparison as before" \
     grep -q "^cumemlab .*: two runs compared, B against A" "$tmp/out"
