@@ -68,9 +68,10 @@ static cml_status link_record(cml_results *r, const cml_device_facts *fa,
         cml_record_add_extra(rec, "nvlink_version", l->version, "");
         cml_record_add_extra(rec, "rated_gbs", rated, "GB/s");
         snprintf(path, sizeof path,
-                 "NV%u: %u NVLinks, %.0f GB/s each way as rated (%.0f GB/s a link on compute "
+                 "NV%u: %u NVLinks%s, %.0f GB/s each way as rated (%.0f GB/s a link on compute "
                  "capability %d.%d)",
-                 l->nvlinks, l->nvlinks, rated, nvlink_gbs(fa), fa->cc_major, fa->cc_minor);
+                 l->nvlinks, l->nvlinks, l->via_switch ? " through NVSwitch" : "", rated,
+                 nvlink_gbs(fa), fa->cc_major, fa->cc_minor);
     } else if (l->known) {
         cml_record_add_extra(rec, "nvlinks", 0, "links");
         snprintf(path, sizeof path, "no NVLink: PCIe, %s (nvidia-smi topo -m's name)",

@@ -25,6 +25,9 @@ typedef struct nvmlPciInfo_st {                     /* the layout of nvmlDeviceG
 } nvmlPciInfo_t;
 
 enum { NVML_FEATURE_ENABLED = 1 };                 /* nvmlEnableState_t */
+enum { NVML_NVLINK_DEVICE_TYPE_SWITCH = 2 };        /* nvmlIntNvLinkDeviceType_t */
+enum { NVML_P2P_CAPS_INDEX_NVLINK = 2 };            /* nvmlGpuP2PCapsIndex_t */
+enum { NVML_P2P_STATUS_OK = 0 };                    /* nvmlGpuP2PStatus_t */
 #define NVML_NVLINK_MAX_LINKS 18                    /* nvml.h of CUDA 12.9: Hopper's 18 */
 
 typedef struct nvml_api {
@@ -49,6 +52,8 @@ typedef struct nvml_api {
     nvmlReturn_t (*link_version)(nvmlDevice_t, unsigned int, unsigned int *); /* ..Version */
     nvmlReturn_t (*link_remote)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *); /* ..RemotePciInfo_v2 */
     nvmlReturn_t (*ancestor)(nvmlDevice_t, nvmlDevice_t, int *); /* ..TopologyCommonAncestor */
+    nvmlReturn_t (*link_type)(nvmlDevice_t, unsigned int, int *); /* ..NvLinkRemoteDeviceType */
+    nvmlReturn_t (*p2p)(nvmlDevice_t, nvmlDevice_t, int, int *);  /* nvmlDeviceGetP2PStatus */
 } nvml_api;
 
 /* One symbol into a function pointer (slot, NULL when absent); the name
@@ -96,6 +101,8 @@ static int load(nvml_api *a, char *why, size_t whylen)
     SYM(link_version, "nvmlDeviceGetNvLinkVersion", NULL);
     SYM(link_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2", NULL);
     SYM(ancestor, "nvmlDeviceGetTopologyCommonAncestor", NULL);
+    SYM(link_type, "nvmlDeviceGetNvLinkRemoteDeviceType", NULL);
+    SYM(p2p, "nvmlDeviceGetP2PStatus", NULL);
     if (!a->init || !a->shutdown || !a->count || !a->handle || !a->uuid) {
         snprintf(why, whylen, "libnvidia-ml.so.1 lacks nvmlInit_v2 or the device functions "
                               "(driver too old)");
@@ -187,12 +194,15 @@ static int start(nvml_api *a, char *why, size_t whylen)
     return 1;
 }
 
-/* The far ends of a's active NVLinks, counted where they are b (by PCI
- * bus id). */
+/* a's active NVLinks that reach b: those whose far end is b (by PCI bus
+ * id), and, where NVML says the two talk over NVLink, those whose far end
+ * is an NVSwitch (an HGX board: every link goes to the switches, and
+ * nvidia-smi topo -m counts them all as NV#). */
 static void read_link(const nvml_api *a, nvmlDevice_t da, nvmlDevice_t db, cml_nvml_link *l)
 {
     l->known = 1;
     l->nvlinks = 0;
+    l->via_switch = 0;
     l->version = -1;
     l->pcie = -1;
     int level;
@@ -201,15 +211,23 @@ static void read_link(const nvml_api *a, nvmlDevice_t da, nvmlDevice_t db, cml_n
     nvmlPciInfo_t pb;
     if (!a->link_state || !a->link_remote || !a->pci || a->pci(db, &pb) != NVML_SUCCESS)
         return;
+    int status = -1;
+    const int nvlink_p2p = a->p2p && a->p2p(da, db, NVML_P2P_CAPS_INDEX_NVLINK, &status) ==
+                                         NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
     for (unsigned k = 0; k < NVML_NVLINK_MAX_LINKS; k++) {
-        int active = 0;
+        int active = 0, type = -1;
         nvmlPciInfo_t far;
-        if (a->link_state(da, k, &active) != NVML_SUCCESS || active != NVML_FEATURE_ENABLED ||
-            a->link_remote(da, k, &far) != NVML_SUCCESS)
+        if (a->link_state(da, k, &active) != NVML_SUCCESS || active != NVML_FEATURE_ENABLED)
             continue;
-        if (strncmp(far.busId, pb.busId, sizeof far.busId) != 0)
+        const int to_b = a->link_remote(da, k, &far) == NVML_SUCCESS &&
+                         strncmp(far.busId, pb.busId, sizeof far.busId) == 0;
+        const int to_switch = nvlink_p2p && a->link_type &&
+                              a->link_type(da, k, &type) == NVML_SUCCESS &&
+                              type == NVML_NVLINK_DEVICE_TYPE_SWITCH;
+        if (!to_b && !to_switch)
             continue;
         l->nvlinks++;
+        l->via_switch |= to_switch;
         unsigned v;
         if (l->version < 0 && a->link_version && a->link_version(da, k, &v) == NVML_SUCCESS)
             l->version = (int)v;

@@ -52,7 +52,9 @@ const cml_nvml_gpu *cml_nvml_find(const cml_nvml_snapshot *s, const char *uuid);
 /* The path from one GPU to another as NVML sees it (nvidia-smi topo -m). */
 typedef struct cml_nvml_link {
     int known;        /* 1: NVML answered for this pair */
-    unsigned nvlinks; /* active NVLinks from the first GPU whose far end is the second */
+    unsigned nvlinks; /* active NVLinks from the first GPU that reach the second: to it,
+                         or to an NVSwitch when NVML says the two talk over NVLink */
+    int via_switch;   /* 1: through NVSwitch */
     int version;      /* nvmlDeviceGetNvLinkVersion of the first such link; -1: none */
     int pcie;         /* nvmlGpuTopologyLevel_t of the pair's common PCIe ancestor; -1 unknown */
 } cml_nvml_link;
