@@ -68,23 +68,6 @@ static void make_labels(cml_comparison *c)
 /* Matching                                                           */
 /* ------------------------------------------------------------------ */
 
-/* FNV-1a over experiment and variant. */
-static uint64_t key_hash(const cml_record *r)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *s = r->experiment; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    h = (h ^ 0xFF) * 0x100000001b3ull; /* a byte no name holds between the two */
-    for (const char *s = r->variant; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
-static int same_key(const cml_record *x, const cml_record *y)
-{
-    return strcmp(x->experiment, y->experiment) == 0 && strcmp(x->variant, y->variant) == 0;
-}
-
 /*
  * match[i] := the record of b matched with record i of a (NONE: none). The
  * n-th record of a name in a gets the n-th of that name in b. Linear time
@@ -108,8 +91,8 @@ static int match_records(const cml_results *a, const cml_results *b, size_t *mat
     for (size_t k = 0; k < cap; k++)
         name[k] = cur[k] = last[k] = NONE;
     for (size_t i = 0; i < b->count; i++) {
-        size_t h = (size_t)key_hash(&b->items[i]) & (cap - 1);
-        while (name[h] != NONE && !same_key(&b->items[name[h]], &b->items[i]))
+        size_t h = (size_t)cml_rep_name_hash(&b->items[i]) & (cap - 1);
+        while (name[h] != NONE && !cml_rep_same_name(&b->items[name[h]], &b->items[i]))
             h = (h + 1) & (cap - 1);
         next[i] = NONE;
         if (name[h] == NONE) {
@@ -121,8 +104,8 @@ static int match_records(const cml_results *a, const cml_results *b, size_t *mat
     }
     for (size_t i = 0; i < a->count; i++) {
         match[i] = NONE;
-        size_t h = (size_t)key_hash(&a->items[i]) & (cap - 1);
-        while (name[h] != NONE && !same_key(&b->items[name[h]], &a->items[i]))
+        size_t h = (size_t)cml_rep_name_hash(&a->items[i]) & (cap - 1);
+        while (name[h] != NONE && !cml_rep_same_name(&b->items[name[h]], &a->items[i]))
             h = (h + 1) & (cap - 1);
         if (name[h] != NONE && cur[h] != NONE) {
             match[i] = cur[h];

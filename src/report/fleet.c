@@ -6,6 +6,7 @@
  * JSON) and fleet_html.c.
  */
 #include "report/fleet.h"
+#include "report/report_util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -110,22 +111,6 @@ typedef struct lineup {
     size_t nbases, capbases;
 } lineup;
 
-static uint64_t name_hash(const cml_record *r)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *s = r->experiment; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    h = (h ^ 0xFF) * 0x100000001b3ull; /* a byte no name holds between the two */
-    for (const char *s = r->variant; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
-static int same_names(const cml_record *x, const cml_record *y)
-{
-    return strcmp(x->experiment, y->experiment) == 0 && strcmp(x->variant, y->variant) == 0;
-}
-
 static void lineup_free(lineup *l)
 {
     for (size_t b = 0; b < l->nbases; b++)
@@ -144,7 +129,7 @@ static int grow_slots(lineup *l)
     for (size_t k = 0; k < cap; k++)
         s[k] = NONE;
     for (size_t b = 0; b < l->nbases; b++) {
-        size_t h = (size_t)name_hash(l->base_rec[b]) & (cap - 1);
+        size_t h = (size_t)cml_rep_name_hash(l->base_rec[b]) & (cap - 1);
         while (s[h] != NONE)
             h = (h + 1) & (cap - 1);
         s[h] = b;
@@ -159,8 +144,8 @@ static size_t find_base(lineup *l, const cml_record *rec)
 {
     if (2 * (l->nbases + 1) > l->capslot && !grow_slots(l))
         return NONE;
-    size_t h = (size_t)name_hash(rec) & (l->capslot - 1);
-    while (l->slot[h] != NONE && !same_names(l->base_rec[l->slot[h]], rec))
+    size_t h = (size_t)cml_rep_name_hash(rec) & (l->capslot - 1);
+    while (l->slot[h] != NONE && !cml_rep_same_name(l->base_rec[l->slot[h]], rec))
         h = (h + 1) & (l->capslot - 1);
     if (l->slot[h] != NONE)
         return l->slot[h];

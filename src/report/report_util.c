@@ -299,3 +299,20 @@ int cml_rep_finding_text(const char *finding, char *buf, size_t len)
     buf[n] = '\0';
     return cut;
 }
+
+/* FNV-1a over experiment and variant. */
+uint64_t cml_rep_name_hash(const cml_record *r)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *s = r->experiment; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    h = (h ^ 0xFF) * 0x100000001b3ull; /* a byte no name holds between the two */
+    for (const char *s = r->variant; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+int cml_rep_same_name(const cml_record *x, const cml_record *y)
+{
+    return strcmp(x->experiment, y->experiment) == 0 && strcmp(x->variant, y->variant) == 0;
+}

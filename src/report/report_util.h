@@ -30,6 +30,11 @@ size_t cml_rep_utf8_len(const unsigned char *s);
 
 /* "ok", "waived", "failed". */
 const char *cml_rep_state_name(cml_record_state s);
+/* A record's name (experiment and variant) as a hash, and whether two
+ * records have the same name: how runs are lined up record by record
+ * (compare.c, fleet.c). */
+uint64_t cml_rep_name_hash(const cml_record *r);
+int cml_rep_same_name(const cml_record *x, const cml_record *y);
 /* "passed", "failed", "not_run". */
 const char *cml_rep_verify_name(cml_verify v);
 /* "modern", "fermi". */
