@@ -44,12 +44,12 @@ static cml_status link_record(cml_results *r, const cml_device_facts *fa,
                               const cml_device_facts *fb, const cml_nvml_link *l)
 {
     char variant[96];
-    snprintf(variant, sizeof variant, "gpu=%d peer=%d link", fa->index, fb->index);
+    snprintf(variant, sizeof variant, "gpu=%d to=%d link", fa->index, fb->index);
     cml_record *rec = cml_results_add(r, "device-facts", variant);
     if (!rec)
         return CML_ENOMEM;
     cml_record_add_param(rec, "gpu", fa->index, "");
-    cml_record_add_param(rec, "peer", fb->index, "");
+    cml_record_add_param(rec, "to", fb->index, "");
     cml_gpu_link cl;
     const cml_status st = cml_gpu_link_between(fa->index, fb->index, &cl);
     if (st != CML_OK) {
@@ -138,6 +138,7 @@ int cml_cmd_device_all(const cml_cli *cli)
     int rc = CML_EXIT_OK;
     cml_peak_refs first_peaks;
     memset(&first_peaks, 0, sizeof first_peaks);
+    int first = -1;
     for (int i = 0; i < n; i++) {
         cml_lab_settings ls = cml_cli_lab_settings(cli);
         ls.device = i;
@@ -152,20 +153,24 @@ int cml_cmd_device_all(const cml_cli *cli)
             continue;
         }
         facts[i] = *lab.plan.dev;
-        open[i] = 1;
         uuids[i] = facts[i].uuid;
-        if (!r.has_device) { /* the run is named by its first GPU */
-            r.has_device = 1;
-            r.device = facts[i];
+        if (first < 0) { /* the run is named by its first GPU */
+            first = i;
             first_peaks = lab.plan.peaks;
         }
+        open[i] = 1;
         if (cml_device_facts_record_gpu(lab.plan.dev, &lab.plan.peaks, &r) != CML_OK)
             rc = CML_EXIT_FAIL;
         cml_lab_close(&lab);
     }
-    /* Each open set the run's peak to its GPU's: the run's is the first's. */
-    r.peaks = first_peaks;
-    r.peak_gbs = cml_peak_refs_max(&first_peaks);
+    /* Each open set the run's device and peak to its GPU's: the run is named
+     * by the first GPU that opened. */
+    if (first >= 0) {
+        r.has_device = 1;
+        r.device = facts[first];
+        r.peaks = first_peaks;
+        r.peak_gbs = cml_peak_refs_max(&first_peaks);
+    }
     char nvml_why[320] = "";
     int all_open = 1;
     for (int i = 0; i < n; i++)

@@ -46,6 +46,9 @@ EXCEPTIONS = {
     ("experiments/device_facts/", "src/cli/commands.c"):
         "`cumemlab device` writes the device-facts record through the folder's function "
         "rather than running the row",
+    ("experiments/device_facts/", "src/cli/device_all.c"):
+        "`cumemlab device --all` writes each GPU's device-facts records through the same "
+        "function",
 }
 
 # Keys of two-file folders that are also a word the code spells as a string

@@ -32,7 +32,7 @@ if [ "${CML_EXPECT_ZLIB:-1}" = 1 ]; then
         test $rc -eq 1
     check "validate --from a suite: the text validate has always printed" \
         test "$(sha256sum <"$tmp/out" | cut -d' ' -f1)" = \
-        fe3b7967f84f9d1bc813e181f4204574577e07c0681ee3b0232910f4a2431d01
+        0b12dd796cff4b4a8e12779c4e8be69ed3a938f04c0baa4de33b548dbde8a698
 fi
 
 # --- --json: the verdicts ------------------------------------------------------

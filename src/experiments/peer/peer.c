@@ -647,6 +647,17 @@ static void peer_release(cml_sweep *ctx)
     (void)cml_peer_use(cml_gpu_facts(ctx->plan->gpu)->index);
 }
 
+/* validate: the kernels' patterns on the lab's GPU's own memory (the local
+ * baseline), where the counters see every access: one GPU is enough, and
+ * the levels are the lab's usual ones. Across the link the counters are
+ * read too (run peer), but no cache-level model of a peer's memory exists
+ * to judge them by. */
+static const char *const peer_validate_settings[] = {
+    "gpu=0 peer=0 elem=4,16 offset=0,1 stride=1,2,8 ilp=1 passes=1 dir=one method=sm,sm-cg "
+    "op=read,write",
+    NULL};
+static const cml_validate_spec peer_validate = {peer_validate_settings, NULL, 0};
+
 static const cml_chart_spec peer_charts[] = {
     {.shape = CML_PLOT_SWEEP,
      .title = "Link bandwidth vs remote stride",
@@ -682,4 +693,5 @@ const cml_experiment cml_exp_peer = {
     .release = peer_release,
     .charts = peer_charts,
     .ncharts = CML_COUNT(peer_charts),
+    .validate = &peer_validate,
 };
