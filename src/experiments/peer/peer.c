@@ -67,7 +67,8 @@ static const cml_param_def peer_params[] = {
      PEER_MAX_GPUS - 1, "0,1", NULL, 0, CML_FIELD(peer_settings, peer), NULL},
     {"gpu", "the GPU that runs the kernel or issues the copy", 0, PEER_MAX_GPUS - 1, "0,1", NULL,
      0, CML_FIELD(peer_settings, gpu), NULL},
-    {"n", "elements of the remote array (0: 4x the L2 size in bytes, at least 512 MiB)", 0, (int64_t)1 << 34, "0",
+    {"n", "elements of the remote array (0: --size, else 4x the L2 size in bytes and at least "
+          "512 MiB)", 0, (int64_t)1 << 34, "0",
      NULL, CML_PARAM_NOVARIANT, CML_FIELD(peer_settings, n), NULL},
 };
 
@@ -281,8 +282,8 @@ static cml_status peer_variant(cml_sweep *ctx, void *vs, cml_record *rec)
          * nvbandwidth's default buffer, so that the two compare like for
          * like (a link's rate still climbs at a few hundred MiB). */
         uint64_t n = cml_plan_elements(ctx->plan, elem, 1);
-        if (ctx->plan->dev && n < PEER_MIN_BYTES / elem)
-            n = PEER_MIN_BYTES / elem;
+        if (ctx->plan->dev && !ctx->plan->size_bytes && n < PEER_MIN_BYTES / elem)
+            n = PEER_MIN_BYTES / elem; /* --size (validate's too) wins */
         s->n = (int64_t)n;
     }
     const uint64_t n = (uint64_t)s->n, offset = (uint64_t)s->offset;
