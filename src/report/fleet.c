@@ -525,7 +525,10 @@ static void add_name(char *list, size_t len, const char *name)
  */
 static int sum_up(cml_fleet *f)
 {
-    double *dev = malloc((f->nrows ? f->nrows : 1) * sizeof *dev);
+    /* the flagged deviations of a GPU (at most a row each), then the other
+     * GPUs' counts (at most a GPU each) */
+    const size_t cap = f->nrows > f->ngpus ? f->nrows : f->ngpus;
+    double *dev = malloc((cap ? cap : 1) * sizeof *dev);
     if (!dev)
         return 0;
     for (size_t gi = 0; gi < f->ngpus; gi++) {
