@@ -40,11 +40,14 @@ step "build ($(grep -o 'CUMEMLAB_MPI:BOOL=[A-Z]*' "$BUILD/CMakeCache.txt"))" $rc
 [ $rc -eq 0 ] || { tail -30 "$logs/build.log"; exit 1; }
 bin=$BUILD/cumemlab
 
+# (each status kept before the line that reports it runs other commands)
 timeout 180 "$BUILD/tests/gpu_test_peer" >"$logs/gpu_test_peer.txt" 2>&1
-step "gpu_test_peer: $(tail -1 "$logs/gpu_test_peer.txt")" $?
+rc=$?
+step "gpu_test_peer: $(grep -E 'checks (passed|failed)' "$logs/gpu_test_peer.txt" | tail -1)" $rc
 CML_QUICK_TEST=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
     "$BUILD/tests/gpu_test_peer" >"$logs/memcheck-peer.txt" 2>&1
-step "memcheck gpu_test_peer: $(grep 'ERROR SUMMARY' "$logs/memcheck-peer.txt")" $?
+rc=$?
+step "memcheck gpu_test_peer: $(grep 'ERROR SUMMARY' "$logs/memcheck-peer.txt")" $rc
 
 if [ -n "$NVB" ] && [ -z "${SKIP_PEER:-}" ]; then
     OUT=$logs/peer NVBANDWIDTH=$NVB timeout 400 bash bench/peer-nvbandwidth.sh "$bin" \
@@ -69,7 +72,8 @@ fleet() { # fleet NAME: mpirun the suite on every GPU, then report on it
     # rank 0 printed the comparison; report writes it as data too
     "$bin" report "$logs/fleet-$name.json" --json "$logs/fleet-$name-report.json" \
         --csv "$logs/fleet-$name-report.csv" -q 2>>"$logs/fleet-$name.err"
-    step "report on the $name fleet: $(grep -m1 -E '^[0-9]+ outliers?:|^No outlier' "$OUT/fleet-$name.txt")" $?
+    rc=$?
+    step "report on the $name fleet: $(grep -m1 -E '^[0-9]+ outliers?:|^No outlier' "$OUT/fleet-$name.txt")" $rc
 }
 fleet healthy
 if [ -n "$NVB" ] && [ "$ngpu" -ge 2 ]; then

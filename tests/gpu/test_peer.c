@@ -165,7 +165,13 @@ static void test_tour(void)
     for (size_t i = 0; i < r.count; i++) {
         const cml_record *rec = &r.items[i];
         if (rec->state == CML_REC_WAIVED) {
-            CHECK(strstr(rec->note, "cannot reach") != NULL);
+            /* No peer path, or several passes over an array this small (1M
+             * elements: under twice the L2, refused so that no pass reads the
+             * last one's data from a cache). */
+            const cml_record_param *passes = cml_record_find_param(rec, "passes");
+            CHECK(strstr(rec->note, "cannot reach") != NULL ||
+                  (passes && passes->value > 1 &&
+                   strstr(rec->note, "need arrays of at least twice the L2") != NULL));
             printf("%-56s waived: %s\n", rec->variant, rec->note);
             continue;
         }
