@@ -520,8 +520,9 @@ static void add_name(char *list, size_t len, const char *name)
  * show too (a sample that met a busy moment of the host, copies of ranks
  * of one host sharing its link) is the run's, not this card's. Measured on
  * two healthy H100s run as one fleet: 10 and 12 of 1175 figures flagged,
- * the host's copies most of them; with one kept busy, 54 against 5
- * (bench/results/h100x2/). 0 on out of memory.
+ * the host's copies most of them; with one kept busy, 54 against 5; in the
+ * next run 31 against 10 on a healthy pair (docs/fleet.md says what they
+ * were; bench/results/h100x2/). 0 on out of memory.
  */
 static int sum_up(cml_fleet *f)
 {
