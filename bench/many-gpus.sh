@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Many GPUs in one call (a host with two or more GPUs and mpirun):
 #   1. build (Release, sm_$ARCH, MPI where found) and the peer test, also
-#      under compute-sanitizer memcheck;
+#      under compute-sanitizer memcheck; the hierarchy test on every GPU
+#      (its chase runs a warp on every SM: the fleet compares its latency);
 #   2. cumemlab run peer beside nvbandwidth's device-to-device tests
 #      (bench/peer-nvbandwidth.sh; NVBANDWIDTH names its binary);
 #   3. cumemlab device --all;
@@ -48,6 +49,12 @@ CML_QUICK_TEST=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 
     "$BUILD/tests/gpu_test_peer" >"$logs/memcheck-peer.txt" 2>&1
 rc=$?
 step "memcheck gpu_test_peer: $(grep 'ERROR SUMMARY' "$logs/memcheck-peer.txt")" $rc
+for ((d = 0; d < ngpu; d++)); do
+    CUDA_VISIBLE_DEVICES=$d timeout 180 "$BUILD/tests/gpu_test_hierarchy" \
+        >"$logs/gpu_test_hierarchy-$d.txt" 2>&1
+    rc=$?
+    step "gpu_test_hierarchy on GPU $d: $(grep -E 'checks (passed|failed)' "$logs/gpu_test_hierarchy-$d.txt" | tail -1)" $rc
+done
 
 if [ -n "$NVB" ] && [ -z "${SKIP_PEER:-}" ]; then
     OUT=$logs/peer NVBANDWIDTH=$NVB timeout 400 bash bench/peer-nvbandwidth.sh "$bin" \

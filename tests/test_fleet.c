@@ -4,6 +4,9 @@
  *   - three GPUs: the median is the reference; -10% and +4% outside their
  *     spread are flagged (slower, faster); +5% inside its own spread is not;
  *   - two GPUs: the faster is the reference, only the slower is flagged;
+ *   - latency records (an "ns_per_load" extra): the latency is the figure,
+ *     not the bandwidth; the lower is the faster; its band scales with the
+ *     launch's time; a flagged latency counts as a slower speed figure;
  *   - four GPUs: the mean of the two middle values, the band of both;
  *   - exact counters: any difference from the majority is flagged; two
  *     GPUs that differ have no majority (nothing flagged); a counter that
@@ -112,9 +115,9 @@ static void test_three(void)
      * named from 3 flagged figures, more than twice the others' median). */
     CHECK(!f.gpus[1].outlier && !f.gpus[2].outlier && !f.gpus[0].outlier);
     CHECK_EQ_U64(f.noutliers, 0);
-    CHECK_EQ_U64(f.gpus[1].bw_compared, 2);
-    CHECK_EQ_U64(f.gpus[1].bw_slower, 1);
-    CHECK_EQ_U64(f.gpus[2].bw_faster, 1);
+    CHECK_EQ_U64(f.gpus[1].speed_compared, 2);
+    CHECK_EQ_U64(f.gpus[1].speed_slower, 1);
+    CHECK_EQ_U64(f.gpus[2].speed_faster, 1);
     CHECK_NEAR(f.gpus[1].median_flagged, -0.10, 1e-12);
     CHECK(!strcmp(f.gpus[1].experiments, "e"));
     CHECK(!strcmp(f.gpus[1].label, "run1.json: GPU 0 H100"));
@@ -125,7 +128,7 @@ static void test_three(void)
     CHECK_EQ_U64(f.noutliers, 0);
     cml_fleet_free(&f);
     CHECK(cml_fleet_build(&f, &runs, 3.9) == CML_OK);
-    CHECK(!f.gpus[2].outlier && f.gpus[2].bw_flagged == 1);
+    CHECK(!f.gpus[2].outlier && f.gpus[2].speed_flagged == 1);
     cml_fleet_free(&f);
     cml_fleet_runs_free(&runs);
 }
@@ -146,7 +149,7 @@ static void test_two_and_four(void)
         CHECK_NEAR(r->cells[0].deviation, 100.0 / 110 - 1, 1e-12); /* -9.09% */
         CHECK(r->cells[0].flagged && !r->cells[1].flagged);
     }
-    CHECK_EQ_U64(f.gpus[0].bw_flagged, 1); /* one figure: flagged, not named */
+    CHECK_EQ_U64(f.gpus[0].speed_flagged, 1); /* one figure: flagged, not named */
     CHECK(!f.gpus[0].outlier && !f.gpus[1].outlier);
     cml_fleet_free(&f);
 
@@ -172,6 +175,58 @@ static void test_two_and_four(void)
 }
 
 /*
+ * Latency: two GPUs at 280 and 296 ns a load, their bandwidths equal (the
+ * bandwidth of a latency record is not compared): the reference is 280 (the
+ * faster), 296 is +5.71% in ns, a speed deviation of 280/296 - 1 = -5.41%,
+ * flagged and counted slower. Its band: 296 x [0.999, 1.001]. Three GPUs
+ * at 280, 296, 290: the median 290; 280 is -3.45% in ns (faster), 296
+ * +2.07% (within 3%).
+ */
+static void test_latency(void)
+{
+    cml_fleet_runs runs;
+    cml_fleet_runs_init(&runs);
+    double a[] = {0.05}, b[] = {0.05};
+    cml_fleet_run *ra = add(&runs, "H100", a, 1, 0.001);
+    cml_fleet_run *rb = add(&runs, "H100", b, 1, 0.001);
+    cml_record_add_extra(&ra->results.items[0], "ns_per_load", 280, "ns");
+    cml_record_add_extra(&rb->results.items[0], "ns_per_load", 296, "ns");
+    cml_fleet f;
+    CHECK(cml_fleet_build(&f, &runs, 3) == CML_OK);
+    CHECK(row_of(&f, 0, "v0", "bandwidth") == NULL);
+    const cml_fleet_row *r = row_of(&f, 0, "v0", "latency");
+    CHECK(r && r->kind == CML_FLEET_LATENCY && r->rule == CML_FLEET_REF_FASTER);
+    if (r) {
+        CHECK_NEAR(r->reference, 280, 0);
+        CHECK_NEAR(r->cells[1].deviation, 296.0 / 280 - 1, 1e-12);
+        CHECK_NEAR(cml_fleet_speed_deviation(r, &r->cells[1]), 280.0 / 296 - 1, 1e-12);
+        CHECK_NEAR(r->cells[1].lo, 296 * 0.999, 1e-9);
+        CHECK_NEAR(r->cells[1].hi, 296 * 1.001, 1e-9);
+        CHECK(r->cells[1].flagged && !r->cells[0].flagged);
+    }
+    CHECK_EQ_U64(f.gpus[1].speed_flagged, 1);
+    CHECK_EQ_U64(f.gpus[1].speed_slower, 1);
+    CHECK_EQ_U64(f.gpus[1].speed_compared, 1);
+    CHECK_NEAR(f.gpus[1].median_flagged, 280.0 / 296 - 1, 1e-12);
+    cml_fleet_free(&f);
+
+    double c[] = {0.05};
+    cml_fleet_run *rc = add(&runs, "H100", c, 1, 0.001);
+    cml_record_add_extra(&rc->results.items[0], "ns_per_load", 290, "ns");
+    CHECK(cml_fleet_build(&f, &runs, 3) == CML_OK);
+    r = row_of(&f, 0, "v0", "latency");
+    CHECK(r && r->rule == CML_FLEET_REF_MEDIAN);
+    if (r) {
+        CHECK_NEAR(r->reference, 290, 0);
+        CHECK(r->cells[0].flagged && !r->cells[1].flagged && !r->cells[2].flagged);
+        CHECK_NEAR(cml_fleet_speed_deviation(r, &r->cells[0]), 290.0 / 280 - 1, 1e-12);
+    }
+    CHECK_EQ_U64(f.gpus[0].speed_faster, 1);
+    cml_fleet_free(&f);
+    cml_fleet_runs_free(&runs);
+}
+
+/*
  * Who is named: A {100 x 5}, B {100, 100, 100, 100, 90}, C {90, 90, 90,
  * 100, 100}. Each figure's median is 100: C is flagged on the first three
  * (-10%), B on the last. C: 3 flagged against the others' median of
@@ -189,9 +244,9 @@ static void test_named(void)
     add(&runs, "H100", c, 5, 0.001);
     cml_fleet f;
     CHECK(cml_fleet_build(&f, &runs, 0) == CML_OK);
-    CHECK_EQ_U64(f.gpus[0].bw_flagged, 0);
-    CHECK_EQ_U64(f.gpus[1].bw_flagged, 1);
-    CHECK_EQ_U64(f.gpus[2].bw_flagged, 3);
+    CHECK_EQ_U64(f.gpus[0].speed_flagged, 0);
+    CHECK_EQ_U64(f.gpus[1].speed_flagged, 1);
+    CHECK_EQ_U64(f.gpus[2].speed_flagged, 3);
     CHECK_NEAR(f.gpus[2].others_flagged, 0.5, 0);
     CHECK_NEAR(f.gpus[1].others_flagged, 1.5, 0);
     CHECK(f.gpus[2].outlier && !f.gpus[1].outlier && !f.gpus[0].outlier);
@@ -236,7 +291,7 @@ static void test_counters_and_groups(void)
     }
     r = row_of(&f, 0, "v1", "bandwidth");
     CHECK(r && r->present == 2 && !r->cells[1].present); /* the waived record */
-    CHECK(f.gpus[2].outlier && f.gpus[2].ctr_flagged == 1 && f.gpus[2].bw_flagged == 0);
+    CHECK(f.gpus[2].outlier && f.gpus[2].ctr_flagged == 1 && f.gpus[2].speed_flagged == 0);
     CHECK(!strcmp(f.gpus[2].counters, SECTORS " in e"));
     CHECK_EQ_U64(f.noutliers, 1);
     cml_fleet_free(&f);
@@ -310,6 +365,7 @@ int main(void)
 {
     test_three();
     test_two_and_four();
+    test_latency();
     test_named();
     test_counters_and_groups();
     test_reader();

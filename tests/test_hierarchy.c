@@ -329,10 +329,11 @@ static const cml_traffic *cls(const cml_record *rec, cml_class c)
  *    rows a block, 1 GiB wants 993, 1008 in whole steps: 8448 x 1008 =
  *    8515584 store requests;
  *  - chase 64 KiB: L1, so 16384 hops (at least 4 walks of its 1024
- *    pointers), walked twice (a warm walk, then the timed one):
- *    2 x 16384 + 1 (the cursor) load requests of one sector (every
- *    lane on one address: 8 of 32 bytes used, 25%), and 3 stores (two of
- *    16 B, the 8-byte cursor).
+ *    pointers), walked twice (a warm walk, then the timed one), by a warp
+ *    on each of the model's 132 SMs: 132 x (2 x 16384 + 1) (the cursor)
+ *    = 4325508 load requests of one sector (every lane on one address: 8
+ *    of 32 bytes used, 25%), and 132 x 4 = 528 stores (three of 16 B, the
+ *    8-byte cursor); bytes: 132 x 8 x 32769 read, 132 x 56 written.
  */
 static void test_model_run(void)
 {
@@ -375,13 +376,17 @@ static void test_model_run(void)
     }
     const cml_record *ch = find(&r, "ws=65536 hop=64 pattern=random path=ca op=chase");
     if (FOUND(ch)) {
-        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->requests, 2 * 16384 + 1);
-        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->sectors, 2 * 16384 + 1);
+        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->requests, 4325508ull);
+        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_LD)->sectors, 4325508ull);
+        CHECK_EQ_U64(ch->bytes_read, 34604064ull);
+        CHECK_EQ_U64(ch->bytes_written, 7392);
         const cml_record_param *hops = cml_record_find_param(ch, "hops");
         CHECK(hops && hops->value == 16384);
         CHECK_NEAR(cml_traffic_efficiency(cls(ch, CML_CLASS_GLOBAL_LD)), 0.25, 1e-12);
-        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_ST)->requests, 3);
-        CHECK_EQ_U64(ch->grid, 1);
+        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_ST)->requests, 528);
+        CHECK_EQ_U64(cls(ch, CML_CLASS_GLOBAL_ST)->sectors, 528);
+        CHECK_EQ_U64(ch->grid, 132);
+        CHECK_STR_CONTAINS(ch->finding, "A warp on each of 132 SMs follows 16384 pointers");
         CHECK_EQ_U64(ch->block, 32);
         CHECK_NEAR(extra(ch, "level_pred"), 1.0, 0);
     }

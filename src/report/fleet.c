@@ -20,7 +20,21 @@
 
 const char *cml_fleet_figure_name(const cml_fleet_row *row)
 {
-    return row->kind == CML_FLEET_BANDWIDTH ? "bandwidth" : row->counter;
+    return row->kind == CML_FLEET_BANDWIDTH ? "bandwidth"
+           : row->kind == CML_FLEET_LATENCY ? "latency"
+                                             : row->counter;
+}
+
+int cml_fleet_is_speed(cml_fleet_kind kind)
+{
+    return kind == CML_FLEET_BANDWIDTH || kind == CML_FLEET_LATENCY;
+}
+
+double cml_fleet_speed_deviation(const cml_fleet_row *row, const cml_fleet_cell *c)
+{
+    if (!c->present || !cml_fleet_is_speed(row->kind) || !isfinite(c->deviation))
+        return NAN;
+    return row->kind == CML_FLEET_LATENCY ? 1 / (1 + c->deviation) - 1 : c->deviation;
 }
 
 const char *cml_fleet_tool_version(const cml_fleet *f)
@@ -230,20 +244,33 @@ static int lineup_add(lineup *l, size_t pos, const cml_results *r)
 /* Figures and the rule                                               */
 /* ------------------------------------------------------------------ */
 
-/* The record's bandwidth and its band from the timing's spread. 0 when it
- * has no measured bandwidth. */
-static int bandwidth_of(const cml_record *rec, double *v, double *lo, double *hi)
+/* The record's speed figure and its band from the timing's spread: its
+ * latency (ns per load) when it reports one, else its bandwidth; 0 when it
+ * has neither measured. A latency record's bandwidth (the bytes of its
+ * dependent loads over the launch) is no figure of the card: a chase on
+ * every SM lasts as long as its slowest SM's, a lone warp's depends on the
+ * SM it lands on (docs/experiments/hierarchy.md). */
+static int speed_of(const cml_record *rec, cml_fleet_kind *kind, double *v, double *lo,
+                    double *hi)
 {
-    if (!rec->measured || !isfinite(rec->bandwidth_gbs) || rec->bandwidth_gbs <= 0)
+    if (!rec->measured)
         return 0;
+    const double ns = cml_record_extra(rec, "ns_per_load", NAN);
+    const int latency = isfinite(ns) && ns > 0;
+    if (!latency && (!isfinite(rec->bandwidth_gbs) || rec->bandwidth_gbs <= 0))
+        return 0;
+    *kind = latency ? CML_FLEET_LATENCY : CML_FLEET_BANDWIDTH;
     const cml_timing *t = &rec->timing;
-    double b = rec->bandwidth_gbs;
+    double b = latency ? ns : rec->bandwidth_gbs;
     *v = *lo = *hi = b;
-    /* bytes / max_ms .. bytes / min_ms, as bandwidth * median / max .. / min:
-     * the same whatever bytes the experiment counts */
+    /* bandwidth: bytes / max_ms .. bytes / min_ms, as bandwidth * median /
+     * max .. / min, the same whatever bytes the experiment counts; latency:
+     * in proportion to the launch's time, latency * min / median .. max /
+     * median */
     if (isfinite(t->median_ms) && t->median_ms > 0 && isfinite(t->min_ms) && t->min_ms > 0 &&
         isfinite(t->max_ms) && t->max_ms > 0) {
-        double a = b * (t->median_ms / t->max_ms), c = b * (t->median_ms / t->min_ms);
+        double a = latency ? b * (t->min_ms / t->median_ms) : b * (t->median_ms / t->max_ms);
+        double c = latency ? b * (t->max_ms / t->median_ms) : b * (t->median_ms / t->min_ms);
         if (isfinite(a) && isfinite(c)) {
             *lo = fmin(b, fmin(a, c));
             *hi = fmax(b, fmax(a, c));
@@ -282,9 +309,9 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The bandwidth rule (docs/fleet.md): the reference and its band, then the
+/* The speed rule (docs/fleet.md): the reference and its band, then the
  * flags. */
-static void judge_bandwidth(cml_fleet_row *row, size_t n, double thr, ranked *tmp)
+static void judge_speed(cml_fleet_row *row, size_t n, double thr, ranked *tmp)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -294,7 +321,7 @@ static void judge_bandwidth(cml_fleet_row *row, size_t n, double thr, ranked *tm
     const cml_fleet_cell *a, *b;
     if (m == 2) {
         row->rule = CML_FLEET_REF_FASTER; /* no majority: the faster of the two */
-        a = b = &row->cells[tmp[1].pos];
+        a = b = &row->cells[tmp[row->kind == CML_FLEET_LATENCY ? 0 : 1].pos];
         row->reference = a->value;
     } else {
         row->rule = CML_FLEET_REF_MEDIAN;
@@ -370,7 +397,7 @@ static cml_fleet_row *new_row(cml_fleet *f, size_t *cap, size_t group, size_t n,
     return row;
 }
 
-/* The rows of key k: its bandwidth, then each exact counter (in the order
+/* The rows of key k: its speed figure, then each exact counter (in the order
  * the GPUs' records name them), each where two or more GPUs have it. */
 static int key_rows(cml_fleet *f, size_t *cap, size_t group, const lineup *l, size_t k)
 {
@@ -386,22 +413,30 @@ static int key_rows(cml_fleet *f, size_t *cap, size_t group, const lineup *l, si
         return 1;
     size_t occurrence = l->occ[k];
     double v, lo, hi;
-    size_t nbw = 0;
+    /* the kind of the first GPU's speed figure; a GPU whose record gives
+     * the other kind (it measured no latency) has none to compare */
+    cml_fleet_kind kind = CML_FLEET_COUNTER, k1;
+    size_t nspeed = 0;
     for (size_t i = 0; i < l->n; i++)
-        nbw += recs[i] && bandwidth_of(recs[i], &v, &lo, &hi);
-    if (nbw >= 2) {
+        if (recs[i] && speed_of(recs[i], &k1, &v, &lo, &hi)) {
+            kind = kind == CML_FLEET_COUNTER ? k1 : kind;
+            nspeed += k1 == kind;
+        }
+    if (nspeed >= 2) {
         cml_fleet_row *row = new_row(f, cap, group, l->n, first, occurrence);
         if (!row)
             return 0;
+        row->kind = kind;
         for (size_t i = 0; i < l->n; i++) {
             cml_fleet_cell *c = &row->cells[i];
-            c->present = recs[i] && bandwidth_of(recs[i], &c->value, &c->lo, &c->hi);
+            c->present = recs[i] && speed_of(recs[i], &k1, &c->value, &c->lo, &c->hi) &&
+                         k1 == kind;
             row->present += (size_t)c->present;
         }
         ranked *tmp = malloc(l->n * sizeof *tmp);
         if (!tmp)
             return 0;
-        judge_bandwidth(row, l->n, f->threshold, tmp);
+        judge_speed(row, l->n, f->threshold, tmp);
         free(tmp);
     }
     for (size_t i = 0; i < l->n; i++) {
@@ -511,8 +546,8 @@ static void add_name(char *list, size_t len, const char *name)
 
 /*
  * Per GPU: figures compared and flagged, the median deviation of the
- * flagged bandwidth figures, where they fall; then whether it is named an
- * outlier. A differing exact counter names it. Flagged bandwidth figures
+ * flagged speed figures, where they fall; then whether it is named an
+ * outlier. A differing exact counter names it. Flagged speed figures
  * name it when there are more than twice as many as the median of the
  * other GPUs of its model have in the same comparison, and at least 3 (one
  * or two can be a sample that met a busy moment): the others are the
@@ -544,13 +579,14 @@ static int sum_up(cml_fleet *f)
             const cml_fleet_cell *c = &row->cells[g->pos];
             if (!c->present)
                 continue;
-            if (row->kind == CML_FLEET_BANDWIDTH) {
-                g->bw_compared++;
+            if (cml_fleet_is_speed(row->kind)) {
+                g->speed_compared++;
                 if (c->flagged) {
-                    g->bw_flagged++;
-                    g->bw_slower += c->deviation < 0;
-                    g->bw_faster += c->deviation > 0;
-                    dev[nd++] = c->deviation;
+                    const double d = cml_fleet_speed_deviation(row, c);
+                    g->speed_flagged++;
+                    g->speed_slower += d < 0;
+                    g->speed_faster += d > 0;
+                    dev[nd++] = d;
                 }
             } else {
                 g->ctr_compared++;
@@ -575,10 +611,10 @@ static int sum_up(cml_fleet *f)
         size_t no = 0;
         for (size_t k = 0; k < grp->n; k++)
             if (grp->gpus[k] != gi)
-                dev[no++] = (double)f->gpus[grp->gpus[k]].bw_flagged;
+                dev[no++] = (double)f->gpus[grp->gpus[k]].speed_flagged;
         g->others_flagged = no ? cml_stats_median(dev, no) : 0.0;
         g->outlier = g->ctr_flagged > 0 ||
-                     (double)g->bw_flagged > 2.0 * fmax(g->others_flagged, 1.0);
+                     (double)g->speed_flagged > 2.0 * fmax(g->others_flagged, 1.0);
         f->noutliers += (size_t)g->outlier;
     }
     free(dev);

@@ -11,9 +11,9 @@
  * (it failed before writing any) is a run with its diagnostic only.
  *
  * The comparison (cml_fleet) holds, per group of GPUs of one model, a row
- * per figure (the measured bandwidth of a record, or one of its exact
- * counters: counters/counter_map.h, the classification `validate` judges
- * exactly) with each GPU's value, the reference and the flags; per GPU,
+ * per figure (the measured bandwidth of a record, its latency for a
+ * latency record, or one of its exact counters: counters/counter_map.h, the
+ * classification `validate` judges exactly) with each GPU's value, the reference and the flags; per GPU,
  * what its flags add up to. Renderers: the terminal (fleet_text.c), CSV,
  * JSON (schema "cumemlab-fleet-comparison") and HTML (fleet_html.c).
  */
@@ -86,12 +86,19 @@ cml_status cml_fleet_read_file(const char *path, cml_fleet_runs *f, char *err, s
 cml_status cml_fleet_read_text(const char *text, size_t len, const char *name, cml_fleet_runs *f,
                                char *err, size_t errlen);
 /* The kind of a figure. */
-typedef enum cml_fleet_kind { CML_FLEET_BANDWIDTH = 0, CML_FLEET_COUNTER } cml_fleet_kind;
+/* The kind of a figure: bandwidth and latency are the speed figures (a
+ * record with an "ns_per_load" extra is a latency record: its latency is
+ * its speed figure, its bandwidth is not compared). */
+typedef enum cml_fleet_kind {
+    CML_FLEET_BANDWIDTH = 0,
+    CML_FLEET_LATENCY,
+    CML_FLEET_COUNTER
+} cml_fleet_kind;
 
 /* How a row's reference was chosen. */
 typedef enum cml_fleet_ref {
     CML_FLEET_REF_MEDIAN = 0,  /* the median of three or more */
-    CML_FLEET_REF_FASTER,      /* two GPUs: the faster (bandwidth) */
+    CML_FLEET_REF_FASTER,      /* two GPUs: the faster (speed figures) */
     CML_FLEET_REF_MAJORITY,    /* counters: the value most GPUs hold */
     CML_FLEET_REF_NONE         /* counters with no majority: nothing flagged */
 } cml_fleet_ref;
@@ -99,8 +106,8 @@ typedef enum cml_fleet_ref {
 /* One GPU's value of a row. */
 typedef struct cml_fleet_cell {
     int present;
-    double value;              /* GB/s, or the counter's value */
-    double lo, hi;             /* bandwidth: the band bytes/max_ms .. bytes/min_ms */
+    double value;              /* GB/s, ns per load, or the counter's value */
+    double lo, hi;             /* speed: the band the timing's min and max give */
     double deviation;          /* value / reference - 1; NAN where not defined */
     int flagged;               /* off by the rule */
 } cml_fleet_cell;
@@ -114,7 +121,7 @@ typedef struct cml_fleet_row {
     const char *counter;       /* the counter's name (CML_FLEET_COUNTER) */
     size_t present;            /* GPUs with the figure */
     double reference;
-    double ref_lo, ref_hi;     /* bandwidth: the reference run's band (two middle runs'
+    double ref_lo, ref_hi;     /* speed: the reference run's band (two middle runs'
                                   union for an even count) */
     cml_fleet_ref rule;
     size_t nflagged;
@@ -141,9 +148,9 @@ typedef struct cml_fleet_gpu {
     int failed;                /* no results: listed with its diagnostic */
     size_t group;              /* (when not failed) */
     size_t pos;                /* its place in the group */
-    size_t bw_compared, bw_flagged, bw_slower, bw_faster;
+    size_t speed_compared, speed_flagged, speed_slower, speed_faster;
     size_t ctr_compared, ctr_flagged;
-    double median_flagged;     /* median deviation of the flagged bandwidth figures */
+    double median_flagged;     /* median speed deviation of the flagged speed figures */
     double others_flagged;     /* the median of the other GPUs' of its model: the control */
     int outlier;
     char experiments[512];     /* where its flags fall: "read-offset, stride" */
@@ -170,8 +177,14 @@ void cml_fleet_free(cml_fleet *f);
  * none has results): the reports' footers and the JSON's tool_version. */
 const char *cml_fleet_tool_version(const cml_fleet *f);
 
-/* The name of a row's figure: "bandwidth", or the counter's. */
+/* The name of a row's figure: "bandwidth", "latency", or the counter's. */
 const char *cml_fleet_figure_name(const cml_fleet_row *row);
+/* Whether a kind is a speed figure (bandwidth, latency). */
+int cml_fleet_is_speed(cml_fleet_kind kind);
+/* A speed cell's deviation as a change of speed: negative is slower (a
+ * latency 25% above the reference: -20%, the rate of loads it allows);
+ * NAN for counters and absent cells. */
+double cml_fleet_speed_deviation(const cml_fleet_row *row, const cml_fleet_cell *c);
 
 /* The renderers (cml_output_fn-shaped: ctx is the cml_fleet); CML_EIO when
  * the stream failed. */

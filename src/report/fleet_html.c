@@ -3,7 +3,7 @@
  * summary (the outliers named, or the line saying there is none), the GPU
  * table with each GPU's driver, clocks and temperatures at start and end
  * and its flags, the failed runs with their diagnostics, then per group
- * and experiment one chart per figure kind (bandwidth; exact counters):
+ * and experiment one chart per figure kind (bandwidth; latency; exact counters):
  * x the experiment's records in order, y each GPU's value as % of the
  * figure's reference, every GPU a series of marks (outliers named in the
  * legend), the flagged values drawn again as a series of their own, and
@@ -47,7 +47,7 @@ static void gpu_table(FILE *out, const cml_fleet *f)
     fputs("<div class=\"scroll\"><table>\n<caption>The GPUs: each run's card, its state at the "
           "start and the end of the run, and its figures off the group's reference</caption>\n"
           "<tr><th>GPU</th><th>model</th><th>driver</th><th>exit</th><th>start</th>"
-          "<th>end</th><th>bandwidth flagged</th><th>counters differing</th><th>verdict</th>"
+          "<th>end</th><th>speed flagged</th><th>counters differing</th><th>verdict</th>"
           "</tr>\n",
           out);
     for (size_t i = 0; i < f->ngpus; i++) {
@@ -72,8 +72,8 @@ static void gpu_table(FILE *out, const cml_fleet *f)
                   out);
             continue;
         }
-        fprintf(out, "<td class=\"num\">%zu of %zu", g->bw_flagged, g->bw_compared);
-        if (g->bw_flagged)
+        fprintf(out, "<td class=\"num\">%zu of %zu", g->speed_flagged, g->speed_compared);
+        if (g->speed_flagged)
             fprintf(out, " (median %+.1f%%)", 100 * g->median_flagged);
         fprintf(out, "</td><td class=\"num\">%zu of %zu</td><td>", g->ctr_flagged,
                 g->ctr_compared);
@@ -111,13 +111,13 @@ static void summary(FILE *out, const cml_fleet *f)
     fputs("</ul>\n", out);
     size_t flagged = 0;
     for (size_t i = 0; i < f->ngpus; i++)
-        flagged += f->gpus[i].bw_flagged + f->gpus[i].ctr_flagged;
+        flagged += f->gpus[i].speed_flagged + f->gpus[i].ctr_flagged;
     if (!f->noutliers && !flagged)
         fprintf(out, "<p><strong>No outlier</strong>: every figure within %g%% of the fleet's "
                      "median or inside its own spread, every exact counter the same.</p>\n",
                 f->threshold);
     else if (!f->noutliers)
-        fprintf(out, "<p><strong>No outlier</strong>: %zu bandwidth figure%s flagged (in the "
+        fprintf(out, "<p><strong>No outlier</strong>: %zu speed figure%s flagged (in the "
                      "charts below), no GPU with at least 3 and more than twice the others' "
                      "count.</p>\n",
                 flagged, flagged == 1 ? "" : "s");
@@ -129,10 +129,10 @@ static void summary(FILE *out, const cml_fleet *f)
         fputs("<p class=\"finding\"><strong>Outlier: ", out);
         esc(out, g->label);
         fputs("</strong>. ", out);
-        if (g->bw_flagged) {
-            fprintf(out, "%zu of %zu bandwidth figures flagged (%zu slower, %zu faster), median "
+        if (g->speed_flagged) {
+            fprintf(out, "%zu of %zu speed figures flagged (%zu slower, %zu faster), median "
                          "%+.1f%%, in ",
-                    g->bw_flagged, g->bw_compared, g->bw_slower, g->bw_faster,
+                    g->speed_flagged, g->speed_compared, g->speed_slower, g->speed_faster,
                     100 * g->median_flagged);
             esc(out, g->experiments);
             fputs(". ", out);
@@ -181,8 +181,10 @@ static cml_status chart(FILE *out, const cml_fleet *f, const cml_fleet_group *g,
     const char *key = f->rows[r0].experiment;
     char title[160];
     snprintf(title, sizeof title, "%.40s: %s as %% of the %s", key,
-             kind == CML_FLEET_BANDWIDTH ? "bandwidth" : "exact counters",
-             kind == CML_FLEET_BANDWIDTH ? "group's median" : "group's majority value");
+             kind == CML_FLEET_BANDWIDTH ? "bandwidth"
+             : kind == CML_FLEET_LATENCY ? "latency"
+                                         : "exact counters",
+             kind == CML_FLEET_COUNTER ? "group's majority value" : "group's median");
     cml_chart c;
     cml_chart_init(&c, CML_CHART_SCATTER, title, "record (in the experiment's order)",
                    "% of the reference");
@@ -307,6 +309,8 @@ static cml_status experiments(FILE *out, const cml_fleet *f)
             fprintf(out, ", %zu GPUs)</span></h2>\n", g->n);
             st = chart(out, f, g, r, CML_FLEET_BANDWIDTH);
             if (st == CML_OK)
+                st = chart(out, f, g, r, CML_FLEET_LATENCY);
+            if (st == CML_OK)
                 st = chart(out, f, g, r, CML_FLEET_COUNTER);
             record_list(out, f, g, r);
             fputs("</section>\n", out);
@@ -324,7 +328,7 @@ cml_status cml_fleet_html(FILE *out, const void *ctx)
     cml_html_begin(out, title);
     fputs("<header>\n<h1>", out);
     esc(out, title);
-    fprintf(out, "</h1>\n<p class=\"meta\">Threshold %g%% on bandwidth (and outside the "
+    fprintf(out, "</h1>\n<p class=\"meta\">Threshold %g%% on speed: bandwidth, latency (and outside the "
                  "samples' own spread); any difference in an exact counter. docs/fleet.md "
                  "says the rule.</p>\n",
             f->threshold);

@@ -61,7 +61,7 @@ static void summary(FILE *out, const cml_fleet *f)
         fprintf(out, " (%zu fleet file%s%s%s)", runs->fleet_files, plural(runs->fleet_files),
                 runs->launcher[0] ? ", launched by " : "", runs->launcher);
     fprintf(out, ", %zu model%s (each GPU compared with the others of its model); threshold "
-                 "%g%% on bandwidth, any difference in an exact counter\n",
+                 "%g%% on speed (bandwidth, latency), any difference in an exact counter\n",
             f->ngroups, plural(f->ngroups), f->threshold);
     for (size_t k = 0; k < f->ngroups; k++) {
         const cml_fleet_group *g = &f->groups[k];
@@ -83,13 +83,13 @@ static void summary(FILE *out, const cml_fleet *f)
     }
     size_t flagged = 0;
     for (size_t i = 0; i < f->ngpus; i++)
-        flagged += f->gpus[i].bw_flagged + f->gpus[i].ctr_flagged;
+        flagged += f->gpus[i].speed_flagged + f->gpus[i].ctr_flagged;
     if (f->noutliers == 0 && flagged == 0) {
         fprintf(out, "No outlier: every figure within %g%% of the fleet's median or inside its "
                      "own spread, every exact counter the same\n",
                 f->threshold);
     } else if (f->noutliers == 0) {
-        fprintf(out, "No outlier: %zu bandwidth figure%s flagged (below, per experiment), no GPU "
+        fprintf(out, "No outlier: %zu speed figure%s flagged (below, per experiment), no GPU "
                      "with at least 3 and more than twice the others' count\n",
                 flagged, plural(flagged));
     } else {
@@ -101,13 +101,13 @@ static void summary(FILE *out, const cml_fleet *f)
             continue;
         const cml_fleet_group *grp = &f->groups[g->group];
         fprintf(out, "  %s:\n", g->label);
-        if (g->bw_flagged)
-            fprintf(out, "    %zu of %zu bandwidth figures flagged (%zu slower, %zu faster), "
+        if (g->speed_flagged)
+            fprintf(out, "    %zu of %zu speed figures flagged (%zu slower, %zu faster), "
                          "median %+.1f%%, in %s\n",
-                    g->bw_flagged, g->bw_compared, g->bw_slower, g->bw_faster,
+                    g->speed_flagged, g->speed_compared, g->speed_slower, g->speed_faster,
                     100 * g->median_flagged, g->experiments);
         else
-            fprintf(out, "    no bandwidth figure flagged (of %zu)\n", g->bw_compared);
+            fprintf(out, "    no speed figure flagged (of %zu)\n", g->speed_compared);
         if (g->ctr_flagged)
             fprintf(out, "    %zu of %zu exact counters differ from the group's: %s\n",
                     g->ctr_flagged, g->ctr_compared, g->counters);
@@ -149,11 +149,17 @@ static int first_of_experiment(const cml_fleet *f, const cml_fleet_group *g, siz
 static void experiment_line(FILE *out, const cml_fleet *f, const cml_fleet_group *g, size_t r0)
 {
     const char *key = f->rows[r0].experiment;
-    size_t nbw = 0, nctr = 0;
+    size_t nbw = 0, nlat = 0, nctr = 0;
     for (size_t r = r0; r < g->first_row + g->nrows; r++)
         if (strcmp(f->rows[r].experiment, key) == 0)
-            f->rows[r].kind == CML_FLEET_BANDWIDTH ? nbw++ : nctr++;
-    fprintf(out, "  %-22s %4zu bandwidth, %4zu counter figures: ", key, nbw, nctr);
+            f->rows[r].kind == CML_FLEET_BANDWIDTH ? nbw++
+            : f->rows[r].kind == CML_FLEET_LATENCY ? nlat++
+                                                    : nctr++;
+    if (nlat)
+        fprintf(out, "  %-22s %4zu bandwidth, %4zu latency, %4zu counter figures: ", key, nbw,
+                nlat, nctr);
+    else
+        fprintf(out, "  %-22s %4zu bandwidth, %4zu counter figures: ", key, nbw, nctr);
     int any = 0;
     for (size_t i = 0; i < g->n; i++) {
         size_t bw = 0, ctr = 0;
@@ -163,10 +169,11 @@ static void experiment_line(FILE *out, const cml_fleet *f, const cml_fleet_group
             const cml_fleet_cell *c = &row->cells[i];
             if (strcmp(row->experiment, key) != 0 || !c->flagged)
                 continue;
-            if (row->kind == CML_FLEET_BANDWIDTH) {
+            if (cml_fleet_is_speed(row->kind)) {
+                const double d = cml_fleet_speed_deviation(row, c);
                 bw++;
-                if (fabs(c->deviation) > fabs(worst))
-                    worst = c->deviation;
+                if (fabs(d) > fabs(worst))
+                    worst = d;
             } else {
                 ctr++;
             }
@@ -175,7 +182,7 @@ static void experiment_line(FILE *out, const cml_fleet *f, const cml_fleet_group
             continue;
         fprintf(out, "%s%s", any ? "; " : "flagged ", f->gpus[g->gpus[i]].tag);
         if (bw)
-            fprintf(out, " %zu bandwidth (up to %+.1f%%)", bw, 100 * worst);
+            fprintf(out, " %zu speed (up to %+.1f%%)", bw, 100 * worst);
         if (ctr)
             fprintf(out, " %zu counter%s", ctr, plural(ctr));
         any = 1;
@@ -290,10 +297,10 @@ static void json_gpu(cml_json *j, const cml_fleet *f, size_t i)
         cml_json_kv_u64(j, "group", g->group);
     json_state(j, "start", run->has_gpu ? &run->gpu.start : &(cml_fleet_gpu_state){0});
     json_state(j, "end", run->has_gpu ? &run->gpu.end : &(cml_fleet_gpu_state){0});
-    cml_json_kv_u64(j, "bandwidth_compared", g->bw_compared);
-    cml_json_kv_u64(j, "bandwidth_flagged", g->bw_flagged);
-    cml_json_kv_u64(j, "bandwidth_slower", g->bw_slower);
-    cml_json_kv_u64(j, "bandwidth_faster", g->bw_faster);
+    cml_json_kv_u64(j, "speed_compared", g->speed_compared);
+    cml_json_kv_u64(j, "speed_flagged", g->speed_flagged);
+    cml_json_kv_u64(j, "speed_slower", g->speed_slower);
+    cml_json_kv_u64(j, "speed_faster", g->speed_faster);
     cml_json_kv_double(j, "median_flagged_deviation_pct", 100 * g->median_flagged);
     cml_json_kv_u64(j, "counters_compared", g->ctr_compared);
     cml_json_kv_u64(j, "counters_flagged", g->ctr_flagged);
@@ -321,12 +328,13 @@ static void json_row(cml_json *j, const cml_fleet *f, const cml_fleet_row *row)
     cml_json_kv_string(j, "experiment", row->experiment);
     cml_json_kv_string(j, "variant", row->variant);
     cml_json_kv_u64(j, "occurrence", row->occurrence);
-    cml_json_kv_string(j, "kind", row->kind == CML_FLEET_BANDWIDTH ? "bandwidth" : "counter");
+    cml_json_kv_string(j, "kind", cml_fleet_is_speed(row->kind) ? cml_fleet_figure_name(row)
+                                                                 : "counter");
     cml_json_kv_string(j, "figure", cml_fleet_figure_name(row));
     cml_json_kv_u64(j, "group", row->group);
     cml_json_kv_string(j, "rule", rule_name(row->rule));
     cml_json_kv_double(j, "reference", row->reference);
-    if (row->kind == CML_FLEET_BANDWIDTH) {
+    if (cml_fleet_is_speed(row->kind)) {
         cml_json_kv_double(j, "reference_lo", row->ref_lo);
         cml_json_kv_double(j, "reference_hi", row->ref_hi);
     }
@@ -339,7 +347,7 @@ static void json_row(cml_json *j, const cml_fleet *f, const cml_fleet_row *row)
         cml_json_begin_object(j);
         cml_json_kv_u64(j, "gpu", g->gpus[i]);
         cml_json_kv_double(j, "value", c->value);
-        if (row->kind == CML_FLEET_BANDWIDTH) {
+        if (cml_fleet_is_speed(row->kind)) {
             cml_json_kv_double(j, "lo", c->lo);
             cml_json_kv_double(j, "hi", c->hi);
         }

@@ -40,8 +40,8 @@ check "one outlier" grep -qx "1 outlier:" "$tmp/out"
 check "the planted run is the outlier" \
     grep -qx "  h100-c-planted.json: GPU 0 NVIDIA H100 80GB HBM3: OUTLIER" "$tmp/out"
 check "the others are not" test "$(grep -c ": OUTLIER$" "$tmp/out")" -eq 1
-check "its one flagged bandwidth figure, -10.0%, in read-offset" \
-    grep -qx "    1 of 3 bandwidth figures flagged (1 slower, 0 faster), median -10.0%, in read-offset" \
+check "its one flagged speed figure, -10.0%, in read-offset" \
+    grep -qx "    1 of 3 speed figures flagged (1 slower, 0 faster), median -10.0%, in read-offset" \
     "$tmp/out"
 check "its counter that differs" \
     grep -qx "    1 of 12 exact counters differ from the group's: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum in read-offset" \
@@ -71,7 +71,7 @@ assert len(d["figures"]) == 15, len(d["figures"])
 assert [g["model"] for g in d["groups"]] == ["NVIDIA H100 80GB HBM3", "NVIDIA H200"]
 assert d["groups"][1]["compared"] is False and d["groups"][1]["gpus"] == [3]
 g = d["gpus"][2]
-assert (g["bandwidth_compared"], g["bandwidth_flagged"], g["counters_flagged"]) == (3, 1, 1)
+assert (g["speed_compared"], g["speed_flagged"], g["counters_flagged"]) == (3, 1, 1)
 assert abs(g["median_flagged_deviation_pct"] + 10) < 1e-9
 flagged = [f for f in d["figures"] if any(v["flagged"] for v in f["values"])]
 assert [(f["variant"], f["figure"], f["rule"]) for f in flagged] == [
@@ -95,9 +95,9 @@ check "healthy: nothing flagged" test "$(grep -c "flagged [a-z]" "$tmp/out")" -e
 # --- the threshold ------------------------------------------------------------
 run "$bin" report "$a" "$b" "$c" --threshold 11
 check "--threshold 11: the -10% figure is not flagged, the counter still is" \
-    grep -qx "    no bandwidth figure flagged (of 3)" "$tmp/out"
+    grep -qx "    no speed figure flagged (of 3)" "$tmp/out"
 run "$bin" report "$a" "$b" "$c" --threshold 9.5%
-check "--threshold 9.5%: flagged again" grep -q "1 of 3 bandwidth figures flagged" "$tmp/out"
+check "--threshold 9.5%: flagged again" grep -q "1 of 3 speed figures flagged" "$tmp/out"
 for bad in 0 0.05 100.5 -3 abc 3x nan inf 0x10 "" " 5"; do
     run "$bin" report "$a" "$b" "$c" --threshold="$bad" --json "$tmp/bad.json"
     check "--threshold '$bad': exit 2 [$rc]" test $rc -eq 2
@@ -113,9 +113,9 @@ run "$bin" report "$a" "$c" --threshold 3
 check "two runs with --threshold: the fleet's two-GPU rule" \
     grep -q "(two GPUs: the reference is the faster)" "$tmp/out"
 check "two runs with --threshold: the slower's figure flagged" \
-    grep -q "flagged h100-c-planted.json 1 bandwidth (up to -10.1%)" "$tmp/out"
+    grep -q "flagged h100-c-planted.json 1 speed (up to -10.1%)" "$tmp/out"
 check "two runs with --threshold: one flagged figure names no outlier (at least 3)" \
-    grep -q "^No outlier: 1 bandwidth figure flagged" "$tmp/out"
+    grep -q "^No outlier: 1 speed figure flagged" "$tmp/out"
 run "$bin" report "$a" "$b"
 check "two runs without --threshold: the two-run comparison as before" \
     grep -q "^cumemlab .*: two runs compared, B against A" "$tmp/out"

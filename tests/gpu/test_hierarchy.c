@@ -2,7 +2,8 @@
  * The hierarchy experiment's kernels on a GPU (hierarchy_body.h):
  *  - the pointer chase ends where the host says: K hops from the slot it
  *    started at, through sigma^-1 and sigma, for random and address order,
- *    and the next launch starts where the last one stopped;
+ *    and the next launch starts where the last one stopped, for one warp
+ *    and for a warp on every SM, each naming an SM the device has;
  *  - the read kernel's per-thread sums equal sums the host computes from
  *    the fill's formula, for the small-array kernels and the general one
  *    (arrays that are and are not a multiple of a 16-row step); its device
@@ -31,49 +32,65 @@ static cml_status check_cb(void *ctx, unsigned long long *d_counters)
     return cml_hier_bw_check(ctx, SEED, d_counters);
 }
 
-static void test_chase(uint64_t ws, uint64_t hop, int random, int path)
+/* `warps` warps (one a block), warp w starting at position 5 + 1000w of
+ * the cycle: each must end K hops on, leave its cursor there, time its
+ * hops and name an SM the device has. */
+static void test_chase(uint64_t ws, uint64_t hop, int random, int path, uint32_t warps,
+                       unsigned sm_count)
 {
     cml_hier_perm q;
     cml_hier_perm_make(&q, ws / hop, random, 42 + ws);
     cml_dbuf table = {0}, cursor = {0}, out = {0};
     CHECK(cml_gpu_alloc(g, &table, ws) == CML_OK);
-    CHECK(cml_gpu_alloc(g, &cursor, 16) == CML_OK);
-    CHECK(cml_gpu_alloc(g, &out, 32) == CML_OK);
-    if (table.ptr && cursor.ptr && out.ptr) {
+    CHECK(cml_gpu_alloc(g, &cursor, 8 * (size_t)warps) == CML_OK);
+    CHECK(cml_gpu_alloc(g, &out, 8 * CML_HIER_CHASE_OUT_WORDS * (size_t)warps) == CML_OK);
+    uint64_t *pos = calloc(warps, sizeof *pos), *cur = calloc(warps, sizeof *cur);
+    uint64_t *got = calloc((size_t)warps * CML_HIER_CHASE_OUT_WORDS, sizeof *got);
+    CHECK(pos && cur && got);
+    if (table.ptr && cursor.ptr && out.ptr && pos && cur && got) {
         const uint64_t base = (uint64_t)(uintptr_t)table.ptr;
         CHECK(cml_hier_chase_build(table.ptr, &q, hop / 8) == CML_OK);
-        /* Start at position 5 of the cycle. */
-        uint64_t start = base + hop * cml_hier_perm_apply(&q, 5);
-        CHECK(cml_gpu_upload(g, &cursor, &start, sizeof start) == CML_OK);
-        cml_hier_chase_args a = {cursor.ptr, out.ptr, 4096, path};
-        uint64_t pos = 5;
+        for (uint32_t w = 0; w < warps; w++) {
+            pos[w] = (5 + 1000ull * w) % q.m;
+            cur[w] = base + hop * cml_hier_perm_apply(&q, pos[w]);
+        }
+        CHECK(cml_gpu_upload(g, &cursor, cur, 8 * (size_t)warps) == CML_OK);
+        cml_hier_chase_args a = {cursor.ptr, out.ptr, 4096, warps, path};
         for (int launch = 0; launch < 2; launch++) {
             CHECK(cml_hier_chase_launch(&a) == CML_OK);
-            uint64_t got[4] = {0};
-            CHECK(cml_gpu_download(g, got, &out, sizeof got) == CML_OK);
-            uint64_t cur = 0;
-            CHECK(cml_gpu_download(g, &cur, &cursor, sizeof cur) == CML_OK);
-            const uint64_t want_start = base + hop * cml_hier_perm_apply(&q, pos);
-            pos = (pos + CML_HIER_CHASE_WALKS * 4096) % q.m; /* warm walk + timed walk */
-            const uint64_t want_end = base + hop * cml_hier_perm_apply(&q, pos);
-            if (got[0] != want_start || got[1] != want_end)
-                fprintf(stderr, "chase ws=%llu hop=%llu random=%d path=%d launch %d: start "
-                                "%llx end %llx, want %llx %llx\n",
-                        (unsigned long long)ws, (unsigned long long)hop, random, path, launch,
-                        (unsigned long long)got[0], (unsigned long long)got[1],
-                        (unsigned long long)want_start, (unsigned long long)want_end);
-            CHECK_EQ_U64(got[0], want_start);
-            CHECK_EQ_U64(got[1], want_end);
-            CHECK_EQ_U64(cur, want_end);
-            /* A dependent load takes more than a few cycles, and the SM
-             * clock runs between 0.2 and 5 GHz. */
-            CHECK(got[2] > 4096 * 4);
-            if (got[3] > 0) {
-                double ghz = (double)got[2] / (double)got[3];
-                CHECK(ghz > 0.2 && ghz < 5.0);
+            CHECK(cml_gpu_download(g, got, &out, 8 * CML_HIER_CHASE_OUT_WORDS * (size_t)warps) ==
+                  CML_OK);
+            CHECK(cml_gpu_download(g, cur, &cursor, 8 * (size_t)warps) == CML_OK);
+            for (uint32_t w = 0; w < warps; w++) {
+                const uint64_t *o = got + (size_t)w * CML_HIER_CHASE_OUT_WORDS;
+                const uint64_t want_start = base + hop * cml_hier_perm_apply(&q, pos[w]);
+                pos[w] = (pos[w] + CML_HIER_CHASE_WALKS * 4096) % q.m; /* warm + timed walk */
+                const uint64_t want_end = base + hop * cml_hier_perm_apply(&q, pos[w]);
+                if (o[0] != want_start || o[1] != want_end)
+                    fprintf(stderr,
+                            "chase ws=%llu hop=%llu random=%d path=%d warp %u launch %d: start "
+                            "%llx end %llx, want %llx %llx\n",
+                            (unsigned long long)ws, (unsigned long long)hop, random, path, w,
+                            launch, (unsigned long long)o[0], (unsigned long long)o[1],
+                            (unsigned long long)want_start, (unsigned long long)want_end);
+                CHECK_EQ_U64(o[0], want_start);
+                CHECK_EQ_U64(o[1], want_end);
+                CHECK_EQ_U64(cur[w], want_end);
+                /* A dependent load takes more than a few cycles, and the
+                 * SM clock runs between 0.2 and 5 GHz. */
+                CHECK(o[2] > 4096 * 4);
+                if (o[3] > 0) {
+                    double ghz = (double)o[2] / (double)o[3];
+                    CHECK(ghz > 0.2 && ghz < 5.0);
+                }
+                CHECK(o[4] < sm_count);
+                CHECK_EQ_U64(o[5], 0);
             }
         }
     }
+    free(pos);
+    free(cur);
+    free(got);
     cml_gpu_free(g, &table);
     cml_gpu_free(g, &cursor);
     cml_gpu_free(g, &out);
@@ -170,9 +187,10 @@ int main(void)
     int rc = gpu_test_open(&g, "a device is present but cannot be opened");
     if (rc)
         return rc;
-    test_chase(64 * 1024, 64, 1, CML_HIER_CA);
-    test_chase(40 * 1024, 128, 0, CML_HIER_CG);
-    test_chase(1024 * 1024, 8, 1, CML_HIER_NC);
+    const unsigned sms = (unsigned)cml_gpu_facts(g)->sm_count;
+    test_chase(64 * 1024, 64, 1, CML_HIER_CA, 1, sms);
+    test_chase(40 * 1024, 128, 0, CML_HIER_CG, 3, sms);
+    test_chase(1024 * 1024, 8, 1, CML_HIER_NC, sms, sms); /* as the experiment runs it */
     /* 16 rows (the least), a multiple of a step, and not. */
     test_bw(CML_HIER_READ, CML_HIER_CA, 16 * 1024, 4, 64 * 1024, 0);
     test_bw(CML_HIER_READ, CML_HIER_CA, 64 * 1024, 5, 256 * 1024, 0);

@@ -7,9 +7,11 @@
  * Bandwidth (op = read, write, copy): every SM walks the whole working set;
  * a launch walks it many times when it is small (every load after the first
  * pass can hit), once when it is large (hierarchy_body.h says the walk).
- * The loads are inline PTX through ca, cg or nc. Latency (op = chase): one
- * warp follows a cycle of pointers through the working set (random order or
- * address order), timed inside the kernel with clock64 and %globaltimer.
+ * The loads are inline PTX through ca, cg or nc. Latency (op = chase): a
+ * warp on every SM follows a cycle of pointers through the working set
+ * (random order or address order), each from its own place in the cycle,
+ * timed inside the kernel with clock64 and %globaltimer; the record gives
+ * the median over the SMs and the spread.
  *
  * The model (hierarchy_model.c) traces the kernels' bodies as their mirrors
  * and names the level from the device's L1 carve-out and L2 size. After the sweep
@@ -237,7 +239,8 @@ static uint64_t chase_hops(cml_hier_level level)
     return level <= CML_HIER_L1_L2 ? 16384 : level <= CML_HIER_L2 ? 4096 : 2048;
 }
 
-static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, cml_record *rec)
+static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, uint32_t warps,
+                                cml_record *rec)
 {
     const uint64_t ws = (uint64_t)s->ws, hop = (uint64_t)s->hop;
     const int path = (int)s->path, random = s->pattern == 0;
@@ -252,23 +255,30 @@ static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, cml
         s->hops = (int64_t)chase_hops(level);
     cml_hier_perm q;
     chase_perm(s, &q);
-    rec->bytes_read = 8 * (CML_HIER_CHASE_WALKS * (uint64_t)s->hops + 1);
-    rec->bytes_written = 40;
+    rec->bytes_read = 8 * (CML_HIER_CHASE_WALKS * (uint64_t)s->hops + 1) * warps;
+    rec->bytes_written = 56 * (uint64_t)warps;
     add_level_extras(rec, caps, level);
-    cml_status st =
-        cml_hier_trace_chase(rec, &q, hop, CML_HIER_CHASE_WALKS * (uint64_t)s->hops, path);
+    cml_status st = cml_hier_trace_chase(rec, &q, hop, CML_HIER_CHASE_WALKS * (uint64_t)s->hops,
+                                         path, warps);
     if (st)
         return st;
     char w[32], why[160];
     cml_fmt_bytes(w, sizeof w, (double)ws);
     level_reason(why, sizeof why, caps, level, CML_HIER_CHASE, path, ws);
-    cml_record_finding(rec, "A warp follows %lld pointers %llu B apart in %s order through %s "
-                            "via %s: the model says %s, as %s%s; each load waits for the one "
-                            "before.",
-                       (long long)s->hops, (unsigned long long)hop, hier_patterns[s->pattern], w,
+    cml_record_finding(rec, "A warp on each of %u SMs follows %lld pointers %llu B apart in %s "
+                            "order through %s via %s: the model says %s, as %s%s; each load "
+                            "waits for the one before.",
+                       (unsigned)warps, (long long)s->hops, (unsigned long long)hop, hier_patterns[s->pattern], w,
                        hier_paths[path], cml_hier_level_name(level), why,
                        caps->from_device ? "" : " (an H100's sizes: no device read)");
     return CML_OK;
+}
+
+/* A chasing warp on each SM (hierarchy_body.h, cml_hier_chase_args). */
+static uint32_t chase_warps(const cml_plan *plan)
+{
+    const unsigned sms = cml_exp_sm_count(plan);
+    return sms < CML_HIER_CHASE_MAX_WARPS ? sms : CML_HIER_CHASE_MAX_WARPS;
 }
 
 static cml_status hier_variant(cml_sweep *ctx, void *vs, cml_record *rec)
@@ -277,7 +287,7 @@ static cml_status hier_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     cml_hier_caps caps;
     hier_caps(ctx->plan, s, &caps);
     if (s->op == CML_HIER_CHASE)
-        return chase_variant(s, &caps, rec);
+        return chase_variant(s, &caps, chase_warps(ctx->plan), rec);
     return bw_variant(ctx->plan, s, &caps, rec);
 }
 
@@ -374,48 +384,94 @@ static cml_status bw_measure(cml_sweep *ctx, const hier_settings *s, cml_record 
     return st;
 }
 
-/* The chase's check: on the host, from the last launch's start pointer,
- * where K hops must end (sigma^-1 of the start slot, K more positions). */
+/* The chase's check: on the host, for every warp, from its last launch's
+ * start pointer, where K hops must end (sigma^-1 of the start slot, K more
+ * positions), and that it timed its hops; then what it measured. */
 typedef struct chase_check_ctx {
     const cml_plan *plan;
     const cml_dbuf *table, *out;
     const cml_hier_perm *perm;
     uint64_t hop, hops;
-    uint64_t got[4];
+    uint32_t warps;
+    uint64_t *got;      /* CML_HIER_CHASE_OUT_WORDS a warp, as the last launch left them */
 } chase_check_ctx;
+
+static int chase_warp_wrong(const chase_check_ctx *c, const uint64_t *w)
+{
+    const uint64_t base = (uint64_t)(uintptr_t)c->table->ptr, span = c->perm->m * c->hop;
+    for (int k = 0; k < 2; k++)
+        if (w[k] < base || w[k] - base >= span || (w[k] - base) % c->hop != 0)
+            return 1;
+    const uint64_t pos = cml_hier_perm_invert(c->perm, (w[0] - base) / c->hop);
+    const uint64_t walked = CML_HIER_CHASE_WALKS * c->hops;
+    const uint64_t want = cml_hier_perm_apply(c->perm, (pos + walked % c->perm->m) % c->perm->m);
+    /* no cycles: the timed loop did not run */
+    return (w[1] - base) / c->hop != want || w[2] == 0;
+}
 
 static cml_status chase_check_cb(void *vctx, unsigned long long *d_counters)
 {
     chase_check_ctx *c = vctx;
     cml_gpu *gpu = c->plan->gpu;
-    cml_status st = cml_gpu_download(gpu, c->got, c->out, sizeof c->got);
+    cml_status st = cml_gpu_download(gpu, c->got, c->out,
+                                     (size_t)c->warps * CML_HIER_CHASE_OUT_WORDS * 8);
     if (st)
         return st;
-    const uint64_t base = (uint64_t)(uintptr_t)c->table->ptr, span = c->perm->m * c->hop;
     unsigned long long res[2] = {0, ~0ull};
-    for (int k = 0; k < 2; k++) {
-        uint64_t p = c->got[k];
-        if (p < base || p - base >= span || (p - base) % c->hop != 0) {
+    for (uint32_t b = 0; b < c->warps; b++)
+        if (chase_warp_wrong(c, c->got + (size_t)b * CML_HIER_CHASE_OUT_WORDS)) {
             res[0]++;
             if (res[1] == ~0ull)
-                res[1] = (unsigned long long)k;
+                res[1] = b;
         }
-    }
-    if (res[0] == 0) {
-        uint64_t pos = cml_hier_perm_invert(c->perm, (c->got[0] - base) / c->hop);
-        const uint64_t walked = CML_HIER_CHASE_WALKS * c->hops;
-        uint64_t want = cml_hier_perm_apply(c->perm, (pos + walked % c->perm->m) % c->perm->m);
-        if ((c->got[1] - base) / c->hop != want) {
-            res[0] = 1;
-            res[1] = 1;
-        }
-    }
-    if (res[0] == 0 && c->got[2] == 0) { /* no cycles: the timed loop did not run */
-        res[0] = 1;
-        res[1] = 2;
-    }
     cml_dbuf view = {d_counters, sizeof res, 0};
     return cml_gpu_upload(gpu, &view, res, sizeof res);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof v[0], cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* What the warps measured: cycles and ns a load (the median over the
+ * warps, the cycles' fastest and slowest), the SMs they ran on. */
+static void chase_figures(cml_record *rec, const chase_check_ctx *c)
+{
+    const uint32_t n = c->warps;
+    double *cyc = malloc(3 * (size_t)n * sizeof *cyc);
+    if (!cyc)
+        return;
+    double *ns = cyc + n, *sm = ns + n;
+    const double k = (double)c->hops;
+    for (uint32_t b = 0; b < n; b++) {
+        const uint64_t *w = c->got + (size_t)b * CML_HIER_CHASE_OUT_WORDS;
+        cyc[b] = (double)w[2] / k;
+        ns[b] = (double)w[3] / k;
+        sm[b] = (double)w[4];
+    }
+    qsort(sm, n, sizeof *sm, cmp_double);
+    unsigned sms = 0;
+    for (uint32_t b = 0; b < n; b++)
+        sms += b == 0 || sm[b] != sm[b - 1];
+    const double mc = median(cyc, n), mn = median(ns, n); /* sorts cyc and ns */
+    cml_record_add_extra(rec, "cycles_per_load", mc, "cycles");
+    cml_record_add_extra(rec, "ns_per_load", mn, "ns");
+    cml_record_add_extra(rec, "cycles_min", cyc[0], "cycles");
+    cml_record_add_extra(rec, "cycles_max", cyc[n - 1], "cycles");
+    cml_record_add_extra(rec, "sms", sms, "");
+    if (mn > 0)
+        cml_record_add_extra(rec, "sm_clock", 1e3 * mc / mn, "MHz");
+    add_text(rec, " Measured %.1f cycles (%.1f ns) per load: the median of %u warps on %u SMs, "
+                  "%.1f to %.1f cycles from SM to SM.",
+             mc, mn, (unsigned)n, sms, cyc[0], cyc[n - 1]);
+    free(cyc);
 }
 
 static cml_status chase_measure(cml_sweep *ctx, const hier_settings *s, cml_record *rec)
@@ -423,39 +479,42 @@ static cml_status chase_measure(cml_sweep *ctx, const hier_settings *s, cml_reco
     hier_state *g = ctx->state;
     cml_hier_perm q;
     chase_perm(s, &q);
+    const uint32_t warps = chase_warps(ctx->plan);
     buf_need need[NSLOTS];
     memset(need, 0, sizeof need);
     need[SLOT_TABLE] = (buf_need){(size_t)s->ws, 0, 1};
-    need[SLOT_CURSOR] = (buf_need){16, 0, 0};
-    need[SLOT_CHASE_OUT] = (buf_need){32, 0, 0};
+    need[SLOT_CURSOR] = (buf_need){8 * (size_t)warps, 0, 0};
+    need[SLOT_CHASE_OUT] = (buf_need){8 * CML_HIER_CHASE_OUT_WORDS * (size_t)warps, 0, 0};
     cml_status st = take_buffers(ctx, rec, need);
     if (st || rec->state != CML_REC_OK)
         return st;
     const uint64_t hop = (uint64_t)s->hop;
     uint64_t *table = g->buf[SLOT_TABLE].ptr;
     st = cml_hier_chase_build(table, &q, hop / 8);
-    /* The first launch starts at position 0 of the cycle. */
-    uint64_t start = (uint64_t)(uintptr_t)table + hop * cml_hier_perm_apply(&q, 0);
+    /* Warp b's first launch starts at position b*m/warps of the cycle: the
+     * warps walk apart, as far from each other as the cycle allows. */
+    uint64_t *start = calloc((CML_HIER_CHASE_OUT_WORDS + 1) * (size_t)warps, 8);
+    if (!start)
+        return cml_exp_fail(ctx->plan, rec, CML_ENOMEM);
+    for (uint32_t b = 0; b < warps; b++)
+        start[b] = (uint64_t)(uintptr_t)table + hop * cml_hier_perm_apply(&q, b * q.m / warps);
     if (!st)
-        st = cml_gpu_upload(ctx->plan->gpu, &g->buf[SLOT_CURSOR], &start, sizeof start);
-    if (st)
+        st = cml_gpu_upload(ctx->plan->gpu, &g->buf[SLOT_CURSOR], start, 8 * (size_t)warps);
+    if (st) {
+        free(start);
         return cml_exp_fail(ctx->plan, rec, st);
+    }
     cml_hier_chase_args a = {.cursor = g->buf[SLOT_CURSOR].ptr, .out = g->buf[SLOT_CHASE_OUT].ptr,
-                             .hops = (uint64_t)s->hops, .path = (int)s->path};
+                             .hops = (uint64_t)s->hops, .warps = warps, .path = (int)s->path};
     chase_check_ctx c = {ctx->plan, &g->buf[SLOT_TABLE], &g->buf[SLOT_CHASE_OUT], &q, hop,
-                         (uint64_t)s->hops, {0}};
+                         (uint64_t)s->hops, warps, start + warps};
     st = cml_exp_measure(ctx->plan, rec, &g->buf[SLOT_CHASE_OUT], cml_hier_chase_launch, &a,
                          cml_hier_chase_kernel((int)s->path), CML_WARP_SIZE, 0, chase_check_cb,
                          &c);
-    if (st)
-        return st;
-    const double k = (double)s->hops, cyc = (double)c.got[2] / k, ns = (double)c.got[3] / k;
-    cml_record_add_extra(rec, "cycles_per_load", cyc, "cycles");
-    cml_record_add_extra(rec, "ns_per_load", ns, "ns");
-    if (c.got[3] > 0)
-        cml_record_add_extra(rec, "sm_clock", 1e3 * (double)c.got[2] / (double)c.got[3], "MHz");
-    add_text(rec, " Measured %.1f cycles (%.1f ns) per load.", cyc, ns);
-    return CML_OK;
+    if (st == CML_OK && rec->state == CML_REC_OK && rec->measured)
+        chase_figures(rec, &c);
+    free(start);
+    return st;
 }
 
 static cml_status hier_measure(cml_sweep *ctx, void *vs, cml_record *rec)
@@ -540,17 +599,6 @@ static int same_series(const hier_settings *a, const hier_settings *b)
     return a->op == b->op && a->path == b->path && a->pattern == b->pattern && a->hop == b->hop;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof v[0], cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void plateaus(cml_sweep *ctx, size_t first)
 {

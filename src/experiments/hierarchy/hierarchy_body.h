@@ -204,14 +204,21 @@ typedef struct cml_hier_bw_args {
     int stream;        /* the partitioned walk (cml_hier_stream_word; rows >= grid) */
 } cml_hier_bw_args;
 
-/* One pointer-chase launch: a warp follows `hops` pointers (a multiple of
- * 16) from *cursor, then leaves where it stopped in *cursor for the next
- * launch and writes out[0..3]: the start and end pointers, the SM clock
- * cycles (clock64) and the nanoseconds (%globaltimer) the hops took. */
+/* One pointer-chase launch: `warps` blocks of one warp (one per SM, as the
+ * block scheduler spreads a grid of as many small blocks as SMs), warp b
+ * following `hops` pointers (a multiple of 16) from cursor[b], then
+ * leaving where it stopped in cursor[b] for the next launch and writing
+ * its three 16-byte words of out (CML_HIER_CHASE_OUT_WORDS from 6b): the
+ * start and end pointers, the SM clock cycles (clock64) and nanoseconds
+ * (%globaltimer) the timed hops took, and the SM it ran on. Why every SM:
+ * docs/experiments/hierarchy.md, "Latency from every SM". */
+#define CML_HIER_CHASE_OUT_WORDS 6u
+#define CML_HIER_CHASE_MAX_WARPS 4096u
 typedef struct cml_hier_chase_args {
-    uint64_t *cursor;  /* one word */
-    uint64_t *out;     /* four words, 16-byte aligned */
+    uint64_t *cursor;  /* `warps` words */
+    uint64_t *out;     /* 6 * `warps` words, 16-byte aligned */
     uint64_t hops;
+    uint32_t warps;    /* 1 .. CML_HIER_CHASE_MAX_WARPS */
     int path;          /* cml_hier_path of the pointer loads */
 } cml_hier_chase_args;
 
@@ -318,7 +325,7 @@ void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm
 /* The model of one bandwidth launch or one chase launch, into rec->model. */
 cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, int path);
 cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint64_t hop,
-                                uint64_t hops, int path);
+                                uint64_t hops, int path, uint32_t warps);
 
 /* The chase's permutation of m slots (random: from `seed`; else the stride
  * order), and sigma^-1(s), s < m. */
@@ -354,6 +361,12 @@ __device__ __forceinline__ void cml_hier_st32(uint32_t *p, uint32_t v)
 }
 
 #define cml_hier_clock() clock64()
+__device__ __forceinline__ unsigned long long cml_hier_smid(void)
+{
+    unsigned id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
 __device__ __forceinline__ uint64_t cml_hier_ns(void)
 {
     uint64_t t;
@@ -362,6 +375,7 @@ __device__ __forceinline__ uint64_t cml_hier_ns(void)
 }
 #else /* the mirror times nothing */
 #define cml_hier_clock() 0LL
+#define cml_hier_smid() 0ull
 #define cml_hier_ns() ((uint64_t)0)
 #endif
 
@@ -536,26 +550,29 @@ CML_BODY uint64_t cml_hier_hops(CML_CTX, int path, uint64_t p, uint64_t hops,
     return p;
 }
 
-/* The chase kernel's thread: the cursor load (site 0: the pointer at
- * position 0 of `chain`), the walk that warms, the timed walk, and lane 0's
- * report (sites 1, 2: out's two 16-byte halves; 3: the cursor). */
+/* The chase kernel's thread (warp b = the block): the cursor load (site 0;
+ * the mirror's: the pointer at position `first` of `chain`), the walk that
+ * warms, the timed walk, and lane 0's report (sites 1-3: its three 16-byte
+ * words of out; 4: its cursor). */
 CML_BODY void cml_hier_chase_body(CML_CTX, int path, uint64_t *cursor, uint64_t *out,
-                                  uint64_t hops, const cml_hier_chain *chain)
+                                  uint64_t hops, const cml_hier_chain *chain, uint64_t first)
 {
-    uint64_t p = CML_LDV_FN1(0, cml_hier_path_cache(path), uint64_t, cursor, 0, cml_hier_ld64,
-                             path, cml_hier_chain_ptr(chain, 0));
+    const uint64_t b = CML_BID_X;
+    uint64_t p = CML_LDV_FN1(0, cml_hier_path_cache(path), uint64_t, cursor, b, cml_hier_ld64,
+                             path, cml_hier_chain_ptr(chain, first));
     const uint64_t start = p, warm = hops * (CML_HIER_CHASE_WALKS - 1);
-    p = cml_hier_hops(CML_CTX_ARG, path, p, warm, chain, 0);
+    p = cml_hier_hops(CML_CTX_ARG, path, p, warm, chain, first);
     const long long c0 = cml_hier_clock();
     const uint64_t t0 = cml_hier_ns();
-    p = cml_hier_hops(CML_CTX_ARG, path, p, hops, chain, warm);
+    p = cml_hier_hops(CML_CTX_ARG, path, p, hops, chain, first + warm);
     const long long c1 = cml_hier_clock();
     const uint64_t t1 = cml_hier_ns();
     if (CML_TID_X == 0) {
-        ulonglong2 *o = (ulonglong2 *)out;
+        ulonglong2 *o = (ulonglong2 *)out + 3 * b;
         CML_ST(1, CML_ST_PLAIN, o, 0, make_ulonglong2(start, p));
         CML_ST(2, CML_ST_PLAIN, o, 1, make_ulonglong2((unsigned long long)(c1 - c0), t1 - t0));
-        CML_ST(3, CML_ST_PLAIN, cursor, 0, p);
+        CML_ST(3, CML_ST_PLAIN, o, 2, make_ulonglong2(cml_hier_smid(), 0));
+        CML_ST(4, CML_ST_PLAIN, cursor, b, p);
     }
 }
 
@@ -749,12 +766,12 @@ extern "C" cml_status cml_hier_chase_build(uint64_t *table, const cml_hier_perm 
     return CML_OK;
 }
 
-/* One warp: every lane follows the same pointers (one request and one
- * sector per hop), lane 0 reports. */
+/* A warp a block: every lane follows the same pointers (one request and
+ * one sector per hop), lane 0 reports. */
 template <int PATH>
 __global__ void hier_chase(uint64_t *cursor, uint64_t *out, uint64_t hops)
 {
-    cml_hier_chase_body(CML_KERNEL_CTX, PATH, cursor, out, hops, NULL);
+    cml_hier_chase_body(CML_KERNEL_CTX, PATH, cursor, out, hops, NULL, 0);
 }
 
 typedef void (*chase_kernel)(uint64_t *, uint64_t *, uint64_t);
@@ -780,7 +797,7 @@ extern "C" cml_status cml_hier_chase_launch(void *vctx)
 {
     const cml_hier_chase_args *a = (const cml_hier_chase_args *)vctx;
     if (!a || !a->cursor || !a->out || a->hops == 0 || a->hops % CML_HIER_STEP != 0 ||
-        a->path < 0 || a->path >= CML_HIER_PATH_COUNT || ((uintptr_t)a->out & 15u) != 0)
+        a->warps == 0 || a->warps > CML_HIER_CHASE_MAX_WARPS || a->path < 0 || a->path >= CML_HIER_PATH_COUNT || ((uintptr_t)a->out & 15u) != 0)
         return CML_EINVAL;
     static int preferred[CML_HIER_PATH_COUNT];
     if (!preferred[a->path]) {
@@ -789,7 +806,7 @@ extern "C" cml_status cml_hier_chase_launch(void *vctx)
             return st;
         preferred[a->path] = 1;
     }
-    chases[a->path]<<<1, CML_WARP_SIZE>>>(a->cursor, a->out, a->hops);
+    chases[a->path]<<<a->warps, CML_WARP_SIZE>>>(a->cursor, a->out, a->hops);
     CML_CU_LAUNCH();
     return CML_OK;
 }

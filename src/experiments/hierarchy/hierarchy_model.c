@@ -290,11 +290,14 @@ cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, in
 }
 
 /*
- * The chase: one warp, every lane on the same pointer. Virtual block v of
- * 32 threads makes hops 16v .. 16v+15 of the first launch, which starts at
- * position 0 of the cycle (cml_hier_hops, its loads returning the chain's
- * pointers); the second part is the kernel's whole body with no hops: the
- * cursor load before them and lane 0's stores after them.
+ * The chase: a warp a block, every lane on the same pointer. Every warp
+ * makes the same instructions, each on one address (one request and one
+ * sector whatever the address), from its own place in the cycle, so warp 0
+ * is traced and counted `warps` times. Virtual block v of 32 threads makes
+ * its hops 16v .. 16v+15 of the first launch, which starts at position 0
+ * of the cycle (cml_hier_hops, its loads returning the chain's pointers);
+ * the second part is the kernel's whole body with no hops: the cursor load
+ * before them and lane 0's stores after them.
  */
 typedef struct chase_mirror {
     cml_hier_chain chain;
@@ -308,7 +311,7 @@ static void chase_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
     const cml_ctx c = CML_MIRROR_CTX(t, e);
     if (a->ends) {
         cml_hier_chase_body(c, a->path, CML_ARRAY(uint64_t, 4), CML_ARRAY(uint64_t, 5), 0,
-                            &a->chain);
+                            &a->chain, 0);
         return;
     }
     const uint64_t pos = (uint64_t)t->bid.x * CML_HIER_STEP;
@@ -317,10 +320,11 @@ static void chase_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
 }
 
 cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint64_t hop,
-                                uint64_t hops, int path)
+                                uint64_t hops, int path, uint32_t warps)
 {
     if (!perm || perm->m < 2 || hop % 8 != 0 || hops == 0 || hops % CML_HIER_STEP != 0 ||
-        path < 0 || path >= CML_HIER_PATH_COUNT)
+        path < 0 || path >= CML_HIER_PATH_COUNT || warps == 0 ||
+        warps > CML_HIER_CHASE_MAX_WARPS)
         return CML_EINVAL;
     chase_mirror m = {{perm, cml_array_base(3), hop}, path, 0};
     rec->has_model = 0;
@@ -329,7 +333,16 @@ cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint
         m.ends = 1;
         st = trace_add(rec, 1, CML_WARP_SIZE, chase_thread, &m);
     }
-    rec->grid = 1;
+    if (st != CML_OK)
+        return st;
+    for (int r = 0; r < CML_RULES_COUNT; r++)
+        for (int c = 0; c < CML_CLASS_COUNT; c++) {
+            cml_traffic t;
+            memset(&t, 0, sizeof t);
+            cml_traffic_add_scaled(&t, &rec->model[r].cls[c], warps);
+            rec->model[r].cls[c] = t;
+        }
+    rec->grid = warps;
     rec->block = CML_WARP_SIZE;
-    return st;
+    return CML_OK;
 }
