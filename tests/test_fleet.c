@@ -11,6 +11,8 @@
  *   - exact counters: any difference from the majority is flagged; two
  *     GPUs that differ have no majority (nothing flagged); a counter that
  *     is not exact (DRAM bytes) is no figure; waived records are skipped;
+ *   - who is named: the chance of a GPU's flagged count or more at the
+ *     other GPUs' rate (Poisson), below 0.001, at small and larger counts;
  *   - groups by model: a GPU alone is not compared; a failed run is
  *     listed, not compared;
  *   - the fleet reader: a fleet of ranks read from text, its embedded
@@ -227,31 +229,84 @@ static void test_latency(void)
 }
 
 /*
- * Who is named: A {100 x 5}, B {100, 100, 100, 100, 90}, C {90, 90, 90,
- * 100, 100}. Each figure's median is 100: C is flagged on the first three
- * (-10%), B on the last. C: 3 flagged against the others' median of
- * {0, 1} = 0.5: 3 > 2 x max(0.5, 1) = 2, named. B: 1 against the median of
- * {0, 3} = 1.5: not named. A: none.
+ * Who is named (Poisson: the chance of a GPU's count of flagged figures or
+ * more, at the mean max(others' median, 1), below 0.001). Eight records: A
+ * {100 x 8}, B {100 x 7, 90}, C {90 x 7, 100}. Each figure's median is
+ * 100: C is flagged on the first seven (-10%), B on the last. C: 7 against
+ * the others' median of {0, 1} = 0.5, so a mean of 1: P(X >= 7) = 1 -
+ * e^-1 (1 + 1 + 1/2 + 1/6 + 1/24 + 1/120 + 1/720) = 8.324e-5, named. B: 1
+ * against the median of {0, 7} = 3.5: P(X >= 1) = 1 - e^-3.5 = 0.96980,
+ * not named. A: none. With C flagged on five only (C {90 x 5, 100 x 3}):
+ * P(X >= 5) = 1 - e^-1 (1 + 1 + 1/2 + 1/6 + 1/24) = 0.00366, not named.
  */
 static void test_named(void)
 {
     cml_fleet_runs runs;
     cml_fleet_runs_init(&runs);
-    double a[] = {100, 100, 100, 100, 100}, b[] = {100, 100, 100, 100, 90},
-           c[] = {90, 90, 90, 100, 100};
-    add(&runs, "H100", a, 5, 0.001);
-    add(&runs, "H100", b, 5, 0.001);
-    add(&runs, "H100", c, 5, 0.001);
+    double a[] = {100, 100, 100, 100, 100, 100, 100, 100},
+           b[] = {100, 100, 100, 100, 100, 100, 100, 90},
+           c[] = {90, 90, 90, 90, 90, 90, 90, 100};
+    add(&runs, "H100", a, 8, 0.001);
+    add(&runs, "H100", b, 8, 0.001);
+    cml_fleet_run *rc = add(&runs, "H100", c, 8, 0.001);
     cml_fleet f;
     CHECK(cml_fleet_build(&f, &runs, 0) == CML_OK);
     CHECK_EQ_U64(f.gpus[0].speed_flagged, 0);
     CHECK_EQ_U64(f.gpus[1].speed_flagged, 1);
-    CHECK_EQ_U64(f.gpus[2].speed_flagged, 3);
+    CHECK_EQ_U64(f.gpus[2].speed_flagged, 7);
     CHECK_NEAR(f.gpus[2].others_flagged, 0.5, 0);
-    CHECK_NEAR(f.gpus[1].others_flagged, 1.5, 0);
+    CHECK_NEAR(f.gpus[1].others_flagged, 3.5, 0);
+    CHECK_NEAR(f.gpus[2].chance, 8.3241149e-5, 1e-11);
+    CHECK_NEAR(f.gpus[1].chance, 1 - exp(-3.5), 1e-12);
+    CHECK_NEAR(f.gpus[0].chance, 1.0, 0); /* none flagged */
     CHECK(f.gpus[2].outlier && !f.gpus[1].outlier && !f.gpus[0].outlier);
     CHECK_EQ_U64(f.noutliers, 1);
     CHECK_NEAR(f.gpus[2].median_flagged, -0.10, 1e-12);
+    cml_fleet_free(&f);
+
+    rc->results.items[5].bandwidth_gbs = 100;
+    rc->results.items[6].bandwidth_gbs = 100;
+    CHECK(cml_fleet_build(&f, &runs, 0) == CML_OK);
+    CHECK_EQ_U64(f.gpus[2].speed_flagged, 5);
+    CHECK_NEAR(f.gpus[2].chance, 0.0036598468, 1e-9);
+    CHECK(!f.gpus[2].outlier);
+    CHECK_EQ_U64(f.noutliers, 0);
+    cml_fleet_free(&f);
+    cml_fleet_runs_free(&runs);
+}
+
+/* The chance at larger counts, where e^-mean alone is small: five GPUs,
+ * each of B, C, D flagged alone on 90 figures of its own, E on 125, A on
+ * none (395 records). E: 125 against the others' median of {0, 90, 90, 90}
+ * = 90: P(X >= 125) = 0.000279, named; with E at 110: 0.0225, not named;
+ * B: 90 against {0, 90, 90, 125}, a mean of 90: P(X >= 90) = 0.51402. */
+static void test_named_large(void)
+{
+    enum { PER = 90, E = 125, N = 3 * PER + E };
+    static double v[5][N];
+    for (int g = 0; g < 5; g++)
+        for (int i = 0; i < N; i++)
+            v[g][i] = g > 0 && i >= (g - 1) * PER && i < (g - 1) * PER + (g == 4 ? E : PER)
+                          ? 90
+                          : 100;
+    cml_fleet_runs runs;
+    cml_fleet_runs_init(&runs);
+    for (int g = 0; g < 5; g++)
+        add(&runs, "H100", v[g], N, 0.001);
+    cml_fleet f;
+    CHECK(cml_fleet_build(&f, &runs, 0) == CML_OK);
+    CHECK_EQ_U64(f.gpus[4].speed_flagged, E);
+    CHECK_NEAR(f.gpus[4].others_flagged, PER, 0);
+    CHECK_NEAR(f.gpus[4].chance, 0.000278576, 1e-9);
+    CHECK_NEAR(f.gpus[1].chance, 0.5140182, 1e-7);
+    CHECK(f.gpus[4].outlier && !f.gpus[1].outlier && !f.gpus[0].outlier);
+    cml_fleet_free(&f);
+    for (int i = 3 * PER + 110; i < N; i++)
+        runs.items[4].results.items[i].bandwidth_gbs = 100;
+    CHECK(cml_fleet_build(&f, &runs, 0) == CML_OK);
+    CHECK_EQ_U64(f.gpus[4].speed_flagged, 110);
+    CHECK_NEAR(f.gpus[4].chance, 0.0225214, 1e-7);
+    CHECK(!f.gpus[4].outlier);
     cml_fleet_free(&f);
     cml_fleet_runs_free(&runs);
 }
@@ -367,6 +422,7 @@ int main(void)
     test_two_and_four();
     test_latency();
     test_named();
+    test_named_large();
     test_counters_and_groups();
     test_reader();
     return cml_test_summary("test_fleet");

@@ -32,6 +32,7 @@ struct cml_gpu {
     double timed_s;          /* wall seconds inside cml_gpu_time, all calls */
     double phase_s[CML_GPU_PHASES]; /* cml_gpu_phase_seconds */
     unsigned max_reps_factor; /* ... up to this many times the samples asked for */
+    int warm_before;         /* an untimed launch right before each sample (set_warm_before) */
     uint64_t allocs;         /* allocation numbers handed out (cml_dbuf.seq) */
     cml_buffer_hook hook;    /* cml_gpu_set_buffer_hook */
     void *hook_user;
@@ -585,8 +586,11 @@ static cml_status time_batch(cml_gpu *g, cml_launch_fn launch, void *ctx, unsign
         }
     }
     cml_status st = CML_OK;
-    if (cml_gpu_check(cudaEventRecord(g->start, g->stream), "cudaEventRecord(g->start)",
-                      __FILE__, __LINE__)) {
+    /* Behind the hold too: it runs, then the sample starts with no gap. */
+    if (g->warm_before && held)
+        st = launch_checked(g, launch, ctx);
+    if (st == CML_OK && cml_gpu_check(cudaEventRecord(g->start, g->stream),
+                                      "cudaEventRecord(g->start)", __FILE__, __LINE__)) {
         st = CML_ECUDA;
     }
     for (unsigned k = 0; k < batch && st == CML_OK; k++) {
@@ -607,6 +611,12 @@ static cml_status time_batch(cml_gpu *g, cml_launch_fn launch, void *ctx, unsign
     CML_CU(cudaEventElapsedTime(&f, g->start, g->stop));
     *ms = (double)f;
     return CML_OK;
+}
+
+void cml_gpu_set_warm_before(cml_gpu *g, int on)
+{
+    if (g)
+        g->warm_before = on != 0;
 }
 
 void cml_gpu_set_noise_limit(cml_gpu *g, double target_cv, unsigned max_factor)

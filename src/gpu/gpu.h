@@ -143,6 +143,11 @@ double cml_gpu_clock(void);
  * precision 0 or max_factor 1 takes exactly the samples asked for (a
  * user's --reps). */
 void cml_gpu_set_noise_limit(cml_gpu *g, double precision, unsigned max_factor);
+/* On: each timed sample (not the warm-up's) follows an untimed launch of
+ * the same work queued right before it, so that the sample starts on hot
+ * hardware with no idle gap, as nvbandwidth times its copies (a warm-up
+ * launch, then the timed one, in a blocked stream). Off by default. */
+void cml_gpu_set_warm_before(cml_gpu *g, int on);
 
 /* Occupancy of `kernel` (a __global__ function's address, from a .cu
  * launcher) at this block size and dynamic shared memory: active warps per

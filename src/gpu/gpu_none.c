@@ -197,6 +197,12 @@ cml_status cml_gpu_time(cml_gpu *g, cml_launch_fn launch, void *ctx, unsigned wa
     return CML_ENOGPU;
 }
 
+void cml_gpu_set_warm_before(cml_gpu *g, int on)
+{
+    (void)g;
+    (void)on;
+}
+
 void cml_gpu_set_noise_limit(cml_gpu *g, double target_cv, unsigned max_factor)
 {
     (void)g;

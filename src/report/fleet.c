@@ -544,20 +544,52 @@ static void add_name(char *list, size_t len, const char *name)
     strcat(list, name);
 }
 
+/* P(X = j) for X Poisson with mean lambda, in logarithms (exp(-lambda)
+ * alone underflows for large means). */
+static double poisson_term(double j, double lambda)
+{
+    return exp(-lambda + j * log(lambda) - lgamma(j + 1));
+}
+
+/* P(X >= k) for X Poisson with mean lambda > 0: above the mean, the terms
+ * from k up (they fall from there, each from the one before); at or below
+ * it, 1 - the terms from k - 1 down to 0 (they fall going down). */
+static double poisson_at_least(size_t k, double lambda)
+{
+    if (k == 0)
+        return 1.0;
+    double sum = 0, term;
+    if ((double)k > lambda) {
+        term = poisson_term((double)k, lambda);
+        for (double j = (double)k; term > 1e-300 && term > sum * 1e-17; j++) {
+            sum += term;
+            term *= lambda / (j + 1);
+        }
+        return fmin(sum, 1.0);
+    }
+    term = poisson_term((double)k - 1, lambda);
+    for (double j = (double)k - 1; j >= 0 && term > 1e-300 && term > sum * 1e-17; j--) {
+        sum += term;
+        term *= j / lambda;
+    }
+    return fmax(0.0, 1.0 - sum);
+}
+
 /*
  * Per GPU: figures compared and flagged, the median deviation of the
  * flagged speed figures, where they fall; then whether it is named an
  * outlier. A differing exact counter names it. Flagged speed figures
- * name it when there are more than twice as many as the median of the
- * other GPUs of its model have in the same comparison, and at least 3 (one
- * or two can be a sample that met a busy moment): the others are the
- * control, run at the same time under the same conditions, and what they
- * show too (a sample that met a busy moment of the host, copies of ranks
- * of one host sharing its link) is the run's, not this card's. Measured on
- * two healthy H100s run as one fleet: 10 and 12 of 1175 figures flagged,
- * the host's copies most of them; with one kept busy, 54 against 5; in the
- * next run 31 against 10 on a healthy pair (docs/fleet.md says what they
- * were; bench/results/h100x2/). 0 on out of memory.
+ * name it when so many are unlikely by chance at the rate the other GPUs
+ * of its model show in the same comparison: the others are the control,
+ * run at the same time under the same conditions, and what they show too
+ * (a sample that met a busy moment of the host, copies of ranks of one
+ * host sharing its link) is the run's, not this card's. Flags that fall
+ * by chance, each figure on its own, count as a Poisson variable; with the
+ * others' median count (at least 1) as its mean, the GPU is named when the
+ * chance of its count or more is below CML_FLEET_NAME_CHANCE. Measured on
+ * healthy H100 pairs: 10 against 12, 5 against 2 flagged (chances 0.30 and
+ * 0.053); kept busy, 54 against 5, 42 against 13, 30 against 3 (all below
+ * 1e-9) (docs/fleet.md; bench/results/h100x2/). 0 on out of memory.
  */
 static int sum_up(cml_fleet *f)
 {
@@ -613,8 +645,8 @@ static int sum_up(cml_fleet *f)
             if (grp->gpus[k] != gi)
                 dev[no++] = (double)f->gpus[grp->gpus[k]].speed_flagged;
         g->others_flagged = no ? cml_stats_median(dev, no) : 0.0;
-        g->outlier = g->ctr_flagged > 0 ||
-                     (double)g->speed_flagged > 2.0 * fmax(g->others_flagged, 1.0);
+        g->chance = poisson_at_least(g->speed_flagged, fmax(g->others_flagged, 1.0));
+        g->outlier = g->ctr_flagged > 0 || g->chance < CML_FLEET_NAME_CHANCE;
         f->noutliers += (size_t)g->outlier;
     }
     free(dev);

@@ -28,6 +28,9 @@
 #define CML_FLEET_DEFAULT_THRESHOLD 3.0 /* percent */
 #define CML_FLEET_MIN_THRESHOLD 0.1
 #define CML_FLEET_MAX_THRESHOLD 100.0
+/* A GPU is named when its count of flagged speed figures, or more, has a
+ * chance below this at the other GPUs' rate (fleet.c, sum_up). */
+#define CML_FLEET_NAME_CHANCE 0.001
 
 /* A GPU's state read through NVML at the start or the end of its rank's
  * command; a field NVML could not give is -1 (power: NAN). */
@@ -152,6 +155,7 @@ typedef struct cml_fleet_gpu {
     size_t ctr_compared, ctr_flagged;
     double median_flagged;     /* median speed deviation of the flagged speed figures */
     double others_flagged;     /* the median of the other GPUs' of its model: the control */
+    double chance;             /* of its flagged count or more at the others' rate */
     int outlier;
     char experiments[512];     /* where its flags fall: "read-offset, stride" */
     char counters[512];        /* the counters that differ: "name (experiment)" */

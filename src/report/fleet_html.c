@@ -118,8 +118,8 @@ static void summary(FILE *out, const cml_fleet *f)
                 f->threshold);
     else if (!f->noutliers)
         fprintf(out, "<p><strong>No outlier</strong>: %zu speed figure%s flagged (in the "
-                     "charts below), no GPU with at least 3 and more than twice the others' "
-                     "count.</p>\n",
+                     "charts below); no GPU has more than the other GPUs' rate explains (a chance "
+                     "below 0.1%%).</p>\n",
                 flagged, flagged == 1 ? "" : "s");
     for (size_t i = 0; i < f->ngpus; i++) {
         const cml_fleet_gpu *g = &f->gpus[i];

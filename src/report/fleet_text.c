@@ -89,8 +89,8 @@ static void summary(FILE *out, const cml_fleet *f)
                      "own spread, every exact counter the same\n",
                 f->threshold);
     } else if (f->noutliers == 0) {
-        fprintf(out, "No outlier: %zu speed figure%s flagged (below, per experiment), no GPU "
-                     "with at least 3 and more than twice the others' count\n",
+        fprintf(out, "No outlier: %zu speed figure%s flagged (below, per experiment); no GPU "
+                     "has more than the other GPUs' rate explains (a chance below 0.1%%)\n",
                 flagged, plural(flagged));
     } else {
         fprintf(out, "%zu outlier%s:\n", f->noutliers, plural(f->noutliers));
@@ -103,9 +103,10 @@ static void summary(FILE *out, const cml_fleet *f)
         fprintf(out, "  %s:\n", g->label);
         if (g->speed_flagged)
             fprintf(out, "    %zu of %zu speed figures flagged (%zu slower, %zu faster), "
-                         "median %+.1f%%, in %s\n",
+                         "median %+.1f%%, in %s; a chance of %.2g at the other GPUs' rate "
+                         "(%g)\n",
                     g->speed_flagged, g->speed_compared, g->speed_slower, g->speed_faster,
-                    100 * g->median_flagged, g->experiments);
+                    100 * g->median_flagged, g->experiments, g->chance, g->others_flagged);
         else
             fprintf(out, "    no speed figure flagged (of %zu)\n", g->speed_compared);
         if (g->ctr_flagged)
@@ -302,6 +303,8 @@ static void json_gpu(cml_json *j, const cml_fleet *f, size_t i)
     cml_json_kv_u64(j, "speed_slower", g->speed_slower);
     cml_json_kv_u64(j, "speed_faster", g->speed_faster);
     cml_json_kv_double(j, "median_flagged_deviation_pct", 100 * g->median_flagged);
+    cml_json_kv_double(j, "others_flagged", g->others_flagged);
+    cml_json_kv_double(j, "chance", g->chance);
     cml_json_kv_u64(j, "counters_compared", g->ctr_compared);
     cml_json_kv_u64(j, "counters_flagged", g->ctr_flagged);
     cml_json_kv_string(j, "experiments_flagged", g->experiments);

@@ -40,8 +40,9 @@ check "one outlier" grep -qx "1 outlier:" "$tmp/out"
 check "the planted run is the outlier" \
     grep -qx "  h100-c-planted.json: GPU 0 NVIDIA H100 80GB HBM3: OUTLIER" "$tmp/out"
 check "the others are not" test "$(grep -c ": OUTLIER$" "$tmp/out")" -eq 1
-check "its one flagged speed figure, -10.0%, in read-offset" \
-    grep -qx "    1 of 3 speed figures flagged (1 slower, 0 faster), median -10.0%, in read-offset" \
+# one flag where the others have none: P(X >= 1) at a mean of 1 is 1 - 1/e
+check "its one flagged speed figure, -10.0%, in read-offset, a chance of 0.63" \
+    grep -qx "    1 of 3 speed figures flagged (1 slower, 0 faster), median -10.0%, in read-offset; a chance of 0.63 at the other GPUs' rate (0)" \
     "$tmp/out"
 check "its counter that differs" \
     grep -qx "    1 of 12 exact counters differ from the group's: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum in read-offset" \

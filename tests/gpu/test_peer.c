@@ -76,6 +76,10 @@ static void check_move(cml_gpu *src_gpu, int src_dev, cml_gpu *dst_gpu, int dst_
      * many slots, the last cut inside a block. */
     a.grid = cml_peer_grid(threads, ilp, a.block, passes, 5);
     CHECK(cml_peer_launch(&a) == CML_OK);
+    /* The copy back below runs on the destination's GPU, which a kernel on
+     * GPU 0 does not wait for: under compute-sanitizer's slower kernels a
+     * push into GPU 1 was read before it landed (a third of it poison). */
+    CHECK(cml_peer_sync(0) == CML_OK);
     CHECK(cml_peer_use(dst_dev) == CML_OK);
     size_t wrong = 0;
     if (fetch(dst_gpu, &dst, bytes)) {

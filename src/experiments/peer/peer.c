@@ -528,9 +528,17 @@ static cml_status peer_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         memset(&sub.peaks, 0, sizeof sub.peaks); /* a link is no share of DRAM's peak */
     if (st == CML_OK)
         st = cml_peer_use(A);
+    /* Each sample right behind an untimed launch of the same copy, as
+     * nvbandwidth times its copies: measured on two H100s (NV18), an SM
+     * copy timed after an idle gap of a few microseconds moves 0.1-0.17%
+     * less over 16 passes of 512 MiB than the same launch queued behind
+     * another, for nvbandwidth's kernel and this one alike
+     * (bench/results/h100x2/2026-11-28-peer-timing/). */
+    cml_gpu_set_warm_before(sub.gpu, 1);
     if (st == CML_OK)
         st = cml_exp_time(&sub, rec, cml_peer_launch, &a,
                           ce ? NULL : cml_peer_kernel(push, a.path, elem, a.ilp), a.block, 0);
+    cml_gpu_set_warm_before(sub.gpu, 0);
     for (unsigned k = 0; k < a.nsides && st == CML_OK; k++) {
         const int to = a.side[k].dst_dev;
         cml_plan vplan = *ctx->plan;
