@@ -57,8 +57,8 @@ static const cml_param_def peer_params[] = {
      1, 64, "1,16", NULL, 0, CML_FIELD(peer_settings, passes), "method=sm,sm-cg"},
     {"dir", "one: gpu moves data alone; both: the peer does the same towards gpu at once", 0, 0,
      "one,both", dir_names, 0, CML_FIELD(peer_settings, dir), NULL},
-    {"method", "sm = a kernel, remote loads through L1; sm-cg = loads at L2 only (__ldcg); ce = "
-               "the copy engine (cudaMemcpyPeerAsync)",
+    {"method", "sm = a kernel, plain remote loads (through L1); sm-cg = loads at L2 only "
+               "(__ldcg); ce = the copy engine (cudaMemcpyPeerAsync)",
      0, 0, "sm,sm-cg,ce", method_names, 0, CML_FIELD(peer_settings, method), NULL},
     {"op", "read = gpu pulls the peer's memory into its own; write = gpu pushes its own into "
            "the peer's",
