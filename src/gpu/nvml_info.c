@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* From nvml.h. */
@@ -29,6 +30,25 @@ enum { NVML_NVLINK_DEVICE_TYPE_SWITCH = 2 };        /* nvmlIntNvLinkDeviceType_t
 enum { NVML_P2P_CAPS_INDEX_NVLINK = 2 };            /* nvmlGpuP2PCapsIndex_t */
 enum { NVML_P2P_STATUS_OK = 0 };                    /* nvmlGpuP2PStatus_t */
 #define NVML_NVLINK_MAX_LINKS 18                    /* nvml.h of CUDA 12.9: Hopper's 18 */
+/* NVLink throughput counters, KiB, scopeId UINT_MAX: summed over the links */
+enum { NVML_FI_DATA_TX = 138, NVML_FI_DATA_RX = 139, NVML_FI_RAW_TX = 140, NVML_FI_RAW_RX = 141 };
+enum { NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3 };     /* nvmlValueType_t */
+typedef union nvmlValue_st {                        /* nvmlValue_t */
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    unsigned short usVal;
+} nvmlValue_t;
+typedef struct nvmlFieldValue_st {                  /* nvmlFieldValue_t */
+    unsigned int fieldId, scopeId;
+    long long timestamp, latencyUsec;
+    int valueType;                                  /* nvmlValueType_t */
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+} nvmlFieldValue_t;
 
 typedef struct nvml_api {
     void *lib;
@@ -54,6 +74,7 @@ typedef struct nvml_api {
     nvmlReturn_t (*ancestor)(nvmlDevice_t, nvmlDevice_t, int *); /* ..TopologyCommonAncestor */
     nvmlReturn_t (*link_type)(nvmlDevice_t, unsigned int, int *); /* ..NvLinkRemoteDeviceType */
     nvmlReturn_t (*p2p)(nvmlDevice_t, nvmlDevice_t, int, int *);  /* nvmlDeviceGetP2PStatus */
+    nvmlReturn_t (*fields)(nvmlDevice_t, int, nvmlFieldValue_t *); /* ..GetFieldValues */
 } nvml_api;
 
 /* One symbol into a function pointer (slot, NULL when absent); the name
@@ -103,6 +124,7 @@ static int load(nvml_api *a, char *why, size_t whylen)
     SYM(ancestor, "nvmlDeviceGetTopologyCommonAncestor", NULL);
     SYM(link_type, "nvmlDeviceGetNvLinkRemoteDeviceType", NULL);
     SYM(p2p, "nvmlDeviceGetP2PStatus", NULL);
+    SYM(fields, "nvmlDeviceGetFieldValues", NULL);
     if (!a->init || !a->shutdown || !a->count || !a->handle || !a->uuid) {
         snprintf(why, whylen, "libnvidia-ml.so.1 lacks nvmlInit_v2 or the device functions "
                               "(driver too old)");
@@ -324,4 +346,82 @@ size_t cml_nvml_reason_names(unsigned long long bits, const char **names, size_t
         }
     }
     return n;
+}
+
+/* ---- the NVLink traffic counters ------------------------------------- */
+
+struct cml_nvml_session {
+    nvml_api a;
+};
+
+cml_nvml_session *cml_nvml_open(char *why, size_t whylen)
+{
+    cml_nvml_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(why, whylen, "out of host memory");
+        return NULL;
+    }
+    if (!start(&s->a, why, whylen)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void cml_nvml_close(cml_nvml_session *s)
+{
+    if (!s)
+        return;
+    s->a.shutdown();
+    dlclose(s->a.lib);
+    free(s);
+}
+
+int cml_nvml_read_nvlink(cml_nvml_session *s, const char *uuid, cml_nvml_nvlink_bytes *b,
+                         char *why, size_t whylen)
+{
+    memset(b, 0, sizeof *b);
+    nvmlDevice_t d;
+    if (!s->a.by_uuid || !s->a.fields) {
+        snprintf(why, whylen, "libnvidia-ml.so.1 lacks nvmlDeviceGetHandleByUUID or "
+                              "nvmlDeviceGetFieldValues (driver too old)");
+        return 0;
+    }
+    nvmlReturn_t st = s->a.by_uuid(uuid, &d);
+    if (st != NVML_SUCCESS) {
+        snprintf(why, whylen, "NVML knows no GPU %s: %s", uuid,
+                 s->a.error_string ? s->a.error_string(st) : "unknown error");
+        return 0;
+    }
+    static const unsigned ids[4] = {NVML_FI_DATA_TX, NVML_FI_DATA_RX, NVML_FI_RAW_TX,
+                                    NVML_FI_RAW_RX};
+    nvmlFieldValue_t v[4];
+    memset(v, 0, sizeof v);
+    for (int k = 0; k < 4; k++) {
+        v[k].fieldId = ids[k];
+        v[k].scopeId = 0xFFFFFFFFu; /* UINT_MAX: every link summed */
+    }
+    st = s->a.fields(d, 4, v);
+    double *out[4] = {&b->data_tx, &b->data_rx, &b->raw_tx, &b->raw_rx};
+    for (int k = 0; k < 4 && st == NVML_SUCCESS; k++) {
+        if (v[k].nvmlReturn != NVML_SUCCESS) {
+            st = v[k].nvmlReturn;
+            break;
+        }
+        /* KiB, an unsigned long long by nvml.h; another type is a driver
+         * this code does not know */
+        if (v[k].valueType != NVML_VALUE_TYPE_UNSIGNED_LONG_LONG) {
+            snprintf(why, whylen, "NVML gave NVLink throughput field %u as value type %d, not "
+                                  "an unsigned long long",
+                     ids[k], v[k].valueType);
+            return 0;
+        }
+        *out[k] = 1024.0 * (double)v[k].value.ullVal;
+    }
+    if (st != NVML_SUCCESS) {
+        snprintf(why, whylen, "NVML cannot read the NVLink throughput counters of %s: %s", uuid,
+                 s->a.error_string ? s->a.error_string(st) : "unknown error");
+        return 0;
+    }
+    return 1;
 }

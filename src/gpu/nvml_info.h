@@ -65,6 +65,24 @@ typedef struct cml_nvml_link {
 int cml_nvml_read_links(const char *const *uuids, unsigned n, cml_nvml_link *out, char *why,
                         size_t whylen);
 
+/* NVML kept open for repeated reads (a session: nvmlInit once). NULL with
+ * why (as cml_nvml_read) when NVML cannot be used. */
+typedef struct cml_nvml_session cml_nvml_session;
+cml_nvml_session *cml_nvml_open(char *why, size_t whylen);
+void cml_nvml_close(cml_nvml_session *s);
+
+/* A GPU's NVLink traffic counters, NVML's throughput fields summed over its
+ * links, in bytes since the driver started counting (NVML counts KiB):
+ * data payload sent and received, and the same with the protocol's
+ * overhead. The difference of two reads is the traffic between them, all
+ * of the GPU's, whoever caused it. 1; 0 with why (no such GPU, a driver or
+ * GPU without the counters). */
+typedef struct cml_nvml_nvlink_bytes {
+    double data_tx, data_rx, raw_tx, raw_rx;
+} cml_nvml_nvlink_bytes;
+int cml_nvml_read_nvlink(cml_nvml_session *s, const char *uuid, cml_nvml_nvlink_bytes *b,
+                         char *why, size_t whylen);
+
 /* nvidia-smi's name of a PCIe path (nvmlGpuTopologyLevel_t): "PIX" (one
  * switch), "PXB" (several), "PHB" (a host bridge), "NODE" (host bridges of
  * one NUMA node), "SYS" (across NUMA nodes), "board" (one board); "?" for

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "experiments/peer/peer_body.h"
+#include "experiments/peer/peer_nvlink.h"
 #include "lab/common.h"
 
 static const char *const dir_names[] = {"one", "both", NULL};
@@ -367,6 +368,8 @@ typedef struct peer_gpu {
 typedef struct peer_state {
     peer_gpu dev[PEER_MAX_GPUS];
     int lab;          /* the lab's GPU, current between points */
+    cml_peer_nvlink nvlink; /* the link's counters (peer_nvlink.h) */
+    int nvlink_said;  /* the run's diagnostic says why there are none */
 } peer_state;
 
 static uint64_t src_seed(int dev)
@@ -547,6 +550,17 @@ static cml_status peer_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         if (st == CML_OK)
             st = cml_exp_verify(&vplan, rec, peer_check_cb, &checks[k]);
     }
+    /* The link's own counters: one more launch between two reads. */
+    if (st == CML_OK && A != B && rec->state == CML_REC_OK) {
+        st = cml_peer_nvlink_read(&ps->nvlink, rec, A, both ? B : -1,
+                                  cml_gpu_facts(ps->dev[A].gpu)->uuid, cml_peer_launch, &a,
+                                  cml_record_extra(rec, "link_sector_bytes", 0) / a.nsides, push);
+        if (!ps->nvlink.nvml && !ps->nvlink_said) {
+            ps->nvlink_said = 1;
+            cml_results_diag(ctx->out, CML_DIAG_INFO, ctx->exp->key,
+                             "the NVLink counters are not read: %s", ps->nvlink.why);
+        }
+    }
     if (both)
         cml_peer_events_free(A, B, a.go, a.done);
     (void)cml_peer_use(ps->lab);
@@ -641,6 +655,7 @@ static void peer_finish(cml_sweep *ctx)
 static void peer_release(cml_sweep *ctx)
 {
     peer_state *ps = ctx->state;
+    cml_peer_nvlink_close(&ps->nvlink);
     if (!ctx->plan->gpu)
         return;
     for (int d = 0; d < PEER_MAX_GPUS; d++) {
