@@ -47,6 +47,17 @@ unsigned cml_exp_sm_count(const cml_plan *plan)
     return (plan && plan->dev && plan->dev->sm_count > 0) ? (unsigned)plan->dev->sm_count : 132u;
 }
 
+void cml_exp_scale_traffic(cml_record *rec, uint64_t k)
+{
+    for (int r = 0; r < CML_RULES_COUNT; r++)
+        for (int c = 0; c < CML_CLASS_COUNT; c++) {
+            cml_traffic t;
+            memset(&t, 0, sizeof t);
+            cml_traffic_add_scaled(&t, &rec->model[r].cls[c], k);
+            rec->model[r].cls[c] = t;
+        }
+}
+
 unsigned cml_exp_threads_per_sm(const cml_plan *plan)
 {
     return (plan && plan->dev && plan->dev->max_threads_per_sm > 0)

@@ -18,6 +18,11 @@
 /* Number of SMs and resident threads per SM to size grid-stride launches:
  * the device's when known, else an H100's (132, 2048) and the record says so. */
 unsigned cml_exp_sm_count(const cml_plan *plan);
+
+/* Scale every class of rec's model (both rules) by k: a kernel traced in
+ * part (one pass of several, one warp of many alike) counted whole. The
+ * cache levels are the caller's: what repeats in them is its mechanism. */
+void cml_exp_scale_traffic(cml_record *rec, uint64_t k);
 unsigned cml_exp_threads_per_sm(const cml_plan *plan);
 
 /* Append "name=value" (or the choice label) to a variant string. */

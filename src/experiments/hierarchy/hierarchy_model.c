@@ -335,13 +335,7 @@ cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint
     }
     if (st != CML_OK)
         return st;
-    for (int r = 0; r < CML_RULES_COUNT; r++)
-        for (int c = 0; c < CML_CLASS_COUNT; c++) {
-            cml_traffic t;
-            memset(&t, 0, sizeof t);
-            cml_traffic_add_scaled(&t, &rec->model[r].cls[c], warps);
-            rec->model[r].cls[c] = t;
-        }
+    cml_exp_scale_traffic(rec, warps);
     rec->grid = warps;
     rec->block = CML_WARP_SIZE;
     return CML_OK;

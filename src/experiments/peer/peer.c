@@ -210,13 +210,7 @@ static cml_status trace_kernel(cml_record *rec, const cml_peer_args *a, unsigned
     if (st != CML_OK || a->passes == 1)
         return st;
     const uint64_t k = a->passes;
-    for (int r = 0; r < CML_RULES_COUNT; r++)
-        for (int c = 0; c < CML_CLASS_COUNT; c++) {
-            cml_traffic t;
-            memset(&t, 0, sizeof t);
-            cml_traffic_add_scaled(&t, &rec->model[r].cls[c], k);
-            rec->model[r].cls[c] = t;
-        }
+    cml_exp_scale_traffic(rec, k);
     if (rec->has_levels) {
         cml_levels *l = &rec->levels;
         l->l1_hit_sectors *= k;
