@@ -117,11 +117,7 @@ CML_LAUNCHER cml_status cml_peer_check(const float *dst, uint64_t floats, int pa
  * each pass, so that no pass finds the last one's data in a cache and the
  * link never drains between passes (as nvbandwidth's copy kernel loops).
  * The pull loads the remote array with the pattern through `ld` and stores
- * the local one; the push stores the remote array with the pattern. The
- * remote addresses are a base a thread computes once per step plus j times
- * a step fixed for the launch: (b + j*span)*stride + offset computed per
- * element cost the SM copy 0.1% over NVLink on an H100 pair (the multiplies
- * delay the loads' issue; bench/results/h100x2/2026-11-28-peer-timing/). */
+ * the local one; the push stores the remote array with the pattern. */
 #define CML_PEER_BODIES(W, T, U)                                                                \
     CML_BODY void cml_peer_pull_body_##W##_##U(CML_CTX, const T *src, T *dst, uint64_t threads, \
                                                uint64_t stride, uint64_t offset, unsigned ld,   \
@@ -129,13 +125,11 @@ CML_LAUNCHER cml_status cml_peer_check(const float *dst, uint64_t floats, int pa
     {                                                                                           \
         const uint64_t t = (uint64_t)CML_BID_X * CML_BDIM_X + CML_TID_X;                        \
         const uint64_t span = (uint64_t)CML_GDIM_X * CML_BDIM_X;                                \
-        const uint64_t rstep = span * stride; /* remote elements between a thread's slots */    \
         for (unsigned p = 0; p < passes; p++)                                                   \
             for (uint64_t b = t; b < threads; b += (U) * span) {                                \
-                const T *r = src + b * stride + offset;                                         \
                 T v[U];                                                                         \
                 CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
-                    v[j] = CML_LD(0, ld, T, r, j * rstep);                                      \
+                    v[j] = CML_LD(0, ld, T, src, (b + j * span) * stride + offset);             \
                 CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
                     CML_ST(1, CML_ST_PLAIN, dst, b + j * span, v[j]);                           \
             }                                                                                   \
@@ -146,15 +140,13 @@ CML_LAUNCHER cml_status cml_peer_check(const float *dst, uint64_t floats, int pa
     {                                                                                           \
         const uint64_t t = (uint64_t)CML_BID_X * CML_BDIM_X + CML_TID_X;                        \
         const uint64_t span = (uint64_t)CML_GDIM_X * CML_BDIM_X;                                \
-        const uint64_t rstep = span * stride;                                                   \
         for (unsigned p = 0; p < passes; p++)                                                   \
             for (uint64_t b = t; b < threads; b += (U) * span) {                                \
-                T *r = dst + b * stride + offset;                                               \
                 T v[U];                                                                         \
                 CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
                     v[j] = CML_LD(0, CML_LD_PLAIN, T, src, b + j * span);                       \
                 CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
-                    CML_ST(1, CML_ST_PLAIN, r, j * rstep, v[j]);                                \
+                    CML_ST(1, CML_ST_PLAIN, dst, (b + j * span) * stride + offset, v[j]);       \
             }                                                                                   \
     }
 
