@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "experiments/peer/peer_body.h"
-#include "experiments/peer/peer_nvlink.h"
 #include "lab/common.h"
+#include "lab/link_counters.h"
 
 static const char *const dir_names[] = {"one", "both", NULL};
 static const char *const method_names[] = {"sm", "sm-cg", "ce", NULL};
@@ -362,7 +362,7 @@ typedef struct peer_gpu {
 typedef struct peer_state {
     peer_gpu dev[PEER_MAX_GPUS];
     int lab;          /* the lab's GPU, current between points */
-    cml_peer_nvlink nvlink; /* the link's counters (peer_nvlink.h) */
+    cml_link_counters nvlink; /* the link's own counters (lab/link_counters.h) */
     int nvlink_said;  /* the run's diagnostic says why there are none */
 } peer_state;
 
@@ -546,9 +546,20 @@ static cml_status peer_measure(cml_sweep *ctx, void *vs, cml_record *rec)
     }
     /* The link's own counters: one more launch between two reads. */
     if (st == CML_OK && A != B && rec->state == CML_REC_OK) {
-        st = cml_peer_nvlink_read(&ps->nvlink, rec, A, both ? B : -1,
-                                  cml_gpu_facts(ps->dev[A].gpu)->uuid, cml_peer_launch, &a,
-                                  cml_record_extra(rec, "link_sector_bytes", 0) / a.nsides, push);
+        const char *uuid = cml_gpu_facts(ps->dev[A].gpu)->uuid;
+        if (cml_link_counters_before(&ps->nvlink, uuid)) {
+            st = cml_peer_use(A);
+            if (st == CML_OK)
+                st = cml_peer_launch(&a);
+            if (st == CML_OK)
+                st = cml_peer_sync(A);
+            if (st == CML_OK && both)
+                st = cml_peer_sync(B);
+            if (st == CML_OK)
+                cml_link_counters_after(&ps->nvlink, uuid, A, rec,
+                                        cml_record_extra(rec, "link_sector_bytes", 0) / a.nsides,
+                                        push);
+        }
         if (!ps->nvlink.nvml && !ps->nvlink_said) {
             ps->nvlink_said = 1;
             cml_results_diag(ctx->out, CML_DIAG_INFO, ctx->exp->key,
@@ -649,7 +660,7 @@ static void peer_finish(cml_sweep *ctx)
 static void peer_release(cml_sweep *ctx)
 {
     peer_state *ps = ctx->state;
-    cml_peer_nvlink_close(&ps->nvlink);
+    cml_link_counters_close(&ps->nvlink);
     if (!ctx->plan->gpu)
         return;
     for (int d = 0; d < PEER_MAX_GPUS; d++) {
