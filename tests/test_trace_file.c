@@ -44,9 +44,11 @@ static void build_expected(void)
     nexpect = 0;
     b("CMLTRACE", 8);
     B(1, 0, 0, 0);
-    chunk("HEAD", 15);
+    chunk("HEAD", 18);
     B(4, 'H', '1', '0', '0');     /* device */
     B(90);                        /* sm 9.0 */
+    B((char)0x84, 1);             /* 132 SMs: 4 | 1 << 7 */
+    B(0);                         /* L2 size not known */
     B(0);                         /* kernel filter "" */
     B(0);                         /* launch 0 */
     B((char)0x80, (char)0x80, 0x40); /* budget 2^20: 0, 0, 64 in 7-bit groups */
@@ -133,7 +135,7 @@ static void test_writer_bytes(void)
 {
     const char *path = tmp_path();
     char err[256] = "";
-    cml_tr_header h = {"H100", 90, "", 0, 1u << 20, "./a"};
+    cml_tr_header h = {"H100", 90, 132, 0, "", 0, 1u << 20, "./a"};
     cml_tr_writer *w = cml_tr_writer_open(path, &h, err, sizeof err);
     CHECK(w != NULL);
     if (!w)
@@ -178,6 +180,7 @@ static void test_reader(void)
         fprintf(stderr, "%s\n", err);
     CHECK_STR_EQ(t.device ? t.device : "", "H100");
     CHECK_EQ_U64(t.sm, 90);
+    CHECK_EQ_U64(t.sms, 132);
     CHECK_EQ_U64(t.budget, 1u << 20);
     CHECK_STR_EQ(t.command ? t.command : "", "./a");
     CHECK_EQ_I64(t.complete, 1);
@@ -238,8 +241,8 @@ static void test_hostile(void)
     refused(8, 2, "offset 8: trace format version 2 (this cumemlab reads version 1)");
     refused(tag_at("HEAD") + 4, 200, "a chunk of 200 bytes");
     refused(tag_at("HEAD") + 12, 32,
-            "offset 25 (HEAD chunk 1): device name: 32 bytes needed, 14 left in the chunk");
-    refused(kern + 2, 0, "offset 72 (KERN chunk 1): grid x is 0 (allowed 1..2147483647)");
+            "offset 25 (HEAD chunk 1): device name: 32 bytes needed, 17 left in the chunk");
+    refused(kern + 2, 0, "offset 75 (KERN chunk 1): grid x is 0 (allowed 1..2147483647)");
     refused(kern + 5, 0, "block x is 0 (allowed 1..1024)");
     refused(rec0 + 2, 0x03, "record 0): memory space 3");
     refused(rec0 + 2, 0x0C, "record 0): operation 3");

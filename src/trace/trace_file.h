@@ -44,6 +44,8 @@ typedef struct cml_tr_ins {
 typedef struct cml_tr_header {
     const char *device;   /* the GPU's name                                     */
     uint32_t sm;          /* compute capability, major * 10 + minor             */
+    uint32_t sms;         /* its SMs (0: not known)                             */
+    uint64_t l2_bytes;    /* its L2 (0: not known)                              */
     const char *kernels;  /* the --kernel filter ("" : every kernel)            */
     uint64_t launch;      /* the launch of each chosen kernel recorded (0: first)*/
     uint64_t budget;      /* bytes of device buffer per launch                  */
@@ -106,6 +108,8 @@ typedef struct cml_trace {
     uint32_t version;
     char *device;
     uint32_t sm;
+    uint32_t sms;
+    uint64_t l2_bytes;
     char *kernels;
     uint64_t launch;
     uint64_t budget;

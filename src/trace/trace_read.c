@@ -232,6 +232,8 @@ static void parse_head(parser *p, cml_trace *t)
 {
     t->device = get_string(p, "device name");
     t->sm = (uint32_t)get_range(p, "compute capability", 0, 1000);
+    t->sms = (uint32_t)get_range(p, "SM count", 0, 65536);
+    t->l2_bytes = get_range(p, "L2 size", 0, (uint64_t)1 << 40);
     t->kernels = get_string(p, "kernel filter");
     t->launch = get_varint(p, "launch");
     t->budget = get_varint(p, "budget");

@@ -118,6 +118,8 @@ cml_tr_writer *cml_tr_writer_open(const char *path, const cml_tr_header *h, char
     w->n = 0;
     put_string(w, h->device);
     put_varint(w, h->sm);
+    put_varint(w, h->sms);
+    put_varint(w, h->l2_bytes);
     put_string(w, h->kernels);
     put_varint(w, h->launch);
     put_varint(w, h->budget);
