@@ -74,7 +74,7 @@ static void build_expected(void)
     B(1);
 }
 
-static cml_tr_ins records[3];
+static cml_tf_ins records[3];
 
 static void build_records(void)
 {
@@ -90,8 +90,8 @@ static void build_records(void)
     records[1].active = 0xFFu;
     for (int l = 0; l < 8; l++)
         records[1].addr[l] = 0x1080u + 4u * (unsigned)l;
-    records[2].space = CML_TR_SHARED;
-    records[2].op = CML_TR_STORE;
+    records[2].space = CML_TF_SHARED;
+    records[2].op = CML_TF_STORE;
     records[2].block = 1;
     records[2].active = 5u;
     records[2].addr[0] = 128;
@@ -117,9 +117,9 @@ static uint8_t *slurp(const char *path, size_t *n)
     return buf;
 }
 
-static cml_tr_kernel kernel_desc(void)
+static cml_tf_kernel kernel_desc(void)
 {
-    cml_tr_kernel k;
+    cml_tf_kernel k;
     memset(&k, 0, sizeof k);
     k.grid[0] = 2;
     k.grid[1] = k.grid[2] = 1;
@@ -135,19 +135,19 @@ static void test_writer_bytes(void)
 {
     const char *path = tmp_path();
     char err[256] = "";
-    cml_tr_header h = {"H100", 90, 132, 0, "", 0, 1u << 20, "./a"};
-    cml_tr_writer *w = cml_tr_writer_open(path, &h, err, sizeof err);
+    cml_tf_header h = {"H100", 90, 132, 0, "", 0, 1u << 20, "./a"};
+    cml_tf_writer *w = cml_tf_writer_open(path, &h, err, sizeof err);
     CHECK(w != NULL);
     if (!w)
         return;
-    cml_tr_func f = {0, "k", "", 7, ""};
-    CHECK_EQ_I64(cml_tr_write_func(w, &f), 0);
-    cml_tr_kernel k = kernel_desc();
+    cml_tf_func f = {0, "k", "", 7, ""};
+    CHECK_EQ_I64(cml_tf_write_func(w, &f), 0);
+    cml_tf_kernel k = kernel_desc();
     /* a record out of order is refused, and nothing of it is written */
-    cml_tr_ins swapped[2] = {records[2], records[0]};
-    CHECK_EQ_I64(cml_tr_write_kernel(w, &k, swapped, 2), -1);
-    CHECK_EQ_I64(cml_tr_write_kernel(w, &k, records, 3), 0);
-    CHECK_EQ_I64(cml_tr_writer_close(w), 0);
+    cml_tf_ins swapped[2] = {records[2], records[0]};
+    CHECK_EQ_I64(cml_tf_write_kernel(w, &k, swapped, 2), -1);
+    CHECK_EQ_I64(cml_tf_write_kernel(w, &k, records, 3), 0);
+    CHECK_EQ_I64(cml_tf_writer_close(w), 0);
     size_t n = 0;
     uint8_t *got = slurp(path, &n);
     CHECK_EQ_U64(n, nexpect);
@@ -168,7 +168,7 @@ static int parse_copy(const uint8_t *bytes, size_t n, cml_trace *t, char *err, s
     if (!copy)
         return -1;
     memcpy(copy, bytes, n);
-    return cml_tr_parse(copy, n, t, err, len);
+    return cml_tf_parse(copy, n, t, err, len);
 }
 
 static void test_reader(void)
@@ -189,17 +189,17 @@ static void test_reader(void)
     if (t.nfuncs == 1 && t.nkernels == 1) {
         CHECK_STR_EQ(t.funcs[0].name, "k");
         CHECK_EQ_U64(t.funcs[0].module, 7);
-        const cml_tr_kernel *k = &t.kernel[0];
+        const cml_tf_kernel *k = &t.kernel[0];
         CHECK_EQ_U64(k->grid[0], 2);
         CHECK_EQ_U64(k->block[0], 40);
         CHECK_EQ_U64(k->warps_total, 4);
         CHECK_EQ_U64(k->warps_recorded, 3);
         CHECK_EQ_U64(k->nins, 3);
-        cml_tr_cursor c;
-        cml_tr_cursor_init(&c, k);
-        cml_tr_ins r;
+        cml_tf_cursor c;
+        cml_tf_cursor_init(&c, k);
+        cml_tf_ins r;
         for (int i = 0; i < 3; i++) {
-            CHECK_EQ_I64(cml_tr_next(&c, &r), 1);
+            CHECK_EQ_I64(cml_tf_next(&c, &r), 1);
             CHECK_EQ_U64(r.pc, records[i].pc);
             CHECK_EQ_U64(r.space, records[i].space);
             CHECK_EQ_U64(r.op, records[i].op);
@@ -208,9 +208,9 @@ static void test_reader(void)
             CHECK_EQ_U64(r.warp, records[i].warp);
             CHECK(memcmp(r.addr, records[i].addr, sizeof r.addr) == 0);
         }
-        CHECK_EQ_I64(cml_tr_next(&c, &r), 0);
+        CHECK_EQ_I64(cml_tf_next(&c, &r), 0);
     }
-    cml_tr_free(&t);
+    cml_tf_free(&t);
 }
 
 /* The offset of the n-th (from 0) occurrence of a 4-byte tag. */
@@ -276,7 +276,7 @@ static void test_prefixes(void)
         if (rc == 0) {
             CHECK_EQ_I64(t.complete, 0);
             CHECK_EQ_U64(t.nkernels, n == ends[2] ? 1u : 0u);
-            cml_tr_free(&t);
+            cml_tf_free(&t);
         }
     }
 }
@@ -297,15 +297,15 @@ static void test_mutations(void)
                 continue;
             parsed++;
             for (size_t k = 0; k < t.nkernels; k++) {
-                cml_tr_cursor c;
-                cml_tr_ins r;
+                cml_tf_cursor c;
+                cml_tf_ins r;
                 uint64_t n = 0;
-                cml_tr_cursor_init(&c, &t.kernel[k]);
-                while (cml_tr_next(&c, &r))
+                cml_tf_cursor_init(&c, &t.kernel[k]);
+                while (cml_tf_next(&c, &r))
                     n++;
                 CHECK_EQ_U64(n, t.kernel[k].nins);
             }
-            cml_tr_free(&t);
+            cml_tf_free(&t);
         }
     }
     /* an address byte changed keeps the file valid: many variants parse */

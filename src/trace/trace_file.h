@@ -8,7 +8,7 @@
  * The reader treats a file as hostile: every length, count, index and value
  * is checked before it is used, and the first thing wrong is named with the
  * byte offset and the chunk it is in. A file that parses is consistent
- * throughout, so what walks it afterwards (cml_tr_next) cannot fail.
+ * throughout, so what walks it afterwards (cml_tf_next) cannot fail.
  */
 #ifndef CML_TRACE_FILE_H
 #define CML_TRACE_FILE_H
@@ -17,31 +17,31 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CML_TR_VERSION 1u
-#define CML_TR_LANES 32u
+#define CML_TF_VERSION 1u
+#define CML_TF_LANES 32u
 /* The longest string a file may hold (names, paths, the command). */
-#define CML_TR_MAX_STRING 4096u
+#define CML_TF_MAX_STRING 4096u
 
-typedef enum cml_tr_space { CML_TR_GLOBAL = 0, CML_TR_SHARED, CML_TR_LOCAL, CML_TR_SPACES } cml_tr_space;
-typedef enum cml_tr_op { CML_TR_LOAD = 0, CML_TR_STORE, CML_TR_ATOMIC, CML_TR_OPS } cml_tr_op;
+typedef enum cml_tf_space { CML_TF_GLOBAL = 0, CML_TF_SHARED, CML_TF_LOCAL, CML_TF_SPACES } cml_tf_space;
+typedef enum cml_tf_op { CML_TF_LOAD = 0, CML_TF_STORE, CML_TF_ATOMIC, CML_TF_OPS } cml_tf_op;
 
 /* One warp-level memory instruction. */
-typedef struct cml_tr_ins {
+typedef struct cml_tf_ins {
     uint32_t func;     /* the function its pc is in (a FUNC chunk's id)       */
     uint32_t pc;       /* byte offset of the instruction in that function      */
-    uint8_t space;     /* cml_tr_space                                         */
-    uint8_t op;        /* cml_tr_op                                            */
+    uint8_t space;     /* cml_tf_space                                         */
+    uint8_t op;        /* cml_tf_op                                            */
     uint8_t size;      /* bytes per lane: 1, 2, 4, 8 or 16                     */
     uint32_t active;   /* lanes taking part (never 0)                          */
     uint64_t block;    /* the block's linear index (x fastest)                 */
     uint32_t warp;     /* the warp's index in its block                        */
-    uint64_t addr[CML_TR_LANES]; /* global: the address; shared and local: the
+    uint64_t addr[CML_TF_LANES]; /* global: the address; shared and local: the
                                     offset in the window (as the API reports
                                     them); 0 for inactive lanes                */
-} cml_tr_ins;
+} cml_tf_ins;
 
 /* What was recorded, and why (the HEAD chunk). */
-typedef struct cml_tr_header {
+typedef struct cml_tf_header {
     const char *device;   /* the GPU's name                                     */
     uint32_t sm;          /* compute capability, major * 10 + minor             */
     uint32_t sms;         /* its SMs (0: not known)                             */
@@ -50,19 +50,19 @@ typedef struct cml_tr_header {
     uint64_t launch;      /* the launch of each chosen kernel recorded (0: first)*/
     uint64_t budget;      /* bytes of device buffer per launch                  */
     const char *command;  /* the program and its arguments                      */
-} cml_tr_header;
+} cml_tf_header;
 
 /* A function PCs are relative to (the FUNC chunk). */
-typedef struct cml_tr_func {
+typedef struct cml_tf_func {
     uint32_t id;           /* 0, 1, 2, ... in file order                       */
     const char *name;      /* as the module names it (mangled)                  */
     const char *demangled; /* "" when not known                                  */
     uint64_t module;       /* the module it is in (an id of the recording)      */
     const char *cubin;     /* where the module's cubin was saved ("" : not)     */
-} cml_tr_func;
+} cml_tf_func;
 
 /* One recorded launch (the KERN chunk, without its records). */
-typedef struct cml_tr_kernel {
+typedef struct cml_tf_kernel {
     uint32_t func;           /* the kernel's own function                       */
     uint64_t launch;         /* its launch index among that kernel's launches   */
     uint32_t grid[3], block[3];
@@ -77,11 +77,11 @@ typedef struct cml_tr_kernel {
     /* Reader only: where the records are in the file's bytes. */
     const uint8_t *data;
     size_t len;
-} cml_tr_kernel;
+} cml_tf_kernel;
 
 /* ---- writing ---------------------------------------------------------- */
 
-typedef struct cml_tr_writer cml_tr_writer;
+typedef struct cml_tf_writer cml_tf_writer;
 
 /*
  * Create `path` and write the file header and the HEAD chunk. The file is
@@ -89,18 +89,18 @@ typedef struct cml_tr_writer cml_tr_writer;
  * it is traced leaves the kernels written so far in a file the reader
  * accepts as incomplete. NULL on failure, with a line in err.
  */
-cml_tr_writer *cml_tr_writer_open(const char *path, const cml_tr_header *h, char *err,
+cml_tf_writer *cml_tf_writer_open(const char *path, const cml_tf_header *h, char *err,
                                   size_t errlen);
 /* A function; ids are 0, 1, 2, ... in the order written. 0, or -1 on a write error or a
- * string longer than CML_TR_MAX_STRING. */
-int cml_tr_write_func(cml_tr_writer *w, const cml_tr_func *f);
+ * string longer than CML_TF_MAX_STRING. */
+int cml_tf_write_func(cml_tf_writer *w, const cml_tf_func *f);
 /* A launch and its n records, in the order the file wants them: by block,
  * then warp, each warp's in the order it issued them. The chunk is flushed
  * to the file. 0, or -1 (write error, a record out of order or invalid). */
-int cml_tr_write_kernel(cml_tr_writer *w, const cml_tr_kernel *k, const cml_tr_ins *ins,
+int cml_tf_write_kernel(cml_tf_writer *w, const cml_tf_kernel *k, const cml_tf_ins *ins,
                         size_t n);
 /* The END chunk, then close. 0, or -1 if anything failed since open. */
-int cml_tr_writer_close(cml_tr_writer *w);
+int cml_tf_writer_close(cml_tf_writer *w);
 
 /* ---- reading ---------------------------------------------------------- */
 
@@ -116,9 +116,9 @@ typedef struct cml_trace {
     char *command;
     int complete;           /* 1: the END chunk was there (0: the program or
                                the library stopped before closing the file) */
-    cml_tr_func *funcs;     /* funcs[i].id == i */
+    cml_tf_func *funcs;     /* funcs[i].id == i */
     size_t nfuncs, cap_funcs;
-    cml_tr_kernel *kernel;  /* in file order */
+    cml_tf_kernel *kernel;  /* in file order */
     size_t nkernels, cap_kernels;
     uint8_t *bytes;         /* the file (the kernels' data point into it) */
     size_t nbytes;
@@ -129,27 +129,27 @@ typedef struct cml_trace {
  * `bytes`, a malloc'd buffer, even on failure). 0, or -1 with one line in
  * err: "offset 1234 (KERN chunk 3, record 17): lane 5's address ...".
  */
-int cml_tr_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errlen);
+int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errlen);
 /* Read and parse the file at path (- : standard input). */
-int cml_tr_read(const char *path, cml_trace *t, char *err, size_t errlen);
-void cml_tr_free(cml_trace *t);
+int cml_tf_read(const char *path, cml_trace *t, char *err, size_t errlen);
+void cml_tf_free(cml_trace *t);
 
 /* The function of id `id`, or NULL. */
-const cml_tr_func *cml_tr_func_by_id(const cml_trace *t, uint32_t id);
+const cml_tf_func *cml_tf_func_by_id(const cml_trace *t, uint32_t id);
 
 /* Walking a parsed kernel's records. */
-typedef struct cml_tr_cursor {
-    const cml_tr_kernel *k;
+typedef struct cml_tf_cursor {
+    const cml_tf_kernel *k;
     size_t pos;
     uint64_t done;
-} cml_tr_cursor;
+} cml_tf_cursor;
 
-void cml_tr_cursor_init(cml_tr_cursor *c, const cml_tr_kernel *k);
+void cml_tf_cursor_init(cml_tf_cursor *c, const cml_tf_kernel *k);
 /* The next record into *out: 1, or 0 at the end. */
-int cml_tr_next(cml_tr_cursor *c, cml_tr_ins *out);
+int cml_tf_next(cml_tf_cursor *c, cml_tf_ins *out);
 
 /* "global", "shared", "local"; "load", "store", "atomic". */
-const char *cml_tr_space_name(unsigned space);
-const char *cml_tr_op_name(unsigned op);
+const char *cml_tf_space_name(unsigned space);
+const char *cml_tf_op_name(unsigned op);
 
 #endif

@@ -6,7 +6,7 @@
  * index against what it indexes. The first fault ends the parse with one
  * line naming the byte offset, the chunk and the record.
  *
- * Parsing walks every record of every kernel once, so cml_tr_next, which
+ * Parsing walks every record of every kernel once, so cml_tf_next, which
  * decodes them again when asked, works on bytes known to be good.
  */
 #include "trace/trace_file.h"
@@ -102,7 +102,7 @@ static uint32_t get_u32(parser *p, const char *what)
 /* A string, copied and NUL-terminated (NULL on failure). */
 static char *get_string(parser *p, const char *what)
 {
-    const uint64_t len = get_range(p, what, 0, CML_TR_MAX_STRING);
+    const uint64_t len = get_range(p, what, 0, CML_TF_MAX_STRING);
     const uint8_t *b = get_bytes(p, (size_t)len, what);
     if (!b)
         return NULL;
@@ -122,7 +122,7 @@ static char *get_string(parser *p, const char *what)
 
 /* Function ids are 0, 1, 2, ... in file order (the reader insists), so a
  * lookup is an index. */
-const cml_tr_func *cml_tr_func_by_id(const cml_trace *t, uint32_t id)
+const cml_tf_func *cml_tf_func_by_id(const cml_trace *t, uint32_t id)
 {
     return id < t->nfuncs ? &t->funcs[id] : NULL;
 }
@@ -146,12 +146,12 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 
 /* Decode one record at p->pos (checked against the kernel k and the record
  * before it, prev; NULL for the first). */
-static void parse_record(parser *p, const cml_trace *t, const cml_tr_kernel *k,
-                         const cml_tr_ins *prev, cml_tr_ins *r)
+static void parse_record(parser *p, const cml_trace *t, const cml_tf_kernel *k,
+                         const cml_tf_ins *prev, cml_tf_ins *r)
 {
     memset(r, 0, sizeof *r);
     r->func = (uint32_t)get_range(p, "function id", 0, UINT32_MAX);
-    if (!p->failed && t && !cml_tr_func_by_id(t, r->func))
+    if (!p->failed && t && !cml_tf_func_by_id(t, r->func))
         fail(p, "function id %u has no FUNC chunk before it", r->func);
     r->pc = (uint32_t)get_range(p, "pc", 0, UINT32_MAX);
     const uint8_t *attr = get_bytes(p, 2, "the access's attributes");
@@ -162,22 +162,22 @@ static void parse_record(parser *p, const cml_trace *t, const cml_tr_kernel *k,
     r->size = attr[1];
     if (attr[0] >> 4)
         fail(p, "attribute byte 0x%02x: bits 4-7 must be 0", attr[0]);
-    else if (r->space >= CML_TR_SPACES)
+    else if (r->space >= CML_TF_SPACES)
         fail(p, "memory space %u (allowed 0 global, 1 shared, 2 local)", r->space);
-    else if (r->op >= CML_TR_OPS)
+    else if (r->op >= CML_TF_OPS)
         fail(p, "operation %u (allowed 0 load, 1 store, 2 atomic)", r->op);
     else if (r->size != 1 && r->size != 2 && r->size != 4 && r->size != 8 && r->size != 16)
         fail(p, "access size %u bytes (allowed 1, 2, 4, 8, 16)", r->size);
     const uint64_t blocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
     const uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
-    const uint64_t warps = (threads + CML_TR_LANES - 1u) / CML_TR_LANES;
+    const uint64_t warps = (threads + CML_TF_LANES - 1u) / CML_TF_LANES;
     r->block = get_range(p, "block index", 0, blocks - 1u);
     r->warp = (uint32_t)get_range(p, "warp index", 0, warps - 1u);
     r->active = get_u32(p, "active mask");
     if (p->failed)
         return;
     /* Lanes beyond the block's last thread do not exist. */
-    const uint64_t lanes = threads - (uint64_t)r->warp * CML_TR_LANES;
+    const uint64_t lanes = threads - (uint64_t)r->warp * CML_TF_LANES;
     const uint32_t exist = lanes >= 32u ? 0xFFFFFFFFu : (1u << lanes) - 1u;
     if (r->active == 0) {
         fail(p, "active mask 0 (a record has at least one lane)");
@@ -195,24 +195,24 @@ static void parse_record(parser *p, const cml_trace *t, const cml_tr_kernel *k,
     }
     uint64_t last = 0;
     int first = 1;
-    for (unsigned l = 0; l < CML_TR_LANES && !p->failed; l++) {
+    for (unsigned l = 0; l < CML_TF_LANES && !p->failed; l++) {
         if (!((r->active >> l) & 1u))
             continue;
         const uint64_t v = get_varint(p, "lane address");
-        r->addr[l] = first ? v : last + cml_tr_unzigzag(v);
+        r->addr[l] = first ? v : last + cml_tf_unzigzag(v);
         last = r->addr[l];
         first = 0;
     }
 }
 
-void cml_tr_cursor_init(cml_tr_cursor *c, const cml_tr_kernel *k)
+void cml_tf_cursor_init(cml_tf_cursor *c, const cml_tf_kernel *k)
 {
     c->k = k;
     c->pos = 0;
     c->done = 0;
 }
 
-int cml_tr_next(cml_tr_cursor *c, cml_tr_ins *out)
+int cml_tf_next(cml_tf_cursor *c, cml_tf_ins *out)
 {
     if (c->done >= c->k->nins)
         return 0;
@@ -242,7 +242,7 @@ static void parse_head(parser *p, cml_trace *t)
 
 static void parse_func(parser *p, cml_trace *t)
 {
-    cml_tr_func f;
+    cml_tf_func f;
     memset(&f, 0, sizeof f);
     f.id = (uint32_t)get_range(p, "function id", t->nfuncs, t->nfuncs);
     f.name = get_string(p, "function name");
@@ -266,10 +266,10 @@ static void parse_func(parser *p, cml_trace *t)
 
 static void parse_kern(parser *p, cml_trace *t)
 {
-    cml_tr_kernel k;
+    cml_tf_kernel k;
     memset(&k, 0, sizeof k);
     k.func = (uint32_t)get_range(p, "kernel's function id", 0, UINT32_MAX);
-    if (!p->failed && !cml_tr_func_by_id(t, k.func))
+    if (!p->failed && !cml_tf_func_by_id(t, k.func))
         fail(p, "function id %u has no FUNC chunk before it", k.func);
     k.launch = get_varint(p, "launch index");
     /* CUDA's launch limits: a launch outside them never ran. */
@@ -287,7 +287,7 @@ static void parse_kern(parser *p, cml_trace *t)
     k.smem = get_range(p, "shared memory per block", 0, (uint64_t)1 << 32);
     const uint64_t threads = (uint64_t)k.block[0] * k.block[1] * k.block[2];
     const uint64_t all = (uint64_t)k.grid[0] * k.grid[1] * k.grid[2] *
-                         ((threads + CML_TR_LANES - 1u) / CML_TR_LANES);
+                         ((threads + CML_TF_LANES - 1u) / CML_TF_LANES);
     k.warps_total = get_range(p, "warps of the launch", all, all);
     k.stride = get_range(p, "sampling stride", 1, all);
     k.warps_recorded = get_range(p, "warps recorded", 0, (all + k.stride - 1u) / k.stride);
@@ -299,7 +299,7 @@ static void parse_kern(parser *p, cml_trace *t)
     k.data = p->base + p->pos;
     k.len = p->end - p->pos;
     const size_t start = p->pos;
-    cml_tr_ins prev, cur;
+    cml_tf_ins prev, cur;
     uint64_t warps = 0;
     for (uint64_t i = 0; i < k.nins && !p->failed; i++) {
         p->record = i + 1u;
@@ -334,24 +334,24 @@ static void parse_kern(parser *p, cml_trace *t)
 
 /* ---- the file --------------------------------------------------------------- */
 
-int cml_tr_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errlen)
+int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     t->bytes = bytes;
     t->nbytes = n;
     parser p = {bytes, 0, n, NULL, 0, 0, err, errlen, 0};
-    if (n < CML_TR_FILE_HEADER || memcmp(bytes, CML_TR_MAGIC, CML_TR_MAGIC_LEN) != 0) {
-        fail(&p, "not a cumemlab trace (it does not begin with \"" CML_TR_MAGIC "\")");
-        cml_tr_free(t);
+    if (n < CML_TF_FILE_HEADER || memcmp(bytes, CML_TF_MAGIC, CML_TF_MAGIC_LEN) != 0) {
+        fail(&p, "not a cumemlab trace (it does not begin with \"" CML_TF_MAGIC "\")");
+        cml_tf_free(t);
         return -1;
     }
-    p.pos = CML_TR_MAGIC_LEN;
+    p.pos = CML_TF_MAGIC_LEN;
     t->version = get_u32(&p, "version");
-    if (t->version != CML_TR_VERSION) {
-        p.pos = CML_TR_MAGIC_LEN;
+    if (t->version != CML_TF_VERSION) {
+        p.pos = CML_TF_MAGIC_LEN;
         fail(&p, "trace format version %u (this cumemlab reads version %u)", t->version,
-             CML_TR_VERSION);
-        cml_tr_free(t);
+             CML_TF_VERSION);
+        cml_tf_free(t);
         return -1;
     }
     size_t counts[4] = {0, 0, 0, 0};
@@ -363,24 +363,24 @@ int cml_tr_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
         }
         p.chunk = NULL;
         p.end = n;
-        const uint8_t *h = get_bytes(&p, CML_TR_CHUNK_HEADER, "chunk header");
+        const uint8_t *h = get_bytes(&p, CML_TF_CHUNK_HEADER, "chunk header");
         if (!h) {
             break;
         }
         uint64_t len = 0;
         for (unsigned i = 0; i < 8; i++)
             len |= (uint64_t)h[4 + i] << (8 * i);
-        static const char *const tags[4] = {CML_TR_TAG_HEAD, CML_TR_TAG_FUNC, CML_TR_TAG_KERN,
-                                            CML_TR_TAG_END};
+        static const char *const tags[4] = {CML_TF_TAG_HEAD, CML_TF_TAG_FUNC, CML_TF_TAG_KERN,
+                                            CML_TF_TAG_END};
         static const char *const names[4] = {"HEAD chunk", "FUNC chunk", "KERN chunk",
                                              "END chunk"};
         unsigned tag = 0;
         while (tag < 4 && memcmp(h, tags[tag], 4) != 0)
             tag++;
         if (len > n - p.pos) {
-            p.pos -= CML_TR_CHUNK_HEADER;
+            p.pos -= CML_TF_CHUNK_HEADER;
             fail(&p, "a chunk of %llu bytes, %zu left in the file (a truncated file?)",
-                 (unsigned long long)len, n - p.pos - CML_TR_CHUNK_HEADER);
+                 (unsigned long long)len, n - p.pos - CML_TF_CHUNK_HEADER);
             break;
         }
         if (tag == 4) { /* a chunk of a later version: skipped, its length checked */
@@ -419,13 +419,13 @@ int cml_tr_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
     }
     t->complete = ended;
     if (p.failed) {
-        cml_tr_free(t);
+        cml_tf_free(t);
         return -1;
     }
     return 0;
 }
 
-int cml_tr_read(const char *path, cml_trace *t, char *err, size_t errlen)
+int cml_tf_read(const char *path, cml_trace *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     const int std = !strcmp(path, "-");
@@ -463,14 +463,14 @@ int cml_tr_read(const char *path, cml_trace *t, char *err, size_t errlen)
         return -1;
     }
     char why[400];
-    if (cml_tr_parse(buf, n, t, why, sizeof why) != 0) {
+    if (cml_tf_parse(buf, n, t, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
     return 0;
 }
 
-void cml_tr_free(cml_trace *t)
+void cml_tf_free(cml_trace *t)
 {
     free(t->device);
     free(t->kernels);
@@ -486,14 +486,14 @@ void cml_tr_free(cml_trace *t)
     memset(t, 0, sizeof *t);
 }
 
-const char *cml_tr_space_name(unsigned space)
+const char *cml_tf_space_name(unsigned space)
 {
     static const char *const n[] = {"global", "shared", "local"};
-    return space < CML_TR_SPACES ? n[space] : "?";
+    return space < CML_TF_SPACES ? n[space] : "?";
 }
 
-const char *cml_tr_op_name(unsigned op)
+const char *cml_tf_op_name(unsigned op)
 {
     static const char *const n[] = {"load", "store", "atomic"};
-    return op < CML_TR_OPS ? n[op] : "?";
+    return op < CML_TF_OPS ? n[op] : "?";
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cml_tr_writer {
+struct cml_tf_writer {
     FILE *f;
     int failed;
     uint64_t kernels;
@@ -20,7 +20,7 @@ struct cml_tr_writer {
 };
 
 /* Room for `more` bytes in the chunk buffer; 0, or -1 (and failed). */
-static int reserve(cml_tr_writer *w, size_t more)
+static int reserve(cml_tf_writer *w, size_t more)
 {
     if (w->n + more <= w->cap)
         return 0;
@@ -42,7 +42,7 @@ static int reserve(cml_tr_writer *w, size_t more)
     return 0;
 }
 
-static void put_bytes(cml_tr_writer *w, const void *p, size_t len)
+static void put_bytes(cml_tf_writer *w, const void *p, size_t len)
 {
     if (reserve(w, len) == 0) {
         memcpy(w->buf + w->n, p, len);
@@ -51,7 +51,7 @@ static void put_bytes(cml_tr_writer *w, const void *p, size_t len)
 }
 
 /* Unsigned LEB128: 7 bits a byte, low first, the high bit says more. */
-static void put_varint(cml_tr_writer *w, uint64_t v)
+static void put_varint(cml_tf_writer *w, uint64_t v)
 {
     uint8_t b[10];
     size_t k = 0;
@@ -65,16 +65,16 @@ static void put_varint(cml_tr_writer *w, uint64_t v)
     put_bytes(w, b, k);
 }
 
-static void put_u32(cml_tr_writer *w, uint32_t v)
+static void put_u32(cml_tf_writer *w, uint32_t v)
 {
     const uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
     put_bytes(w, b, 4);
 }
 
-static void put_string(cml_tr_writer *w, const char *s)
+static void put_string(cml_tf_writer *w, const char *s)
 {
     const size_t len = s ? strlen(s) : 0;
-    if (len > CML_TR_MAX_STRING) {
+    if (len > CML_TF_MAX_STRING) {
         w->failed = 1;
         return;
     }
@@ -83,9 +83,9 @@ static void put_string(cml_tr_writer *w, const char *s)
 }
 
 /* Write the chunk built in buf under `tag`, and start the next one. */
-static int emit_chunk(cml_tr_writer *w, const char *tag)
+static int emit_chunk(cml_tf_writer *w, const char *tag)
 {
-    uint8_t head[CML_TR_CHUNK_HEADER];
+    uint8_t head[CML_TF_CHUNK_HEADER];
     memcpy(head, tag, 4);
     uint64_t len = w->n;
     for (unsigned i = 0; i < 8; i++)
@@ -97,10 +97,10 @@ static int emit_chunk(cml_tr_writer *w, const char *tag)
     return w->failed ? -1 : 0;
 }
 
-cml_tr_writer *cml_tr_writer_open(const char *path, const cml_tr_header *h, char *err,
+cml_tf_writer *cml_tf_writer_open(const char *path, const cml_tf_header *h, char *err,
                                   size_t errlen)
 {
-    cml_tr_writer *w = calloc(1, sizeof *w);
+    cml_tf_writer *w = calloc(1, sizeof *w);
     if (!w) {
         snprintf(err, errlen, "%s: out of memory", path);
         return NULL;
@@ -111,8 +111,8 @@ cml_tr_writer *cml_tr_writer_open(const char *path, const cml_tr_header *h, char
         free(w);
         return NULL;
     }
-    put_bytes(w, CML_TR_MAGIC, CML_TR_MAGIC_LEN);
-    put_u32(w, CML_TR_VERSION);
+    put_bytes(w, CML_TF_MAGIC, CML_TF_MAGIC_LEN);
+    put_u32(w, CML_TF_VERSION);
     if (!w->failed && fwrite(w->buf, 1, w->n, w->f) != w->n)
         w->failed = 1;
     w->n = 0;
@@ -124,7 +124,7 @@ cml_tr_writer *cml_tr_writer_open(const char *path, const cml_tr_header *h, char
     put_varint(w, h->launch);
     put_varint(w, h->budget);
     put_string(w, h->command);
-    if (emit_chunk(w, CML_TR_TAG_HEAD) != 0) {
+    if (emit_chunk(w, CML_TF_TAG_HEAD) != 0) {
         snprintf(err, errlen, "%s: cannot write the header", path);
         fclose(w->f);
         free(w->buf);
@@ -134,27 +134,27 @@ cml_tr_writer *cml_tr_writer_open(const char *path, const cml_tr_header *h, char
     return w;
 }
 
-int cml_tr_write_func(cml_tr_writer *w, const cml_tr_func *f)
+int cml_tf_write_func(cml_tf_writer *w, const cml_tf_func *f)
 {
     put_varint(w, f->id);
     put_string(w, f->name);
     put_string(w, f->demangled);
     put_varint(w, f->module);
     put_string(w, f->cubin);
-    return emit_chunk(w, CML_TR_TAG_FUNC);
+    return emit_chunk(w, CML_TF_TAG_FUNC);
 }
 
 /* Records must come by block, then warp; one the reader would refuse is
  * refused here, so that a file written is a file read. */
-static int record_ok(const cml_tr_ins *r, const cml_tr_ins *prev)
+static int record_ok(const cml_tf_ins *r, const cml_tf_ins *prev)
 {
-    if (r->space >= CML_TR_SPACES || r->op >= CML_TR_OPS || r->active == 0 ||
+    if (r->space >= CML_TF_SPACES || r->op >= CML_TF_OPS || r->active == 0 ||
         (r->size != 1 && r->size != 2 && r->size != 4 && r->size != 8 && r->size != 16))
         return 0;
     return !prev || r->block > prev->block || (r->block == prev->block && r->warp >= prev->warp);
 }
 
-int cml_tr_write_kernel(cml_tr_writer *w, const cml_tr_kernel *k, const cml_tr_ins *ins,
+int cml_tf_write_kernel(cml_tf_writer *w, const cml_tf_kernel *k, const cml_tf_ins *ins,
                         size_t n)
 {
     put_varint(w, k->func);
@@ -170,14 +170,14 @@ int cml_tr_write_kernel(cml_tr_writer *w, const cml_tr_kernel *k, const cml_tr_i
     put_varint(w, k->warps_lost);
     put_varint(w, n);
     for (size_t i = 0; i < n && !w->failed; i++) {
-        const cml_tr_ins *r = &ins[i];
+        const cml_tf_ins *r = &ins[i];
         if (!record_ok(r, i ? &ins[i - 1] : NULL)) {
             w->n = 0;
             return -1; /* the file stays as it was: this chunk is not written */
         }
         put_varint(w, r->func);
         put_varint(w, r->pc);
-        const uint8_t attr[2] = {cml_tr_attr(r->space, r->op), r->size};
+        const uint8_t attr[2] = {cml_tf_attr(r->space, r->op), r->size};
         put_bytes(w, attr, 2);
         put_varint(w, r->block);
         put_varint(w, r->warp);
@@ -187,26 +187,26 @@ int cml_tr_write_kernel(cml_tr_writer *w, const cml_tr_kernel *k, const cml_tr_i
          * lane. */
         uint64_t prev = 0;
         int first = 1;
-        for (unsigned l = 0; l < CML_TR_LANES; l++) {
+        for (unsigned l = 0; l < CML_TF_LANES; l++) {
             if (!((r->active >> l) & 1u))
                 continue;
-            put_varint(w, first ? r->addr[l] : cml_tr_zigzag(r->addr[l] - prev));
+            put_varint(w, first ? r->addr[l] : cml_tf_zigzag(r->addr[l] - prev));
             prev = r->addr[l];
             first = 0;
         }
     }
-    if (emit_chunk(w, CML_TR_TAG_KERN) != 0)
+    if (emit_chunk(w, CML_TF_TAG_KERN) != 0)
         return -1;
     w->kernels++;
     return 0;
 }
 
-int cml_tr_writer_close(cml_tr_writer *w)
+int cml_tf_writer_close(cml_tf_writer *w)
 {
     if (!w)
         return -1;
     put_varint(w, w->kernels);
-    emit_chunk(w, CML_TR_TAG_END);
+    emit_chunk(w, CML_TF_TAG_END);
     int rc = w->failed ? -1 : 0;
     if (fclose(w->f) != 0)
         rc = -1;

@@ -19,16 +19,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_kernel(const cml_tr_kernel *k)
+static void check_kernel(const cml_tf_kernel *k)
 {
     const uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
     const uint64_t blocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
-    cml_tr_cursor c;
-    cml_tr_ins r, prev;
+    cml_tf_cursor c;
+    cml_tf_ins r, prev;
     uint64_t n = 0;
-    cml_tr_cursor_init(&c, k);
-    while (cml_tr_next(&c, &r)) {
-        if (r.space >= CML_TR_SPACES || r.op >= CML_TR_OPS || r.active == 0 || r.size == 0 ||
+    cml_tf_cursor_init(&c, k);
+    while (cml_tf_next(&c, &r)) {
+        if (r.space >= CML_TF_SPACES || r.op >= CML_TF_OPS || r.active == 0 || r.size == 0 ||
             r.size > 16 || (r.size & (r.size - 1u)) || r.block >= blocks ||
             (uint64_t)r.warp * 32u >= threads)
             abort();
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(copy, data, size);
     cml_trace t;
     char err[400];
-    if (cml_tr_parse(copy, size, &t, err, sizeof err) != 0) {
+    if (cml_tf_parse(copy, size, &t, err, sizeof err) != 0) {
         unsigned long long at = 0;
         if (sscanf(err, "offset %llu", &at) != 1 || at > size || strchr(err, '\n'))
             abort();
@@ -60,6 +60,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t k = 0; k < t.nkernels; k++)
         check_kernel(&t.kernel[k]);
-    cml_tr_free(&t);
+    cml_tf_free(&t);
     return 0;
 }
