@@ -1,0 +1,366 @@
+/*
+ * The model over a trace (src/trace/trace_model.h), on traces of the lab's
+ * own kernels: each committed trace of tests/data/trace/ is a mirror's
+ * launch recorded as the injection library records a real one
+ * (cml_tf_write_mirror), so what the model makes of the trace must be what
+ * the lab knows of that kernel:
+ *   - the figures derived by hand below, per instruction (pc) and kernel;
+ *   - the experiment's own record for the same launch, run through the
+ *     engine on the model alone: every class's requests, sectors and
+ *     wavefronts, and the cache levels' figures, equal.
+ * The traces are written again here and must be the committed bytes (so
+ * the format, the writer and the mirrors cannot drift from them unseen).
+ * `test_trace_model --write DIR` writes them (how they were made).
+ */
+#define _XOPEN_SOURCE 700 /* getpid */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "experiment_rows.h" /* the rows, declared by the build */
+#include "experiment_test_util.h"
+#include "experiments/offset/offset_body.h"
+#include "experiments/shared_banks/shared_banks_body.h"
+#include "experiments/stride/stride_body.h"
+#include "experiments/transpose/transpose_body.h"
+#include "test_util.h"
+#include "trace/trace_mirror.h"
+#include "trace/trace_model.h"
+
+/* One trace: a file name, the kernel's name, its launch, the experiment
+ * and the settings that make the same launch. */
+typedef struct fixture {
+    const char *file, *kernel;
+    const cml_experiment *exp;
+    const char *settings;
+    cml_dim3 grid, block;
+    uint64_t smem;
+    cml_thread_fn fn;
+    const void *args;
+} fixture;
+
+/* read-offset, offset 1: C[i] = A[i+1] + B[i+1], i < 2047, 4 blocks of 512 */
+static const cml_offset_args offset_args = {2048, 1, CML_CACHE_CA, 0};
+/* stride 2: C[i] = A[2i], 2048 threads in 8 blocks of 256 */
+static const cml_stride_args stride_args = {CML_STRIDE_READ, 4096, 2, 0};
+/* transpose naive-row on 32 x 32 floats, blocks of 32 x 8: out[x*32 + y] = in[y*32 + x] */
+static const cml_transpose_args transpose_args = {32, 32, CML_TR_NAIVE_ROW};
+/* a 32 x 32 word tile written by rows and read by columns, 2 blocks, one round */
+static const cml_banks_args banks_args = {CML_BANKS_TILE, 32, 32, 32, 0, 1, 4, 1};
+
+static fixture fixtures[4];
+
+static void make_fixtures(void)
+{
+    const cml_dim3 one = {1, 1, 1};
+    fixture f[4] = {
+        {"read-offset.trace", "readOffset", &cml_exp_read_offset,
+         "offset=1 n=2048 block=512 path=ca", {4, 1, 1}, {512, 1, 1}, 0, cml_offset_mirror,
+         &offset_args},
+        {"stride.trace", "stride", &cml_exp_stride, "pattern=stride stride=2 n=4096 block=256",
+         {8, 1, 1}, {256, 1, 1}, 0, cml_stride_mirror, &stride_args},
+        {"transpose-naive-row.trace", "transposeNaiveRow", &cml_exp_transpose,
+         "kernel=naive-row block=32x8 nx=32 ny=32", one, one, 0, cml_transpose_mirror,
+         &transpose_args},
+        {"shared-banks-col.trace", "smemTileRowCol", &cml_exp_shared_banks,
+         "pattern=tile tile=32x32 access=row-col pad=0 alloc=static blocks=2 iters=1",
+         {2, 1, 1}, {1024, 1, 1}, 32 * 32 * 4, cml_banks_mirror, &banks_args},
+    };
+    cml_tr_shape(CML_TR_NAIVE_ROW, 32, 32, 32, 8, &f[2].grid, &f[2].block);
+    memcpy(fixtures, f, sizeof f);
+}
+
+/* Write fixture f's trace to path: 0, or -1. */
+static int write_fixture(const fixture *f, const char *path)
+{
+    char err[256];
+    /* An H100's SMs and L2 (cml_cache_config_h100), as the model assumes. */
+    cml_tf_header h = {"model (the lab's mirror)", 90, 132, 50u << 20, "", 0, 256u << 20,
+                       "test_trace_model --write"};
+    cml_tf_writer *w = cml_tf_writer_open(path, &h, err, sizeof err);
+    if (!w) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    cml_tf_func fn = {0, f->kernel, "", 1, ""};
+    int rc = cml_tf_write_func(w, &fn);
+    if (rc == 0 && cml_tf_write_mirror(w, 0, 0, f->grid, f->block, f->smem, f->fn, f->args) !=
+                       CML_OK)
+        rc = -1;
+    if (cml_tf_writer_close(w) != 0)
+        rc = -1;
+    return rc;
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1u << 16, len = 0;
+    uint8_t *b = malloc(cap);
+    while (b) {
+        size_t got = fread(b + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+        if (len == cap) {
+            uint8_t *nb = realloc(b, cap * 2u);
+            if (!nb) {
+                free(b);
+                b = NULL;
+            }
+            b = nb;
+            cap *= 2u;
+        }
+    }
+    fclose(f);
+    *n = len;
+    return b;
+}
+
+/* The committed trace is the one written now, byte for byte. */
+static void check_committed(const fixture *f)
+{
+    char fresh[512], committed[512];
+    const char *dir = getenv("TMPDIR");
+    snprintf(fresh, sizeof fresh, "%s/cml_trace_%ld_%s", dir && *dir ? dir : "/tmp",
+             (long)getpid(), f->file);
+    snprintf(committed, sizeof committed, "%s/%s", CML_TRACE_DATA, f->file);
+    CHECK_EQ_I64(write_fixture(f, fresh), 0);
+    size_t na = 0, nb = 0;
+    uint8_t *a = slurp(fresh, &na), *b = slurp(committed, &nb);
+    CHECK(a != NULL && b != NULL);
+    CHECK_EQ_U64(na, nb);
+    if (a && b && (na != nb || memcmp(a, b, na) != 0)) {
+        cml_test_failures++;
+        fprintf(stderr, "%s: differs from the trace written now (test_trace_model --write "
+                        "tests/data/trace writes it again)\n", committed);
+    }
+    free(a);
+    free(b);
+    remove(fresh);
+}
+
+/* The model of the committed trace's only launch. */
+static int model_of(const fixture *f, cml_trace *t, cml_tf_model *m)
+{
+    char path[512], err[400];
+    snprintf(path, sizeof path, "%s/%s", CML_TRACE_DATA, f->file);
+    if (cml_tf_read(path, t, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        CHECK(0);
+        return -1;
+    }
+    CHECK_EQ_U64(t->nkernels, 1);
+    CHECK_EQ_I64(t->complete, 1);
+    if (t->nkernels != 1 || cml_tf_model_kernel(t, &t->kernel[0], m) != CML_OK) {
+        CHECK(0);
+        cml_tf_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+/* The model's figures of the trace equal the experiment's record of the
+ * same launch: every class, and the cache levels. */
+static void check_against_record(const fixture *f, const cml_tf_model *m)
+{
+    cml_results r;
+    CHECK_EQ_I64(run_model(f->exp, f->settings, &r), CML_OK);
+    CHECK_EQ_U64(r.count, 1);
+    if (r.count != 1) {
+        cml_results_free(&r);
+        return;
+    }
+    const cml_record *rec = &r.items[0];
+    for (unsigned c = 0; c < CML_CLASS_COUNT; c++) {
+        const cml_traffic *x = &m->cls.cls[c], *y = &rec->model[CML_RULES_MODERN].cls[c];
+        if (x->requests != y->requests || x->sectors != y->sectors ||
+            x->wavefronts != y->wavefronts || x->bank_conflicts != y->bank_conflicts ||
+            x->requested_bytes != y->requested_bytes || x->instructions != y->instructions)
+            fprintf(stderr, "%s: class %s differs from the record %s\n", f->file,
+                    cml_class_name((cml_class)c), rec->variant);
+        CHECK_EQ_U64(x->instructions, y->instructions);
+        CHECK_EQ_U64(x->requests, y->requests);
+        CHECK_EQ_U64(x->sectors, y->sectors);
+        CHECK_EQ_U64(x->requested_bytes, y->requested_bytes);
+        CHECK_EQ_U64(x->wavefronts, y->wavefronts);
+        CHECK_EQ_U64(x->bank_conflicts, y->bank_conflicts);
+    }
+    /* every fixture touches global memory: the levels have figures to compare */
+    CHECK_EQ_I64(m->has_levels, 1);
+    CHECK_EQ_I64(rec->has_levels, 1);
+    if (m->has_levels && rec->has_levels) {
+        CHECK_EQ_U64(m->levels.l1_hit_sectors, rec->levels.l1_hit_sectors);
+        CHECK_EQ_U64(m->levels.l2_read_sectors, rec->levels.l2_read_sectors);
+        CHECK_EQ_U64(m->levels.l2_write_sectors, rec->levels.l2_write_sectors);
+        CHECK_EQ_U64(m->levels.dram_read_bytes, rec->levels.dram_read_bytes);
+        CHECK_EQ_U64(m->levels.dram_write_bytes, rec->levels.dram_write_bytes);
+        CHECK_EQ_U64(m->levels.footprint_bytes, rec->levels.footprint_bytes);
+        CHECK_EQ_I64(rec->levels.sampled, 0);
+    }
+    cml_results_free(&r);
+}
+
+/* The site at pc, or a failed check and NULL. */
+static const cml_tf_site *site_at(const cml_tf_model *m, uint32_t pc)
+{
+    for (size_t i = 0; i < m->nsites; i++)
+        if (m->sites[i].pc == pc)
+            return &m->sites[i];
+    cml_test_failures++;
+    fprintf(stderr, "no instruction at pc %u\n", pc);
+    return NULL;
+}
+
+/*
+ * read-offset, offset 1, n 2048, blocks of 512: 64 warps; i < 2047 (the
+ * last warp has 31 lanes). A and B loads (sites 0, 1): 32 floats from 4
+ * bytes past a sector boundary span 5 sectors (the last warp: bytes 4..127
+ * of its 128, 4 sectors): 63 * 5 + 4 = 319 sectors for 2047 * 4 = 8188
+ * bytes asked, 10208 moved, 2020 wasted each. C store (site 2): aligned, 4
+ * sectors a warp (the last: 124 bytes in 4 sectors): 256 sectors, 4 bytes
+ * wasted.
+ */
+static void test_read_offset(const fixture *f)
+{
+    cml_trace t;
+    cml_tf_model m;
+    if (model_of(f, &t, &m) != 0)
+        return;
+    CHECK_EQ_U64(m.records, 192);
+    CHECK_EQ_U64(m.nsites, 3);
+    const cml_tf_site *a = site_at(&m, 0), *b = site_at(&m, 16), *c = site_at(&m, 32);
+    if (FOUND(a) && FOUND(b) && FOUND(c)) {
+        CHECK_EQ_U64(a->traffic.requests, 64);
+        CHECK_EQ_U64(a->traffic.sectors, 319);
+        CHECK_EQ_U64(a->traffic.requested_bytes, 8188);
+        CHECK_EQ_U64(a->waste, 2020);
+        CHECK_EQ_U64(b->traffic.sectors, 319);
+        CHECK_EQ_U64(c->op, CML_TF_STORE);
+        CHECK_EQ_U64(c->traffic.requests, 64);
+        CHECK_EQ_U64(c->traffic.sectors, 256);
+        CHECK_EQ_U64(c->waste, 4);
+    }
+    /* ranked by waste: the loads (pc order between equals), then the store */
+    CHECK_EQ_U64(m.sites[0].pc, 0);
+    CHECK_EQ_U64(m.sites[1].pc, 16);
+    CHECK_EQ_U64(m.sites[2].pc, 32);
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_LD].sectors, 638);
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_ST].sectors, 256);
+    check_against_record(f, &m);
+    cml_tf_model_free(&m);
+    cml_tf_free(&t);
+}
+
+/*
+ * stride 2: 2048 threads, 64 warps. A[2i]: lanes 8 bytes apart span 256
+ * bytes, 8 sectors a request for 128 bytes asked: 512 sectors, 8192 bytes
+ * wasted. C[i]: 4 sectors a request, 256, none wasted.
+ */
+static void test_stride(const fixture *f)
+{
+    cml_trace t;
+    cml_tf_model m;
+    if (model_of(f, &t, &m) != 0)
+        return;
+    CHECK_EQ_U64(m.records, 128);
+    CHECK_EQ_U64(m.nsites, 2);
+    const cml_tf_site *top = m.nsites ? &m.sites[0] : NULL;
+    if (FOUND(top)) {
+        CHECK_EQ_U64(top->op, CML_TF_LOAD);
+        CHECK_EQ_U64(top->traffic.requests, 64);
+        CHECK_EQ_U64(top->traffic.sectors, 512);
+        CHECK_EQ_U64(top->waste, 8192);
+        CHECK_NEAR(cml_traffic_efficiency(&top->traffic), 0.5, 1e-12);
+    }
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_ST].sectors, 256);
+    check_against_record(f, &m);
+    cml_tf_model_free(&m);
+    cml_tf_free(&t);
+}
+
+/*
+ * transpose naive-row, 32 x 32 floats, blocks of 32 x 8 (a grid of 1 x 4):
+ * 32 warps, each one row y of 32 x. Load in[y*32 + x]: 4 sectors. Store
+ * out[x*32 + y]: lanes 128 bytes apart, 32 sectors for 128 bytes asked:
+ * 1024 sectors, 32 * (1024 - 128) = 28672 bytes wasted: the worst.
+ */
+static void test_transpose(const fixture *f)
+{
+    cml_trace t;
+    cml_tf_model m;
+    if (model_of(f, &t, &m) != 0)
+        return;
+    CHECK_EQ_U64(t.kernel[0].grid[0], 1);
+    CHECK_EQ_U64(t.kernel[0].grid[1], 4);
+    CHECK_EQ_U64(m.records, 64);
+    const cml_tf_site *top = m.nsites ? &m.sites[0] : NULL;
+    if (FOUND(top)) {
+        CHECK_EQ_U64(top->op, CML_TF_STORE);
+        CHECK_EQ_U64(top->traffic.requests, 32);
+        CHECK_EQ_U64(top->traffic.sectors, 1024);
+        CHECK_EQ_U64(top->waste, 28672);
+        CHECK_EQ_U64(top->example.addr[1] - top->example.addr[0], 128);
+    }
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_LD].sectors, 128);
+    check_against_record(f, &m);
+    cml_tf_model_free(&m);
+    cml_tf_free(&t);
+}
+
+/*
+ * A 32 x 32 word tile, 2 blocks of 1024 threads, 64 warps. Row store
+ * tile[ty][tx]: 32 consecutive words, 1 wavefront. Column load
+ * tile[lane][warp]: 32 words 128 bytes apart, all in one bank: 32
+ * wavefronts, 31 conflicts: 64 * 31 = 1984 conflicts, 253952 bytes of
+ * wavefronts wasted, the worst. The global store: 4 sectors a warp.
+ */
+static void test_banks(const fixture *f)
+{
+    cml_trace t;
+    cml_tf_model m;
+    if (model_of(f, &t, &m) != 0)
+        return;
+    CHECK_EQ_U64(m.records, 192);
+    CHECK_EQ_U64(m.nsites, 3);
+    const cml_tf_site *top = m.nsites ? &m.sites[0] : NULL;
+    if (FOUND(top)) {
+        CHECK_EQ_U64(top->space, CML_TF_SHARED);
+        CHECK_EQ_U64(top->op, CML_TF_LOAD);
+        CHECK_EQ_U64(top->traffic.requests, 64);
+        CHECK_EQ_U64(top->traffic.wavefronts, 2048);
+        CHECK_EQ_U64(top->traffic.bank_conflicts, 1984);
+        CHECK_EQ_U64(top->waste, 253952);
+    }
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_SHARED_ST].wavefronts, 64);
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_SHARED_ST].bank_conflicts, 0);
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_ST].sectors, 256);
+    check_against_record(f, &m);
+    cml_tf_model_free(&m);
+    cml_tf_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    make_fixtures();
+    if (argc == 3 && !strcmp(argv[1], "--write")) {
+        for (unsigned i = 0; i < 4; i++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", argv[2], fixtures[i].file);
+            if (write_fixture(&fixtures[i], path) != 0)
+                return 1;
+            printf("wrote %s\n", path);
+        }
+        return 0;
+    }
+    for (unsigned i = 0; i < 4; i++)
+        check_committed(&fixtures[i]);
+    test_read_offset(&fixtures[0]);
+    test_stride(&fixtures[1]);
+    test_transpose(&fixtures[2]);
+    test_banks(&fixtures[3]);
+    return cml_test_summary("test_trace_model");
+}
