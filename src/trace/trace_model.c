@@ -222,6 +222,9 @@ cml_status cml_tf_model_kernel(const cml_trace *t, const cml_tf_kernel *k, cml_t
             continue;
         }
         cml_traffic_add(&s->traffic, &one);
+        /* the textbook's rules beside them (a valid access under the modern
+         * rules is valid under the Fermi rules too) */
+        cml_model_access(CML_RULES_FERMI, &a, &s->fermi);
         cml_traffic_add(&out->cls.cls[cml_class_of(a.space, a.op)], &one);
         /* Shared instructions too: the simulator passes them by, but they
          * hold their warp's turn in the interleave, as in a mirror's. */

@@ -26,6 +26,7 @@ typedef struct cml_tf_site {
                              address, a local offset beyond 4 GiB)            */
     cml_traffic traffic;  /* the model's figures (modern rules), summed; zero
                              for atomics, which the model has no rules for   */
+    cml_traffic fermi;    /* the same under the Fermi/Kepler rules           */
     uint64_t waste;       /* bytes wasted: global and local, sector bytes
                              moved beyond the bytes asked for; shared, the
                              wavefronts beyond the conflict-free ones, 128

@@ -18,6 +18,7 @@
  *   CML_TRACE_LAUNCH   which launch of each chosen kernel (0: the first)
  *   CML_TRACE_BUDGET   device bytes a traced launch's records may use
  *   CML_TRACE_COMMAND  the program's command line, for the file's header
+ *   CML_TRACE_CUBINS   1: save each module's cubin in CML_TRACE_OUT.cubins/
  *
  * The program's own output and exit status are untouched: the library
  * writes to stderr only when something of the trace fails, each line
@@ -79,6 +80,7 @@ typedef struct pending {
 static struct {
     pthread_mutex_t lock;
     int on;
+    int cubins;
     const char *out, *patches, *command;
     regex_t re;
     int have_re;
@@ -181,7 +183,7 @@ static void save_cubin(const Sanitizer_ResourceModuleData *m, uint64_t id, char 
                        size_t len)
 {
     path[0] = '\0';
-    if (!m->pCubin || m->cubinSize == 0)
+    if (!g.cubins || !m->pCubin || m->cubinSize == 0)
         return;
     char dir[900];
     snprintf(dir, sizeof dir, "%s.cubins", g.out);
@@ -529,6 +531,7 @@ int InitializeInjection(void)
     }
     g.command = getenv("CML_TRACE_COMMAND") ? getenv("CML_TRACE_COMMAND") : "";
     g.launch = env_u64("CML_TRACE_LAUNCH", 0);
+    g.cubins = env_u64("CML_TRACE_CUBINS", 0) == 1;
     g.budget = env_u64("CML_TRACE_BUDGET", (uint64_t)256 << 20);
     Sanitizer_SubscriberHandle handle;
     if (sanitizerSubscribe(&handle, on_callback, NULL) != SANITIZER_SUCCESS ||
