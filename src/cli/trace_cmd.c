@@ -197,8 +197,9 @@ static int run_program(const cml_cli *cli, const char *lib, const char *patches,
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Model every launch of t and write the reports. CML_EXIT_OK or _FAIL. */
-static int report(const cml_cli *cli, const cml_trace *t, const char *name)
+/* Model every launch of t (read from `path`, shown as `name`) and write
+ * the reports. CML_EXIT_OK or _FAIL. */
+static int report(const cml_cli *cli, const cml_trace *t, const char *path, const char *name)
 {
     cml_tf_model *models = calloc(t->nkernels ? t->nkernels : 1u, sizeof *models);
     if (!models) {
@@ -214,7 +215,18 @@ static int report(const cml_cli *cli, const cml_trace *t, const char *name)
             rc = CML_EXIT_FAIL;
         }
     }
-    cml_tf_report r = {t, models, name, DETAILED, RANKED};
+    /* Source lines where the cubins were saved with the trace. */
+    cml_tf_sources src;
+    if (rc == CML_EXIT_OK && cml_tf_sources_load(t, path, &src) != CML_OK) {
+        fprintf(stderr, "cumemlab: trace: out of memory\n");
+        rc = CML_EXIT_FAIL;
+    } else if (rc == CML_EXIT_OK && src.unreadable) {
+        fprintf(stderr, "cumemlab: trace: %zu cubin%s not read, no source lines for %s "
+                        "functions: %s\n",
+                src.unreadable, src.unreadable == 1 ? "" : "s",
+                src.unreadable == 1 ? "its" : "their", src.first_error);
+    }
+    cml_tf_report r = {t, models, name, DETAILED, RANKED, rc == CML_EXIT_OK ? &src : NULL};
     if (rc == CML_EXIT_OK && !cli->quiet &&
         cml_tf_report_text(cml_cli_human_out(cli), &r) != CML_OK)
         rc = CML_EXIT_FAIL;
@@ -230,6 +242,8 @@ static int report(const cml_cli *cli, const cml_trace *t, const char *name)
     for (size_t k = 0; k < t->nkernels; k++)
         cml_tf_model_free(&models[k]);
     free(models);
+    if (r.src)
+        cml_tf_sources_free(&src);
     return rc;
 }
 
@@ -283,7 +297,7 @@ static int trace_program(const cml_cli *cli)
         fprintf(stderr, "cumemlab: trace: %s\n", err);
         rc = CML_EXIT_FAIL;
     } else {
-        rc = report(cli, &t, cli->trace_out ? cli->trace_out : "(temporary)");
+        rc = report(cli, &t, out, cli->trace_out ? cli->trace_out : "(temporary)");
         cml_tf_free(&t);
     }
     if (!cli->trace_out)
@@ -310,7 +324,7 @@ int cml_cmd_trace(const cml_cli *cli)
         fprintf(stderr, "cumemlab: trace: %s\n", err);
         return CML_EXIT_FAIL;
     }
-    rc = report(cli, &t, cli->from_path);
+    rc = report(cli, &t, cli->from_path, cli->from_path);
     cml_tf_free(&t);
     return rc;
 }

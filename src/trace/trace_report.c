@@ -65,6 +65,23 @@ static const char *func_name(const cml_trace *t, uint32_t id)
     return f->demangled[0] ? f->demangled : f->name;
 }
 
+/* The site's source line: buf = "FILE:LINE" (the file's last component),
+ * "" when the trace has no line for it; *full the whole file name. */
+static uint32_t source_of(const cml_tf_report *r, const cml_tf_site *s, char *buf, size_t len,
+                          const char **full)
+{
+    const char *file = NULL;
+    const cml_tf_line *l = cml_tf_sources_find(r->src, r->t, s->func, s->pc, &file);
+    buf[0] = '\0';
+    if (full)
+        *full = l ? file : NULL;
+    if (!l)
+        return 0;
+    const char *base = strrchr(file, '/');
+    snprintf(buf, len, "%s:%u", base ? base + 1 : file, l->line);
+    return l->line;
+}
+
 static cml_class site_class(const cml_tf_site *s)
 {
     static const cml_space space[CML_TF_SPACES] = {CML_SPACE_GLOBAL, CML_SPACE_SHARED,
@@ -284,7 +301,7 @@ static void site_figures(const cml_tf_site *s, char *spr, char *eff, size_t len)
 }
 
 /* The ranking's table: its columns, in the order added. */
-enum { S_RANK, S_NAME, S_PC, S_WHAT, S_WARPS, S_REQ, S_SEC, S_SPR, S_EFF, S_CONF, S_WASTE };
+enum { S_RANK, S_NAME, S_PC, S_LINE, S_WHAT, S_WARPS, S_REQ, S_SEC, S_SPR, S_EFF, S_CONF, S_WASTE };
 
 static void site_row(const cml_tf_report *r, const void *ctx, size_t i, const cml_tt *tt,
                      cml_tt_row row)
@@ -296,6 +313,9 @@ static void site_row(const cml_tf_report *r, const void *ctx, size_t i, const cm
     cml_tt_set(row, S_RANK, "%zu", i + 1u);
     cml_tt_set(row, S_NAME, "%s", func_name(r->t, s->func));
     cml_tt_set(row, S_PC, "0x%04x", s->pc);
+    char line[300];
+    source_of(r, s, line, sizeof line, NULL);
+    cml_tt_set(row, S_LINE, "%s", line[0] ? line : "-");
     cml_tt_set(row, S_WHAT, "%s %s %uB", cml_tf_space_name(s->space), cml_tf_op_name(s->op),
                s->size);
     cml_tt_set(row, S_WARPS, "%llu", (unsigned long long)s->records);
@@ -315,6 +335,7 @@ static void site_table(FILE *out, const cml_tf_report *r, const ranked *all, siz
     cml_tt_add(&tt, NULL, NULL, "#", CML_TT_RIGHT, CML_TT_KEEP);
     cml_tt_add(&tt, NULL, NULL, "kernel", CML_TT_LEFT, CML_TT_KEEP);
     cml_tt_add(&tt, NULL, NULL, "pc", CML_TT_RIGHT, CML_TT_KEEP);
+    cml_tt_add(&tt, NULL, NULL, "line", CML_TT_LEFT, 96);
     cml_tt_add(&tt, NULL, NULL, "access", CML_TT_LEFT, 95);
     cml_tt_add(&tt, NULL, NULL, "warps", CML_TT_RIGHT, 70);
     cml_tt_add(&tt, "model", NULL, "requests", CML_TT_RIGHT, 75);
@@ -338,8 +359,11 @@ static void site_details(FILE *out, const cml_tf_report *r, const ranked *all, s
         const cml_tf_ins *e = &s->example;
         char line[33], why[1024];
         const unsigned distinct = cml_tf_picture(e, line);
-        fprintf(out, "\n#%zu %s +0x%04x: %s %s of %u bytes a lane, %llu warps\n", i + 1u,
-                func_name(r->t, s->func), s->pc, cml_tf_space_name(s->space),
+        char src[300], at[320] = "";
+        if (source_of(r, s, src, sizeof src, NULL))
+            snprintf(at, sizeof at, " (%s)", src);
+        fprintf(out, "\n#%zu %s +0x%04x%s: %s %s of %u bytes a lane, %llu warps\n", i + 1u,
+                func_name(r->t, s->func), s->pc, at, cml_tf_space_name(s->space),
                 cml_tf_op_name(s->op), s->size, (unsigned long long)s->records);
         fprintf(out, "   lane     0         1         2         3\n");
         fprintf(out, "            01234567890123456789012345678901\n");
@@ -436,12 +460,25 @@ static void json_dims(cml_json *j, const char *key, const uint32_t d[3])
     cml_json_end_array(j);
 }
 
-static void json_site(cml_json *j, const cml_trace *t, const cml_tf_site *s)
+static void json_site(cml_json *j, const cml_tf_report *r, const cml_tf_site *s)
 {
+    const cml_trace *t = r->t;
     char why[1024], line[33];
     cml_json_begin_object(j);
     cml_json_kv_string(j, "function", func_name(t, s->func));
     cml_json_kv_u64(j, "pc", s->pc);
+    const char *file = NULL;
+    char src[300];
+    const uint32_t at = source_of(r, s, src, sizeof src, &file);
+    cml_json_key(j, "source");
+    if (at) {
+        cml_json_begin_object(j);
+        cml_json_kv_string(j, "file", file);
+        cml_json_kv_u64(j, "line", at);
+        cml_json_end_object(j);
+    } else {
+        cml_json_null(j);
+    }
     cml_json_kv_string(j, "space", cml_tf_space_name(s->space));
     cml_json_kv_string(j, "op", cml_tf_op_name(s->op));
     cml_json_kv_u64(j, "size", s->size);
@@ -512,7 +549,7 @@ static void json_kernel(cml_json *j, const cml_tf_report *r, size_t k)
     cml_json_key(j, "instructions_by_waste");
     cml_json_begin_array(j);
     for (size_t s = 0; s < m->nsites; s++)
-        json_site(j, r->t, &m->sites[s]);
+        json_site(j, r, &m->sites[s]);
     cml_json_end_array(j);
     cml_json_end_object(j);
 }
@@ -554,7 +591,8 @@ cml_status cml_tf_report_csv(FILE *out, const void *report)
 {
     const cml_tf_report *r = report;
     fputs("kernel,launch,pc,space,op,size,warps,refused,requests,sectors,sectors_per_request,"
-          "efficiency,requested_bytes,wavefronts,ideal_wavefronts,bank_conflicts,wasted_bytes\n",
+          "efficiency,requested_bytes,wavefronts,ideal_wavefronts,bank_conflicts,wasted_bytes,"
+          "file,line\n",
           out);
     for (size_t k = 0; k < r->t->nkernels; k++) {
         const cml_tf_model *m = &r->models[k];
@@ -575,9 +613,19 @@ cml_status cml_tf_report_csv(FILE *out, const void *report)
             fputc(',', out);
             if (has_eff)
                 cml_csv_double(out, eff);
-            fprintf(out, ",%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)x->requested_bytes,
+            fprintf(out, ",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)x->requested_bytes,
                     (unsigned long long)x->wavefronts, (unsigned long long)x->ideal_wavefronts,
                     (unsigned long long)x->bank_conflicts, (unsigned long long)s->waste);
+            const char *file = NULL;
+            char src[300];
+            const uint32_t at = source_of(r, s, src, sizeof src, &file);
+            if (at) {
+                cml_csv_field(out, file);
+                fprintf(out, ",%u", at);
+            } else {
+                fputc(',', out);
+            }
+            fputc('\n', out);
         }
     }
     return ferror(out) ? CML_EIO : CML_OK;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "trace/trace_model.h"
+#include "trace/trace_sources.h"
 
 typedef struct cml_tf_report {
     const cml_trace *t;
@@ -21,6 +22,7 @@ typedef struct cml_tf_report {
     const char *path;           /* the trace file, as named to the user */
     size_t top;                 /* instructions shown in full (their picture) */
     size_t ranked;              /* instructions in the ranking */
+    const cml_tf_sources *src;  /* source lines (NULL: none) */
 } cml_tf_report;
 
 cml_status cml_tf_report_text(FILE *out, const void *report);

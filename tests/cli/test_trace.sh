@@ -24,10 +24,10 @@ run "$bin" trace --from $data/transpose-naive-row.trace
 check "transpose: exit 0" test $rc -eq 0
 check "transpose: nothing on stderr" test ! -s "$tmp/err"
 check "transpose: the store first, 32 sectors a request, 12.5%, 28672 bytes wasted" \
-    grep -Eq '^1 +transposeNaiveRow +0x0010 +global store 4B +32 +32 +1024 +32\.00 +12\.5 +0 +28672$' \
+    grep -Eq '^1 +transposeNaiveRow +0x0010 +- +global store 4B +32 +32 +1024 +32\.00 +12\.5 +0 +28672$' \
     "$tmp/out"
 check "transpose: the load second, coalesced" \
-    grep -Eq '^2 +transposeNaiveRow +0x0000 +global load 4B +32 +32 +128 +4\.00 +100\.0 +0 +0$' \
+    grep -Eq '^2 +transposeNaiveRow +0x0000 +- +global load 4B +32 +32 +128 +4\.00 +100\.0 +0 +0$' \
     "$tmp/out"
 check "transpose: each lane of the store in its own sector" \
     grep -Eq '^   sector +0123456789abcdefghijklmnopqrstuv +block 0, warp 0: 32 sectors$' "$tmp/out"
@@ -38,7 +38,7 @@ check "transpose: the launch, 32 warps of 32, 64 warp instructions, 4.00 and 32.
 
 run "$bin" trace --from $data/shared-banks-col.trace
 check "banks: the column load first, 32 wavefronts a request, 1984 conflicts" \
-    grep -Eq '^1 +smemTileRowCol +0x0010 +shared load 4B +64 +64 +0 +32\.00 wf +- +1984 +253952$' \
+    grep -Eq '^1 +smemTileRowCol +0x0010 +- +shared load 4B +64 +64 +0 +32\.00 wf +- +1984 +253952$' \
     "$tmp/out"
 check "banks: every lane of the column in bank 0" \
     grep -Eq '^   bank +00000000000000000000000000000000 +block 0, warp 0: 1 bank$' "$tmp/out"
@@ -65,7 +65,7 @@ assert i[2]["op"] == "store" and i[2]["wasted_bytes"] == 4
 ' "$tmp/t.json"
 check "read-offset CSV: a header and a row per instruction" test "$(wc -l <"$tmp/t.csv")" -eq 4
 check "read-offset CSV: the A load's row" \
-    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020$' \
+    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,$' \
     "$tmp/t.csv"
 run "$bin" trace --from $data/stride.trace --json -
 check "--json -: the document alone on stdout" \

@@ -1,0 +1,36 @@
+/*
+ * The source lines of a trace's functions (docs/trace.md): the line table
+ * (trace_lines.h) of each module whose cubin was saved with the trace.
+ */
+#ifndef CML_TRACE_SOURCES_H
+#define CML_TRACE_SOURCES_H
+
+#include <stddef.h>
+
+#include "cumemlab/status.h"
+#include "trace/trace_file.h"
+#include "trace/trace_lines.h"
+
+/*
+ * The source lines of a trace's functions: the line table of each module
+ * whose cubin was saved with the trace (FUNC chunks name it). A cubin is
+ * looked for where the trace names it, then in FILE.trace.cubins/ beside
+ * the trace (a trace moved with its cubins). One that cannot be read is
+ * left out (its functions have no lines) and counted.
+ */
+typedef struct cml_tf_sources {
+    cml_tf_lines *tables;
+    size_t ntables;
+    long *of_func;       /* [nfuncs]: the table of each function, -1 none */
+    size_t nfuncs;
+    size_t unreadable;   /* cubins named but not read */
+    char first_error[300];
+} cml_tf_sources;
+
+cml_status cml_tf_sources_load(const cml_trace *t, const char *trace_path, cml_tf_sources *s);
+void cml_tf_sources_free(cml_tf_sources *s);
+/* The row of function func's pc ("file", line) or NULL. */
+const cml_tf_line *cml_tf_sources_find(const cml_tf_sources *s, const cml_trace *t,
+                                       uint32_t func, uint32_t pc, const char **file);
+
+#endif
