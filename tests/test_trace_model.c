@@ -26,6 +26,7 @@
 #include "test_util.h"
 #include "trace/trace_mirror.h"
 #include "trace/trace_model.h"
+#include "trace/trace_report.h"
 
 /* One trace: a file name, the kernel's name, its launch, the experiment
  * and the settings that make the same launch. */
@@ -343,6 +344,36 @@ static void test_banks(const fixture *f)
     cml_tf_free(&t);
 }
 
+/*
+ * The lanes' picture (trace_report.h): sectors numbered by address among
+ * the warp's, whatever the lanes' order; banks by their number; '.' for
+ * an inactive lane.
+ */
+static void test_picture(void)
+{
+    cml_tf_ins r;
+    char line[33];
+    memset(&r, 0, sizeof r);
+    r.size = 4;
+    r.active = 0xFFFFFFFFu;
+    for (unsigned l = 0; l < 32; l++)
+        r.addr[l] = 1u << 20 | (31u - l) * 64u; /* descending, a sector each */
+    CHECK_EQ_U64(cml_tf_picture(&r, line), 32);
+    CHECK_STR_EQ(line, "vutsrqponmlkjihgfedcba9876543210");
+    r.active = 0x0000FFF0u; /* lanes 4-15, floats 4 apart from 0x1010: sectors 0 and 1 */
+    for (unsigned l = 0; l < 32; l++)
+        r.addr[l] = 0x1000u + 4u * l;
+    CHECK_EQ_U64(cml_tf_picture(&r, line), 2);
+    CHECK_STR_EQ(line, "....000011111111................");
+    r.space = CML_TF_SHARED; /* 8-byte words: lane l at bank 2l mod 32 */
+    r.size = 8;
+    r.active = 0xFFFFFFFFu;
+    for (unsigned l = 0; l < 32; l++)
+        r.addr[l] = 8u * l;
+    CHECK_EQ_U64(cml_tf_picture(&r, line), 16);
+    CHECK_STR_EQ(line, "02468acegikmoqsu02468acegikmoqsu");
+}
+
 int main(int argc, char **argv)
 {
     make_fixtures();
@@ -362,5 +393,6 @@ int main(int argc, char **argv)
     test_stride(&fixtures[1]);
     test_transpose(&fixtures[2]);
     test_banks(&fixtures[3]);
+    test_picture();
     return cml_test_summary("test_trace_model");
 }

@@ -118,7 +118,8 @@ static void explain(const cml_tf_site *s, char *buf, size_t len)
 
 unsigned cml_tf_picture(const cml_tf_ins *r, char line[33])
 {
-    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    /* 32 lanes: at most 32 sectors or banks, 32 symbols */
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
     uint64_t key[CML_TF_LANES];
     unsigned n = 0;
     for (unsigned l = 0; l < CML_TF_LANES; l++) {
@@ -150,7 +151,7 @@ unsigned cml_tf_picture(const cml_tf_ins *r, char line[33])
         }
         n += first;
         const uint64_t v = r->space == CML_TF_SHARED ? key[l] : below;
-        line[l] = v < 36u ? digits[v] : '*';
+        line[l] = digits[v % CML_TF_LANES];
     }
     return n;
 }

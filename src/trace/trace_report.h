@@ -32,7 +32,7 @@ cml_status cml_tf_report_csv(FILE *out, const void *report);
 /*
  * A warp's lanes as 32 characters (and a NUL) in line: '.' for an inactive
  * lane; global and local: the sector the lane's bytes are in, numbered
- * 0-9 then a-z by address among the warp's sectors ('*' past the 36th);
+ * 0-9 then a-v by address among the warp's sectors (at most 32);
  * shared: the bank of the lane's first word, 0-9 then a-v. Returns the
  * distinct sectors (global, local) or banks (shared) the active lanes use.
  */
