@@ -295,9 +295,10 @@ static void launch_begin(const Sanitizer_LaunchData *d)
     if (!fn)
         return;
     const uint64_t index = fn->launches++;
+    if (index != g.launch)
+        return; /* before the names are compared: most launches end here */
     char *dem = demangle(d->functionName);
-    const int want = index == g.launch && chosen(d->functionName, dem);
-    if (!want || !writer(d->context)) {
+    if (!chosen(d->functionName, dem) || !writer(d->context)) {
         free(dem);
         return;
     }
