@@ -374,6 +374,74 @@ static void test_picture(void)
     CHECK_STR_EQ(line, "02468acegikmoqsu02468acegikmoqsu");
 }
 
+/*
+ * A sampled launch: 8 warps of 32 threads, every other warp recorded
+ * (stride 2), warp 6 lost to a full buffer: warps 0, 2 and 4 have records.
+ * The reader takes it; the report says which share of the launch it is.
+ */
+static void test_sampled(void)
+{
+    char path[256], err[400];
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/cml_sampled_%ld.trace", dir && *dir ? dir : "/tmp",
+             (long)getpid());
+    cml_tf_header h = {"test", 90, 132, 0, "", 0, 1u << 20, "sampled"};
+    cml_tf_writer *w = cml_tf_writer_open(path, &h, err, sizeof err);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    cml_tf_func fn = {0, "k", "", 1, ""};
+    cml_tf_kernel k;
+    memset(&k, 0, sizeof k);
+    k.grid[0] = 2;
+    k.grid[1] = k.grid[2] = 1;
+    k.block[0] = 128;
+    k.block[1] = k.block[2] = 1;
+    k.warps_total = 8;
+    k.stride = 2;
+    k.warps_recorded = 3;
+    k.warps_lost = 1;
+    cml_tf_ins ins[3];
+    memset(ins, 0, sizeof ins);
+    for (unsigned i = 0; i < 3; i++) {
+        const unsigned wid = 2u * i; /* warps 0, 2 (block 0) and 4 (block 1, warp 0) */
+        ins[i].block = wid / 4u;
+        ins[i].warp = wid % 4u;
+        ins[i].size = 4;
+        ins[i].active = 0xFFFFFFFFu;
+        for (unsigned l = 0; l < 32; l++)
+            ins[i].addr[l] = 128u * (32u * wid + l); /* a sector per lane */
+    }
+    CHECK_EQ_I64(cml_tf_write_func(w, &fn), 0);
+    CHECK_EQ_I64(cml_tf_write_kernel(w, &k, ins, 3), 0);
+    CHECK_EQ_I64(cml_tf_writer_close(w), 0);
+    cml_trace t;
+    CHECK_EQ_I64(cml_tf_read(path, &t, err, sizeof err), 0);
+    remove(path);
+    if (t.nkernels != 1) {
+        CHECK(0);
+        return;
+    }
+    cml_tf_model m;
+    CHECK_EQ_I64(cml_tf_model_kernel(&t, &t.kernel[0], &m), CML_OK);
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_LD].requests, 3);
+    CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_LD].sectors, 96);
+    cml_tf_report r = {&t, &m, "sampled.trace", 3, 10, NULL};
+    static char text[16384];
+    FILE *f = tmpfile();
+    if (f) {
+        CHECK_EQ_I64(cml_tf_report_text(f, &r), CML_OK);
+        rewind(f);
+        text[fread(text, 1, sizeof text - 1u, f)] = '\0';
+        fclose(f);
+    }
+    CHECK_STR_CONTAINS(text, "Note: k was sampled: one warp in 2 was recorded, 1 of those left "
+                             "out when the buffer (--budget) filled; its totals are those of "
+                             "the 3 warps recorded, of 8.");
+    cml_tf_model_free(&m);
+    cml_tf_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     make_fixtures();
@@ -394,5 +462,6 @@ int main(int argc, char **argv)
     test_transpose(&fixtures[2]);
     test_banks(&fixtures[3]);
     test_picture();
+    test_sampled();
     return cml_test_summary("test_trace_model");
 }

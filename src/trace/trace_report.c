@@ -407,7 +407,7 @@ static void notes(FILE *out, const cml_tf_report *r)
         const cml_tf_model *m = &r->models[k];
         const char *name = func_name(r->t, kn->func);
         if (kn->stride > 1 || kn->warps_lost)
-            fprintf(out, "Note: %s was sampled: every %llu-th warp was recorded, %llu of them "
+            fprintf(out, "Note: %s was sampled: one warp in %llu was recorded, %llu of those "
                          "left out when the buffer (--budget) filled; its totals are those of "
                          "the %llu warps recorded, of %llu.\n",
                     name, (unsigned long long)kn->stride, (unsigned long long)kn->warps_lost,

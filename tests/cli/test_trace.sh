@@ -79,6 +79,13 @@ check "a cut trace: exit 1" test $rc -eq 1
 check "a cut trace: one line naming the file and the chunk" \
     test "$(wc -l <"$tmp/err")" -eq 1 -a -n "$(grep -F "$tmp/cut.trace: offset " "$tmp/err")"
 check "a cut trace: no JSON written" test ! -e "$tmp/cut.json"
+# a trace whose END chunk is missing (the program died): reported, and said
+size=$(wc -c <$data/stride.trace)
+head -c $((size - 13)) $data/stride.trace >"$tmp/noend.trace"
+run "$bin" trace --from "$tmp/noend.trace"
+check "no END chunk: reported (exit 0)" test $rc -eq 0
+check "no END chunk: says the trace is incomplete" grep -q "^Incomplete: the trace ends without" "$tmp/out"
+check "no END chunk: its launch still ranked" grep -Eq '^1 +stride +0x0000 ' "$tmp/out"
 run "$bin" trace --from README.md
 check "not a trace: exit 1, says so" \
     test $rc -eq 1 -a -n "$(grep -F 'not a cumemlab trace' "$tmp/err")"
