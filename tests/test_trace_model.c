@@ -426,6 +426,8 @@ static void test_sampled(void)
     CHECK_EQ_I64(cml_tf_model_kernel(&t, &t.kernel[0], &m), CML_OK);
     CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_LD].requests, 3);
     CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_LD].sectors, 96);
+    CHECK_EQ_I64(m.has_levels, 1);
+    CHECK_STR_EQ(m.no_levels, "of the recorded warps only: the launch was sampled");
     cml_tf_report r = {&t, &m, "sampled.trace", 3, 10, NULL};
     static char text[16384];
     FILE *f = tmpfile();

@@ -203,6 +203,11 @@ int cml_cli_main(int argc, char **argv, cml_cli_after_parse_fn after_parse, void
                 cli.help = 1;
                 return cml_cmd_book(&cli, bp);
             }
+            if (!strcmp(cli.pos[0], "trace")) {
+                cli.help = 1;
+                cli.npos = 0;
+                return cml_cmd_trace(&cli);
+            }
             const cml_experiment *ae;
             const cml_textbook_alias *a = cml_textbook_find(cli.pos[0], &ae);
             if (a) {

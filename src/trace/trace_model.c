@@ -240,6 +240,8 @@ cml_status cml_tf_model_kernel(const cml_trace *t, const cml_tf_kernel *k, cml_t
         out->levels.simulated_blocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
         out->levels.settled = 1;
         out->has_levels = 1;
+        if (k->stride > 1 || k->warps_lost)
+            out->no_levels = "of the recorded warps only: the launch was sampled";
     } else if (rc == CML_OK && v.sim) {
         out->no_levels = "no global or local memory instruction";
     }

@@ -42,7 +42,8 @@ typedef struct cml_tf_model {
     cml_cache_config cache;  /* what the cache levels assumed                */
     int has_levels;          /* 1: levels hold the cache levels' figures     */
     cml_levels levels;
-    const char *no_levels;   /* why not, when has_levels is 0 ("" otherwise) */
+    const char *no_levels;   /* why not, when has_levels is 0; what they cover
+                                when the launch was sampled; "" otherwise      */
     cml_tf_site *sites;      /* by waste, most first (then function, pc)     */
     size_t nsites;
 } cml_tf_model;

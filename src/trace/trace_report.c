@@ -392,10 +392,11 @@ static void levels_lines(FILE *out, const cml_tf_report *r)
         }
         const cml_levels *l = &m->levels;
         fprintf(out, "  %s: L1 hits %llu sectors, L2 reads %llu and writes %llu sectors, DRAM "
-                     "reads %llu and writes %llu bytes\n",
+                     "reads %llu and writes %llu bytes%s%s%s\n",
                 name, (unsigned long long)l->l1_hit_sectors,
                 (unsigned long long)l->l2_read_sectors, (unsigned long long)l->l2_write_sectors,
-                (unsigned long long)l->dram_read_bytes, (unsigned long long)l->dram_write_bytes);
+                (unsigned long long)l->dram_read_bytes, (unsigned long long)l->dram_write_bytes,
+                m->no_levels[0] ? " (" : "", m->no_levels, m->no_levels[0] ? ")" : "");
     }
 }
 

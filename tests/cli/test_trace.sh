@@ -128,5 +128,8 @@ else
         test $rc -eq 127 -a -n "$(grep -F "cannot run '/no/such/program'" "$tmp/err")"
 fi
 
+run "$bin" help trace
+check "help trace: the usage, exit 0" test $rc -eq 0 -a -n "$(grep -F -- '--budget BYTES' "$tmp/out")"
+
 echo "test_trace: $checks checks, $fails failed"
 [ $fails -eq 0 ]
