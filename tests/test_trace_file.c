@@ -239,7 +239,7 @@ static void test_hostile(void)
     const size_t kern = tag_at("KERN") + 12, rec0 = kern + 14, rec2 = kern + 14 + 43 + 19;
     refused(0, 'X', "offset 0: not a cumemlab trace");
     refused(8, 2, "offset 8: trace format version 2 (this cumemlab reads version 1)");
-    refused(tag_at("HEAD") + 4, 200, "a chunk of 200 bytes");
+    refused(tag_at("HEAD") + 4, 200, "offset 12: a chunk of 200 bytes");
     refused(tag_at("HEAD") + 12, 32,
             "offset 25 (HEAD chunk 1): device name: 32 bytes needed, 17 left in the chunk");
     refused(kern + 2, 0, "offset 75 (KERN chunk 1): grid x is 0 (allowed 1..2147483647)");
@@ -262,20 +262,23 @@ static void test_hostile(void)
     refused(tag_at("HEAD"), 'F', "the first chunk must be HEAD");
 }
 
-/* Every prefix: a cut at a chunk's end reads as an incomplete trace, any
- * other cut is an error; nothing crashes. */
+/* Every prefix: one cut before the HEAD chunk is whole is no trace; any
+ * later cut reads as an incomplete trace of the chunks before the cut (the
+ * bytes of a chunk cut short counted); nothing crashes. */
 static void test_prefixes(void)
 {
-    const size_t ends[3] = {tag_at("FUNC"), tag_at("KERN"), tag_at("END ")};
+    const size_t head_end = tag_at("FUNC"), kern = tag_at("KERN"), end = tag_at("END ");
     for (size_t n = 0; n < nexpect; n++) {
         cml_trace t;
         char err[400] = "";
         int rc = parse_copy(expect, n, &t, err, sizeof err);
-        int boundary = n == ends[0] || n == ends[1] || n == ends[2];
-        CHECK_EQ_I64(rc, boundary ? 0 : -1);
+        CHECK_EQ_I64(rc, n >= head_end ? 0 : -1);
         if (rc == 0) {
             CHECK_EQ_I64(t.complete, 0);
-            CHECK_EQ_U64(t.nkernels, n == ends[2] ? 1u : 0u);
+            CHECK_EQ_U64(t.nkernels, n >= end ? 1u : 0u);
+            CHECK_EQ_U64(t.nfuncs, n >= kern ? 1u : 0u);
+            const size_t last = n >= end ? end : n >= kern ? kern : head_end;
+            CHECK_EQ_U64(t.truncated, n - last);
             cml_tf_free(&t);
         }
     }

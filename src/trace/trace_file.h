@@ -116,6 +116,8 @@ typedef struct cml_trace {
     char *command;
     int complete;           /* 1: the END chunk was there (0: the program or
                                the library stopped before closing the file) */
+    size_t truncated;       /* bytes of a last chunk the file ends inside
+                               (left out; 0: none)                          */
     cml_tf_func *funcs;     /* funcs[i].id == i */
     size_t nfuncs, cap_funcs;
     cml_tf_kernel *kernel;  /* in file order */

@@ -363,6 +363,14 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
         }
         p.chunk = NULL;
         p.end = n;
+        /* The file ends inside a chunk (its header or its payload) once the
+         * HEAD chunk is whole: the program died while the library wrote,
+         * and what came before is whole. It is read as an incomplete
+         * trace, the bytes of the cut chunk counted and left out. */
+        if (counts[0] && n - p.pos < CML_TF_CHUNK_HEADER) {
+            t->truncated = n - p.pos;
+            break;
+        }
         const uint8_t *h = get_bytes(&p, CML_TF_CHUNK_HEADER, "chunk header");
         if (!h) {
             break;
@@ -377,6 +385,10 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
         unsigned tag = 0;
         while (tag < 4 && memcmp(h, tags[tag], 4) != 0)
             tag++;
+        if (len > n - p.pos && counts[0]) {
+            t->truncated = n - p.pos + CML_TF_CHUNK_HEADER;
+            break;
+        }
         if (len > n - p.pos) {
             p.pos -= CML_TF_CHUNK_HEADER;
             fail(&p, "a chunk of %llu bytes, %zu left in the file (a truncated file?)",
@@ -453,12 +465,16 @@ int cml_tf_read(const char *path, cml_trace *t, char *err, size_t errlen)
         if (got == 0)
             break;
     }
-    if (ferror(f))
+    int read_errno = 0;
+    if (ferror(f)) {
         bad = 2;
+        read_errno = errno;
+    }
     if (!std)
         fclose(f);
     if (bad) {
-        snprintf(err, errlen, "%s: %s", path, bad == 1 ? "out of memory" : "read error");
+        snprintf(err, errlen, "%s: %s", path,
+                 bad == 1 ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
         free(buf);
         return -1;
     }

@@ -213,6 +213,10 @@ static void print_header(FILE *out, const cml_tf_report *r)
         fputs("Incomplete: the trace ends without its END chunk (the program stopped before "
               "the library closed it); every launch it holds is reported.\n",
               out);
+    if (t->truncated)
+        fprintf(out, "Its last %zu bytes are a chunk cut short (a launch being written when "
+                     "the program ended): left out.\n",
+                t->truncated);
 }
 
 /* The launches' table: its columns, in the order added. */
@@ -568,6 +572,7 @@ cml_status cml_tf_report_json(FILE *out, const void *report)
     cml_json_kv_string(&j, "trace", r->path);
     cml_json_kv_u64(&j, "format_version", t->version);
     cml_json_kv_bool(&j, "complete", t->complete);
+    cml_json_kv_u64(&j, "truncated_bytes", t->truncated);
     cml_json_kv_string(&j, "command", t->command);
     cml_json_key(&j, "device");
     cml_json_begin_object(&j);

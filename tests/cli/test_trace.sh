@@ -73,12 +73,25 @@ check "--json -: the document alone on stdout" \
 check "--json -: the text on stderr" grep -q "^Instructions by the bytes they waste" "$tmp/err"
 
 # --- damaged traces: one line, exit 1, no output -----------------------------------
+cp $data/stride.trace "$tmp/v2.trace"
+printf '\002' | dd of="$tmp/v2.trace" bs=1 seek=8 conv=notrunc 2>/dev/null
+run "$bin" trace --from "$tmp/v2.trace" --json "$tmp/v2.json"
+check "a trace of another version: exit 1" test $rc -eq 1
+check "a trace of another version: one line naming the file, the offset and why" \
+    test "$(wc -l <"$tmp/err")" -eq 1 -a -n "$(grep -F "$tmp/v2.trace: offset 8: trace format version 2 (this cumemlab reads version 1)" "$tmp/err")"
+check "a trace of another version: no JSON written" test ! -e "$tmp/v2.json"
+# cut inside a launch's chunk (the program died while it was written): the
+# launches before it are reported, the cut said
 head -c 300 $data/stride.trace >"$tmp/cut.trace"
 run "$bin" trace --from "$tmp/cut.trace" --json "$tmp/cut.json"
-check "a cut trace: exit 1" test $rc -eq 1
-check "a cut trace: one line naming the file and the chunk" \
-    test "$(wc -l <"$tmp/err")" -eq 1 -a -n "$(grep -F "$tmp/cut.trace: offset " "$tmp/err")"
-check "a cut trace: no JSON written" test ! -e "$tmp/cut.json"
+check "a cut trace: reported (exit 0)" test $rc -eq 0
+check "a cut trace: incomplete, and the cut chunk's bytes left out" \
+    grep -q "^Its last 189 bytes are a chunk cut short" "$tmp/out"
+check "a cut trace: no launch survives the cut" grep -q "^No launch was recorded" "$tmp/out"
+check "a cut trace: JSON says so" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['complete'] is False and d['truncated_bytes'] == 189 and d['kernels'] == []" "$tmp/cut.json"
 # a trace whose END chunk is missing (the program died): reported, and said
 size=$(wc -c <$data/stride.trace)
 head -c $((size - 13)) $data/stride.trace >"$tmp/noend.trace"
