@@ -288,21 +288,22 @@ static void kernel_table(FILE *out, const cml_tf_report *r)
     print_table(out, &tt, row, r, NULL, r->t->nkernels, kernel_row);
 }
 
-/* One instruction's main figure, as the table shows it. */
+/* One instruction's main figures, as the table shows them: per request,
+ * sectors (shared: wavefronts) and the efficiency; "-" without a request
+ * (an atomic, or every warp refused). */
 static void site_figures(const cml_tf_site *s, char *spr, char *eff, size_t len)
 {
+    const cml_traffic *x = &s->traffic;
+    snprintf(spr, len, "-");
+    snprintf(eff, len, "-");
+    if (!x->requests)
+        return;
     if (s->space == CML_TF_SHARED) {
-        snprintf(spr, len, s->traffic.requests ? "%.2f wf" : "-",
-                 s->traffic.requests
-                     ? (double)s->traffic.wavefronts / (double)s->traffic.requests
-                     : 0.0);
-        snprintf(eff, len, "-");
+        snprintf(spr, len, "%.2f wf", (double)x->wavefronts / (double)x->requests);
         return;
     }
-    snprintf(spr, len, s->traffic.requests ? "%.2f" : "-",
-             cml_traffic_sectors_per_request(&s->traffic));
-    snprintf(eff, len, s->traffic.requests ? "%.1f" : "-",
-             100.0 * cml_traffic_efficiency(&s->traffic));
+    snprintf(spr, len, "%.2f", cml_traffic_sectors_per_request(x));
+    snprintf(eff, len, "%.1f", 100.0 * cml_traffic_efficiency(x));
 }
 
 /* The ranking's table: its columns, in the order added. */
