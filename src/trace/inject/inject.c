@@ -205,7 +205,11 @@ static void module_loaded(const Sanitizer_ResourceModuleData *m)
     if (c == g.nctxs) {
         /* the patches, once per context */
         if (sanitizerAddPatchesFromFile(g.patches, m->context) != SANITIZER_SUCCESS) {
-            say("cannot load the patches (is it the fatbin for this GPU?)", g.patches);
+            static int said; /* once, not at every module */
+            if (!said++)
+                say("cannot load the patches (a fatbin without this GPU's architecture?): "
+                    "nothing is recorded",
+                    g.patches);
             return;
         }
         CUcontext *slot = push((void **)&g.ctxs, &g.nctxs, sizeof *g.ctxs);
