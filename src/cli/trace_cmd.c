@@ -120,6 +120,11 @@ static int check_usage(const cml_cli *cli)
                 recording);
         return CML_EXIT_USAGE;
     }
+    if (cli->program && cli->machine_stdout) {
+        fprintf(stderr, "cumemlab: trace: --json and --csv need a file when a program runs "
+                        "(its standard output is the program's own)\n");
+        return CML_EXIT_USAGE;
+    }
     if (cli->trace_out && cml_output_same(cli->trace_out, "-")) {
         fprintf(stderr, "cumemlab: --out: a file is needed (a trace is binary, not for a "
                         "terminal or a pipe)\n");

@@ -124,6 +124,8 @@ usage "--kernel with --from" "--kernel applies when a program is traced" \
 usage "--from and a program" "--from reports a saved trace" --from $data/stride.trace -- true
 usage "nothing to trace" "name a program after --" --json "$tmp/u.json"
 usage "--html" "--html does not apply to trace" --html "$tmp/u.html" --from $data/stride.trace
+usage "--json - with a program" "--json and --csv need a file when a program runs" \
+    --json - -- true
 
 # --- a program: its output and status pass through -------------------------------
 run "$bin" trace --out "$tmp/u.trace" -- sh -c 'echo to-stdout; echo to-stderr >&2; exit 3'
