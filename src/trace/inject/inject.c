@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "trace/inject/inject_drain.h"
 #include "trace/inject/inject_layout.h"
 #include "trace/trace_file.h"
 
@@ -59,7 +60,8 @@ typedef struct func_info {
     char *name;
     CUmodule module;
     uint32_t id;       /* its FUNC chunk */
-    uint32_t outside;  /* the FUNC chunk of PCs outside it (called functions); 0: none yet */
+    uint32_t outside;  /* the FUNC chunk of PCs outside it (called functions);
+                          UINT32_MAX: none yet */
     uint64_t launches; /* launches seen */
 } func_info;
 
@@ -255,6 +257,7 @@ static func_info *function_of(const char *name, CUmodule mod)
     f->name = strdup(name);
     f->module = mod;
     f->id = UINT32_MAX; /* no FUNC chunk yet */
+    f->outside = UINT32_MAX;
     if (!f->name) {
         g.nfns--;
         return NULL;
@@ -363,98 +366,44 @@ static void launch_begin(const Sanitizer_LaunchData *d)
         *slot = p;
 }
 
-/* Records sorted by block, warp, then slot (each warp's in issue order). */
-static const cml_inject_rec *sort_recs;
-
-static int by_warp(const void *pa, const void *pb)
+/* The drained buffer as a KERN chunk (inject_drain.c does the work). */
+static void write_launch(pending *p, const cml_inject_rec *recs, size_t n, const unsigned *lost)
 {
-    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    const cml_inject_rec *x = &sort_recs[a], *y = &sort_recs[b];
-    if (x->block != y->block)
-        return x->block < y->block ? -1 : 1;
-    if (x->warp != y->warp)
-        return x->warp < y->warp ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
-
-/* The drained buffer as a KERN chunk. */
-static void write_launch(pending *p, const cml_inject_rec *recs, uint64_t n,
-                         const unsigned *lost)
-{
-    uint64_t *order = malloc((n ? n : 1u) * sizeof *order);
     cml_tf_ins *ins = malloc((n ? n : 1u) * sizeof *ins);
-    if (!order || !ins) {
+    cml_inject_launch l;
+    memset(&l, 0, sizeof l);
+    memcpy(l.grid, p->grid, sizeof l.grid);
+    memcpy(l.block, p->block, sizeof l.block);
+    l.warps_per_block = p->host.warps_per_block;
+    l.stride = p->host.stride;
+    l.pc = p->pc;
+    l.size = p->size;
+    l.func = p->fn->id;
+    l.outside = p->fn->outside;
+    cml_tf_kernel k;
+    memset(&k, 0, sizeof k);
+    size_t outside = 0;
+    const size_t m = ins ? cml_inject_drain(&l, recs, n, lost, p->lost_words, ins, &k, &outside)
+                         : (size_t)-1;
+    if (m == (size_t)-1) {
         say("out of memory draining a launch", p->fn->name);
-        free(order);
         free(ins);
         return;
     }
-    for (uint64_t i = 0; i < n; i++)
-        order[i] = i;
-    sort_recs = recs;
-    qsort(order, (size_t)n, sizeof *order, by_warp);
-    uint64_t m = 0, warps = 0, lost_warps = 0;
-    const uint64_t nblocks = (uint64_t)p->grid[0] * p->grid[1] * p->grid[2];
-    const uint64_t threads = (uint64_t)p->block[0] * p->block[1] * p->block[2];
-    for (size_t j = 0; j < p->lost_words; j++)
-        lost_warps += (uint64_t)__builtin_popcount(lost[j]);
-    for (uint64_t i = 0; i < n; i++) {
-        const cml_inject_rec *r = &recs[order[i]];
-        const uint64_t wid = r->block * p->host.warps_per_block + r->warp;
-        const uint64_t j = wid / p->host.stride;
-        const unsigned sz = r->size;
-        if (j / 32u >= p->lost_words || r->block >= nblocks || r->warp >= p->host.warps_per_block)
-            continue; /* not a record the patch wrote whole (cannot happen) */
-        if ((lost[j / 32u] >> (j % 32u)) & 1u)
-            continue; /* a warp that lost records: left out whole */
-        /* Sizes the format has no room for (none today) and the lanes a
-         * block does not have are dropped rather than written invalid. */
-        const uint64_t lanes = threads - (uint64_t)r->warp * 32u;
-        if ((sz != 1 && sz != 2 && sz != 4 && sz != 8 && sz != 16) || (r->attr & 3u) > 2u ||
-            (r->attr >> 2) > 2u || r->active == 0 || (lanes < 32u && (r->active >> lanes)))
-            continue;
-        cml_tf_ins *t = &ins[m];
-        memset(t, 0, sizeof *t);
-        if (r->pc >= p->pc && r->pc - p->pc < p->size) {
-            t->func = p->fn->id;
-            t->pc = (uint32_t)(r->pc - p->pc);
-        } else {
-            if (!p->fn->outside) {
-                char name[600];
-                snprintf(name, sizeof name, "(called from %s)", p->fn->name);
-                uint32_t id = write_func(name, NULL, p->fn->module);
-                p->fn->outside = id == UINT32_MAX ? 0 : id;
-            }
-            t->func = p->fn->outside ? p->fn->outside : p->fn->id;
-            t->pc = (uint32_t)r->pc;
-        }
-        t->space = (uint8_t)(r->attr & 3u);
-        t->op = (uint8_t)(r->attr >> 2);
-        t->size = (uint8_t)sz;
-        t->active = r->active;
-        t->block = r->block;
-        t->warp = r->warp;
-        for (unsigned l = 0; l < 32; l++)
-            if ((r->active >> l) & 1u)
-                t->addr[l] = r->addr[l];
-        if (m == 0 || t->block != ins[m - 1].block || t->warp != ins[m - 1].warp)
-            warps++;
-        m++;
+    if (outside && p->fn->outside == UINT32_MAX) {
+        /* PCs in functions the kernel called: a FUNC of their own, once */
+        char name[600];
+        snprintf(name, sizeof name, "(called from %s)", p->fn->name);
+        p->fn->outside = write_func(name, NULL, p->fn->module);
+        for (size_t i = 0; i < m; i++)
+            if (ins[i].func == UINT32_MAX)
+                ins[i].func = p->fn->outside == UINT32_MAX ? p->fn->id : p->fn->outside;
     }
-    cml_tf_kernel k;
-    memset(&k, 0, sizeof k);
     k.func = p->fn->id;
     k.launch = p->launch_index;
-    memcpy(k.grid, p->grid, sizeof k.grid);
-    memcpy(k.block, p->block, sizeof k.block);
     k.smem = p->smem;
-    k.warps_total = (uint64_t)p->grid[0] * p->grid[1] * p->grid[2] * p->host.warps_per_block;
-    k.stride = p->host.stride;
-    k.warps_recorded = warps;
-    k.warps_lost = lost_warps;
-    if (cml_tf_write_kernel(g.w, &k, ins, (size_t)m) != 0)
+    if (cml_tf_write_kernel(g.w, &k, ins, m) != 0)
         say("cannot write a launch to the trace", p->fn->name);
-    free(order);
     free(ins);
 }
 
@@ -481,7 +430,7 @@ static void launch_end(const Sanitizer_LaunchData *d)
                 SANITIZER_SUCCESS &&
             sanitizerMemcpyDeviceToHost(lost, p.host.lost, p.lost_words * 4u, p.stream) ==
                 SANITIZER_SUCCESS)
-            write_launch(&p, recs, n, lost);
+            write_launch(&p, recs, (size_t)n, lost);
         else
             say("cannot read a launch's records back", p.fn->name);
     }
