@@ -465,9 +465,14 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
     return v && *v && end && !*end ? (uint64_t)x : dflt;
 }
 
-/* Called by the CUDA driver when it loads the library. */
+/* Called by the CUDA driver when it loads the library, and by the
+ * library's own constructor (NVIDIA's samples subscribe from a global
+ * initializer): whichever comes first sets up, the other returns. */
 int InitializeInjection(void)
 {
+    static int done;
+    if (done++)
+        return 0;
     g.out = getenv("CML_TRACE_OUT");
     g.patches = getenv("CML_TRACE_PATCHES");
     if (!g.out || !*g.out || !g.patches || !*g.patches) {
@@ -497,4 +502,9 @@ int InitializeInjection(void)
     g.on = 1;
     atexit(close_writer);
     return 0;
+}
+
+__attribute__((constructor)) static void at_load(void)
+{
+    InitializeInjection();
 }
