@@ -38,6 +38,36 @@ sanitizer_api() {
   rm -rf "$tmp"
 }
 sanitizer_api
+# nvdisasm, for the SASS of a traced instruction (src/trace/trace_sass.c)
+# and its test: from PyPI (nvidia-cuda-nvdisasm) into .deps/nvdisasm/ where
+# the toolkit has none; nvcc's release when published, else the newest of
+# its major version (a newer disassembler reads older cubins).
+nvdisasm_tool() {
+  local root nvcc ver major cuda dest tmp
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  dest="$root/.deps/nvdisasm"
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  [ -x "$nvcc" ] || return 0
+  cuda=$(cd "$(dirname "$nvcc")/.." && pwd)
+  [ -x "$cuda/bin/nvdisasm" ] && return 0
+  ls "$dest"/nvidia/cu*/bin/nvdisasm >/dev/null 2>&1 && return 0
+  ver=$("$nvcc" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p')
+  major=${ver%%.*}
+  [ -n "$ver" ] && python3 -m pip --version >/dev/null 2>&1 || return 0
+  tmp=$(mktemp -d)
+  echo "install-deps: fetching nvidia-cuda-nvdisasm (PyPI) into .deps/nvdisasm" >&2
+  if { python3 -m pip download -q --no-deps -d "$tmp" "nvidia-cuda-nvdisasm==${ver}.*" ||
+       python3 -m pip download -q --no-deps -d "$tmp" \
+           "nvidia-cuda-nvdisasm>=${ver},<$((major + 1))"; } >/dev/null 2>&1 &&
+     mkdir -p "$dest" &&
+     python3 -m zipfile -e "$tmp"/nvidia_cuda_nvdisasm-*.whl "$dest" >/dev/null 2>&1; then
+    chmod +x "$dest"/nvidia/cu*/bin/nvdisasm 2>/dev/null
+  else
+    echo "install-deps: could not fetch nvdisasm: traced instructions show no SASS" >&2
+  fi
+  rm -rf "$tmp"
+}
+nvdisasm_tool
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v clang >/dev/null 2>&1 || need+=(clang)

@@ -23,6 +23,7 @@
 #include "test_util.h"
 #include "trace/trace_lines.h"
 #include "trace/trace_report.h"
+#include "trace/trace_sass.h"
 
 typedef struct row {
     uint32_t pc, line;
@@ -181,6 +182,9 @@ static void report_text(const char *path, const char *name, char *buf, size_t le
     const char *file = NULL;
     const cml_tf_line *l = cml_tf_sources_find(&src, &t, 0, 0x160, &file);
     CHECK(l && l->line == 9 && file && strstr(file, "lines.cu"));
+    /* with a disassembler, the store's SASS (naiveRow +0x160: its EXIT) */
+    if (src.disassembled)
+        CHECK(cml_tf_sources_sass(&src, &t, 0, 0x160) != NULL);
     cml_tf_report r = {&t, &m, name, 3, 10, &src};
     FILE *f = tmpfile();
     if (f) {
@@ -189,6 +193,8 @@ static void report_text(const char *path, const char *name, char *buf, size_t le
         size_t n = fread(buf, 1, len - 1u, f);
         buf[n] = '\0';
         fclose(f);
+        if (src.disassembled)
+            CHECK_STR_CONTAINS(buf, "\n   sass     EXIT\n");
     }
     cml_tf_sources_free(&src);
     cml_tf_model_free(&m);
@@ -229,6 +235,62 @@ static void test_report_lines(void)
     rmdir(dir);
 }
 
+/*
+ * PCs to SASS (src/trace/trace_sass.h): tests/data/trace/lines.sass is
+ * `nvdisasm -c lines.cubin` (nvdisasm 13.2): 32 instructions in each of
+ * the two functions. Then the disassembler itself where one is found.
+ */
+static void check_sass(const cml_tf_sass *s)
+{
+    CHECK_EQ_U64(s->nfuncs, 2);
+    CHECK_EQ_U64(s->nins, 64);
+    const char *x = cml_tf_sass_find(s, "naiveRow", 0x120);
+    CHECK(x && !strcmp(x, "LDG.E R3, desc[UR4][R2.64]"));
+    x = cml_tf_sass_find(s, "readOffset", 0x130);
+    CHECK(x && !strcmp(x, "STG.E desc[UR4][R6.64], R9"));
+    x = cml_tf_sass_find(s, "readOffset", 0x80);
+    CHECK(x && !strcmp(x, "@P0 EXIT"));
+    CHECK(cml_tf_sass_find(s, "readOffset", 0x200) == NULL);
+    CHECK(cml_tf_sass_find(s, "nosuch", 0x0) == NULL);
+}
+
+static void test_sass(void)
+{
+    size_t n = 0;
+    uint8_t *text = slurp(CML_TRACE_DATA "/lines.sass", &n);
+    CHECK(text != NULL && n > 1000);
+    if (!text)
+        return;
+    cml_tf_sass s;
+    CHECK_EQ_I64(cml_tf_sass_parse((const char *)text, n, &s), 0);
+    check_sass(&s);
+    cml_tf_sass_free(&s);
+    /* every prefix and a few bytes changed: parsed, never a crash, each
+     * instruction's text one line */
+    for (size_t k = 0; k < n; k += 13) {
+        char *p = malloc(k ? k : 1);
+        memcpy(p, text, k);
+        p[k ? k / 2 : 0] = k % 2 ? '\n' : '*';
+        if (cml_tf_sass_parse(p, k, &s) == 0) {
+            for (size_t i = 0; i < s.nins; i++)
+                CHECK(s.ins[i].func < s.nfuncs && !strchr(s.ins[i].text, '\n'));
+            cml_tf_sass_free(&s);
+        }
+        free(p);
+    }
+    free(text);
+    char tool[1024], err[300];
+    if (cml_tf_nvdisasm(tool, sizeof tool) != 0) {
+        printf("test_trace_lines: no nvdisasm: the disassembler's own run is not tested here\n");
+        return;
+    }
+    CHECK_EQ_I64(cml_tf_sass_read(tool, CML_TRACE_DATA "/lines.cubin", &s, err, sizeof err), 0);
+    check_sass(&s);
+    cml_tf_sass_free(&s);
+    CHECK_EQ_I64(cml_tf_sass_read(tool, CML_TRACE_DATA "/lines.cu", &s, err, sizeof err), -1);
+    CHECK_STR_CONTAINS(err, "lines.cu: ");
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2) {
@@ -246,5 +308,6 @@ int main(int argc, char **argv)
     test_table();
     test_hostile();
     test_report_lines();
+    test_sass();
     return cml_test_summary("test_trace_lines");
 }

@@ -38,7 +38,16 @@ typedef struct fixture {
     uint64_t smem;
     cml_thread_fn fn;
     const void *args;
+    const char *cubin;       /* the module's cubin the trace names ("": none) */
+    const uint32_t *site_pc; /* the sites' SASS offsets there (NULL: 16 * site) */
 } fixture;
+
+#define NFIX 5
+
+/* naiveRow of tests/data/trace/lines.cu is the lab's naive-row transpose:
+ * its load (site 0) and store (site 1) are at 0x120 and 0x150 of
+ * lines.cubin (tests/data/trace/lines.sass), lines 8 of lines.cu both. */
+static const uint32_t naive_row_pcs[2] = {0x120, 0x150};
 
 /* read-offset, offset 1: C[i] = A[i+1] + B[i+1], i < 2047, 4 blocks of 512 */
 static const cml_offset_args offset_args = {2048, 1, CML_CACHE_CA, 0};
@@ -49,25 +58,30 @@ static const cml_transpose_args transpose_args = {32, 32, CML_TR_NAIVE_ROW};
 /* a 32 x 32 word tile written by rows and read by columns, 2 blocks, one round */
 static const cml_banks_args banks_args = {CML_BANKS_TILE, 32, 32, 32, 0, 1, 4, 1};
 
-static fixture fixtures[4];
+static fixture fixtures[NFIX];
 
 static void make_fixtures(void)
 {
     const cml_dim3 one = {1, 1, 1};
-    fixture f[4] = {
+    fixture f[NFIX] = {
         {"read-offset.trace", "readOffset", &cml_exp_read_offset,
          "offset=1 n=2048 block=512 path=ca", {4, 1, 1}, {512, 1, 1}, 0, cml_offset_mirror,
-         &offset_args},
+         &offset_args, "", NULL},
         {"stride.trace", "stride", &cml_exp_stride, "pattern=stride stride=2 n=4096 block=256",
-         {8, 1, 1}, {256, 1, 1}, 0, cml_stride_mirror, &stride_args},
+         {8, 1, 1}, {256, 1, 1}, 0, cml_stride_mirror, &stride_args, "", NULL},
         {"transpose-naive-row.trace", "transposeNaiveRow", &cml_exp_transpose,
          "kernel=naive-row block=32x8 nx=32 ny=32", one, one, 0, cml_transpose_mirror,
-         &transpose_args},
+         &transpose_args, "", NULL},
         {"shared-banks-col.trace", "smemTileRowCol", &cml_exp_shared_banks,
          "pattern=tile tile=32x32 access=row-col pad=0 alloc=static blocks=2 iters=1",
-         {2, 1, 1}, {1024, 1, 1}, 32 * 32 * 4, cml_banks_mirror, &banks_args},
+         {2, 1, 1}, {1024, 1, 1}, 32 * 32 * 4, cml_banks_mirror, &banks_args, "", NULL},
+        {"naive-row-lines.trace", "naiveRow", &cml_exp_transpose,
+         "kernel=naive-row block=32x8 nx=32 ny=32", one, one, 0, cml_transpose_mirror,
+         &transpose_args, "tests/data/trace/lines.cubin", naive_row_pcs},
     };
     cml_tr_shape(CML_TR_NAIVE_ROW, 32, 32, 32, 8, &f[2].grid, &f[2].block);
+    f[4].grid = f[2].grid;
+    f[4].block = f[2].block;
     memcpy(fixtures, f, sizeof f);
 }
 
@@ -83,10 +97,10 @@ static int write_fixture(const fixture *f, const char *path)
         fprintf(stderr, "%s\n", err);
         return -1;
     }
-    cml_tf_func fn = {0, f->kernel, "", 1, ""};
+    cml_tf_func fn = {0, f->kernel, "", 1, f->cubin};
     int rc = cml_tf_write_func(w, &fn);
-    if (rc == 0 && cml_tf_write_mirror(w, 0, 0, f->grid, f->block, f->smem, f->fn, f->args) !=
-                       CML_OK)
+    if (rc == 0 && cml_tf_write_mirror(w, 0, 0, f->grid, f->block, f->smem, f->fn, f->args,
+                                       f->site_pc) != CML_OK)
         rc = -1;
     if (cml_tf_writer_close(w) != 0)
         rc = -1;
@@ -301,6 +315,7 @@ static void test_transpose(const fixture *f)
     const cml_tf_site *top = m.nsites ? &m.sites[0] : NULL;
     if (FOUND(top)) {
         CHECK_EQ_U64(top->op, CML_TF_STORE);
+        CHECK_EQ_U64(top->pc, f->site_pc ? f->site_pc[1] : 16u);
         CHECK_EQ_U64(top->traffic.requests, 32);
         CHECK_EQ_U64(top->traffic.sectors, 1024);
         CHECK_EQ_U64(top->waste, 28672);
@@ -448,7 +463,7 @@ int main(int argc, char **argv)
 {
     make_fixtures();
     if (argc == 3 && !strcmp(argv[1], "--write")) {
-        for (unsigned i = 0; i < 4; i++) {
+        for (unsigned i = 0; i < NFIX; i++) {
             char path[512];
             snprintf(path, sizeof path, "%s/%s", argv[2], fixtures[i].file);
             if (write_fixture(&fixtures[i], path) != 0)
@@ -457,12 +472,15 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < NFIX; i++)
         check_committed(&fixtures[i]);
     test_read_offset(&fixtures[0]);
     test_stride(&fixtures[1]);
     test_transpose(&fixtures[2]);
     test_banks(&fixtures[3]);
+    /* the same transpose at the SASS offsets of lines.cubin: the store,
+     * at 0x150, first */
+    test_transpose(&fixtures[4]);
     test_picture();
     test_sampled();
     return cml_test_summary("test_trace_model");

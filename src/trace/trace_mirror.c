@@ -11,6 +11,7 @@
 
 typedef struct collect {
     uint32_t func;
+    const uint32_t *site_pc;
     cml_tf_ins *ins;
     size_t n, cap;
     uint64_t warps;           /* distinct (block, warp) seen */
@@ -42,7 +43,7 @@ static cml_status on_issue(void *user, uint64_t block, unsigned warp, unsigned s
     cml_tf_ins *r = &c->ins[c->n++];
     memset(r, 0, sizeof *r);
     r->func = c->func;
-    r->pc = 16u * site;
+    r->pc = c->site_pc ? c->site_pc[site] : 16u * site;
     r->space = space[a->space];
     r->op = a->op == CML_OP_STORE ? CML_TF_STORE : CML_TF_LOAD;
     r->size = (uint8_t)a->width;
@@ -56,11 +57,12 @@ static cml_status on_issue(void *user, uint64_t block, unsigned warp, unsigned s
 
 cml_status cml_tf_write_mirror(cml_tf_writer *w, uint32_t func, uint64_t launch, cml_dim3 grid,
                                cml_dim3 block, uint64_t smem, cml_thread_fn fn,
-                               const void *args)
+                               const void *args, const uint32_t *site_pc)
 {
     collect c;
     memset(&c, 0, sizeof c);
     c.func = func;
+    c.site_pc = site_pc;
     cml_trace_hook hook = {&c, on_issue};
     cml_status rc = cml_trace_kernel_hooked(CML_RULES_MODERN, grid, block, fn, args, NULL, &hook);
     if (rc == CML_OK) {

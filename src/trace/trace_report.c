@@ -378,6 +378,9 @@ static void site_details(FILE *out, const cml_tf_report *r, const ranked *all, s
                 (unsigned long long)e->block, e->warp, distinct,
                 s->space == CML_TF_SHARED ? (distinct == 1 ? "bank" : "banks")
                                           : (distinct == 1 ? "sector" : "sectors"));
+        const char *sass = cml_tf_sources_sass(r->src, r->t, s->func, s->pc);
+        if (sass)
+            fprintf(out, "   sass     %s\n", sass);
         explain(s, why, sizeof why);
         cml_tt_wrap(out, "   ", why, WIDTH, 3);
     }
@@ -486,6 +489,7 @@ static void json_site(cml_json *j, const cml_tf_report *r, const cml_tf_site *s)
     } else {
         cml_json_null(j);
     }
+    cml_json_kv_string(j, "sass", cml_tf_sources_sass(r->src, t, s->func, s->pc));
     cml_json_kv_string(j, "space", cml_tf_space_name(s->space));
     cml_json_kv_string(j, "op", cml_tf_op_name(s->op));
     cml_json_kv_u64(j, "size", s->size);
@@ -600,7 +604,7 @@ cml_status cml_tf_report_csv(FILE *out, const void *report)
     const cml_tf_report *r = report;
     fputs("kernel,launch,pc,space,op,size,warps,refused,requests,sectors,sectors_per_request,"
           "efficiency,requested_bytes,wavefronts,ideal_wavefronts,bank_conflicts,wasted_bytes,"
-          "file,line\n",
+          "file,line,sass\n",
           out);
     for (size_t k = 0; k < r->t->nkernels; k++) {
         const cml_tf_model *m = &r->models[k];
@@ -633,6 +637,10 @@ cml_status cml_tf_report_csv(FILE *out, const void *report)
             } else {
                 fputc(',', out);
             }
+            fputc(',', out);
+            const char *sass = cml_tf_sources_sass(r->src, r->t, s->func, s->pc);
+            if (sass)
+                cml_csv_field(out, sass);
             fputc('\n', out);
         }
     }

@@ -43,6 +43,24 @@ check "banks: the column load first, 32 wavefronts a request, 1984 conflicts" \
 check "banks: every lane of the column in bank 0" \
     grep -Eq '^   bank +00000000000000000000000000000000 +block 0, warp 0: 1 bank$' "$tmp/out"
 
+# source lines and SASS: the trace names tests/data/trace/lines.cubin
+run "$bin" trace --from $data/naive-row-lines.trace --json "$tmp/lines.json"
+check "lines: the store first, at line 8 of lines.cu" \
+    grep -Eq '^1 +naiveRow +0x0150 +lines\.cu:8 +global store 4B +32 +32 +1024 ' "$tmp/out"
+check "lines: the details name the line" \
+    grep -q '^#1 naiveRow +0x0150 (lines.cu:8): global store of 4 bytes a lane, 32 warps$' "$tmp/out"
+check "lines: JSON's source" python3 -c "
+import json, sys
+i = json.load(open(sys.argv[1]))['kernels'][0]['instructions_by_waste']
+assert i[0]['source']['line'] == 8 and i[0]['source']['file'].endswith('lines.cu'), i[0]['source']
+assert i[0]['sass'] in (None, 'STG.E desc[UR4][R4.64], R3'), i[0]['sass']" "$tmp/lines.json"
+if grep -q '^   sass ' "$tmp/out"; then
+    check "sass: the store's instruction" grep -q '^   sass     STG.E desc\[UR4\]\[R4.64\], R3$' "$tmp/out"
+    check "sass: the load's instruction" grep -q '^   sass     LDG.E R3, desc\[UR4\]\[R2.64\]$' "$tmp/out"
+else
+    echo "test_trace: no nvdisasm found: the SASS lines are not checked"
+fi
+
 # --- JSON and CSV ----------------------------------------------------------------
 run "$bin" trace --from $data/read-offset.trace --json "$tmp/t.json" --csv "$tmp/t.csv" --quiet
 check "read-offset --json --csv --quiet: exit 0, nothing on stdout" test $rc -eq 0 -a ! -s "$tmp/out"
@@ -65,7 +83,7 @@ assert i[2]["op"] == "store" and i[2]["wasted_bytes"] == 4
 ' "$tmp/t.json"
 check "read-offset CSV: a header and a row per instruction" test "$(wc -l <"$tmp/t.csv")" -eq 4
 check "read-offset CSV: the A load's row" \
-    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,$' \
+    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,,$' \
     "$tmp/t.csv"
 run "$bin" trace --from $data/stride.trace --json -
 check "--json -: the document alone on stdout" \
