@@ -223,8 +223,10 @@ typedef struct listener {
     size_t n, cap;
 } listener;
 
-static cml_status listen(void *user, uint64_t block, unsigned warp, const cml_access *a)
+static cml_status listen(void *user, uint64_t block, unsigned warp, unsigned site,
+                         const cml_access *a)
 {
+    (void)site;
     listener *l = user;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;

@@ -126,6 +126,28 @@ void cml_cache_sim_free(cml_cache_sim *s);
 cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
                                 const cml_access *a);
 
+/*
+ * The warps of a wave (blocks that are resident at once), as
+ * cml_trace_levels feeds a whole grid: instruction 0 of every warp in the
+ * order given, then instruction 1 of each, ... (a warp that has run out is
+ * passed by). Warp i's instructions are ins[w[i].start .. + w[i].count),
+ * issued on SM w[i].sm with w[i].uid its number in the grid. For addresses
+ * recorded from a real kernel (cumemlab trace): fed wave by wave, blocks
+ * [0, P*R), [P*R, 2*P*R), ... with P SMs and R = cml_cache_resident_blocks,
+ * block b on SM b mod P and warps in block order, they go through the
+ * caches as a mirror of the same accesses does in cml_trace_levels.
+ * Errors as cml_cache_sim_access; the instructions before it were fed.
+ */
+typedef struct cml_cache_wave_warp {
+    size_t start;   /* its first instruction in ins                    */
+    uint32_t count; /* its instructions                                */
+    unsigned sm;    /* the SM it runs on                               */
+    uint64_t uid;   /* unique in the grid (block * warps per block + warp):
+                       places the warp's local memory                  */
+} cml_cache_wave_warp;
+cml_status cml_cache_sim_wave(cml_cache_sim *s, const cml_cache_wave_warp *w, size_t nw,
+                              const cml_access *ins);
+
 /* The totals so far. Dirty data still in L2 is not written: it is
  * l2_dirty_end_bytes (a kernel's counters stop before it is written). */
 void cml_cache_sim_levels(const cml_cache_sim *s, cml_levels *out);

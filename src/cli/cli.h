@@ -58,6 +58,14 @@ typedef struct cml_cli {
     int nexprs;
     const char *src;
     int show_kernel;
+    /* trace: --kernel, --launch (1-based; 0: not given), --budget (0: not
+     * given), --out, and the program after "--" with its arguments */
+    const char *trace_kernel;
+    uint64_t trace_launch;
+    uint64_t trace_budget;
+    const char *trace_out;
+    char **program;
+    int nprogram;
     /* positional arguments after the subcommand */
     const char *pos[64];          /* report compares any number of runs */
     int npos;
@@ -133,6 +141,8 @@ int cml_cmd_textbook(const cml_cli *cli, const cml_experiment *exp,
 struct cml_book_program;
 int cml_cmd_book(const cml_cli *cli, const struct cml_book_program *p);
 int cml_cmd_textbook_list(const cml_cli *cli);
+/* trace -- PROGRAM [ARGS] and trace --from FILE.trace (trace_cmd.c). */
+int cml_cmd_trace(const cml_cli *cli);
 void cml_print_help(const char *topic);
 int cml_print_experiment_help(const cml_experiment *exp);
 

@@ -38,6 +38,9 @@ static const char *const usage_text =
     "  cumemlab PROGRAM [args]      the book's program by its name, run as the book runs it\n"
     "                               (readSegment 11 512, transpose 2, checkSmemSquare, ...)\n"
     "  cumemlab textbook            the book's programs and their source files\n"
+    "  cumemlab trace [opts] -- PROGRAM [ARGS]  your own program's kernels, every memory\n"
+    "                               instruction recorded and run through the model\n"
+    "  cumemlab trace --from FILE.trace  a saved trace reported again, no GPU needed\n"
     "  cumemlab help [NAME]         this text, or an experiment's options\n"
     "\n"
     "Options:\n";
@@ -118,9 +121,10 @@ static void print_no_topic(const char *name)
  */
 static int check_outputs(const cml_cli *cli)
 {
-    const char *outs[4] = {cli->json_path, cli->csv_path, cli->html_path, cli->records_path};
-    static const char *const names[4] = {"--json", "--csv", "--html", "--records"};
-    for (int a = 0; a < 4; a++) {
+    const char *outs[5] = {cli->json_path, cli->csv_path, cli->html_path, cli->records_path,
+                           cli->trace_out};
+    static const char *const names[5] = {"--json", "--csv", "--html", "--records", "--out"};
+    for (int a = 0; a < 5; a++) {
         char err[640];
         if (!outs[a])
             continue;
@@ -199,6 +203,11 @@ int cml_cli_main(int argc, char **argv, cml_cli_after_parse_fn after_parse, void
                 cli.help = 1;
                 return cml_cmd_book(&cli, bp);
             }
+            if (!strcmp(cli.pos[0], "trace")) {
+                cli.help = 1;
+                cli.npos = 0;
+                return cml_cmd_trace(&cli);
+            }
             const cml_experiment *ae;
             const cml_textbook_alias *a = cml_textbook_find(cli.pos[0], &ae);
             if (a) {
@@ -235,6 +244,8 @@ int cml_cli_main(int argc, char **argv, cml_cli_after_parse_fn after_parse, void
         return cml_cmd_validate(&cli);
     if (!strcmp(cmd, "textbook"))
         return cml_cmd_textbook_list(&cli);
+    if (!strcmp(cmd, "trace"))
+        return cml_cmd_trace(&cli);
     const cml_book_program *program = cml_book_find(cmd);
     if (program)
         return cml_cmd_book(&cli, program);

@@ -20,7 +20,8 @@ enum {
     C_RUN = 1u << 4, C_DEVICE = 1u << 5, C_REPORT = 1u << 6, C_VALIDATE = 1u << 7,
     C_TEXTBOOK = 1u << 8, C_HELP = 1u << 9,
     C_BOOK_LIST = 1u << 10, /* `textbook`: the book's programs listed */
-    C_ALL = (1u << 11) - 1,
+    C_TRACE = 1u << 11,     /* `trace`: a program's kernels traced, or a saved trace */
+    C_ALL = (1u << 12) - 1,
     /* commands that measure on a GPU */
     C_GPU = C_TOUR | C_SUITE | C_RUN | C_VALIDATE | C_TEXTBOOK,
     /* commands that write results */
@@ -32,7 +33,7 @@ enum {
 typedef enum opt_id {
     O_HELP, O_VERSION, O_QUIET, O_QUICK, O_MODEL, O_JSON, O_CSV, O_HTML, O_EXPR, O_DEVICE,
     O_WHERE, O_SIZE, O_PEAK, O_REPS, O_WARMUP, O_COUNTERS, O_SRC, O_SHOW_KERNEL, O_FROM,
-    O_RECORDS, O_ALL, O_THRESHOLD
+    O_RECORDS, O_ALL, O_THRESHOLD, O_KERNEL, O_LAUNCH, O_BUDGET, O_OUT
 } opt_id;
 
 typedef enum opt_kind { K_FLAG, K_FILE, K_TEXT, K_INT, K_CHOICE } opt_kind;
@@ -52,16 +53,31 @@ static const char *const where_choices[] = {"dram", "l2", "l1", NULL};
 static const char *const counters_choices[] = {"off", "on", "auto", NULL};
 
 static const cli_option options[] = {
-    {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT | C_LIST, "FILE",
+    {O_JSON, "json", 0, K_FILE, 0, 0, NULL, C_OUT | C_LIST | C_TRACE, "FILE",
      "write the results as JSON (list: every experiment's row;\n"
      "schema: docs/json-schema.md); - is standard output (the\n"
      "table then goes to standard error)"},
-    {O_CSV, "csv", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE", "write one CSV row per variant"},
+    {O_CSV, "csv", 0, K_FILE, 0, 0, NULL, C_OUT | C_TRACE, "FILE",
+     "write one CSV row per variant (trace: per instruction)"},
     {O_HTML, "html", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
      "write a self-contained HTML report with charts (no network)"},
-    {O_FROM, "from", 0, K_FILE, 0, 0, NULL, C_VALIDATE, "FILE",
+    {O_FROM, "from", 0, K_FILE, 0, 0, NULL, C_VALIDATE | C_TRACE, "FILE",
      "validate: judge the records of a saved results file (.json\n"
-     "or .json.gz; - is standard input) instead of measuring"},
+     "or .json.gz; - is standard input) instead of measuring;\n"
+     "trace: report a saved trace (FILE.trace), running nothing"},
+    {O_KERNEL, "kernel", 0, K_TEXT, 0, 0, NULL, C_TRACE, "NAME|REGEX",
+     "trace: the kernels to record, by name or extended regular\n"
+     "expression (mangled or demangled; default: every kernel)"},
+    {O_LAUNCH, "launch", 0, K_INT, 1, 2147483647, NULL, C_TRACE, "N",
+     "trace: record the N-th launch of each kernel chosen\n"
+     "(1..2147483647; default 1)"},
+    {O_BUDGET, "budget", 0, K_INT, (int64_t)1 << 20, (int64_t)1 << 36, NULL, C_TRACE, "BYTES",
+     "trace: device memory a launch's records may use (1M..64G;\n"
+     "default 256M); beyond it warps are sampled, and the report\n"
+     "says so"},
+    {O_OUT, "out", 0, K_FILE, 0, 0, NULL, C_TRACE, "FILE",
+     "trace: keep the trace in FILE (and the kernels' cubins in\n"
+     "FILE.cubins/); default: a temporary file, removed"},
     {O_RECORDS, "records", 0, K_FILE, 0, 0, NULL, C_VALIDATE, "FILE",
      "validate: also write the records it judged as results JSON\n"
      "(what --from reads back)"},
@@ -94,7 +110,8 @@ static const cli_option options[] = {
      "auto: when the profiler can run here; on: fail if it cannot)"},
     {O_QUICK, "quick", 0, K_FLAG, 0, 0, NULL, C_TOUR | C_SUITE, NULL,
      "fewer variants and repetitions (suite: the tour's variants)"},
-    {O_QUIET, "quiet", 'q', K_FLAG, 0, 0, NULL, C_OUT, NULL, "no table on standard output"},
+    {O_QUIET, "quiet", 'q', K_FLAG, 0, 0, NULL, C_OUT | C_TRACE, NULL,
+     "no table on standard output"},
     {O_EXPR, "expr", 0, K_TEXT, 0, 0, NULL, C_MODEL | C_RUN, "EXPR",
      "an index expression over the thread index: model --expr\n"
      "predicts it, run --expr compiles, runs and checks it (up to\n"
@@ -131,7 +148,7 @@ static unsigned command_bit(const cml_cli *cli)
         {"tour", C_TOUR},     {"suite", C_SUITE},   {"list", C_LIST},
         {"model", C_MODEL},   {"run", C_RUN},       {"device", C_DEVICE},
         {"report", C_REPORT}, {"validate", C_VALIDATE}, {"help", C_HELP},
-        {"textbook", C_BOOK_LIST},
+        {"textbook", C_BOOK_LIST}, {"trace", C_TRACE},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cli->command, cmds[i].name))
@@ -245,6 +262,10 @@ static int set_option(cml_cli *cli, const cli_option *o, const char *value)
     case O_RECORDS: cli->records_path = value; break;
     case O_ALL: cli->all_gpus = 1; break;
     case O_THRESHOLD: break; /* parse_threshold */
+    case O_KERNEL: cli->trace_kernel = value; break;
+    case O_LAUNCH: cli->trace_launch = (uint64_t)v; break;
+    case O_BUDGET: cli->trace_budget = (uint64_t)v; break;
+    case O_OUT: cli->trace_out = value; break;
     case O_EXPR:
         if (cli->nexprs >= CML_CLI_MAX_EXPRS) {
             fprintf(stderr, "cumemlab: --expr: at most %d expressions\n", CML_CLI_MAX_EXPRS);
@@ -392,8 +413,15 @@ int cml_cli_parse(cml_cli *cli, int argc, char **argv, int first)
             cli->pos[cli->npos++] = arg;
             continue;
         }
+        if (!strcmp(arg, "--") && (cmd & C_TRACE)) {
+            /* trace: what follows is the program to run, as it is */
+            cli->program = argv + i + 1;
+            cli->nprogram = argc - i - 1;
+            break;
+        }
         if (!strcmp(arg, "--")) {
-            fprintf(stderr, "cumemlab: '--' is not used by cumemlab\n");
+            fprintf(stderr, "cumemlab: '--' is not used by cumemlab%s\n",
+                    strcmp(cli->command, "tour") ? "" : " (cumemlab trace -- PROGRAM runs one)");
             return CML_EXIT_USAGE;
         }
         const cli_option *o = NULL;

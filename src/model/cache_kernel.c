@@ -61,12 +61,7 @@ static double dabs(double a)
 
 /* ---- feeding a group's warps to the simulator, interleaved ---------------- */
 
-typedef struct warp_slot {
-    size_t start;       /* first instruction in feeder.ins */
-    uint32_t count;
-    unsigned sm;
-    uint64_t uid;       /* unique in the grid: places local memory */
-} warp_slot;
+typedef cml_cache_wave_warp warp_slot;
 
 typedef struct feeder {
     cml_cache_sim *sim;
@@ -82,30 +77,39 @@ typedef struct feeder {
     unsigned cur_warp;
 } feeder;
 
-/* Feed every buffered warp, one instruction of each in turn. */
-static cml_status flush(feeder *f)
+/* The warps of a wave, one instruction of each in turn (cache.h). */
+cml_status cml_cache_sim_wave(cml_cache_sim *s, const cml_cache_wave_warp *w, size_t nw,
+                              const cml_access *ins)
 {
     uint32_t most = 0;
-    for (size_t i = 0; i < f->nw; i++)
-        most = f->w[i].count > most ? f->w[i].count : most;
+    for (size_t i = 0; i < nw; i++)
+        most = w[i].count > most ? w[i].count : most;
     for (uint32_t k = 0; k < most; k++) {
-        for (size_t i = 0; i < f->nw; i++) {
-            const warp_slot *w = &f->w[i];
-            if (k >= w->count)
+        for (size_t i = 0; i < nw; i++) {
+            if (k >= w[i].count)
                 continue;
-            cml_status rc = cml_cache_sim_access(f->sim, w->sm, w->uid, &f->ins[w->start + k]);
+            cml_status rc = cml_cache_sim_access(s, w[i].sm, w[i].uid, &ins[w[i].start + k]);
             if (rc != CML_OK)
                 return rc;
         }
     }
-    f->n = 0;
-    f->nw = 0;
     return CML_OK;
 }
 
-static cml_status on_issue(void *user, uint64_t block, unsigned warp, const cml_access *a)
+/* Feed every buffered warp, one instruction of each in turn. */
+static cml_status flush(feeder *f)
+{
+    cml_status rc = cml_cache_sim_wave(f->sim, f->w, f->nw, f->ins);
+    f->n = 0;
+    f->nw = 0;
+    return rc;
+}
+
+static cml_status on_issue(void *user, uint64_t block, unsigned warp, unsigned site,
+                           const cml_access *a)
 {
     feeder *f = user;
+    (void)site;
     if (f->nw == 0 || block != f->cur_block || warp != f->cur_warp) {
         /* A new warp. A group too large to buffer is fed in parts, at warp
          * boundaries, rather than held whole. */

@@ -141,7 +141,7 @@ static cml_status issue(tracer *t, uint32_t meta, uint32_t mask, cml_access *acc
             return rc;
         cml_traffic_add_scaled(&t->tot.cls[c], &one, t->weight);
     }
-    return t->hook ? t->hook->issue(t->hook->user, t->block, t->warp, acc) : CML_OK;
+    return t->hook ? t->hook->issue(t->hook->user, t->block, t->warp, site, acc) : CML_OK;
 }
 
 /*

@@ -12,9 +12,10 @@ typedef struct cml_trace_hook {
     void *user;
     /* One warp instruction, in the order the warp issues it: `block` is
      * the block's linear index in the traced grid (x fastest), `warp` the
-     * warp's index in its block. A status other than CML_OK ends the trace
-     * with that status. */
-    cml_status (*issue)(void *user, uint64_t block, unsigned warp, const cml_access *a);
+     * warp's index in its block, `site` the mirror's site that issued it.
+     * A status other than CML_OK ends the trace with that status. */
+    cml_status (*issue)(void *user, uint64_t block, unsigned warp, unsigned site,
+                        const cml_access *a);
 } cml_trace_hook;
 
 /*

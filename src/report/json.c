@@ -86,7 +86,7 @@ static void write_counts(cml_json *j, const cml_traffic *t)
 }
 
 /* Every cml_traffic field, plus the two ratios people read first. */
-static void write_traffic(cml_json *j, const cml_traffic *t)
+void cml_json_traffic(cml_json *j, const cml_traffic *t)
 {
     double v = 0;
     int ok;
@@ -100,10 +100,8 @@ static void write_traffic(cml_json *j, const cml_traffic *t)
 }
 
 /* The cache levels: the figures, then what the model assumed. */
-static void write_levels(cml_json *j, const cml_record *rec)
+void cml_json_levels(cml_json *j, const cml_levels *l, const cml_cache_config *c)
 {
-    const cml_levels *l = &rec->levels;
-    const cml_cache_config *c = &rec->cache;
     cml_json_begin_object(j);
     cml_json_kv_u64(j, "l1_hit_sectors", l->l1_hit_sectors);
     cml_json_kv_u64(j, "l1_miss_sectors", l->l1_miss_sectors);
@@ -190,13 +188,13 @@ static void write_model(cml_json *j, const cml_record *rec)
             if (!t->instructions)
                 continue;
             cml_json_key(j, cml_rep_class_name(c));
-            write_traffic(j, t);
+            cml_json_traffic(j, t);
         }
         cml_json_end_object(j);
     }
     cml_json_key(j, "levels");
     if (rec->has_levels)
-        write_levels(j, rec);
+        cml_json_levels(j, &rec->levels, &rec->cache);
     else
         cml_json_null(j);
     cml_json_key(j, "sample");

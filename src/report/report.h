@@ -17,6 +17,14 @@ cml_status cml_report_table(FILE *out, const cml_results *r);
 /* JSON (schema documented in docs/json-schema.md): numbers are numbers. */
 cml_status cml_report_json(FILE *out, const cml_results *r);
 
+/* The model's figures as the results' JSON writes them (docs/json-schema.md,
+ * `model`): a traffic class (every field, sectors_per_request,
+ * efficiency), and the cache levels with what they assumed. Other
+ * documents that carry the model's figures (cumemlab-trace) use them. */
+struct cml_json;
+void cml_json_traffic(struct cml_json *j, const cml_traffic *t);
+void cml_json_levels(struct cml_json *j, const cml_levels *l, const cml_cache_config *c);
+
 /* CSV: one row per record, fixed header. */
 cml_status cml_report_csv(FILE *out, const cml_results *r);
 /* One CSV field (RFC 4180): quoted, its quotes doubled, only when it holds

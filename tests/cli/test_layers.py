@@ -45,6 +45,8 @@ import sys
 #   book         the textbook's programs, on the engine
 #   report       the reporters: results in, text/JSON/CSV/HTML out; they get
 #                the registry's rows as data, never by including them
+#   trace        users' kernels traced: the trace file, the model over a
+#                trace and its reports (on the model and the reporters)
 #   cli          the command line, on top of everything
 LAYERS = {
     "model": 0,
@@ -55,7 +57,8 @@ LAYERS = {
     "experiments": 5,
     "book": 5,
     "report": 5,
-    "cli": 6,
+    "trace": 6,
+    "cli": 7,
 }
 # Experiments include no other experiment's folder, but for these, each
 # with its reason (a DAG still: the folder cycle check covers them too).

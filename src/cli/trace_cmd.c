@@ -1,0 +1,335 @@
+/*
+ * cumemlab trace [options] -- PROGRAM [ARGS]: run a program with the
+ * injection library (src/trace/inject), which records its kernels' memory
+ * instructions into a trace file, then report the trace through the model;
+ * cumemlab trace --from FILE.trace: report a saved trace, running nothing
+ * (docs/trace.md).
+ *
+ * The program runs as a child with the terminal, standard streams and
+ * environment it would have had, plus CUDA_INJECTION64_PATH (how the CUDA
+ * driver is told to load a tool's library) and the library's settings
+ * (CML_TRACE_*). Its output is its own; cumemlab's report follows it, and
+ * cumemlab exits with the program's status (128 + the signal for a program
+ * a signal ended) unless that is 0 and the trace could not be reported.
+ */
+#define _XOPEN_SOURCE 700 /* fork, execvp, waitpid, mkstemp, setenv, readlink */
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "report/output_file.h"
+#include "trace/trace_model.h"
+#include "trace/trace_report.h"
+
+#define LIBRARY "libcumemlab-inject.so"
+#define PATCHES "cumemlab-inject-patches.fatbin"
+/* Instructions in the ranking, and shown with their lanes. */
+#define RANKED 10u
+#define DETAILED 3u
+
+static const char *const trace_usage =
+    "Usage:\n"
+    "  cumemlab trace [options] -- PROGRAM [ARGS]\n"
+    "  cumemlab trace --from FILE.trace [--json FILE] [--csv FILE]\n"
+    "\n"
+    "Runs PROGRAM with cumemlab's injection library (the Compute Sanitizer API), which\n"
+    "records every global, shared and local memory instruction of the kernels chosen\n"
+    "(each warp's active lanes and their addresses), then runs the recording through the\n"
+    "lab's model: requests, sectors, efficiency, bank conflicts and the cache levels, per\n"
+    "instruction and per launch, the instructions ranked by the bytes they waste.\n"
+    "PROGRAM's output and exit status pass through. docs/trace.md says more.\n"
+    "\n"
+    "Options:\n"
+    "  --kernel NAME|REGEX   the kernels to record (default: every kernel)\n"
+    "  --launch N            the N-th launch of each (1..2147483647; default 1)\n"
+    "  --budget BYTES        device memory for a launch's records (1M..64G; default 256M)\n"
+    "  --out FILE            keep the trace (and the cubins in FILE.cubins/)\n"
+    "  --from FILE           report a saved trace instead of running a program\n"
+    "  --json FILE, --csv FILE, --quiet\n";
+
+/* The folder of the running executable ("" when unknown). */
+static void exe_dir(char *dir, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1u);
+    dir[0] = '\0';
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) {
+        *slash = '\0';
+        snprintf(dir, len, "%s", self);
+    }
+}
+
+/* The injection library: CML_TRACE_LIBRARY, else beside cumemlab (the
+ * build tree), else in the installed library folder. 0, or -1. */
+static int find_library(char *lib, size_t len)
+{
+    const char *env = getenv("CML_TRACE_LIBRARY");
+    if (env && *env) {
+        snprintf(lib, len, "%s", env);
+        return access(lib, R_OK) == 0 ? 0 : -1;
+    }
+    char dir[PATH_MAX];
+    exe_dir(dir, sizeof dir);
+    if (!dir[0])
+        return -1;
+    snprintf(lib, len, "%s/" LIBRARY, dir);
+    if (access(lib, R_OK) == 0)
+        return 0;
+    snprintf(lib, len, "%s/../%s/" LIBRARY, dir, CML_INSTALL_LIBDIR);
+    return access(lib, R_OK) == 0 ? 0 : -1;
+}
+
+/* The options that only recording uses, refused with --from. */
+static int check_usage(const cml_cli *cli)
+{
+    if (cli->npos) {
+        fprintf(stderr, "cumemlab: trace: unexpected argument '%s' (the program comes after "
+                        "--: cumemlab trace [options] -- PROGRAM [ARGS])\n",
+                cli->pos[0]);
+        return CML_EXIT_USAGE;
+    }
+    if (cli->from_path && cli->program) {
+        fprintf(stderr, "cumemlab: trace: --from reports a saved trace; it runs no program "
+                        "(drop one of them)\n");
+        return CML_EXIT_USAGE;
+    }
+    if (!cli->from_path && (!cli->program || cli->nprogram == 0)) {
+        fprintf(stderr, "cumemlab: trace: name a program after --, or a saved trace with "
+                        "--from FILE.trace\n");
+        return CML_EXIT_USAGE;
+    }
+    const char *recording = cli->trace_kernel ? "--kernel"
+                            : cli->trace_launch ? "--launch"
+                            : cli->trace_budget ? "--budget"
+                            : cli->trace_out ? "--out"
+                                             : NULL;
+    if (cli->from_path && recording) {
+        fprintf(stderr, "cumemlab: trace: %s applies when a program is traced, not to --from\n",
+                recording);
+        return CML_EXIT_USAGE;
+    }
+    if (cli->program && cli->machine_stdout) {
+        fprintf(stderr, "cumemlab: trace: --json and --csv need a file when a program runs "
+                        "(its standard output is the program's own)\n");
+        return CML_EXIT_USAGE;
+    }
+    if (cli->trace_out && cml_output_same(cli->trace_out, "-")) {
+        fprintf(stderr, "cumemlab: --out: a file is needed (a trace is binary, not for a "
+                        "terminal or a pipe)\n");
+        return CML_EXIT_USAGE;
+    }
+    if (cli->trace_kernel) {
+        regex_t re;
+        int rc = regcomp(&re, cli->trace_kernel, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[256];
+            regerror(rc, &re, why, sizeof why);
+            fprintf(stderr, "cumemlab: --kernel: '%s' is not a name or an extended regular "
+                            "expression (%s)\n",
+                    cli->trace_kernel, why);
+            return CML_EXIT_USAGE;
+        }
+        regfree(&re);
+    }
+    return CML_EXIT_OK;
+}
+
+/* Run the program with the library; its exit status as the shell gives
+ * it (128 + signal), or -1 when it could not be started. */
+static int run_program(const cml_cli *cli, const char *lib, const char *patches,
+                       const char *out)
+{
+    char num[32];
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "cumemlab: trace: cannot start the program: %s\n", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        setenv("CUDA_INJECTION64_PATH", lib, 1);
+        setenv("CML_TRACE_OUT", out, 1);
+        setenv("CML_TRACE_PATCHES", patches, 1);
+        setenv("CML_TRACE_CUBINS", cli->trace_out ? "1" : "0", 1);
+        setenv("CML_TRACE_KERNEL", cli->trace_kernel ? cli->trace_kernel : "", 1);
+        snprintf(num, sizeof num, "%llu",
+                 (unsigned long long)(cli->trace_launch ? cli->trace_launch - 1u : 0u));
+        setenv("CML_TRACE_LAUNCH", num, 1);
+        snprintf(num, sizeof num, "%llu",
+                 (unsigned long long)(cli->trace_budget ? cli->trace_budget : 256u << 20));
+        setenv("CML_TRACE_BUDGET", num, 1);
+        char command[1024];
+        cml_cli_join_args(command, sizeof command, cli->nprogram, cli->program);
+        setenv("CML_TRACE_COMMAND", command, 1);
+        execvp(cli->program[0], cli->program);
+        fprintf(stderr, "cumemlab: trace: cannot run '%s': %s\n", cli->program[0],
+                strerror(errno));
+        _exit(127);
+    }
+    /* While the program runs, the terminal's interrupt is its business:
+     * cumemlab waits, then reports what was traced. */
+    struct sigaction ign, old_int, old_quit;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    int status = 0;
+    pid_t w;
+    do
+        w = waitpid(pid, &status, 0);
+    while (w < 0 && errno == EINTR);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (w < 0)
+        return -1;
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "cumemlab: trace: the program was ended by signal %d\n",
+                WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Model every launch of t (read from `path`, shown as `name`) and write
+ * the reports. CML_EXIT_OK or _FAIL. */
+static int report(const cml_cli *cli, const cml_trace *t, const char *path, const char *name)
+{
+    cml_tf_model *models = calloc(t->nkernels ? t->nkernels : 1u, sizeof *models);
+    if (!models) {
+        fprintf(stderr, "cumemlab: trace: out of memory\n");
+        return CML_EXIT_FAIL;
+    }
+    int rc = CML_EXIT_OK;
+    for (size_t k = 0; k < t->nkernels && rc == CML_EXIT_OK; k++) {
+        cml_status st = cml_tf_model_kernel(t, &t->kernel[k], &models[k]);
+        if (st != CML_OK) {
+            fprintf(stderr, "cumemlab: trace: %s: the model failed on launch %zu: %s\n", name,
+                    k + 1u, cml_status_str(st));
+            rc = CML_EXIT_FAIL;
+        }
+    }
+    /* Source lines where the cubins were saved with the trace. */
+    cml_tf_sources src;
+    if (rc == CML_EXIT_OK && cml_tf_sources_load(t, path, &src) != CML_OK) {
+        fprintf(stderr, "cumemlab: trace: out of memory\n");
+        rc = CML_EXIT_FAIL;
+    } else if (rc == CML_EXIT_OK && src.unreadable) {
+        fprintf(stderr, "cumemlab: trace: %zu cubin%s not read, no source lines for %s "
+                        "functions: %s\n",
+                src.unreadable, src.unreadable == 1 ? "" : "s",
+                src.unreadable == 1 ? "its" : "their", src.first_error);
+    }
+    cml_tf_report r = {t, models, name, DETAILED, RANKED, rc == CML_EXIT_OK ? &src : NULL};
+    if (rc == CML_EXIT_OK && !cli->quiet &&
+        cml_tf_report_text(cml_cli_human_out(cli), &r) != CML_OK)
+        rc = CML_EXIT_FAIL;
+    const char *paths[2] = {cli->json_path, cli->csv_path};
+    const cml_output_fn fns[2] = {cml_tf_report_json, cml_tf_report_csv};
+    for (int i = 0; i < 2 && rc == CML_EXIT_OK; i++) {
+        char err[700];
+        if (paths[i] && cml_output_write(paths[i], fns[i], &r, err, sizeof err) != CML_OK) {
+            fprintf(stderr, "cumemlab: %s\n", err);
+            rc = CML_EXIT_FAIL;
+        }
+    }
+    for (size_t k = 0; k < t->nkernels; k++)
+        cml_tf_model_free(&models[k]);
+    free(models);
+    if (r.src)
+        cml_tf_sources_free(&src);
+    return rc;
+}
+
+/* A temporary file for the trace (TMPDIR or /tmp); 0, or -1. */
+static int temp_trace(char *path, size_t len)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, len, "%s/cumemlab-trace-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "cumemlab: trace: cannot create a temporary file in %s: %s\n",
+                dir && *dir ? dir : "/tmp", strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+static int trace_program(const cml_cli *cli)
+{
+    char lib[PATH_MAX + 64], patches[PATH_MAX + 64], tmp[PATH_MAX];
+    if (find_library(lib, sizeof lib) != 0) {
+        fprintf(stderr, "cumemlab: trace: the injection library (" LIBRARY ") was not found: "
+                        "this cumemlab was built without the Compute Sanitizer API "
+                        "(scripts/install-deps.sh fetches it; then build again), or set "
+                        "CML_TRACE_LIBRARY\n");
+        return CML_EXIT_FAIL;
+    }
+    snprintf(patches, sizeof patches, "%s", lib);
+    char *slash = strrchr(patches, '/');
+    snprintf(slash ? slash + 1 : patches, sizeof patches - (size_t)(slash ? slash + 1 - patches : 0),
+             "%s", PATCHES);
+    const char *out = cli->trace_out;
+    if (!out) {
+        if (temp_trace(tmp, sizeof tmp) != 0)
+            return CML_EXIT_FAIL;
+        out = tmp;
+    } else {
+        remove(out); /* no stale trace can pass for this run's */
+    }
+    const int status = run_program(cli, lib, patches, out);
+    cml_trace t;
+    char err[600];
+    int rc;
+    struct stat st;
+    if (stat(out, &st) != 0 || st.st_size == 0) {
+        fprintf(stderr, "cumemlab: trace: no trace was written: the program made no CUDA call, "
+                        "or the CUDA driver did not load the injection library\n");
+        rc = CML_EXIT_FAIL;
+    } else if (cml_tf_read(out, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "cumemlab: trace: %s\n", err);
+        rc = CML_EXIT_FAIL;
+    } else {
+        rc = report(cli, &t, out, cli->trace_out ? cli->trace_out : "(temporary)");
+        cml_tf_free(&t);
+    }
+    if (!cli->trace_out)
+        remove(out);
+    if (status < 0)
+        return CML_EXIT_FAIL;
+    return status != 0 ? status : rc;
+}
+
+int cml_cmd_trace(const cml_cli *cli)
+{
+    if (cli->help) {
+        fputs(trace_usage, stdout);
+        return CML_EXIT_OK;
+    }
+    int rc = check_usage(cli);
+    if (rc)
+        return rc;
+    if (cli->program)
+        return trace_program(cli);
+    cml_trace t;
+    char err[600];
+    if (cml_tf_read(cli->from_path, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "cumemlab: trace: %s\n", err);
+        return CML_EXIT_FAIL;
+    }
+    rc = report(cli, &t, cli->from_path, cli->from_path);
+    cml_tf_free(&t);
+    return rc;
+}

@@ -1,0 +1,510 @@
+/*
+ * The injection library of `cumemlab trace` (docs/trace.md): loaded into
+ * an unmodified CUDA program by the driver (CUDA_INJECTION64_PATH), it
+ * subscribes to the Compute Sanitizer API's callbacks, patches every global,
+ * shared and local memory instruction of every module the program loads
+ * (the device side is patches.cu), and for the launches chosen gives the
+ * patches a device buffer; when such a launch ends it waits for it, drains
+ * the buffer and writes the launch to the trace file (trace_file.h).
+ *
+ * Its settings come from the environment that cumemlab trace sets:
+ *   CML_TRACE_OUT      the trace file to write (required; nothing is done
+ *                      without it)
+ *   CML_TRACE_PATCHES  the patches' fatbin (cumemlab finds it next to this
+ *                      library)
+ *   CML_TRACE_KERNEL   an extended regular expression; kernels whose
+ *                      mangled or demangled name it matches are traced
+ *                      (unset or empty: every kernel)
+ *   CML_TRACE_LAUNCH   which launch of each chosen kernel (0: the first)
+ *   CML_TRACE_BUDGET   device bytes a traced launch's records may use
+ *   CML_TRACE_COMMAND  the program's command line, for the file's header
+ *   CML_TRACE_CUBINS   1: save each module's cubin in CML_TRACE_OUT.cubins/
+ *
+ * The program's own output and exit status are untouched: the library
+ * writes to stderr only when something of the trace fails, each line
+ * starting "cumemlab trace:". Callbacks may come from several host threads:
+ * one mutex serialises the library's state (and the API's patching calls,
+ * which must not run concurrently).
+ */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <regex.h>
+#include <sanitizer.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace/inject/inject_drain.h"
+#include "trace/inject/inject_layout.h"
+#include "trace/trace_file.h"
+
+/* Records per warp assumed when the stride is chosen before a launch (its
+ * instructions are not known until it has run): a launch whose warps need
+ * more fills its buffer, and the warps that lost records are left out. */
+#define GUESS_PER_WARP 16u
+
+/* The one symbol the library exports (the rest is hidden: it lives inside
+ * someone else's program). */
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+typedef struct module_info {
+    CUmodule module;
+    uint64_t id;
+    char cubin[1024]; /* "" when not saved */
+} module_info;
+
+typedef struct func_info {
+    char *name;
+    CUmodule module;
+    uint32_t id;       /* its FUNC chunk */
+    uint32_t outside;  /* the FUNC chunk of PCs outside it (called functions);
+                          UINT32_MAX: none yet */
+    uint64_t launches; /* launches seen */
+} func_info;
+
+typedef struct pending {
+    Sanitizer_LaunchHandle launch;
+    CUcontext ctx;
+    Sanitizer_StreamHandle stream;
+    cml_inject_ctl host;        /* what the device's control block was given */
+    cml_inject_ctl *dev;        /* the control block in device memory */
+    size_t lost_words;
+    func_info *fn;
+    uint64_t launch_index;
+    uint32_t grid[3], block[3];
+    uint64_t smem;
+    uint64_t pc, size;          /* the function's first PC and bytes */
+} pending;
+
+static struct {
+    pthread_mutex_t lock;
+    int on;
+    int cubins;
+    const char *out, *patches, *command;
+    regex_t re;
+    int have_re;
+    uint64_t launch, budget;
+    cml_tf_writer *w;
+    int failed;
+    uint32_t nfuncs_written;
+    CUcontext *ctxs;
+    size_t nctxs;
+    module_info *mods;
+    size_t nmods;
+    func_info *fns;
+    size_t nfns;
+    pending *pend;
+    size_t npend;
+} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void say(const char *what, const char *detail)
+{
+    fprintf(stderr, "cumemlab trace: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+}
+
+/* Grow *arr (of *n elements of `size`) by one zeroed element; NULL when
+ * out of memory. */
+static void *push(void **arr, size_t *n, size_t size)
+{
+    void *a = realloc(*arr, (*n + 1u) * size);
+    if (!a)
+        return NULL;
+    *arr = a;
+    void *e = (char *)a + *n * size;
+    memset(e, 0, size);
+    (*n)++;
+    return e;
+}
+
+/* The demangled name, when the program has the C++ runtime's demangler
+ * (a C++ program does); NULL otherwise (free it). */
+static char *demangle(const char *name)
+{
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    demangle_fn fn;
+    void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!sym)
+        return NULL;
+    memcpy(&fn, &sym, sizeof fn); /* object to function pointer, as POSIX allows */
+    int status = 0;
+    char *d = fn(name, NULL, NULL, &status);
+    return status == 0 ? d : NULL;
+}
+
+/* The writer, opened at the first launch (the device is known then). */
+static cml_tf_writer *writer(CUcontext ctx)
+{
+    if (g.w || g.failed)
+        return g.w;
+    char name[256] = "";
+    int major = 0, minor = 0, sms = 0, l2 = 0;
+    CUdevice dev;
+    if (ctx && cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
+        if (cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
+            cuDeviceGetName(name, (int)sizeof name, dev);
+            cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+            cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+            cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+            cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+        }
+        CUcontext popped;
+        cuCtxPopCurrent(&popped);
+    }
+    const char *filter = getenv("CML_TRACE_KERNEL");
+    cml_tf_header h = {name, (uint32_t)(major * 10 + minor), (uint32_t)sms, (uint64_t)l2,
+                       filter ? filter : "", g.launch, g.budget, g.command};
+    char err[512];
+    g.w = cml_tf_writer_open(g.out, &h, err, sizeof err);
+    if (!g.w) {
+        say("cannot write the trace", err);
+        g.failed = 1;
+    }
+    return g.w;
+}
+
+static void close_writer(void)
+{
+    pthread_mutex_lock(&g.lock);
+    if (g.on && !g.w && !g.failed)
+        writer(NULL); /* no launch at all: still a trace, of nothing */
+    if (g.w && cml_tf_writer_close(g.w) != 0)
+        say("the trace could not be written whole", g.out);
+    g.w = NULL;
+    g.on = 0;
+    pthread_mutex_unlock(&g.lock);
+}
+
+/* ---- modules --------------------------------------------------------------- */
+
+/* Save a module's cubin beside the trace (OUT.cubins/module-ID.cubin), for
+ * mapping PCs to SASS and lines; "" in path when it could not be. */
+static void save_cubin(const Sanitizer_ResourceModuleData *m, uint64_t id, char *path,
+                       size_t len)
+{
+    path[0] = '\0';
+    if (!g.cubins || !m->pCubin || m->cubinSize == 0)
+        return;
+    char dir[900];
+    snprintf(dir, sizeof dir, "%s.cubins", g.out);
+    mkdir(dir, 0777);
+    snprintf(path, len, "%s/module-%llu.cubin", dir, (unsigned long long)id);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(m->pCubin, 1, m->cubinSize, f) != m->cubinSize) {
+        path[0] = '\0';
+    }
+    if (f && fclose(f) != 0)
+        path[0] = '\0';
+}
+
+static void module_loaded(const Sanitizer_ResourceModuleData *m)
+{
+    size_t c = 0;
+    while (c < g.nctxs && g.ctxs[c] != m->context)
+        c++;
+    if (c == g.nctxs) {
+        /* the patches, once per context */
+        if (sanitizerAddPatchesFromFile(g.patches, m->context) != SANITIZER_SUCCESS) {
+            static int said; /* once, not at every module */
+            if (!said++)
+                say("cannot load the patches (a fatbin without this GPU's architecture?): "
+                    "nothing is recorded",
+                    g.patches);
+            return;
+        }
+        CUcontext *slot = push((void **)&g.ctxs, &g.nctxs, sizeof *g.ctxs);
+        if (slot)
+            *slot = m->context;
+    }
+    if (sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module,
+                                   "cml_trace_global") != SANITIZER_SUCCESS ||
+        sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, m->module,
+                                   "cml_trace_shared") != SANITIZER_SUCCESS ||
+        sanitizerPatchInstructions(SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS, m->module,
+                                   "cml_trace_local") != SANITIZER_SUCCESS ||
+        sanitizerPatchModule(m->module) != SANITIZER_SUCCESS) {
+        say("cannot patch a module", NULL);
+        return;
+    }
+    module_info *mi = push((void **)&g.mods, &g.nmods, sizeof *g.mods);
+    if (!mi)
+        return;
+    mi->module = m->module;
+    mi->id = g.nmods;
+    save_cubin(m, mi->id, mi->cubin, sizeof mi->cubin);
+}
+
+static const module_info *module_of(CUmodule mod)
+{
+    for (size_t i = 0; i < g.nmods; i++)
+        if (g.mods[i].module == mod)
+            return &g.mods[i];
+    return NULL;
+}
+
+/* ---- launches -------------------------------------------------------------- */
+
+static func_info *function_of(const char *name, CUmodule mod)
+{
+    for (size_t i = 0; i < g.nfns; i++)
+        if (g.fns[i].module == mod && !strcmp(g.fns[i].name, name))
+            return &g.fns[i];
+    func_info *f = push((void **)&g.fns, &g.nfns, sizeof *g.fns);
+    if (!f)
+        return NULL;
+    f->name = strdup(name);
+    f->module = mod;
+    f->id = UINT32_MAX; /* no FUNC chunk yet */
+    f->outside = UINT32_MAX;
+    if (!f->name) {
+        g.nfns--;
+        return NULL;
+    }
+    return f;
+}
+
+/* A FUNC chunk (the next id); UINT32_MAX when it could not be written. */
+static uint32_t write_func(const char *name, const char *demangled, CUmodule mod)
+{
+    const module_info *mi = module_of(mod);
+    cml_tf_func f = {g.nfuncs_written, name, demangled ? demangled : "", mi ? mi->id : 0,
+                     mi ? mi->cubin : ""};
+    if (!g.w || cml_tf_write_func(g.w, &f) != 0)
+        return UINT32_MAX;
+    return g.nfuncs_written++;
+}
+
+static int chosen(const char *name, const char *demangled)
+{
+    if (!g.have_re)
+        return 1;
+    return regexec(&g.re, name, 0, NULL, 0) == 0 ||
+           (demangled && regexec(&g.re, demangled, 0, NULL, 0) == 0);
+}
+
+/* The stride: the smallest power of two that lets the sample's warps fit
+ * the buffer at GUESS_PER_WARP records each. */
+static uint64_t pick_stride(uint64_t warps, uint64_t capacity)
+{
+    uint64_t s = 1;
+    while (s < warps && (warps + s - 1u) / s * GUESS_PER_WARP > capacity)
+        s *= 2u;
+    return s < warps ? s : warps;
+}
+
+static void launch_begin(const Sanitizer_LaunchData *d)
+{
+    /* every launch's patches see NULL unless it is traced */
+    sanitizerSetLaunchCallbackData(d->hLaunch, d->function, d->hStream, NULL);
+    func_info *fn = function_of(d->functionName, d->module);
+    if (!fn)
+        return;
+    const uint64_t index = fn->launches++;
+    if (index != g.launch)
+        return; /* before the names are compared: most launches end here */
+    char *dem = demangle(d->functionName);
+    if (!chosen(d->functionName, dem) || !writer(d->context)) {
+        free(dem);
+        return;
+    }
+    if (fn->id == UINT32_MAX)
+        fn->id = write_func(d->functionName, dem, d->module);
+    free(dem);
+    if (fn->id == UINT32_MAX)
+        return;
+
+    pending p;
+    memset(&p, 0, sizeof p);
+    p.launch = d->hLaunch;
+    p.ctx = d->context;
+    p.stream = d->hStream;
+    p.fn = fn;
+    p.launch_index = index;
+    p.grid[0] = d->gridDim_x;
+    p.grid[1] = d->gridDim_y;
+    p.grid[2] = d->gridDim_z;
+    p.block[0] = d->blockDim_x;
+    p.block[1] = d->blockDim_y;
+    p.block[2] = d->blockDim_z;
+    int smem = 0;
+    if (cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, d->function) ==
+        CUDA_SUCCESS)
+        p.smem = (uint64_t)smem; /* static only: the dynamic size is not in the launch data */
+    if (sanitizerGetFunctionPcAndSize(d->module, d->functionName, &p.pc, &p.size) !=
+        SANITIZER_SUCCESS)
+        p.pc = p.size = 0;
+    const uint64_t threads = (uint64_t)p.block[0] * p.block[1] * p.block[2];
+    const uint64_t wpb = (threads + 31u) / 32u;
+    const uint64_t warps = (uint64_t)p.grid[0] * p.grid[1] * p.grid[2] * wpb;
+    p.host.warps_per_block = wpb;
+    p.host.capacity = g.budget / sizeof(cml_inject_rec);
+    p.host.stride = pick_stride(warps, p.host.capacity);
+    const uint64_t sample = (warps + p.host.stride - 1u) / p.host.stride;
+    p.lost_words = (size_t)((sample + 31u) / 32u);
+    void *recs = NULL, *lost = NULL, *ctl = NULL;
+    if (sanitizerAlloc(d->context, &recs, p.host.capacity * sizeof(cml_inject_rec)) !=
+            SANITIZER_SUCCESS ||
+        sanitizerAlloc(d->context, &lost, p.lost_words * 4u) != SANITIZER_SUCCESS ||
+        sanitizerAlloc(d->context, &ctl, sizeof(cml_inject_ctl)) != SANITIZER_SUCCESS) {
+        say("cannot allocate the trace buffer (a smaller --budget?)", fn->name);
+        if (recs)
+            sanitizerFree(d->context, recs);
+        if (lost)
+            sanitizerFree(d->context, lost);
+        return;
+    }
+    p.host.recs = recs;
+    p.host.lost = lost;
+    p.dev = ctl;
+    sanitizerMemset(lost, 0, p.lost_words * 4u, d->hStream);
+    sanitizerMemcpyHostToDeviceAsync(ctl, &p.host, sizeof p.host, d->hStream);
+    sanitizerSetLaunchCallbackData(d->hLaunch, d->function, d->hStream, ctl);
+    pending *slot = push((void **)&g.pend, &g.npend, sizeof *g.pend);
+    if (slot)
+        *slot = p;
+}
+
+/* The drained buffer as a KERN chunk (inject_drain.c does the work). */
+static void write_launch(pending *p, const cml_inject_rec *recs, size_t n, const unsigned *lost)
+{
+    cml_tf_ins *ins = malloc((n ? n : 1u) * sizeof *ins);
+    cml_inject_launch l;
+    memset(&l, 0, sizeof l);
+    memcpy(l.grid, p->grid, sizeof l.grid);
+    memcpy(l.block, p->block, sizeof l.block);
+    l.warps_per_block = p->host.warps_per_block;
+    l.stride = p->host.stride;
+    l.pc = p->pc;
+    l.size = p->size;
+    l.func = p->fn->id;
+    l.outside = p->fn->outside;
+    cml_tf_kernel k;
+    memset(&k, 0, sizeof k);
+    size_t outside = 0;
+    const size_t m = ins ? cml_inject_drain(&l, recs, n, lost, p->lost_words, ins, &k, &outside)
+                         : (size_t)-1;
+    if (m == (size_t)-1) {
+        say("out of memory draining a launch", p->fn->name);
+        free(ins);
+        return;
+    }
+    if (outside && p->fn->outside == UINT32_MAX) {
+        /* PCs in functions the kernel called: a FUNC of their own, once */
+        char name[600];
+        snprintf(name, sizeof name, "(called from %s)", p->fn->name);
+        p->fn->outside = write_func(name, NULL, p->fn->module);
+        for (size_t i = 0; i < m; i++)
+            if (ins[i].func == UINT32_MAX)
+                ins[i].func = p->fn->outside == UINT32_MAX ? p->fn->id : p->fn->outside;
+    }
+    k.func = p->fn->id;
+    k.launch = p->launch_index;
+    k.smem = p->smem;
+    if (cml_tf_write_kernel(g.w, &k, ins, m) != 0)
+        say("cannot write a launch to the trace", p->fn->name);
+    free(ins);
+}
+
+static void launch_end(const Sanitizer_LaunchData *d)
+{
+    size_t i = 0;
+    while (i < g.npend && g.pend[i].launch != d->hLaunch)
+        i++;
+    if (i == g.npend)
+        return;
+    pending p = g.pend[i];
+    g.pend[i] = g.pend[--g.npend];
+    cml_inject_ctl ctl;
+    cml_inject_rec *recs = NULL;
+    unsigned *lost = calloc(p.lost_words ? p.lost_words : 1u, sizeof *lost);
+    if (sanitizerStreamSynchronize(p.stream) != SANITIZER_SUCCESS ||
+        sanitizerMemcpyDeviceToHost(&ctl, p.dev, sizeof ctl, p.stream) != SANITIZER_SUCCESS) {
+        say("a traced launch failed; nothing of it is recorded", p.fn->name);
+    } else {
+        const uint64_t n = ctl.used < ctl.capacity ? ctl.used : ctl.capacity;
+        recs = malloc((n ? n : 1u) * sizeof *recs);
+        if (recs && lost &&
+            sanitizerMemcpyDeviceToHost(recs, p.host.recs, n * sizeof *recs, p.stream) ==
+                SANITIZER_SUCCESS &&
+            sanitizerMemcpyDeviceToHost(lost, p.host.lost, p.lost_words * 4u, p.stream) ==
+                SANITIZER_SUCCESS)
+            write_launch(&p, recs, (size_t)n, lost);
+        else
+            say("cannot read a launch's records back", p.fn->name);
+    }
+    free(recs);
+    free(lost);
+    sanitizerFree(p.ctx, p.host.recs);
+    sanitizerFree(p.ctx, p.host.lost);
+    sanitizerFree(p.ctx, p.dev);
+}
+
+static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain,
+                                     Sanitizer_CallbackId cbid, const void *data)
+{
+    (void)user;
+    pthread_mutex_lock(&g.lock);
+    if (g.on) {
+        if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
+            module_loaded(data);
+        else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)
+            launch_begin(data);
+        else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
+            launch_end(data);
+    }
+    pthread_mutex_unlock(&g.lock);
+}
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    unsigned long long x = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && end && !*end ? (uint64_t)x : dflt;
+}
+
+/* Called by the CUDA driver when it loads the library, and by the
+ * library's own constructor (NVIDIA's samples subscribe from a global
+ * initializer): whichever comes first sets up, the other returns. */
+int InitializeInjection(void)
+{
+    static int done;
+    if (done++)
+        return 0;
+    g.out = getenv("CML_TRACE_OUT");
+    g.patches = getenv("CML_TRACE_PATCHES");
+    if (!g.out || !*g.out || !g.patches || !*g.patches) {
+        say("CML_TRACE_OUT and CML_TRACE_PATCHES are not set: nothing is traced (run the "
+            "program through cumemlab trace)", NULL);
+        return 0;
+    }
+    const char *filter = getenv("CML_TRACE_KERNEL");
+    if (filter && *filter) {
+        if (regcomp(&g.re, filter, REG_EXTENDED | REG_NOSUB) != 0) {
+            say("not a regular expression (nothing is traced)", filter);
+            return 0;
+        }
+        g.have_re = 1;
+    }
+    g.command = getenv("CML_TRACE_COMMAND") ? getenv("CML_TRACE_COMMAND") : "";
+    g.launch = env_u64("CML_TRACE_LAUNCH", 0);
+    g.cubins = env_u64("CML_TRACE_CUBINS", 0) == 1;
+    g.budget = env_u64("CML_TRACE_BUDGET", (uint64_t)256 << 20);
+    Sanitizer_SubscriberHandle handle;
+    if (sanitizerSubscribe(&handle, on_callback, NULL) != SANITIZER_SUCCESS ||
+        sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE) != SANITIZER_SUCCESS ||
+        sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH) != SANITIZER_SUCCESS) {
+        say("cannot subscribe to the Compute Sanitizer API's callbacks", NULL);
+        return 0;
+    }
+    g.on = 1;
+    atexit(close_writer);
+    return 0;
+}
+
+__attribute__((constructor)) static void at_load(void)
+{
+    InitializeInjection();
+}

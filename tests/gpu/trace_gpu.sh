@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# cumemlab trace on a GPU (label gpu; exit 77 without one): the injection
+# library records the book's programs as cumemlab runs them, and the trace
+# must give, per kernel, the requests, sectors and wavefronts of the lab's
+# own model of the same launch (the program's --json), with the right
+# source line at the top (docs/trace.md):
+#   readSegment 11 512   readOffset: the loads of line `C[i] = A[k] + B[k]`
+#   transpose 2          transposeNaiveRow: the store
+#   checkSmemSquare      setRowReadCol: the column read of the tile
+# and the program's own output and exit status pass through.
+# Usage: trace_gpu.sh CUMEMLAB
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/../cli/cli_test_util.sh" # $tmp, check, run
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    echo "trace_gpu: no GPU: skipped"
+    exit 77
+fi
+
+# The line of `pattern` inside the body of kernel `name` in `file`.
+line_of() { # file name pattern
+    awk -v name="$2" -v pat="$3" 'index($0, " " name "(") { inside = 1 }
+        inside && index($0, pat) { print NR; exit }' "$1"
+}
+
+# trace_book WHAT KERNEL-REGEX VARIANT PROGRAM...: trace one kernel of a book
+# program run by cumemlab, then compare the trace with the program's record
+# VARIANT on the classes named in $classes and the figures in $figures.
+trace_book() {
+    local what=$1 regex=$2 variant=$3
+    shift 3
+    run "$bin" trace --kernel "$regex" --budget 1G --out "$tmp/$what.trace" \
+        --json "$tmp/$what-trace.json" -- "$bin" "$@" --counters off --json "$tmp/$what.json"
+    check "$what: exit 0" test $rc -eq 0
+    check "$what: the program's own lines pass through" grep -q "$pass_through" "$tmp/out"
+    check "$what: the trace's figures are the model's of the same launch" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+variant, classes, figures = sys.argv[3], sys.argv[4].split(","), sys.argv[5].split(",")
+assert len(t["kernels"]) == 1, [k["name"] for k in t["kernels"]]
+k = t["kernels"][0]
+assert k["sample_stride"] == 1 and k["warps_lost"] == 0, (k["sample_stride"], k["warps_lost"])
+rec = [x for x in r["records"] if x["variant"] == variant]
+assert len(rec) == 1, variant
+m = rec[0]["model"]["modern"]
+for c in classes:
+    for f in figures:
+        a, b = k["modern"].get(c, {}).get(f, 0), m.get(c, {}).get(f, 0)
+        assert a == b, "%s %s: trace %s, model %s" % (c, f, a, b)
+' "$tmp/$what-trace.json" "$tmp/$what.json" "$variant" "$classes" "$figures"
+}
+
+cd "$root" || exit 1
+
+pass_through="readOffset <<< 2048,  512 >>> offset   11"
+classes=global_ld,global_st figures=instructions,requests,sectors,requested_bytes
+trace_book readSegment 'readOffset(\(|P)' "launch=readOffset offset=11 block=512" \
+    readSegment 11 512
+want=$(line_of src/book/read_segment.cu readOffset "C[i] = A[k] + B[k]")
+check "readSegment: the loads of line $want first" python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["kernels"][0]["instructions_by_waste"]
+for x in i[:2]:
+    assert x["op"] == "load" and x["space"] == "global", x
+    assert x["source"] and x["source"]["line"] == int(sys.argv[2]), x["source"]
+' "$tmp/readSegment-trace.json" "$want"
+
+pass_through="NaiveRow"
+trace_book transpose 'transposeNaiveRow(\(|P)' \
+    "launch=transposeNaiveRow kernel=2 blockx=16 blocky=16 nx=2048 ny=2048" transpose 2
+want=$(line_of src/book/transpose_book.cu transposeNaiveRow "out[ix * ny + iy] = in[iy * nx + ix]")
+check "transpose: the store of line $want first" python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1]))["kernels"][0]["instructions_by_waste"][0]
+assert x["op"] == "store" and x["space"] == "global", x
+assert x["source"] and x["source"]["line"] == int(sys.argv[2]), x["source"]
+' "$tmp/transpose-trace.json" "$want"
+
+pass_through="checkSmemSquare"
+classes=shared_ld,shared_st,global_st figures=instructions,requests,wavefronts,bank_conflicts
+trace_book checkSmemSquare 'setRowReadCol(\(|P)' "launch=setRowReadCol iprintf=0" checkSmemSquare
+want=$(line_of src/book/check_smem_square.cu setRowReadCol "out[idx] = tile[threadIdx.x][threadIdx.y]")
+check "checkSmemSquare: the column read of line $want first" python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1]))["kernels"][0]["instructions_by_waste"][0]
+assert x["op"] == "load" and x["space"] == "shared", x
+assert x["modern"]["bank_conflicts"] == 31 * x["modern"]["requests"], x["modern"]
+assert x["source"] and x["source"]["line"] == int(sys.argv[2]), x["source"]
+' "$tmp/checkSmemSquare-trace.json" "$want"
+
+# A program's status passes through: the book program with a bad argument.
+run "$bin" trace -- "$bin" readSegment not-a-number
+check "a failing program: its exit status (2) passes through" test $rc -eq 2
+
+echo "trace_gpu: $checks checks, $fails failed"
+[ "$fails" -eq 0 ]
