@@ -4,9 +4,9 @@
 # for two programs:
 #   1. a 1 GiB streaming kernel: the lab's read-offset, offset 0, on arrays
 #      of 2^28 floats (1 GiB each), one timed launch; every launch of it
-#      recorded in one trace would hold 2^23 warps x 3 instructions, so the
-#      default budget samples it (the report says how): both the default
-#      budget and --budget 16G are timed;
+#      recorded whole would take 2^23 warps x 3 records x 288 bytes (7.2
+#      GB of device buffer), so it is sampled (one warp in k, the report
+#      says k): at the default budget and at --budget 16G;
 #   2. the book's transpose (`cumemlab transpose 2`, 2048 x 2048 floats),
 #      its transposeNaiveRow recorded whole.
 # Writes OUT/trace-overhead.txt: the device, the commands, the seconds
