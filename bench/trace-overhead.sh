@@ -33,7 +33,7 @@ timed() {
     "$@" >"$work/last.out" 2>"$work/last.err"
     rc=$?
     t1=$(now)
-    printf -v "$var" '%s' "$(echo "$t1 - $t0" | bc -l)"
+    printf -v "$var" '%s' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
 }
 
 say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
@@ -54,7 +54,7 @@ measure() {
     timed traced "$bin" trace --kernel "$regex" "${budget_arg[@]}" \
         --out "$work/$name.trace" --json "$work/$name.json" --quiet -- "$@"
     say "traced: ${traced} s (exit $rc): cumemlab trace --kernel '$regex' ${budget_arg[*]} -- $*"
-    say "slowdown: $(echo "$traced / $alone" | bc -l | cut -c1-6)x"
+    say "slowdown: $(awk -v a="$alone" -v t="$traced" 'BEGIN { printf "%.1f", a > 0 ? t / a : 0 }')x"
     say "trace: $(wc -c <"$work/$name.trace" 2>/dev/null || echo 0) bytes"
     python3 - "$work/$name.json" <<'EOF' | tee -a "$report"
 import json, sys
