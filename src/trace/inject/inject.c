@@ -467,12 +467,30 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 
 /* Called by the CUDA driver when it loads the library, and by the
  * library's own constructor (NVIDIA's samples subscribe from a global
- * initializer): whichever comes first sets up, the other returns. */
+ * initializer): whichever comes first sets up, the other returns what it
+ * did. 1 is success, as CUDA's injection samples return: the first GPU run
+ * returned 0 from the driver's call (the constructor had set up already),
+ * and the driver then unloaded the library mid-run, its callbacks still
+ * subscribed: the traced program died at the next callback, having written
+ * a trace of a header only (bench/results/h100/2026-11-28-trace/). The
+ * library is also linked -z nodelete, so no unload can leave a callback
+ * pointing at unmapped code. */
+static int setup(void);
+
 int InitializeInjection(void)
 {
-    static int done;
-    if (done++)
-        return 0;
+    static int done, result;
+    if (!done) {
+        done = 1;
+        result = setup();
+    }
+    return result;
+}
+
+/* 1: subscribed; 0: nothing is traced (said), and the driver may unload
+ * the library. */
+static int setup(void)
+{
     g.out = getenv("CML_TRACE_OUT");
     g.patches = getenv("CML_TRACE_PATCHES");
     if (!g.out || !*g.out || !g.patches || !*g.patches) {
@@ -501,7 +519,7 @@ int InitializeInjection(void)
     }
     g.on = 1;
     atexit(close_writer);
-    return 0;
+    return 1;
 }
 
 __attribute__((constructor)) static void at_load(void)
