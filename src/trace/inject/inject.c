@@ -72,7 +72,7 @@ typedef struct pending {
     cml_inject_ctl host;        /* what the device's control block was given */
     cml_inject_ctl *dev;        /* the control block in device memory */
     size_t lost_words;
-    func_info *fn;
+    size_t fn;                  /* its function in g.fns (an index: g.fns may grow) */
     uint64_t launch_index;
     uint32_t grid[3], block[3];
     uint64_t smem;
@@ -291,7 +291,7 @@ static uint64_t pick_stride(uint64_t warps, uint64_t capacity)
     uint64_t s = 1;
     while (s < warps && (warps + s - 1u) / s * GUESS_PER_WARP > capacity)
         s *= 2u;
-    return s < warps ? s : warps;
+    return s < warps ? s : warps > 0 ? warps : 1; /* never 0: it divides */
 }
 
 static void launch_begin(const Sanitizer_LaunchData *d)
@@ -320,7 +320,7 @@ static void launch_begin(const Sanitizer_LaunchData *d)
     p.launch = d->hLaunch;
     p.ctx = d->context;
     p.stream = d->hStream;
-    p.fn = fn;
+    p.fn = (size_t)(fn - g.fns);
     p.launch_index = index;
     p.grid[0] = d->gridDim_x;
     p.grid[1] = d->gridDim_y;
@@ -369,6 +369,7 @@ static void launch_begin(const Sanitizer_LaunchData *d)
 /* The drained buffer as a KERN chunk (inject_drain.c does the work). */
 static void write_launch(pending *p, const cml_inject_rec *recs, size_t n, const unsigned *lost)
 {
+    func_info *fn = &g.fns[p->fn];
     cml_tf_ins *ins = malloc((n ? n : 1u) * sizeof *ins);
     cml_inject_launch l;
     memset(&l, 0, sizeof l);
@@ -378,32 +379,32 @@ static void write_launch(pending *p, const cml_inject_rec *recs, size_t n, const
     l.stride = p->host.stride;
     l.pc = p->pc;
     l.size = p->size;
-    l.func = p->fn->id;
-    l.outside = p->fn->outside;
+    l.func = fn->id;
+    l.outside = fn->outside;
     cml_tf_kernel k;
     memset(&k, 0, sizeof k);
     size_t outside = 0;
     const size_t m = ins ? cml_inject_drain(&l, recs, n, lost, p->lost_words, ins, &k, &outside)
                          : (size_t)-1;
     if (m == (size_t)-1) {
-        say("out of memory draining a launch", p->fn->name);
+        say("out of memory draining a launch", fn->name);
         free(ins);
         return;
     }
-    if (outside && p->fn->outside == UINT32_MAX) {
+    if (outside && fn->outside == UINT32_MAX) {
         /* PCs in functions the kernel called: a FUNC of their own, once */
         char name[600];
-        snprintf(name, sizeof name, "(called from %s)", p->fn->name);
-        p->fn->outside = write_func(name, NULL, p->fn->module);
+        snprintf(name, sizeof name, "(called from %s)", fn->name);
+        fn->outside = write_func(name, NULL, fn->module);
         for (size_t i = 0; i < m; i++)
             if (ins[i].func == UINT32_MAX)
-                ins[i].func = p->fn->outside == UINT32_MAX ? p->fn->id : p->fn->outside;
+                ins[i].func = fn->outside == UINT32_MAX ? fn->id : fn->outside;
     }
-    k.func = p->fn->id;
+    k.func = fn->id;
     k.launch = p->launch_index;
     k.smem = p->smem;
     if (cml_tf_write_kernel(g.w, &k, ins, m) != 0)
-        say("cannot write a launch to the trace", p->fn->name);
+        say("cannot write a launch to the trace", fn->name);
     free(ins);
 }
 
@@ -421,7 +422,7 @@ static void launch_end(const Sanitizer_LaunchData *d)
     unsigned *lost = calloc(p.lost_words ? p.lost_words : 1u, sizeof *lost);
     if (sanitizerStreamSynchronize(p.stream) != SANITIZER_SUCCESS ||
         sanitizerMemcpyDeviceToHost(&ctl, p.dev, sizeof ctl, p.stream) != SANITIZER_SUCCESS) {
-        say("a traced launch failed; nothing of it is recorded", p.fn->name);
+        say("a traced launch failed; nothing of it is recorded", g.fns[p.fn].name);
     } else {
         const uint64_t n = ctl.used < ctl.capacity ? ctl.used : ctl.capacity;
         recs = malloc((n ? n : 1u) * sizeof *recs);
@@ -432,7 +433,7 @@ static void launch_end(const Sanitizer_LaunchData *d)
                 SANITIZER_SUCCESS)
             write_launch(&p, recs, (size_t)n, lost);
         else
-            say("cannot read a launch's records back", p.fn->name);
+            say("cannot read a launch's records back", g.fns[p.fn].name);
     }
     free(recs);
     free(lost);
