@@ -226,8 +226,13 @@ static long reloc_function(const tables *t, uint64_t sym, int64_t addend, cml_tf
         for (uint64_t i = 0; i < t->symtab->size / 24u; i++) {
             const uint8_t *f = t->symtab->p + 24u * i;
             if ((f[4] & 0xFu) == 2 && rd(f + 6, 2) == shndx) {
+                /* addend - the function's value, refused where a hostile
+                 * file's numbers would overflow it */
+                const uint64_t fv = rd(f + 8, 8);
+                if (fv > (uint64_t)INT64_MAX || addend < INT64_MIN + (int64_t)fv)
+                    return -1;
                 name = rd(f, 4);
-                addend -= (int64_t)rd(f + 8, 8);
+                addend -= (int64_t)fv;
                 type = 2;
                 break;
             }
