@@ -148,6 +148,25 @@ typedef struct cml_cache_wave_warp {
 cml_status cml_cache_sim_wave(cml_cache_sim *s, const cml_cache_wave_warp *w, size_t nw,
                               const cml_access *ins);
 
+/* The warps of a wave as they arrive, each a run of instructions, for
+ * cml_cache_sim_wave: what a kernel mirror's blocks and a recorded launch
+ * (cumemlab trace) both collect. All zero is an empty buffer; its memory is
+ * kept between flushes and freed by cml_cache_wave_free. */
+typedef struct cml_cache_wave {
+    cml_access *ins;
+    size_t n, cap;              /* instructions */
+    cml_cache_wave_warp *w;
+    size_t nw, wcap;            /* warps */
+} cml_cache_wave;
+/* Start a warp on SM `sm`, `uid` as cml_cache_wave_warp's. CML_ENOMEM. */
+cml_status cml_cache_wave_begin(cml_cache_wave *q, unsigned sm, uint64_t uid);
+/* An instruction of the warp begun last (one must have been). CML_ENOMEM. */
+cml_status cml_cache_wave_add(cml_cache_wave *q, const cml_access *a);
+/* Feed the buffered warps through s (cml_cache_sim_wave), then empty the
+ * buffer, whatever it returns. */
+cml_status cml_cache_wave_flush(cml_cache_wave *q, cml_cache_sim *s);
+void cml_cache_wave_free(cml_cache_wave *q);
+
 /* The totals so far. Dirty data still in L2 is not written: it is
  * l2_dirty_end_bytes (a kernel's counters stop before it is written). */
 void cml_cache_sim_levels(const cml_cache_sim *s, cml_levels *out);

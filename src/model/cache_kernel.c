@@ -61,18 +61,13 @@ static double dabs(double a)
 
 /* ---- feeding a group's warps to the simulator, interleaved ---------------- */
 
-typedef cml_cache_wave_warp warp_slot;
-
 typedef struct feeder {
     cml_cache_sim *sim;
     uint64_t first, stride;   /* the group: real blocks first + j * stride */
     unsigned sms;             /* SMs: block b runs on SM b mod sms ... */
     int sm0;                  /* ... or every block on SM 0 */
     unsigned warps_per_block;
-    cml_access *ins;
-    size_t n, cap;
-    warp_slot *w;
-    size_t nw, wcap;
+    cml_cache_wave q;         /* the group's warps, buffered */
     uint64_t cur_block;       /* traced index of the block being buffered */
     unsigned cur_warp;
 } feeder;
@@ -96,13 +91,52 @@ cml_status cml_cache_sim_wave(cml_cache_sim *s, const cml_cache_wave_warp *w, si
     return CML_OK;
 }
 
-/* Feed every buffered warp, one instruction of each in turn. */
-static cml_status flush(feeder *f)
+cml_status cml_cache_wave_begin(cml_cache_wave *q, unsigned sm, uint64_t uid)
 {
-    cml_status rc = cml_cache_sim_wave(f->sim, f->w, f->nw, f->ins);
-    f->n = 0;
-    f->nw = 0;
+    if (q->nw == q->wcap) {
+        size_t cap = q->wcap ? q->wcap * 2u : 256u;
+        cml_cache_wave_warp *w = realloc(q->w, cap * sizeof *w);
+        if (!w)
+            return CML_ENOMEM;
+        q->w = w;
+        q->wcap = cap;
+    }
+    cml_cache_wave_warp *w = &q->w[q->nw++];
+    w->start = q->n;
+    w->count = 0;
+    w->sm = sm;
+    w->uid = uid;
+    return CML_OK;
+}
+
+cml_status cml_cache_wave_add(cml_cache_wave *q, const cml_access *a)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? q->cap * 2u : 1024u;
+        cml_access *ins = realloc(q->ins, cap * sizeof *ins);
+        if (!ins)
+            return CML_ENOMEM;
+        q->ins = ins;
+        q->cap = cap;
+    }
+    q->ins[q->n++] = *a;
+    q->w[q->nw - 1u].count++;
+    return CML_OK;
+}
+
+cml_status cml_cache_wave_flush(cml_cache_wave *q, cml_cache_sim *s)
+{
+    cml_status rc = cml_cache_sim_wave(s, q->w, q->nw, q->ins);
+    q->n = 0;
+    q->nw = 0;
     return rc;
+}
+
+void cml_cache_wave_free(cml_cache_wave *q)
+{
+    free(q->ins);
+    free(q->w);
+    memset(q, 0, sizeof *q);
 }
 
 static cml_status on_issue(void *user, uint64_t block, unsigned warp, unsigned site,
@@ -110,42 +144,23 @@ static cml_status on_issue(void *user, uint64_t block, unsigned warp, unsigned s
 {
     feeder *f = user;
     (void)site;
-    if (f->nw == 0 || block != f->cur_block || warp != f->cur_warp) {
+    if (f->q.nw == 0 || block != f->cur_block || warp != f->cur_warp) {
         /* A new warp. A group too large to buffer is fed in parts, at warp
          * boundaries, rather than held whole. */
-        if (f->n >= MAX_BUFFERED) {
-            cml_status rc = flush(f);
+        if (f->q.n >= MAX_BUFFERED) {
+            cml_status rc = cml_cache_wave_flush(&f->q, f->sim);
             if (rc != CML_OK)
                 return rc;
         }
-        if (f->nw == f->wcap) {
-            size_t cap = f->wcap ? f->wcap * 2u : 256u;
-            warp_slot *w = realloc(f->w, cap * sizeof *w);
-            if (!w)
-                return CML_ENOMEM;
-            f->w = w;
-            f->wcap = cap;
-        }
-        warp_slot *w = &f->w[f->nw++];
-        w->start = f->n;
-        w->count = 0;
         const uint64_t id = f->first + block * f->stride;
-        w->sm = f->sm0 ? 0u : (unsigned)(id % f->sms);
-        w->uid = id * f->warps_per_block + warp;
+        cml_status rc = cml_cache_wave_begin(&f->q, f->sm0 ? 0u : (unsigned)(id % f->sms),
+                                             id * f->warps_per_block + warp);
+        if (rc != CML_OK)
+            return rc;
         f->cur_block = block;
         f->cur_warp = warp;
     }
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2u : 1024u;
-        cml_access *ins = realloc(f->ins, cap * sizeof *ins);
-        if (!ins)
-            return CML_ENOMEM;
-        f->ins = ins;
-        f->cap = cap;
-    }
-    f->ins[f->n++] = *a;
-    f->w[f->nw - 1u].count++;
-    return CML_OK;
+    return cml_cache_wave_add(&f->q, a);
 }
 
 /* Run blocks first, first + stride, ... (count of them) through f->sim as
@@ -158,11 +173,11 @@ static cml_status run_group(feeder *f, cml_thread_fn fn, const void *args, cml_d
     f->first = first;
     f->stride = stride;
     f->sm0 = sm0;
-    f->nw = 0;
-    f->n = 0;
+    f->q.nw = 0;
+    f->q.n = 0;
     cml_status rc = cml_trace_blocks_hooked(grid, block, first, stride, count, fn, args, &hook);
     if (rc == CML_OK)
-        rc = flush(f);
+        rc = cml_cache_wave_flush(&f->q, f->sim);
     return rc;
 }
 
@@ -189,10 +204,7 @@ typedef struct kernel {
  */
 static _Thread_local struct {
     cml_cache_sim *sim;
-    cml_access *ins;
-    size_t cap;
-    warp_slot *w;
-    size_t wcap;
+    cml_cache_wave q;
 } spare;
 
 /* A fresh simulator in k->f.sim: the one it has, or the spare, reset. */
@@ -504,23 +516,15 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
     if (!whole && !exact)
         return CML_EINVAL;
     k.f.sms = k.sms;
-    k.f.ins = spare.ins;
-    k.f.cap = spare.cap;
-    k.f.w = spare.w;
-    k.f.wcap = spare.wcap;
-    spare.ins = NULL;
-    spare.w = NULL;
-    spare.cap = spare.wcap = 0;
+    k.f.q = spare.q;
+    memset(&spare.q, 0, sizeof spare.q);
     cml_levels lv;
     memset(&lv, 0, sizeof lv);
     cml_status rc = whole ? run_full(&k, &lv) : sampled(&k, exact, &lv);
     /* Kept for the next call (the spare was taken: nothing to free). */
     cml_cache_sim_free(spare.sim);
     spare.sim = k.f.sim;
-    spare.ins = k.f.ins;
-    spare.cap = k.f.cap;
-    spare.w = k.f.w;
-    spare.wcap = k.f.wcap;
+    spare.q = k.f.q;
     if (rc == CML_OK)
         *out = lv;
     return rc;

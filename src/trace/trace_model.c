@@ -102,59 +102,29 @@ typedef struct waves {
     uint64_t wave_blocks;      /* blocks resident at once on every SM */
     uint64_t warps_per_block;
     uint64_t wave_end;         /* the current wave is blocks below this */
-    cml_access *ins;
-    size_t n, cap;
-    cml_cache_wave_warp *w;
-    size_t nw, wcap;
+    cml_cache_wave q;          /* the current wave's warps (cache.h) */
     uint64_t last_block;
     uint32_t last_warp;
 } waves;
-
-static cml_status wave_flush(waves *v)
-{
-    cml_status rc = cml_cache_sim_wave(v->sim, v->w, v->nw, v->ins);
-    v->n = 0;
-    v->nw = 0;
-    return rc;
-}
 
 /* Add one global or local instruction of block b, warp w. */
 static cml_status wave_add(waves *v, uint64_t b, uint32_t warp, const cml_access *a)
 {
     if (b >= v->wave_end) {
-        cml_status rc = wave_flush(v);
+        cml_status rc = cml_cache_wave_flush(&v->q, v->sim);
         if (rc != CML_OK)
             return rc;
         v->wave_end = (b / v->wave_blocks + 1u) * v->wave_blocks;
     }
-    if (v->nw == 0 || b != v->last_block || warp != v->last_warp) {
-        if (v->nw == v->wcap) {
-            size_t cap = v->wcap ? v->wcap * 2u : 256u;
-            cml_cache_wave_warp *w = realloc(v->w, cap * sizeof *w);
-            if (!w)
-                return CML_ENOMEM;
-            v->w = w;
-            v->wcap = cap;
-        }
-        cml_cache_wave_warp *w = &v->w[v->nw++];
-        w->start = v->n;
-        w->count = 0;
-        w->sm = (unsigned)(b % v->sms);
-        w->uid = b * v->warps_per_block + warp;
+    if (v->q.nw == 0 || b != v->last_block || warp != v->last_warp) {
+        cml_status rc = cml_cache_wave_begin(&v->q, (unsigned)(b % v->sms),
+                                             b * v->warps_per_block + warp);
+        if (rc != CML_OK)
+            return rc;
         v->last_block = b;
         v->last_warp = warp;
     }
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2u : 1024u;
-        cml_access *ins = realloc(v->ins, cap * sizeof *ins);
-        if (!ins)
-            return CML_ENOMEM;
-        v->ins = ins;
-        v->cap = cap;
-    }
-    v->ins[v->n++] = *a;
-    v->w[v->nw - 1u].count++;
-    return CML_OK;
+    return cml_cache_wave_add(&v->q, a);
 }
 
 /* The cache levels' assumptions for launch k of t (trace_model.h). */
@@ -234,7 +204,7 @@ cml_status cml_tf_model_kernel(const cml_trace *t, const cml_tf_kernel *k, cml_t
         }
     }
     if (rc == CML_OK && v.sim)
-        rc = wave_flush(&v);
+        rc = cml_cache_wave_flush(&v.q, v.sim);
     if (rc == CML_OK && v.sim && memory) {
         cml_cache_sim_levels(v.sim, &out->levels);
         out->levels.simulated_blocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
@@ -246,8 +216,7 @@ cml_status cml_tf_model_kernel(const cml_trace *t, const cml_tf_kernel *k, cml_t
         out->no_levels = "no global or local memory instruction";
     }
     cml_cache_sim_free(v.sim);
-    free(v.ins);
-    free(v.w);
+    cml_cache_wave_free(&v.q);
     free(st.slot);
     if (rc != CML_OK) {
         free(st.sites);
