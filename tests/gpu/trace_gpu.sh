@@ -81,7 +81,7 @@ assert x["source"] and x["source"]["line"] == int(sys.argv[2]), x["source"]
 
 pass_through="checkSmemSquare"
 classes=shared_ld,shared_st,global_st figures=instructions,requests,wavefronts,bank_conflicts
-trace_book checkSmemSquare 'setRowReadCol(\(|P)' "launch=setRowReadCol iprintf=0" checkSmemSquare
+trace_book checkSmemSquare 'setRowReadCol(\(|Pi)' "launch=setRowReadCol iprintf=0" checkSmemSquare
 want=$(line_of src/book/check_smem_square.cu setRowReadCol "out[idx] = tile[threadIdx.x][threadIdx.y]")
 check "checkSmemSquare: the column read of line $want first" python3 -c '
 import json, sys

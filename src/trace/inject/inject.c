@@ -19,12 +19,17 @@
  *   CML_TRACE_BUDGET   device bytes a traced launch's records may use
  *   CML_TRACE_COMMAND  the program's command line, for the file's header
  *   CML_TRACE_CUBINS   1: save each module's cubin in CML_TRACE_OUT.cubins/
+ *   CML_TRACE_VERBOSE  1: say each step on stderr (where a traced program
+ *                      stops, without a debugger)
  *
  * The program's own output and exit status are untouched: the library
  * writes to stderr only when something of the trace fails, each line
  * starting "cumemlab trace:". Callbacks may come from several host threads:
  * one mutex serialises the library's state (and the API's patching calls,
- * which must not run concurrently).
+ * which must not run concurrently). The library's own calls into the API
+ * (loading the patches, its buffers' copies) raise callbacks of their own
+ * on the same thread while the mutex is held: those are not the program's,
+ * and are let through untouched (a thread-local depth), not waited on.
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <cuda.h>
@@ -103,6 +108,17 @@ static struct {
 static void say(const char *what, const char *detail)
 {
     fprintf(stderr, "cumemlab trace: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+}
+
+static int verbose; /* CML_TRACE_VERBOSE=1 */
+
+/* One step, when verbose: stderr is unbuffered, so the last line says
+ * where a program that hangs or dies stopped. */
+static void step(const char *what, const char *detail)
+{
+    if (verbose)
+        fprintf(stderr, "cumemlab trace: [step] %s%s%s\n", what, detail ? ": " : "",
+                detail ? detail : "");
 }
 
 /* Grow *arr (of *n elements of `size`) by one zeroed element; NULL when
@@ -206,6 +222,7 @@ static void module_loaded(const Sanitizer_ResourceModuleData *m)
         c++;
     if (c == g.nctxs) {
         /* the patches, once per context */
+        step("loading the patches", g.patches);
         if (sanitizerAddPatchesFromFile(g.patches, m->context) != SANITIZER_SUCCESS) {
             static int said; /* once, not at every module */
             if (!said++)
@@ -218,6 +235,7 @@ static void module_loaded(const Sanitizer_ResourceModuleData *m)
         if (slot)
             *slot = m->context;
     }
+    step("patching a module", NULL);
     if (sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module,
                                    "cml_trace_global") != SANITIZER_SUCCESS ||
         sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, m->module,
@@ -234,6 +252,7 @@ static void module_loaded(const Sanitizer_ResourceModuleData *m)
     mi->module = m->module;
     mi->id = g.nmods;
     save_cubin(m, mi->id, mi->cubin, sizeof mi->cubin);
+    step("module patched", NULL);
 }
 
 static const module_info *module_of(CUmodule mod)
@@ -312,6 +331,7 @@ static void launch_begin(const Sanitizer_LaunchData *d)
     if (fn->id == UINT32_MAX)
         fn->id = write_func(d->functionName, dem, d->module);
     free(dem);
+    step("tracing a launch of", d->functionName);
     if (fn->id == UINT32_MAX)
         return;
 
@@ -417,6 +437,7 @@ static void launch_end(const Sanitizer_LaunchData *d)
         return;
     pending p = g.pend[i];
     g.pend[i] = g.pend[--g.npend];
+    step("draining a launch of", g.fns[p.fn].name);
     cml_inject_ctl ctl;
     cml_inject_rec *recs = NULL;
     unsigned *lost = calloc(p.lost_words ? p.lost_words : 1u, sizeof *lost);
@@ -440,12 +461,23 @@ static void launch_end(const Sanitizer_LaunchData *d)
     sanitizerFree(p.ctx, p.host.recs);
     sanitizerFree(p.ctx, p.host.lost);
     sanitizerFree(p.ctx, p.dev);
+    step("launch written", g.fns[p.fn].name);
 }
 
 static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain,
                                      Sanitizer_CallbackId cbid, const void *data)
 {
     (void)user;
+    /* > 0 inside one of this thread's callbacks: what comes now was raised
+     * by the library's own call (the patches' module loading, a buffer's
+     * memset or copy), and the mutex is this thread's already */
+    static __thread int depth;
+    if (verbose)
+        fprintf(stderr, "cumemlab trace: [step] callback domain %d id %d%s\n", (int)domain,
+                (int)cbid, depth > 0 ? " (the library's own: let through)" : "");
+    if (depth > 0)
+        return;
+    depth++;
     pthread_mutex_lock(&g.lock);
     if (g.on) {
         if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
@@ -456,6 +488,7 @@ static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain
             launch_end(data);
     }
     pthread_mutex_unlock(&g.lock);
+    depth--;
 }
 
 static uint64_t env_u64(const char *name, uint64_t dflt)
@@ -492,6 +525,8 @@ int InitializeInjection(void)
  * the library. */
 static int setup(void)
 {
+    verbose = env_u64("CML_TRACE_VERBOSE", 0) == 1;
+    step("setting up", NULL);
     g.out = getenv("CML_TRACE_OUT");
     g.patches = getenv("CML_TRACE_PATCHES");
     if (!g.out || !*g.out || !g.patches || !*g.patches) {
@@ -512,6 +547,7 @@ static int setup(void)
     g.cubins = env_u64("CML_TRACE_CUBINS", 0) == 1;
     g.budget = env_u64("CML_TRACE_BUDGET", (uint64_t)256 << 20);
     Sanitizer_SubscriberHandle handle;
+    step("subscribing", NULL);
     if (sanitizerSubscribe(&handle, on_callback, NULL) != SANITIZER_SUCCESS ||
         sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE) != SANITIZER_SUCCESS ||
         sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH) != SANITIZER_SUCCESS) {
@@ -520,6 +556,7 @@ static int setup(void)
     }
     g.on = 1;
     atexit(close_writer);
+    step("subscribed", NULL);
     return 1;
 }
 
