@@ -54,7 +54,7 @@ measure() {
     timed traced "$bin" trace --kernel "$regex" "${budget_arg[@]}" \
         --out "$work/$name.trace" --json "$work/$name.json" --quiet -- "$@"
     say "traced: ${traced} s (exit $rc): cumemlab trace --kernel '$regex' ${budget_arg[*]} -- $*"
-    say "slowdown: $(awk -v a="$alone" -v t="$traced" 'BEGIN { printf "%.1f", a > 0 ? t / a : 0 }')x"
+    say "slowdown: $(awk -v a="$alone" -v t="$traced" 'BEGIN { printf "%.1f", (a > 0 ? t / a : 0) }')x"
     say "trace: $(wc -c <"$work/$name.trace" 2>/dev/null || echo 0) bytes"
     python3 - "$work/$name.json" <<'EOF' | tee -a "$report"
 import json, sys

@@ -7,10 +7,16 @@
 #   readSegment 11 512   readOffset: the loads of line `C[i] = A[k] + B[k]`
 #   transpose 2          transposeNaiveRow: the store
 #   checkSmemSquare      setRowReadCol: the column read of the tile
-# and the program's own output and exit status pass through.
-# Usage: trace_gpu.sh CUMEMLAB
+# and the program's own output and exit status pass through. Then a
+# program of the test's own (trace_program.cu: several kernels, two
+# streams, Thrust's sort, cuBLAS where built): its output and status
+# unchanged under trace, every kernel traced, its own kernels' figures the
+# hand-derived ones; and the same program made to fault: its status
+# passes through and what ran before the fault is still reported.
+# Usage: trace_gpu.sh CUMEMLAB TRACE_PROGRAM
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+prog=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/../cli/cli_test_util.sh" # $tmp, check, run
@@ -94,6 +100,61 @@ assert x["source"] and x["source"]["line"] == int(sys.argv[2]), x["source"]
 # A program's status passes through: the book program with a bad argument.
 run "$bin" trace -- "$bin" readSegment not-a-number
 check "a failing program: its exit status (2) passes through" test $rc -eq 2
+
+# A program of its own, untraced and then traced: the same lines, status 0.
+"$prog" >"$tmp/alone.out" 2>&1
+alone_rc=$?
+check "trace_program alone: exit 0" test $alone_rc -eq 0
+run "$bin" trace --budget 1G --quiet --json "$tmp/prog.json" -- "$prog"
+check "trace_program traced: its exit status (0) passes through" test $rc -eq 0
+check "trace_program traced: its output unchanged" cmp -s "$tmp/alone.out" "$tmp/out"
+# Hand-derived (tests/gpu/trace_program.cu): scale and gather run 2^20
+# threads (32768 warps), tile_columns 256 blocks of 32 warps (8192).
+check "trace_program: every kernel traced, its own kernels' figures exact" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+names = [k["name"] for k in t["kernels"]]
+def one(part):
+    ks = [k for k in t["kernels"] if part in k["name"]]
+    assert len(ks) == 1, (part, names)
+    assert ks[0]["sample_stride"] == 1 and ks[0]["warps_lost"] == 0, part
+    return ks[0]["modern"]
+def fig(m, c, f):
+    return m.get(c, {}).get(f, 0)
+want = {
+    "5scale": {("global_ld", "requests"): 32768, ("global_ld", "sectors"): 131072,
+               ("global_st", "requests"): 32768, ("global_st", "sectors"): 131072},
+    "6gather": {("global_ld", "requests"): 32768, ("global_ld", "sectors"): 262144,
+                ("global_st", "sectors"): 131072},
+    "12tile_columns": {("global_ld", "sectors"): 32768, ("global_st", "sectors"): 32768,
+                       ("shared_st", "requests"): 8192, ("shared_st", "wavefronts"): 8192,
+                       ("shared_ld", "requests"): 8192, ("shared_ld", "wavefronts"): 262144,
+                       ("shared_ld", "bank_conflicts"): 253952},
+}
+for part, figs in want.items():
+    m = one(part)
+    for (c, f), v in figs.items():
+        assert fig(m, c, f) == v, (part, c, f, fig(m, c, f), v)
+assert any("cub" in n or "thrust" in n for n in names), ("no Thrust/CUB kernel", names)
+if sys.argv[2] == "1":
+    assert any("gemm" in n.lower() for n in names), ("no cuBLAS kernel", names)
+' "$tmp/prog.json" "$(grep -c "sgemm ok" "$tmp/alone.out")"
+
+# The same program made to fault: status 3 either way, and the kernels
+# that ran before the fault are still reported.
+"$prog" fault >"$tmp/alone.out" 2>&1
+alone_rc=$?
+check "trace_program fault alone: exit 3" test $alone_rc -eq 3
+run "$bin" trace --budget 1G --quiet --json "$tmp/fault.json" -- "$prog" fault
+check "trace_program fault traced: its exit status (3) passes through" test $rc -eq 3
+check "trace_program fault traced: its output unchanged" cmp -s "$tmp/alone.out" "$tmp/out"
+check "trace_program fault traced: the faulting launch is named" \
+    grep -q "a traced launch failed.*wild" "$tmp/err"
+check "trace_program fault traced: what ran before the fault is reported" python3 -c '
+import json, sys
+names = [k["name"] for k in json.load(open(sys.argv[1]))["kernels"]]
+assert any("5scale" in n for n in names) and any("6gather" in n for n in names), names
+' "$tmp/fault.json"
 
 echo "trace_gpu: $checks checks, $fails failed"
 [ "$fails" -eq 0 ]
