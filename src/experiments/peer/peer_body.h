@@ -118,6 +118,24 @@ CML_LAUNCHER cml_status cml_peer_check(const float *dst, uint64_t floats, int pa
  * link never drains between passes (as nvbandwidth's copy kernel loops).
  * The pull loads the remote array with the pattern through `ld` and stores
  * the local one; the push stores the remote array with the pattern. */
+/* The pull's loop, with the remote index of local element k given by
+ * INDEX(k). A copy (stride 1, offset 0) runs the loop with k itself: the
+ * 64-bit multiply and add of the patterned index cost the SM read 0.1% of
+ * the link in a standalone probe (bench/results/h100x2/2026-11-28-peer-timing),
+ * which is what kept the copy below nvbandwidth's. The branch is uniform (the
+ * same for every thread of the launch) and the addresses are the same. */
+#define CML_PEER_DENSE(k) (k)
+#define CML_PEER_PATTERNED(k) ((k) * stride + offset)
+#define CML_PEER_PULL_LOOP(T, U, INDEX)                                                         \
+    for (unsigned p = 0; p < passes; p++)                                                       \
+        for (uint64_t b = t; b < threads; b += (U) * span) {                                    \
+            T v[U];                                                                             \
+            CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)                \
+                v[j] = CML_LD(0, ld, T, src, INDEX(b + j * span));                              \
+            CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)                \
+                CML_ST(1, CML_ST_PLAIN, dst, b + j * span, v[j]);                               \
+        }
+
 #define CML_PEER_BODIES(W, T, U)                                                                \
     CML_BODY void cml_peer_pull_body_##W##_##U(CML_CTX, const T *src, T *dst, uint64_t threads, \
                                                uint64_t stride, uint64_t offset, unsigned ld,   \
@@ -125,14 +143,11 @@ CML_LAUNCHER cml_status cml_peer_check(const float *dst, uint64_t floats, int pa
     {                                                                                           \
         const uint64_t t = (uint64_t)CML_BID_X * CML_BDIM_X + CML_TID_X;                        \
         const uint64_t span = (uint64_t)CML_GDIM_X * CML_BDIM_X;                                \
-        for (unsigned p = 0; p < passes; p++)                                                   \
-            for (uint64_t b = t; b < threads; b += (U) * span) {                                \
-                T v[U];                                                                         \
-                CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
-                    v[j] = CML_LD(0, ld, T, src, (b + j * span) * stride + offset);             \
-                CML_UNROLL for (int j = 0; j < (U); j++) if (b + j * span < threads)            \
-                    CML_ST(1, CML_ST_PLAIN, dst, b + j * span, v[j]);                           \
-            }                                                                                   \
+        if (stride == 1 && offset == 0) { /* the copy: no index arithmetic per element */     \
+            CML_PEER_PULL_LOOP(T, U, CML_PEER_DENSE)                                            \
+        } else {                                                                                \
+            CML_PEER_PULL_LOOP(T, U, CML_PEER_PATTERNED)                                        \
+        }                                                                                       \
     }                                                                                           \
     CML_BODY void cml_peer_push_body_##W##_##U(CML_CTX, const T *src, T *dst, uint64_t threads, \
                                                uint64_t stride, uint64_t offset,                \
@@ -173,13 +188,13 @@ CML_PEER_BODIES(16, float4, 8)
 #include "gpu/gpu_internal.h"
 
 /* method=sm is the plain load a CUDA programmer writes (and nvbandwidth's
- * copy kernel), through L1 by default, not __ldca; the pull's source is no
- * __restrict__ pointer, so the compiler cannot make the plain load an
- * ld.global.nc (the read-only path). Over NVLink between two H100s the two
- * spellings measured within the noise of each other in this kernel
- * (bench/results/h100x2/2026-11-28-peer-timing/). */
+ * copy kernel), through L1 by default, not __ldca; neither of the pull's
+ * pointers is __restrict__: with the destination restricted alone, nvcc
+ * still proved the const source read-only and made the plain load an
+ * LDG.E.128.CONSTANT (ld.global.nc, the read-only path: the SASS of
+ * peerPull16_ca_8 on sm_90), where nvbandwidth's kernel has LDG.E.128. */
 #define PEER_PULL_KERNEL(NAME, W, T, U, LD)                                                     \
-    __global__ void NAME(const T *src, T *__restrict__ dst, uint64_t threads,                   \
+    __global__ void NAME(const T *src, T *dst, uint64_t threads,                                \
                          uint64_t stride, uint64_t offset, unsigned passes)                     \
     {                                                                                           \
         cml_peer_pull_body_##W##_##U(CML_KERNEL_CTX, src, dst, threads, stride, offset, LD,     \
