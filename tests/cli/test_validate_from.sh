@@ -2,7 +2,7 @@
 # cumemlab validate --from FILE: the judging of `validate` (src/lab/validate.c)
 # on a saved results file, without a GPU; --json writes the verdicts (schema
 # cumemlab-validation, docs/json-schema.md).
-#   - the text is held byte for byte: tests/data/validate-from-measured.txt
+#   - the text is held byte for byte: tests/data/validate-from-measured.txt.gz
 #     (the records' lines as validate printed them before its judging became
 #     data; the kinds' lines and the exit line since explanations became
 #     mechanisms with controls, issue 22), and a committed suite's text is
@@ -28,7 +28,7 @@ run "$bin" validate --from tests/data/results-measured.json.gz
 if [ "${CML_EXPECT_ZLIB:-1}" = 1 ]; then
     check "validate --from the measured fixture: exit 1 (it has failed records)" test $rc -eq 1
     check "validate --from the measured fixture: the text validate has always printed" \
-        cmp "$tmp/out" tests/data/validate-from-measured.txt
+        cmp "$tmp/out" <(gzip -dc tests/data/validate-from-measured.txt.gz)
     suite=bench/results/h100/2026-11-27-suite-55s.json.gz
     run "$bin" validate --from "$suite"
     check "validate --from a suite: exit 1 (a suite runs variants validate does not judge)" \
