@@ -80,25 +80,27 @@ def load_registry(cumemlab, path):
             sys.exit("compare_levels.py: %s list --json -: %s" %
                      (cumemlab, (p.stderr.strip().splitlines() or ["failed"])[-1]))
         reg = json.loads(p.stdout)
-    if reg.get("schema") != "cumemlab-registry" or reg.get("schema_version") != 1:
-        sys.exit("compare_levels.py: not a cumemlab-registry version 1 document")
+    if reg.get("schema") != "cumemlab-registry" or reg.get("schema_version") != 2:
+        sys.exit("compare_levels.py: not a cumemlab-registry version 2 document")
     return reg
 
 
 def load_explained(registry):
-    """{experiment: [(variant_has or None, metric_has, max_frac, section)]}: each
+    """{experiment: [(variant_has or None, metric_has, signed bound, section)]}: each
     validate spec's explained differences, then those validate applies to every
     experiment (the registry's explained_everywhere), in the order validate
-    tries them. A `control` is not checked here (a results file holds no
-    control runs): the entry applies as its bounds say."""
+    tries them. The bound is signed by its direction (+ excess, - deficit). A
+    `control` is not checked here (a results file holds no control runs): the
+    entry applies as its bound says."""
     out = {}
     every = registry.get("explained_everywhere", [])
     for e in registry["experiments"]:
         if not e.get("validate"):
             continue
         for x in e["validate"].get("explained", []) + every:
+            sign = 1.0 if x["direction"] == "excess" else -1.0
             out.setdefault(e["key"], []).append((x["variant_has"], x["metric_has"],
-                                                 float(x["max_frac"]), x["section"]))
+                                                 sign * float(x["bound"]), x["section"]))
     return out
 
 
@@ -112,7 +114,8 @@ def validate_settings(registry):
 
 def explained_by(entries, variant, metric, meas, pred, ref):
     """The section of the first entry that explains the difference, or None
-    (cml_explained_diff semantics, src/lab/experiment.h)."""
+    (cml_explained_diff semantics, src/lab/experiment.h: f > 0 an excess of at
+    most f * ref, f < 0 a deficit of at most -f * ref)."""
     for v, m, f, sec in entries:
         if v and v not in variant:
             continue
@@ -120,7 +123,7 @@ def explained_by(entries, variant, metric, meas, pred, ref):
             continue
         if f > 0 and not (meas > pred and meas - pred <= f * ref):
             continue
-        if f < 0 and abs(meas - pred) > -f * ref:
+        if f < 0 and not (meas < pred and pred - meas <= -f * ref):
             continue
         return sec
     return None

@@ -210,22 +210,23 @@ static void test_predict(void)
           v == 5);
     CHECK(!cml_counter_predict_levels(find("smsp__inst_executed_op_global_ld.sum"), &t, &lv, &v));
 
-    /* Which DRAM figures validate judges: settled samples with a footprint
-     * of at least 4x L2 or at most L2/4; L1 and L2 always. */
-    const uint64_t l2 = 50u << 20;
+    /* Which figures validate judges: every cache-level counter but one whose
+     * measured value and model both lie at or under its noise floor
+     * (262144 bytes for DRAM, 1024 sectors = 32 KiB for L1 and L2), whatever
+     * the footprint; other kinds always. */
     const cml_counter_def *dr = find("dram__bytes_read.sum");
     const cml_counter_def *l1 = find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum");
-    lv.settled = 1;
-    lv.footprint_bytes = 4 * l2;
-    CHECK(cml_counter_judged(dr, &lv, l2));
-    lv.footprint_bytes = 4 * l2 - 1;
-    CHECK(!cml_counter_judged(dr, &lv, l2));
-    CHECK(cml_counter_judged(l1, &lv, l2));
-    lv.footprint_bytes = l2 / 4;
-    CHECK(cml_counter_judged(dr, &lv, l2));
-    lv.settled = 0;
-    CHECK(!cml_counter_judged(dr, &lv, l2));
-    CHECK(!cml_counter_judged(dr, NULL, l2));
+    const cml_counter_def *ldsec = find("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
+    CHECK(cml_counter_floor(dr) == CML_NOISE_FLOOR_DRAM_BYTES && CML_NOISE_FLOOR_DRAM_BYTES == 262144.0);
+    CHECK(cml_counter_floor(l1) == 1024.0 && CML_NOISE_FLOOR_SECTOR_BYTES == 32768.0);
+    CHECK(!cml_counter_judged(dr, 262144.0, 0.0));
+    CHECK(!cml_counter_judged(dr, 9216.0, 262144.0));
+    CHECK(cml_counter_judged(dr, 262145.0, 0.0));
+    CHECK(cml_counter_judged(dr, 0.0, 262145.0));
+    CHECK(!cml_counter_judged(l1, 1024.0, 1000.0));
+    CHECK(cml_counter_judged(l1, 1025.0, 1000.0));
+    CHECK(cml_counter_judged(dr, NAN, 0.0));
+    CHECK(cml_counter_judged(ldsec, 0.0, 0.0)); /* exact counters are always judged */
 }
 
 static void test_agree(void)

@@ -1,10 +1,13 @@
 /*
  * Validation as data (src/lab/validate.h) on hand-built records: the
  * verdicts validate prints and writes, each case the rule it rests on:
- * agreement, a difference an experiment's row explains (by a tolerance and
- * by a measured control), one nothing explains, a counter the record lacks,
- * failed and waived records, a record without counters, a name the
- * registry does not know, and the tally's exit rule.
+ * agreement (exact, within the interval), a difference an experiment's row
+ * explains (a mechanism in one direction, within its bound, whose control
+ * agrees), those nothing explains (no control, a control with none of the
+ * counters, a control that differs, the wrong direction, beyond the
+ * bound), a counter the record lacks, failed and waived records, a record
+ * without counters, a name the registry does not know, the values' kinds
+ * and the tally's exit rule.
  */
 #include <math.h>
 #include <stdint.h>
@@ -18,12 +21,16 @@
 #define SLD_WAVES "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 #define SLD_CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 #define L2_READ "lts__t_sectors_srcunit_tex_op_read.sum"
+#define DRAM_WRITE "dram__bytes_write.sum"
 
-/* A row of its own: ld sectors up to 1% above the model are explained,
- * shared-load conflicts by a control with residency=one. */
+/* A row of its own: shared-load conflicts up to 10% of the operation's
+ * wavefronts above the model, with residency=one as the control; L2 reads
+ * up to 5% of the load sectors below it, with mode=plain as the control. */
 static const cml_explained_diff row_explained[] = {
-    {NULL, "global_op_ld.sum", 0.01, "§9.9 test excess", NULL},
-    {NULL, "bank_conflicts_pipe_lsu_mem_shared_op_ld", 0, "§9.8 test control", "residency=one"},
+    {NULL, "bank_conflicts_pipe_lsu_mem_shared_op_ld", "test: another block's accesses",
+     CML_EXCESS, 0.10, "§9.8 test control", "residency=one"},
+    {"mode=meet", "lts__t_sectors_srcunit_tex_op_read", "test: misses meeting in flight",
+     CML_DEFICIT, 0.05, "§9.9 test deficit", "mode=plain"},
 };
 static const char *const row_settings[] = {"", NULL};
 static const cml_validate_spec row_validate = {row_settings, row_explained, 2};
@@ -63,12 +70,10 @@ static void test_agree_and_differ(void)
     counter(a, LD_SECTORS, 4000, 4000);
     counter(a, "not_a_mapped_metric.sum", 5, 7); /* not judged, not listed */
     cml_record *b = add(&r, "n=2");
-    counter(b, LD_SECTORS, 4020, 4000); /* 0.5% over: explained by the row */
+    counter(b, LD_SECTORS, 4020, 4000); /* an exact counter 20 over: nothing explains it */
     cml_record *c = add(&r, "n=3");
-    counter(c, LD_SECTORS, 4100, 4000); /* 2.5% over: beyond the row's 1% */
+    counter(c, LD_SECTORS, 3990, 4000);
     counter(c, LD_REQUESTS, 1000, 1000);
-    cml_record *d = add(&r, "n=4");
-    counter(d, LD_SECTORS, 3990, 4000); /* under: a max_frac > 0 explains excess only */
 
     cml_verdicts v;
     cml_verdicts_init(&v);
@@ -76,32 +81,33 @@ static void test_agree_and_differ(void)
     CHECK(x->subject == CML_SUBJECT_RECORD && x->verdict == CML_VERDICT_AGREE);
     CHECK_EQ_U64(x->record, 0);
     CHECK_EQ_U64(x->ncounters, 2);
-    CHECK(x->counters[0].rule == CML_RULE_EXACT && x->counters[0].verdict == CML_CV_AGREE);
+    CHECK(x->counters[0].rule == CML_RULE_EXACT && x->counters[0].verdict == CML_CV_EXACT);
+    CHECK(x->counters[0].lo == 1000 && x->counters[0].hi == 1000);
     CHECK(x->why == NULL && x->reason[0] == '\0');
 
     x = judge(&row, &r, 1, &v);
-    CHECK(x->verdict == CML_VERDICT_EXPLAINED);
-    CHECK(x->why == &row_explained[0] && !x->why_everywhere);
-    CHECK(x->counters[0].verdict == CML_CV_EXPLAINED);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED && x->why == NULL);
+    CHECK(x->counters[0].verdict == CML_CV_UNEXPLAINED && x->counters[0].why == NULL);
     CHECK(x->counters[0].difference == 20 && x->counters[0].explain_reference == 4000);
 
     x = judge(&row, &r, 2, &v);
-    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED && x->why == NULL);
-    CHECK(x->counters[0].verdict == CML_CV_UNEXPLAINED && x->counters[0].why == NULL);
-    CHECK(x->counters[1].verdict == CML_CV_AGREE);
-
-    x = judge(&row, &r, 3, &v);
     CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
+    CHECK(x->counters[0].verdict == CML_CV_UNEXPLAINED);
+    CHECK(x->counters[1].verdict == CML_CV_EXACT);
 
-    /* The same difference in a record of no known row: nothing explains it. */
+    /* A record of no known row: the same. */
     x = judge(NULL, &r, 1, &v);
     CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
 
     cml_verdict_tally t = cml_verdicts_tally(&v);
     CHECK_EQ_U64(t.agree, 1);
-    CHECK_EQ_U64(t.differ, 4);
-    CHECK_EQ_U64(t.explained, 1);
+    CHECK_EQ_U64(t.differ, 3);
+    CHECK_EQ_U64(t.explained, 0);
     CHECK_EQ_U64(t.unexplained, 3);
+    /* values: 2 + 1 + 2 + 1 judged; exact: a's 2 and c's requests */
+    CHECK_EQ_U64(t.values[CML_CV_EXACT], 3);
+    CHECK_EQ_U64(t.values[CML_CV_UNEXPLAINED], 3);
+    CHECK_EQ_U64(cml_verdicts_unexplained(&t), 3);
     CHECK(cml_verdicts_failing(&t));
     CHECK(cml_validate_record(&row, &r, r.count, 0, r.count, &v) == CML_EINVAL);
     cml_verdicts_free(&v);
@@ -129,7 +135,13 @@ static void test_missing_counter(void)
     CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
     x = judge(&row, &r, 2, &v);
     CHECK(x->verdict == CML_VERDICT_AGREE && x->counters[0].rule == CML_RULE_NONE);
-    CHECK(x->counters[0].difference == 0);
+    CHECK(x->counters[0].verdict == CML_CV_INFO && x->counters[0].difference == 0);
+    /* no prediction: a counter reported, not a judged value of any kind */
+    cml_verdict_tally t = cml_verdicts_tally(&v);
+    CHECK_EQ_U64(t.info, 1);
+    CHECK_EQ_U64(t.values[CML_CV_EXACT] + t.values[CML_CV_WITHIN] + t.values[CML_CV_EXPLAINED] +
+                     t.values[CML_CV_NOT_JUDGED] + t.values[CML_CV_UNEXPLAINED],
+                 2);
     cml_verdicts_free(&v);
     cml_results_free(&r);
 }
@@ -166,6 +178,10 @@ static void test_failed_and_skipped(void)
     cml_verdict_tally t = cml_verdicts_tally(&v);
     CHECK_EQ_U64(t.failed, 4);
     CHECK_EQ_U64(t.skipped, 2);
+    /* No value differs, yet runs failed: they are what is unexplained, and
+     * the count the exit follows says 4, never 0 while failing. */
+    CHECK_EQ_U64(t.values[CML_CV_UNEXPLAINED], 0);
+    CHECK_EQ_U64(cml_verdicts_unexplained(&t), 4);
     CHECK(cml_verdicts_failing(&t));
     CHECK(!strcmp(cml_verdict_name(v.items[4].verdict), "failed"));
     CHECK(!strcmp(cml_verdict_subject_name(v.items[4].subject), "settings"));
@@ -174,54 +190,86 @@ static void test_failed_and_skipped(void)
     cml_results_free(&r);
 }
 
-/* An explanation with a control holds only when the control record ran
- * and agrees on the counters it names, and only for an excess. */
+/* An explanation holds only for a difference in its direction, within its
+ * bound, when the control record ran and is itself exact or inside the
+ * model's interval on the counters it names (at least one of them). */
 static void test_control(void)
 {
     cml_results r;
     cml_results_init(&r);
     cml_record *a = add(&r, "w=1 residency=many");
     counter(a, SLD_WAVES, 1100, 1100);
-    counter(a, SLD_CONFLICTS, 110, 100);
+    counter(a, SLD_CONFLICTS, 110, 100); /* +10 of 1100 wavefronts: inside 10% */
     cml_record *b = add(&r, "w=2 residency=many"); /* its control differs */
     counter(b, SLD_CONFLICTS, 110, 100);
     cml_record *c = add(&r, "w=3 residency=many"); /* no control ran */
     counter(c, SLD_CONFLICTS, 110, 100);
     cml_record *d = add(&r, "w=1 residency=many");
-    counter(d, SLD_CONFLICTS, 90, 100); /* a shortfall: a control explains excess only */
+    counter(d, SLD_CONFLICTS, 90, 100); /* a deficit against an EXCESS entry */
     cml_record *ca = add(&r, "w=1 residency=one");
     counter(ca, SLD_WAVES, 1100, 1100);
     counter(ca, SLD_CONFLICTS, 100, 100);
     cml_record *cb = add(&r, "w=2 residency=one");
     counter(cb, SLD_CONFLICTS, 104, 100);
+    cml_record *e = add(&r, "w=4 residency=many"); /* its control has none of the counters */
+    counter(e, SLD_WAVES, 1000, 1000);
+    counter(e, SLD_CONFLICTS, 150, 100); /* +50 of 1000 wavefronts: inside 10% */
+    cml_record *ce = add(&r, "w=4 residency=one");
+    counter(ce, LD_REQUESTS, 10, 10); /* agrees, but on nothing the entry names */
+    cml_record *f = add(&r, "w=1 residency=many");
+    counter(f, SLD_WAVES, 1100, 1100);
+    counter(f, SLD_CONFLICTS, 211, 100); /* +111 of 1100: over the 10% bound (110) */
+    cml_record *g = add(&r, "w=1 residency=many");
+    counter(g, SLD_WAVES, 1100, 1100);
+    counter(g, SLD_CONFLICTS, 210, 100); /* +110: exactly the bound */
     cml_verdicts v;
     cml_verdicts_init(&v);
     const cml_verdict_rec *x = judge(&row, &r, 0, &v);
-    CHECK(x->verdict == CML_VERDICT_EXPLAINED && x->why == &row_explained[1]);
+    CHECK(x->verdict == CML_VERDICT_EXPLAINED && x->why == &row_explained[0]);
+    CHECK(x->counters[1].verdict == CML_CV_EXPLAINED);
     CHECK(x->counters[1].explain_reference == 1100); /* the wavefronts of the same op */
     x = judge(&row, &r, 1, &v);
     CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
     x = judge(&row, &r, 2, &v);
     CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
     x = judge(&row, &r, 3, &v);
-    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED && x->counters[0].why == NULL);
     x = judge(&row, &r, 4, &v);
     CHECK(x->verdict == CML_VERDICT_AGREE);
+    x = judge(&row, &r, 6, &v);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED && x->counters[1].verdict == CML_CV_UNEXPLAINED);
+    x = judge(&row, &r, 8, &v);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
+    x = judge(&row, &r, 9, &v);
+    CHECK(x->verdict == CML_VERDICT_EXPLAINED);
     /* A control outside the records searched explains nothing. */
     CHECK(cml_validate_record(&row, &r, 0, 0, 4, &v) == CML_OK);
     CHECK(v.items[v.count - 1].verdict == CML_VERDICT_UNEXPLAINED);
     /* The differences explained everywhere: shared counters, same control. */
     size_t n;
     const cml_explained_diff *every = cml_validate_everywhere(&n);
-    CHECK(n >= 1 && every[0].control != NULL);
+    CHECK(n >= 1 && every[0].control != NULL && every[0].direction == CML_EXCESS);
     x = judge(NULL, &r, 0, &v);
     CHECK(x->verdict == CML_VERDICT_EXPLAINED && x->why_everywhere && x->why == &every[0]);
+    cml_verdict_tally t = cml_verdicts_tally(&v);
+    /* explained: a's and g's conflicts, and a's by the everywhere entry;
+     * unexplained: the conflicts of b, c, d, e, f and of a without its
+     * control; exact: the wavefront counters of a (3 times), e, f, g and
+     * both of ca's counters */
+    CHECK_EQ_U64(t.values[CML_CV_EXPLAINED], 3);
+    CHECK_EQ_U64(t.values[CML_CV_UNEXPLAINED], 6);
+    CHECK_EQ_U64(t.values[CML_CV_EXACT], 8);
+    CHECK_EQ_U64(cml_verdicts_unexplained(&t), 6);
+    CHECK(cml_verdicts_failing(&t));
     cml_verdicts_free(&v);
     cml_results_free(&r);
 }
 
-/* Cache-level counters: within 1% of the sectors the kernel asks for, or
- * under the floor; the judgement names the rule and its figures. */
+/* Cache-level counters: inside the model's interval (today the point)
+ * widened by 1% of the sectors the kernel asks for or by the noise floor;
+ * not judged when both figures lie under the floor; a DEFICIT entry
+ * explains a shortfall within its bound when its control agrees, and
+ * neither an excess nor a shortfall beyond the bound. */
 static void test_relative(void)
 {
     cml_results r;
@@ -233,21 +281,93 @@ static void test_relative(void)
     b->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].sectors = 1000000;
     counter(b, L2_READ, 520000, 500000); /* 20000 > 1% of 1e6 and > the floor */
     cml_record *c = add(&r, "n=3");
-    counter(c, L2_READ, 900, 100); /* no sectors asked for: the floor (1024) */
+    counter(c, L2_READ, 900, 100); /* both under the floor (1024 sectors): not judged */
+    cml_record *c2 = add(&r, "n=4");
+    counter(c2, L2_READ, 2000, 1100); /* judged; 900 <= the floor: within */
+    cml_record *c3 = add(&r, "n=5");
+    counter(c3, DRAM_WRITE, 1048576, 1048576); /* equal: exact */
+    /* The deficit entry (mode=meet, control mode=plain, 5% of the load sectors). */
+    const double sectors = 1000000;
+    static const struct { const char *variant; double measured; cml_verdict want; } meet[] = {
+        {"mode=meet k=1", 460000, CML_VERDICT_EXPLAINED},   /* -40000: inside 50000 */
+        {"mode=meet k=2", 450000, CML_VERDICT_EXPLAINED},   /* -50000: the bound itself */
+        {"mode=meet k=3", 449000, CML_VERDICT_UNEXPLAINED}, /* -51000: over the bound */
+        {"mode=meet k=1", 540000, CML_VERDICT_UNEXPLAINED}, /* an excess: wrong direction */
+        {"mode=meet k=4", 460000, CML_VERDICT_UNEXPLAINED}, /* its control differs */
+    };
+    const size_t first_meet = r.count;
+    for (size_t i = 0; i < sizeof meet / sizeof meet[0]; i++) {
+        cml_record *m = add(&r, meet[i].variant);
+        m->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].sectors = (uint64_t)sectors;
+        counter(m, L2_READ, meet[i].measured, 500000);
+    }
+    static const struct { const char *variant; double measured; } plain[] = {
+        {"mode=plain k=1", 500000}, {"mode=plain k=2", 504000}, /* within 1% */
+        {"mode=plain k=3", 500000}, {"mode=plain k=4", 480000}, /* differs */
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        cml_record *m = add(&r, plain[i].variant);
+        m->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].sectors = (uint64_t)sectors;
+        counter(m, L2_READ, plain[i].measured, 500000);
+    }
     cml_verdicts v;
     cml_verdicts_init(&v);
     const cml_verdict_rec *x = judge(&row, &r, 0, &v);
-    CHECK(x->verdict == CML_VERDICT_AGREE);
+    CHECK(x->verdict == CML_VERDICT_AGREE && x->counters[0].verdict == CML_CV_WITHIN);
     CHECK(x->counters[0].rule == CML_RULE_RELATIVE);
+    CHECK(x->counters[0].lo == 500000 && x->counters[0].hi == 500000);
     CHECK(x->counters[0].reference == 1e6 && x->counters[0].tolerance == 0.01);
-    CHECK(x->counters[0].floor > 0);
+    CHECK(x->counters[0].floor == 1024);
     x = judge(&row, &r, 1, &v);
     CHECK(x->verdict == CML_VERDICT_UNEXPLAINED && x->counters[0].explain_reference == 1e6);
     x = judge(&row, &r, 2, &v);
-    CHECK(x->verdict == CML_VERDICT_AGREE && x->counters[0].reference == 900);
+    CHECK(x->verdict == CML_VERDICT_AGREE && x->counters[0].verdict == CML_CV_NOT_JUDGED);
+    CHECK(x->counters[0].rule == CML_RULE_NOT_JUDGED);
+    x = judge(&row, &r, 3, &v);
+    CHECK(x->verdict == CML_VERDICT_AGREE && x->counters[0].verdict == CML_CV_WITHIN);
+    CHECK(x->counters[0].reference == 2000); /* no sectors asked for: the larger figure */
     CHECK(!strcmp(cml_rule_name(x->counters[0].rule), "relative"));
+    x = judge(&row, &r, 4, &v);
+    CHECK(x->counters[0].verdict == CML_CV_EXACT);
+    for (size_t i = 0; i < sizeof meet / sizeof meet[0]; i++) {
+        x = judge(&row, &r, first_meet + i, &v);
+        if (x->verdict != meet[i].want)
+            fprintf(stderr, "meet case %zu: %s\n", i, cml_verdict_name(x->verdict));
+        CHECK(x->verdict == meet[i].want);
+        CHECK(x->verdict != CML_VERDICT_EXPLAINED || x->why == &row_explained[1]);
+    }
+    /* the kinds over the records judged here (the controls are looked at,
+     * not judged): within a and c2, exact c3, not judged c, explained two
+     * deficits, unexplained b and three of the deficit cases */
+    cml_verdict_tally t = cml_verdicts_tally(&v);
+    CHECK_EQ_U64(t.values[CML_CV_WITHIN], 2);
+    CHECK_EQ_U64(t.values[CML_CV_EXACT], 1);
+    CHECK_EQ_U64(t.values[CML_CV_NOT_JUDGED], 1);
+    CHECK_EQ_U64(t.values[CML_CV_EXPLAINED], 2);
+    CHECK_EQ_U64(t.values[CML_CV_UNEXPLAINED], 4);
+    CHECK_EQ_U64(t.agree, 4);
+    CHECK_EQ_U64(t.explained, 2);
+    CHECK_EQ_U64(t.unexplained, 4);
     cml_verdicts_free(&v);
     cml_results_free(&r);
+}
+
+/* The kinds' names as the JSON writes them and the summary prints them. */
+static void test_names(void)
+{
+    static const char *const json[] = {"exact", "within-interval", "explained", "not-judged",
+                                       "unexplained", "info"};
+    static const char *const label[] = {"exact", "within interval", "explained by a control",
+                                        "not judged (~)", "unexplained"};
+    for (int k = 0; k <= CML_CV_INFO; k++)
+        CHECK_STR_EQ(cml_counter_verdict_name((cml_counter_verdict)k), json[k]);
+    for (int k = 0; k < CML_CV_KINDS; k++)
+        CHECK_STR_EQ(cml_counter_kind_label((cml_counter_verdict)k), label[k]);
+    /* an empty list: nothing unexplained, exit 0 */
+    cml_verdicts v;
+    cml_verdicts_init(&v);
+    cml_verdict_tally t = cml_verdicts_tally(&v);
+    CHECK(!cml_verdicts_failing(&t) && cml_verdicts_unexplained(&t) == 0);
 }
 
 int main(void)
@@ -257,5 +377,6 @@ int main(void)
     test_failed_and_skipped();
     test_control();
     test_relative();
+    test_names();
     return cml_test_summary("test_validate");
 }

@@ -33,6 +33,7 @@ typedef struct cml_cli {
     const char *html_path;        /* --html FILE: the self-contained HTML report */
     const char *from_path;        /* validate --from FILE: judge a saved results file */
     const char *records_path;     /* validate --records FILE: its records as results JSON */
+    int rules;                    /* validate --rules: list the explanations, run nothing */
     int device;
     int device_given;             /* --device was on the command line */
     int all_gpus;                 /* device --all: every GPU of the host */
@@ -122,6 +123,17 @@ struct cml_verdicts;
 cml_status cml_validate_write_json(const char *path, const struct cml_verdicts *v,
                                    const char *from, const char *device,
                                    const char *command_line, char *err, size_t errlen);
+
+/* validate --rules --json FILE: every explanation of every experiment
+ * (schema cumemlab-validate-rules, docs/json-schema.md). CML_OK, or an
+ * error with one line in err. */
+cml_status cml_validate_write_rules_json(const char *path, char *err, size_t errlen);
+/* The fields of one explanation (cml_explained_diff) into the object being
+ * written: list --json, validate --json and validate --rules write them
+ * alike (validate_json.c). */
+struct cml_json;
+struct cml_explained_diff;
+void cml_cli_explained_fields(struct cml_json *j, const struct cml_explained_diff *e);
 
 /* list --json FILE: every registry row as JSON (schema cumemlab-registry). */
 int cml_cmd_list_json(const cml_cli *cli);

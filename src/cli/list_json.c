@@ -15,7 +15,9 @@
 #include "report/json_writer.h"
 #include "report/output_file.h"
 
-#define REGISTRY_SCHEMA_VERSION 1
+/* 2: an explained difference names mechanism, direction and bound instead
+ * of max_frac (src/lab/experiment.h). */
+#define REGISTRY_SCHEMA_VERSION 2
 
 /* A NULL-terminated list of strings as an array; NULL as null. */
 static void string_list(cml_json *j, const char *key, const char *const *list)
@@ -77,13 +79,8 @@ static void write_explained(cml_json *j, const char *key, const cml_explained_di
     cml_json_key(j, key);
     cml_json_begin_array(j);
     for (size_t i = 0; i < n; i++) {
-        const cml_explained_diff *e = &list[i];
         cml_json_begin_object(j);
-        cml_json_kv_string(j, "variant_has", e->variant_has);
-        cml_json_kv_string(j, "metric_has", e->metric_has);
-        cml_json_kv_double(j, "max_frac", e->max_frac);
-        cml_json_kv_string(j, "section", e->section);
-        cml_json_kv_string(j, "control", e->control);
+        cml_cli_explained_fields(j, &list[i]);
         cml_json_end_object(j);
     }
     cml_json_end_array(j);

@@ -33,7 +33,7 @@ enum {
 typedef enum opt_id {
     O_HELP, O_VERSION, O_QUIET, O_QUICK, O_MODEL, O_JSON, O_CSV, O_HTML, O_EXPR, O_DEVICE,
     O_WHERE, O_SIZE, O_PEAK, O_REPS, O_WARMUP, O_COUNTERS, O_SRC, O_SHOW_KERNEL, O_FROM,
-    O_RECORDS, O_ALL, O_THRESHOLD, O_KERNEL, O_LAUNCH, O_BUDGET, O_OUT
+    O_RECORDS, O_ALL, O_THRESHOLD, O_KERNEL, O_LAUNCH, O_BUDGET, O_OUT, O_RULES
 } opt_id;
 
 typedef enum opt_kind { K_FLAG, K_FILE, K_TEXT, K_INT, K_CHOICE } opt_kind;
@@ -81,6 +81,10 @@ static const cli_option options[] = {
     {O_RECORDS, "records", 0, K_FILE, 0, 0, NULL, C_VALIDATE, "FILE",
      "validate: also write the records it judged as results JSON\n"
      "(what --from reads back)"},
+    {O_RULES, "rules", 0, K_FLAG, 0, 0, NULL, C_VALIDATE, NULL,
+     "validate: list every explanation of every experiment (its\n"
+     "mechanism, direction, bound and control) instead of judging;\n"
+     "with --json FILE as JSON; no GPU needed"},
     {O_THRESHOLD, "threshold", 0, K_TEXT, 0, 0, NULL, C_REPORT, "PCT",
      "report over a fleet: flag a GPU's bandwidth off the group's\n"
      "median by more than PCT percent (0.1..100; default 3;\n"
@@ -260,6 +264,7 @@ static int set_option(cml_cli *cli, const cli_option *o, const char *value)
     case O_HTML: cli->html_path = value; break;
     case O_FROM: cli->from_path = value; break;
     case O_RECORDS: cli->records_path = value; break;
+    case O_RULES: cli->rules = 1; break;
     case O_ALL: cli->all_gpus = 1; break;
     case O_THRESHOLD: break; /* parse_threshold */
     case O_KERNEL: cli->trace_kernel = value; break;

@@ -9,11 +9,13 @@
  * percent or relative, against the model). Then the probes
  * (src/counters/probes.c) settle docs/model.md's open questions the same
  * way. Prints one line per verdict (variant, probe) with the differing
- * counters in it, and `N agree, N differ`; --json writes the verdicts
- * (validate_json.c). Exit 1 when a row differs and docs/model-evidence.md
- * does not explain it (the rows' explained differences and those of every
- * experiment, each entry pointing to its section), or a run failed.
- * `validate --from FILE` judges a saved results file the same way.
+ * counters in it, then one line per kind of judged value (exact, within
+ * interval, explained by a control, not judged, unexplained) and the exit
+ * line naming the unexplained count the exit status follows; --json writes
+ * the verdicts (validate_json.c). Exit 1 when a value differs and no
+ * explanation (a mechanism with its control, docs/model-evidence.md §4)
+ * covers it, or a run failed. `validate --from FILE` judges a saved
+ * results file the same way; `validate --rules` lists the explanations.
  */
 #include <stdio.h>
 #include <string.h>
@@ -57,7 +59,7 @@ static void print_record(FILE *out, const cml_verdict_rec *v)
         const cml_counter_judgement *j = &v->counters[k];
         char mv[32], pv[32];
         cml_rep_counter_value(j->name, j->measured, mv, sizeof mv);
-        const int ok = j->verdict == CML_CV_AGREE || j->verdict == CML_CV_NOT_JUDGED;
+        const int ok = j->verdict != CML_CV_EXPLAINED && j->verdict != CML_CV_UNEXPLAINED;
         if (j->verdict == CML_CV_NOT_JUDGED) {
             /* Shown with the model's figure, not judged. */
             char shown[sizeof mv];
@@ -93,7 +95,7 @@ static void print_probe(FILE *out, const cml_verdict_rec *v)
     for (unsigned k = 0; k < v->ncounters; k++) {
         const cml_counter_judgement *j = &v->counters[k];
         const cml_counter_def *d = cml_counter_map_find(j->name);
-        const int ok = j->verdict == CML_CV_AGREE;
+        const int ok = j->verdict != CML_CV_EXPLAINED && j->verdict != CML_CV_UNEXPLAINED;
         char mv[32], pv[32], label[64];
         cml_rep_counter_label(j->name, label, sizeof label);
         if (d && d->kind == CML_CTR_PERCENT) {
@@ -167,19 +169,29 @@ static const char experiments_heading[] =
     "global loads/stores, sld/sst shared, lld/lst local; L1hit, L2rd, L2wr in "
     "sectors):\n";
 
-/* The summary and the exit line; returns the exit status they name. */
+/* The summary: one line per kind of judged value, the records' line, and
+ * the exit line; returns the exit status it names. The exit follows one
+ * count, the unexplained (values, and runs that failed), and the exit
+ * line is made from that count alone, so it cannot say 0 while exiting 1. */
 static int print_summary(FILE *out, const cml_verdicts *v)
 {
-    /* The exit status follows the unexplained rows and the failed ones: the
-     * summary names both counts, so the line says why it is 0 or 1. */
     const cml_verdict_tally t = cml_verdicts_tally(v);
-    const int failed_run = run_failed(v);
-    fprintf(out, "\n%zu agree, %zu differ (%zu explained in docs/model-evidence.md, %zu "
-                 "unexplained), %zu failed, %zu skipped\n",
-            t.agree, t.differ, t.explained, t.unexplained, t.failed, t.skipped);
-    int rc = cml_verdicts_failing(&t) ? CML_EXIT_FAIL : CML_EXIT_OK;
-    fprintf(out, "exit %d: %zu unexplained, %zu failed%s\n", rc ? 1 : 0, t.unexplained,
-            t.failed, failed_run ? ", and a run that did not complete (see above)" : "");
+    const size_t unexplained = cml_verdicts_unexplained(&t);
+    fputc('\n', out);
+    for (int k = 0; k < CML_CV_KINDS; k++) {
+        fprintf(out, "%-24s %8zu values", cml_counter_kind_label((cml_counter_verdict)k),
+                t.values[k]);
+        if (k == CML_CV_UNEXPLAINED && t.failed)
+            fprintf(out, ", and %zu failed", t.failed);
+        fputc('\n', out);
+    }
+    fprintf(out, "records: %zu agree, %zu differ (%zu explained in docs/model-evidence.md, %zu "
+                 "unexplained), %zu failed%s, %zu skipped\n",
+            t.agree, t.differ, t.explained, t.unexplained, t.failed,
+            run_failed(v) ? " (a run did not complete, see above)" : "", t.skipped);
+    const int rc = unexplained > 0 ? CML_EXIT_FAIL : CML_EXIT_OK;
+    fprintf(out, "exit %d: %zu unexplained (%zu values, %zu failed)\n", rc ? 1 : 0, unexplained,
+            t.values[CML_CV_UNEXPLAINED], t.failed);
     return rc;
 }
 
@@ -292,6 +304,68 @@ static int validate_from(const cml_cli *cli)
     return rc;
 }
 
+/* A row whose explanation breaks the rules (cml_explained_defect): said
+ * on stderr, one line each; 1 when there is one. validate refuses to judge
+ * with such a row, whatever it would have found. */
+static int rules_defective(void)
+{
+    char why[512];
+    int bad = 0;
+    for (size_t i = 0; i < cml_experiment_count(); i++) {
+        const cml_experiment *x = cml_experiment_at(i);
+        for (size_t k = 0; x->validate && k < x->validate->nexplained; k++)
+            if (cml_explained_defect(x, &x->validate->explained[k], why, sizeof why)) {
+                fprintf(stderr, "cumemlab: validate: %s (fix the row)\n", why);
+                bad = 1;
+            }
+    }
+    size_t n;
+    const cml_explained_diff *every = cml_validate_everywhere(&n);
+    for (size_t k = 0; k < n; k++)
+        if (cml_explained_defect(NULL, &every[k], why, sizeof why)) {
+            fprintf(stderr, "cumemlab: validate: %s (fix src/lab/validate.c)\n", why);
+            bad = 1;
+        }
+    return bad;
+}
+
+/* One explanation as validate --rules prints it. */
+static void print_rule(const char *experiment, const cml_explained_diff *e)
+{
+    printf("%-13s %-20s %-45s %-7s <= %4.1f%%  control %-15s %s\n", experiment,
+           e->variant_has ? e->variant_has : "(any)", e->metric_has,
+           cml_explain_direction_name(e->direction), 100.0 * e->bound_frac, e->control,
+           e->section);
+    printf("%-13s   mechanism: %s\n", "", e->mechanism);
+}
+
+/* validate --rules [--json FILE]: the explanations, no GPU. */
+static int validate_rules(const cml_cli *cli)
+{
+    if (cli->json_path) {
+        char err[640];
+        if (cml_validate_write_rules_json(cli->json_path, err, sizeof err) != CML_OK) {
+            fprintf(stderr, "cumemlab: --json: %s\n", err);
+            return CML_EXIT_FAIL;
+        }
+        if (cli->machine_stdout || cli->quiet)
+            return CML_EXIT_OK;
+    }
+    printf("Explanations validate accepts (docs/model-evidence.md §4): a difference in the\n"
+           "direction named, at most the bound (of the sectors asked for, the operation's\n"
+           "wavefronts or the predicted figure), when the control run agrees with the model.\n\n");
+    for (size_t i = 0; i < cml_experiment_count(); i++) {
+        const cml_experiment *x = cml_experiment_at(i);
+        for (size_t k = 0; x->validate && k < x->validate->nexplained; k++)
+            print_rule(x->key, &x->validate->explained[k]);
+    }
+    size_t n;
+    const cml_explained_diff *every = cml_validate_everywhere(&n);
+    for (size_t k = 0; k < n; k++)
+        print_rule("(every one)", &every[k]);
+    return CML_EXIT_OK;
+}
+
 static void print_usage(void)
 {
     printf("cumemlab validate [--device N] [--size BYTES] [--reps N] [--warmup N] [--json FILE]\n"
@@ -305,6 +379,9 @@ static void print_usage(void)
            "  docs/model-evidence.md or a run failed, 2 on bad usage.\n"
            "  --json writes the verdicts (schema cumemlab-validation, docs/json-schema.md);\n"
            "  --records the records measured (cumemlab-results), --csv and --html likewise.\n"
+           "cumemlab validate --rules [--json FILE]\n"
+           "  Lists every explanation validate accepts: experiment, variant, counter,\n"
+           "  mechanism, direction, bound (at most 10%%) and control; no GPU needed.\n"
            "cumemlab validate --from FILE.json[.gz] [--json FILE]\n"
            "  Judges the records of a saved results file the same way, without a GPU (no\n"
            "  probes): a file of validate's own runs (--records) gives validate's verdicts;\n"
@@ -321,6 +398,16 @@ int cml_cmd_validate(const cml_cli *cli)
         fprintf(stderr, "cumemlab: validate takes no experiment name or settings\n");
         return CML_EXIT_USAGE;
     }
+    if (cli->rules && (cli->from_path || cli->device_given || cli->size_bytes || cli->reps ||
+                       cli->warmup || cli->records_path || cli->csv_path || cli->html_path)) {
+        fprintf(stderr, "cumemlab: validate --rules lists the explanations: --from, --device, "
+                        "--size, --reps, --warmup, --records, --csv and --html do not apply\n");
+        return CML_EXIT_USAGE;
+    }
+    if (rules_defective())
+        return CML_EXIT_FAIL;
+    if (cli->rules)
+        return validate_rules(cli);
     if (cli->from_path) {
         if (cli->device || cli->size_bytes || cli->reps || cli->warmup || cli->records_path) {
             fprintf(stderr, "cumemlab: validate --from judges a saved file: --device, --size, "

@@ -158,16 +158,15 @@ double cml_counter_floor(const cml_counter_def *d)
 {
     if (!d || d->kind != CML_CTR_RELATIVE)
         return 0;
-    return is_dram(d) ? 256.0 * 1024.0 : 1024.0;
+    return is_dram(d) ? CML_NOISE_FLOOR_DRAM_BYTES : CML_NOISE_FLOOR_SECTOR_BYTES / 32.0;
 }
 
-int cml_counter_judged(const cml_counter_def *d, const cml_levels *lv, uint64_t l2)
+int cml_counter_judged(const cml_counter_def *d, double measured, double model_hi)
 {
-    if (!d || !is_dram(d))
+    if (!d || d->kind != CML_CTR_RELATIVE)
         return 1;
-    if (!lv || !lv->settled || l2 == 0)
-        return 0;
-    return lv->footprint_bytes >= 4u * l2 || lv->footprint_bytes <= l2 / 4u;
+    const double floor = cml_counter_floor(d);
+    return !(fabs(measured) <= floor && fabs(model_hi) <= floor);
 }
 
 int cml_counter_agrees(const cml_counter_def *d, double measured, double predicted)

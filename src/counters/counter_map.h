@@ -9,9 +9,10 @@
  *   PERCENT  a percentage (ncu's *.pct); agreement within 0.01 points.
  *   RELATIVE a count the cache levels predict (cumemlab/cache.h): L1 hit and
  *            L2 sectors agree within 1%, DRAM bytes within 2% (each with a
- *            floor below which a difference is noise: 1024 sectors, 256 KiB;
+ *            noise floor, CML_NOISE_FLOOR_*: a difference under it is noise,
+ *            and a counter whose figures both lie under it is not judged;
  *            `validate` measures the 1% against the sectors the kernel asks
- *            for, and judges DRAM only where docs/model.md claims it).
+ *            for).
  *   INFO     measured and reported, not judged: the model has no prediction
  *            for it (issued SASS instructions include predicated-off ones a
  *            mirror cannot see).
@@ -27,6 +28,18 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * The noise floors of the cache-level counters, in bytes: what a kernel's
+ * counters show that no access of the kernel made (docs/model-evidence.md
+ * §2.1 gives the measurements). DRAM: 256 KiB, the most that kernels with
+ * no DRAM traffic predicted measured (shared-banks writes, 262144 bytes on
+ * the H100 and the H200; reads at most 96768). L1 hits and L2 sectors:
+ * 32 KiB (1024 sectors), 8x the most measured where the model predicts
+ * none (122 sectors, constant's L1 hits).
+ */
+#define CML_NOISE_FLOOR_SECTOR_BYTES 32768.0
+#define CML_NOISE_FLOOR_DRAM_BYTES 262144.0
 
 typedef enum cml_ctr_kind {
     CML_CTR_EXACT = 0,
@@ -85,16 +98,16 @@ int cml_counter_predict_levels(const cml_counter_def *d, const cml_kernel_traffi
 int cml_counter_agrees(const cml_counter_def *d, double measured, double predicted);
 
 /* RELATIVE metrics: the tolerance as a fraction (0.01 or 0.02) and the
- * floor (in the metric's unit); 0 for other kinds. */
+ * noise floor in the metric's unit (CML_NOISE_FLOOR_*: 1024 sectors,
+ * 262144 bytes); 0 for other kinds. */
 double cml_counter_tolerance(const cml_counter_def *d);
 double cml_counter_floor(const cml_counter_def *d);
 
-/* Whether `validate` judges a cache-level metric of a kernel with levels
- * `lv` on an L2 of `l2` bytes: L1 and L2 always; DRAM only where the model
- * claims 2% (docs/model.md, the cache levels): a footprint of at least 4x
- * L2 or at most L2/4, and a sample whose DRAM rates settled. Other kinds:
- * always. */
-int cml_counter_judged(const cml_counter_def *d, const cml_levels *lv, uint64_t l2);
+/* Whether `validate` judges a counter: every one but a RELATIVE one whose
+ * measured value and the model's upper bound both lie at or under its
+ * noise floor (cml_counter_floor), where a figure is noise. A measured
+ * value that is not a number is judged (and differs). */
+int cml_counter_judged(const cml_counter_def *d, double measured, double model_hi);
 
 const char *cml_ctr_kind_name(cml_ctr_kind k);    /* "exact", "percent", "info", "relative" */
 const char *cml_ctr_field_name(cml_ctr_field f);  /* "sectors", ...            */

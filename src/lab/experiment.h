@@ -116,28 +116,48 @@ typedef struct cml_textbook_alias {
 /*
  * How `validate` treats an experiment: the settings it runs (each a
  * "name=list ..." string like the tour's; "" = the default sweep), and the
- * differences docs/model-evidence.md explains. A differing counter of a
- * record is explained when the variant contains `variant_has` (NULL: any),
- * the metric contains `metric_has`, and, with max_frac > 0, the difference
- * is an excess (measured above the model) of at most max_frac times the
- * reference, with max_frac < 0 a difference either way of at most
- * -max_frac times it. The reference: the predicted wavefronts of the same
- * shared-memory operation (for a bank-conflict counter), the sectors the
- * kernel asks for (for L1 hit and L2 sector counters: loads, or stores for
- * L2 writes), else the predicted counter itself.
- * With a `control` ("option=value"), the explanation is a measured one: the
- * difference must be an excess, and the control variant (the same variant
- * with that option set to that value, run by the validate settings) must
- * have every counter the entry names (metric_has) equal to the model, so
- * the excess is shown to come from what the control removes. A control
- * that differs explains nothing.
+ * differences docs/model-evidence.md explains. An explanation names a
+ * mechanism (what the hardware does that the model does not), the one
+ * direction it moves a counter, a bound and a control run that isolates it
+ * (docs/model-evidence.md §4 gives the measured evidence of each):
+ *
+ * A counter of a record outside the model's interval is explained when the
+ * variant contains `variant_has` (NULL: any), the metric contains
+ * `metric_has`, the difference lies in `direction` (an EXCESS above the
+ * interval's top, a DEFICIT below its bottom) and is at most bound_frac
+ * times the reference (0 < bound_frac <= CML_EXPLAIN_MAX_BOUND), and the
+ * control variant (the same variant with `control`, "option=value", set;
+ * validate's settings run it) has at least one counter the entry names
+ * and every one of them inside the model's interval: the difference is
+ * shown to come from what the control removes. A control that differs, or
+ * that has none of the counters, explains nothing. The reference: the
+ * predicted wavefronts of the same shared-memory operation (for a
+ * bank-conflict or wavefront counter), the sectors the kernel asks for
+ * (for L1 hit and L2 sector counters: loads, or stores for L2 writes),
+ * else the predicted counter itself.
+ *
+ * An entry that is unbounded, wider than CML_EXPLAIN_MAX_BOUND, of no single
+ * direction, without a mechanism or without a control is a defect of the
+ * row: cml_explained_defect (src/lab/validate.h) names it, validate refuses
+ * to run with one and tests/test_validate_rules.c fails on it.
  */
+typedef enum cml_explain_direction {
+    /* 0 is no direction: a row that leaves it out is a defect */
+    CML_EXCESS = 1,          /* measured above the model's interval */
+    CML_DEFICIT = 2          /* measured below it */
+} cml_explain_direction;
+
+/* The widest an explanation may be: 10% of its reference. */
+#define CML_EXPLAIN_MAX_BOUND 0.10
+
 typedef struct cml_explained_diff {
     const char *variant_has;
     const char *metric_has;
-    double max_frac;
+    const char *mechanism;     /* one line: what the hardware does that the model does not */
+    cml_explain_direction direction;
+    double bound_frac;         /* 0 < bound_frac <= CML_EXPLAIN_MAX_BOUND of the reference */
     const char *section;       /* in docs/model-evidence.md */
-    const char *control;       /* NULL, or "option=value" naming the control */
+    const char *control;       /* "option=value" naming the control: required */
 } cml_explained_diff;
 
 typedef struct cml_validate_spec {

@@ -29,7 +29,7 @@ $code" "$reg" "$@"
 
 py "schema name and version" '
 assert reg["schema"] == "cumemlab-registry", reg["schema"]
-assert reg["schema_version"] == 1 and type(reg["schema_version"]) is int, reg["schema_version"]'
+assert reg["schema_version"] == 2 and type(reg["schema_version"]) is int, reg["schema_version"]'
 
 # --- the same experiments as the text listing, in its order ---------------
 "$bin" list >"$tmp/list.txt"
@@ -91,23 +91,31 @@ for e in specs:
     v = e["validate"]
     assert v["settings"] and all(type(s) is str for s in v["settings"]), e["key"]
     for x in v["explained"]:
-        assert type(x["max_frac"]) in (int, float) and x["metric_has"] and x["section"], x' \
+        assert x["direction"] in ("excess", "deficit"), x
+        assert type(x["bound"]) in (int, float) and 0 < x["bound"] <= 0.10, x
+        assert x["metric_has"] and x["section"] and x["mechanism"] and "=" in x["control"], x' \
     "$nspecs" "$nexplained"
-# Hard-coded from the rows: src/experiments/offset/offset.c, write_explained[1]:
-#   {"path=cs", "dram__bytes_write", -0.03, "§4.6 the write-back horizon", NULL}
-py "write-offset: the write-back horizon of streaming stores (offset.c)" '
+# Hard-coded from the rows: src/experiments/offset/offset.c, write_explained[0]:
+#   {NULL, "lts__t_sectors_srcunit_tex_op_write", ..., CML_DEFICIT, 0.02,
+#    "§4.5 stores meeting in L1", "offset=0"}
+py "write-offset: stores meeting in L1, offset 0 the control (offset.c)" '
 v = exps["write-offset"]["validate"]
 assert v["settings"] == ["offset=0:32,128 path=wb,cg,cs"], v["settings"]
-x = [x for x in v["explained"] if x["variant_has"] == "path=cs"]
-assert len(x) == 1, v["explained"]
-assert x[0]["metric_has"] == "dram__bytes_write" and x[0]["max_frac"] == -0.03, x
-assert x[0]["section"] == "\u00a74.6 the write-back horizon" and x[0]["control"] is None, x'
+assert len(v["explained"]) == 1, v["explained"]
+x = v["explained"][0]
+assert x["variant_has"] is None and x["metric_has"] == "lts__t_sectors_srcunit_tex_op_write", x
+assert x["direction"] == "deficit" and x["bound"] == 0.02 and x["control"] == "offset=0", x
+assert x["section"] == "\u00a74.5 stores meeting in L1" and "meet in L1" in x["mechanism"], x'
 # src/experiments/transpose/transpose.c, transpose_explained[0]:
 #   {"smem", "_mem_shared_op_", 0, "§4.3 transpose tile kernels", "residency=one"}
 py "transpose: the tile kernels explained by the residency=one control (transpose.c)" '
-x = exps["transpose"]["validate"]["explained"][0]
-assert x == {"variant_has": "smem", "metric_has": "_mem_shared_op_", "max_frac": 0,
-             "section": "\u00a74.3 transpose tile kernels", "control": "residency=one"}, x
+v = exps["transpose"]["validate"]["explained"]
+assert len(v) == 1, v
+x = dict(v[0])
+assert x.pop("mechanism").startswith("a second tile block on the SM"), x
+assert x == {"variant_has": "smem", "metric_has": "_mem_shared_op_", "direction": "excess",
+             "bound": 0.1, "section": "\u00a74.3 transpose tile kernels",
+             "control": "residency=one"}, x
 assert "kernel=smem,smem-pad residency=one" in exps["transpose"]["validate"]["settings"]'
 py "an experiment validate does not run has validate null" '
 assert exps["shuffle"]["validate"] is None'

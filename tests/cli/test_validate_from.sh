@@ -2,10 +2,13 @@
 # cumemlab validate --from FILE: the judging of `validate` (src/lab/validate.c)
 # on a saved results file, without a GPU; --json writes the verdicts (schema
 # cumemlab-validation, docs/json-schema.md).
-#   - the text is the one validate printed before its judging became data:
-#     tests/data/validate-from-measured.txt was written by the judging code
-#     of src/cli/validate.c as it stood then, and a committed suite's text
-#     is held to its sha256 (bench/results/h100/2026-11-27-suite-55s);
+#   - the text is held byte for byte: tests/data/validate-from-measured.txt.gz
+#     (the records' lines as validate printed them before its judging became
+#     data; the kinds' lines and the exit line since explanations became
+#     mechanisms with controls, issue 22), and a committed suite's text is
+#     held to its sha256 (bench/results/h100/2026-11-27-suite-55s);
+#   - the exit line names the unexplained count the exit status follows
+#     (failed runs included), so it never reads 0 while the exit is 1;
 #   - the JSON says what the text says (same counts, same exit), and points
 #     at the records it judged;
 #   - a hostile results file (any value where a number stands, unknown
@@ -25,20 +28,23 @@ run "$bin" validate --from tests/data/results-measured.json.gz
 if [ "${CML_EXPECT_ZLIB:-1}" = 1 ]; then
     check "validate --from the measured fixture: exit 1 (it has failed records)" test $rc -eq 1
     check "validate --from the measured fixture: the text validate has always printed" \
-        cmp "$tmp/out" tests/data/validate-from-measured.txt
+        cmp "$tmp/out" <(gzip -dc tests/data/validate-from-measured.txt.gz)
     suite=bench/results/h100/2026-11-27-suite-55s.json.gz
     run "$bin" validate --from "$suite"
     check "validate --from a suite: exit 1 (a suite runs variants validate does not judge)" \
         test $rc -eq 1
     check "validate --from a suite: the text validate has always printed" \
         test "$(sha256sum <"$tmp/out" | cut -d' ' -f1)" = \
-        0b12dd796cff4b4a8e12779c4e8be69ed3a938f04c0baa4de33b548dbde8a698
+        8c68e5257caeac1ccbf6525981d1d3eaca3934dbce75cad6376de444f633f268
 fi
 
 # --- --json: the verdicts ------------------------------------------------------
 run "$bin" validate --from "$tmp/measured.json" --json "$tmp/v.json"
 check "--json FILE: exit 1, as the text says" test $rc -eq 1
-check "--json FILE: the text still on stdout" grep -q "^exit 1: 3 unexplained, 128 failed" "$tmp/out"
+check "--json FILE: the text still on stdout" \
+    grep -q "^exit 1: 131 unexplained (3 values, 128 failed)$" "$tmp/out"
+check "--json FILE: one line per kind, the unexplained with the failed runs" \
+    grep -q "^unexplained  *3 values, and 128 failed$" "$tmp/out"
 check "--json FILE: nothing on stderr" test ! -s "$tmp/err"
 cp "$tmp/out" "$tmp/text.txt"
 py() { # description, then python code that reads the verdicts from argv[1]
@@ -49,11 +55,20 @@ doc = json.load(open(sys.argv[1], encoding='utf-8'))
 $code" "$@"
 }
 py "schema, version, the summary the text prints" '
-assert doc["schema"] == "cumemlab-validation" and doc["schema_version"] == 1, doc["schema"]
+assert doc["schema"] == "cumemlab-validation" and doc["schema_version"] == 2, doc["schema"]
 s = doc["summary"]
-line = "%d agree, %d differ (%d explained in docs/model-evidence.md, %d unexplained), %d failed, %d skipped" % (
+text = open(sys.argv[2]).read()
+line = "records: %d agree, %d differ (%d explained in docs/model-evidence.md, %d unexplained), %d failed, %d skipped" % (
     s["agree"], s["differ"], s["explained"], s["unexplained"], s["failed"], s["skipped"])
-assert line in open(sys.argv[2]).read(), line
+assert line in text, line
+labels = {"exact": "exact", "within-interval": "within interval",
+          "explained": "explained by a control", "not-judged": "not judged (~)",
+          "unexplained": "unexplained"}
+for k, label in labels.items():
+    assert ("\n%-24s %8d values" % (label, s["values"][k])) in text, (k, s["values"])
+assert s["values"]["exact"] == 27 and s["values"]["unexplained"] == 3, s["values"]
+assert s["unexplained_total"] == s["values"]["unexplained"] + s["failed"] == 131, s
+assert ("exit 1: %d unexplained" % s["unexplained_total"]) in text
 assert s["exit"] == 1 and doc["from"].endswith("measured.json") and doc["device"]
 v = doc["verdicts"]
 for k in ("agree", "failed", "skipped"):
@@ -69,7 +84,10 @@ for x in judged:
     r = recs[x["record"]]
     assert (r["experiment"], r["variant"]) == (x["experiment"], x["variant"]), x
     for c in x["counters"]:
-        assert c["verdict"] in ("agree", "explained", "unexplained", "not-judged"), c
+        assert c["verdict"] in ("exact", "within-interval", "explained", "not-judged",
+                                "unexplained", "info"), c
+        if c["verdict"] in ("exact", "within-interval", "explained", "unexplained"):
+            assert c["lo"] is not None and c["lo"] <= c["hi"], c
         assert c["rule"] in ("none", "exact", "percent", "relative", "not-judged"), c
         if c["predicted"] is not None and c["measured"] is not None:
             assert abs(c["difference"] - (c["measured"] - c["predicted"])) <= 1e-6 * abs(c["measured"]) + 1e-9, c
@@ -137,6 +155,7 @@ for f in "$tmp"/hostile-*.json; do
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['summary']['exit'] == int(sys.argv[2]), (d['summary'], sys.argv[2])
+assert (d['summary']['unexplained_total'] > 0) == (d['summary']['exit'] == 1), d['summary']
 assert any(x['experiment'] == 'zzz-unknown' and x['verdict'] == 'skipped' for x in d['verdicts'])" \
             "$tmp/$n-v.json" $rc
     else

@@ -241,14 +241,12 @@ static const cml_chart_spec aos_soa_charts[] = {
 
 static const char *const aos_soa_validate_settings[] = {"layout=aos,soa fields=2,4,8 touched=1,2",
                                                         NULL};
-/* Touching two fields stores twice into each sector, one instruction after
- * the other: the two stores meet in L1 and leave as one, up to half of the
- * store sectors (docs/model-evidence.md §4.5). */
-static const cml_explained_diff aos_soa_explained[] = {
-    {"touched=2", "lts__t_sectors_srcunit_tex_op_write", -0.5, "§4.5 stores meeting in L1", NULL},
-};
-static const cml_validate_spec aos_soa_validate = {aos_soa_validate_settings, aos_soa_explained,
-                                                   CML_COUNT(aos_soa_explained)};
+/* No explained differences: touching two fields stores twice into each
+ * sector and the stores meet in L1 (docs/model-evidence.md §4.5), up to
+ * half of the store sectors (24% and 49% measured for 4 and 8 fields),
+ * beyond what an explanation may cover; those L2 writes stay unexplained
+ * until the model's interval holds them (§4.12). */
+static const cml_validate_spec aos_soa_validate = {aos_soa_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_aos_soa = {
     .key = "aos-soa",
