@@ -28,6 +28,7 @@
 #include "report/output_file.h"
 #include "trace/trace_model.h"
 #include "trace/trace_report.h"
+#include "trace/trace_report_util.h"
 
 #define LIBRARY "libcumemlab-inject.so"
 #define PATCHES "cumemlab-inject-patches.fatbin"
@@ -231,7 +232,15 @@ static int report(const cml_cli *cli, const cml_trace *t, const char *path, cons
                 src.unreadable, src.unreadable == 1 ? "" : "s",
                 src.unreadable == 1 ? "its" : "their", src.first_error);
     }
-    cml_tf_report r = {t, models, name, DETAILED, RANKED, rc == CML_EXIT_OK ? &src : NULL};
+    cml_tf_report r = {t, models, name, DETAILED, RANKED, rc == CML_EXIT_OK ? &src : NULL, NULL};
+    if (rc == CML_EXIT_OK) {
+        cml_status st = cml_tfr_whatif(&r);
+        if (st != CML_OK) {
+            fprintf(stderr, "cumemlab: trace: %s: the what-if transforms failed: %s\n", name,
+                    cml_status_str(st));
+            rc = CML_EXIT_FAIL;
+        }
+    }
     if (rc == CML_EXIT_OK && !cli->quiet &&
         cml_tf_report_text(cml_cli_human_out(cli), &r) != CML_OK)
         rc = CML_EXIT_FAIL;
@@ -244,6 +253,7 @@ static int report(const cml_cli *cli, const cml_trace *t, const char *path, cons
             rc = CML_EXIT_FAIL;
         }
     }
+    cml_tfr_whatif_free(&r);
     for (size_t k = 0; k < t->nkernels; k++)
         cml_tf_model_free(&models[k]);
     free(models);

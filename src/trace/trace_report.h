@@ -23,6 +23,9 @@ typedef struct cml_tf_report {
     size_t top;                 /* instructions shown in full (their picture) */
     size_t ranked;              /* instructions in the ranking */
     const cml_tf_sources *src;  /* source lines (NULL: none) */
+    struct cml_wi_list **whatif; /* whatif[k][s]: the what-if transforms of
+                                    models[k].sites[s], for the detailed
+                                    ones (trace_report_util.h); NULL: none */
 } cml_tf_report;
 
 cml_status cml_tf_report_text(FILE *out, const void *report);

@@ -300,6 +300,7 @@ static cml_status add_warp(const cml_tf_site *s, const rows *p, const cml_tf_ins
 cml_status cml_wi_site(const cml_tf_kernel *k, const cml_tf_site *s, cml_wi_list *out)
 {
     memset(out, 0, sizeof *out);
+    out->examined = 1;
     rows p;
     cml_traffic x;
     uint64_t base;

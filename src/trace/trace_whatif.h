@@ -73,11 +73,13 @@ typedef struct cml_wi {
 typedef struct cml_wi_list {
     cml_wi item[CML_WI_MAX];
     size_t n;
+    int examined; /* 1: cml_wi_site looked at the site (n may be 0) */
 } cml_wi_list;
 
 /*
  * The transforms that apply to site s of launch k (its records in k),
- * into *out (n = 0: none applies, an atomic, or a site the model refused).
+ * into *out (n = 0: none applies, an atomic, or a site the model refused;
+ * examined 1, but on an error).
  * CML_OK or CML_ENOMEM.
  */
 cml_status cml_wi_site(const cml_tf_kernel *k, const cml_tf_site *s, cml_wi_list *out);

@@ -42,6 +42,11 @@ check "banks: the column load first, 32 wavefronts a request, 1984 conflicts" \
     "$tmp/out"
 check "banks: every lane of the column in bank 0" \
     grep -Eq '^   bank +00000000000000000000000000000000 +block 0, warp 0: 1 bank$' "$tmp/out"
+check "banks: what if, marked as the model's" \
+    grep -q "^   What if (the model's prediction, on these warps' addresses transformed):$" "$tmp/out"
+check "banks: a pad of one float a row removes every conflict" \
+    grep -q '^   - pad each row of 128 B by 1 element (4 B): requests 64 -> 64, wavefronts 2048 -> 64, conflicts 1984 -> 0; saves 253952 bytes$' \
+    "$tmp/out"
 
 # source lines and SASS: the trace names tests/data/trace/lines.cubin
 run "$bin" trace --from $data/naive-row-lines.trace --json "$tmp/lines.json"
@@ -81,10 +86,28 @@ assert i[0]["example"]["addresses"][1] - i[0]["example"]["addresses"][0] == 4
 assert i[0]["example"]["picture"] == "0000000111111112222222233333333" + "4", i[0]["example"]["picture"]
 assert i[2]["op"] == "store" and i[2]["wasted_bytes"] == 4
 ' "$tmp/t.json"
-check "read-offset CSV: a header and a row per instruction" test "$(wc -l <"$tmp/t.csv")" -eq 4
+check "read-offset CSV: a header, a row per instruction and per transform (the store's two widths)" \
+    test "$(wc -l <"$tmp/t.csv")" -eq 6
 check "read-offset CSV: the A load's row" \
-    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,,$' \
+    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,,,,,,,,$' \
     "$tmp/t.csv"
+# the store's 63 full warps joined by 2 (31 pairs, 1 left, the partial last
+# warp as recorded: 33 requests) and by 4 (15 groups, 3 left, the partial: 19)
+check "read-offset CSV: the store's 8-byte row, 33 requests, the same 256 sectors" \
+    grep -q '^readOffset,1,32,global,store,4,64,0,33,256,7.757575757575758,0.99951171875,8188,0,0,0,4,,,,vector,,,8,62,0$' \
+    "$tmp/t.csv"
+check "read-offset CSV: the store's 16-byte row, 19 requests" \
+    grep -q '^readOffset,1,32,global,store,4,64,0,19,256,[0-9.]*,0.99951171875,8188,0,0,0,4,,,,vector,,,16,60,0$' \
+    "$tmp/t.csv"
+check "read-offset JSON: the misaligned load has no transform, the store two, the text says so" python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["kernels"][0]["instructions_by_waste"]
+assert i[0]["whatif"] == [], i[0]["whatif"]
+w = i[2]["whatif"]
+assert [x["transform"] for x in w] == ["vector", "vector"], w
+assert [x["width_bytes"] for x in w] == [8, 16] and w[0]["after"]["requests"] == 33
+assert w[0]["before"]["requests"] == 64 and w[0]["saved_bytes"] == 0 and w[0]["pad_elements"] is None
+' "$tmp/t.json"
 run "$bin" trace --from $data/stride.trace --json -
 check "--json -: the document alone on stdout" \
     python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/out"
