@@ -26,11 +26,14 @@ typedef struct cml_tf_report {
     struct cml_wi_list **whatif; /* whatif[k][s]: the what-if transforms of
                                     models[k].sites[s], for the detailed
                                     ones (trace_report_util.h); NULL: none */
+    const char *tool_version;   /* cumemlab's, for the HTML (NULL: not said) */
 } cml_tf_report;
 
 cml_status cml_tf_report_text(FILE *out, const void *report);
 cml_status cml_tf_report_json(FILE *out, const void *report);
 cml_status cml_tf_report_csv(FILE *out, const void *report);
+/* The HTML page (trace_html.c): self-contained, the lab's style. */
+cml_status cml_tf_report_html(FILE *out, const void *report);
 
 /*
  * A warp's lanes as 32 characters (and a NUL) in line: '.' for an inactive
