@@ -19,6 +19,7 @@
 
 #include "report/html.h"
 #include "report/svg_chart.h"
+#include "trace/trace_report.h"
 #include "trace/trace_report_util.h"
 
 static void esc(FILE *out, const char *s) { cml_xml_escape(out, s); }

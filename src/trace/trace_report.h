@@ -14,20 +14,9 @@
 #include <stdio.h>
 
 #include "trace/trace_model.h"
-#include "trace/trace_sources.h"
+#include "trace/trace_report_util.h"
 
-typedef struct cml_tf_report {
-    const cml_trace *t;
-    const cml_tf_model *models; /* models[i]: the model of t->kernel[i] */
-    const char *path;           /* the trace file, as named to the user */
-    size_t top;                 /* instructions shown in full (their picture) */
-    size_t ranked;              /* instructions in the ranking */
-    const cml_tf_sources *src;  /* source lines (NULL: none) */
-    struct cml_wi_list **whatif; /* whatif[k][s]: the what-if transforms of
-                                    models[k].sites[s], for the detailed
-                                    ones (trace_report_util.h); NULL: none */
-    const char *tool_version;   /* cumemlab's, for the HTML (NULL: not said) */
-} cml_tf_report;
+/* cml_tf_report, what a report is made of: trace_report_util.h. */
 
 cml_status cml_tf_report_text(FILE *out, const void *report);
 cml_status cml_tf_report_json(FILE *out, const void *report);

@@ -1,7 +1,8 @@
 /*
  * What the reports of a trace share (trace_report.c: text, JSON, CSV;
- * trace_html.c: HTML): the ranking of the instructions over every launch,
- * an instruction's name, source line and figures as the tables show them,
+ * trace_html.c: HTML): the report's parts (cml_tf_report), the ranking of
+ * the instructions over every launch, an instruction's name, source line
+ * and figures as the tables show them,
  * the lab's sentence about it, and the what-if transforms of the
  * instructions the reports detail (trace_whatif.h), computed once.
  */
@@ -10,9 +11,25 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "trace/trace_report.h"
+#include "trace/trace_model.h"
+#include "trace/trace_sources.h"
 #include "trace/trace_whatif.h"
+
+/* A trace's report: what every writer (trace_report.h) is given. */
+typedef struct cml_tf_report {
+    const cml_trace *t;
+    const cml_tf_model *models; /* models[i]: the model of t->kernel[i] */
+    const char *path;           /* the trace file, as named to the user */
+    size_t top;                 /* instructions shown in full (their picture) */
+    size_t ranked;              /* instructions in the ranking */
+    const cml_tf_sources *src;  /* source lines (NULL: none) */
+    cml_wi_list **whatif;       /* whatif[k][s]: the what-if transforms of
+                                    models[k].sites[s], for the detailed
+                                    ones (cml_tfr_whatif); NULL: none */
+    const char *tool_version;   /* cumemlab's, for the HTML (NULL: not said) */
+} cml_tf_report;
 
 /* One instruction of one launch, for the ranking over every launch. */
 typedef struct cml_tfr_ranked {
