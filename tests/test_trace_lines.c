@@ -185,7 +185,7 @@ static void report_text(const char *path, const char *name, char *buf, size_t le
     /* with a disassembler, the store's SASS (naiveRow +0x160: its EXIT) */
     if (src.disassembled)
         CHECK(cml_tf_sources_sass(&src, &t, 0, 0x160) != NULL);
-    cml_tf_report r = {&t, &m, name, 3, 10, &src};
+    cml_tf_report r = {&t, &m, name, 3, 10, &src, NULL, NULL};
     FILE *f = tmpfile();
     if (f) {
         cml_tf_report_text(f, &r);

@@ -443,7 +443,7 @@ static void test_sampled(void)
     CHECK_EQ_U64(m.cls.cls[CML_CLASS_GLOBAL_LD].sectors, 96);
     CHECK_EQ_I64(m.has_levels, 1);
     CHECK_STR_EQ(m.no_levels, "of the recorded warps only: the launch was sampled");
-    cml_tf_report r = {&t, &m, "sampled.trace", 3, 10, NULL};
+    cml_tf_report r = {&t, &m, "sampled.trace", 3, 10, NULL, NULL, NULL};
     static char text[16384];
     FILE *f = tmpfile();
     if (f) {

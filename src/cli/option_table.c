@@ -59,7 +59,7 @@ static const cli_option options[] = {
      "table then goes to standard error)"},
     {O_CSV, "csv", 0, K_FILE, 0, 0, NULL, C_OUT | C_TRACE, "FILE",
      "write one CSV row per variant (trace: per instruction)"},
-    {O_HTML, "html", 0, K_FILE, 0, 0, NULL, C_OUT, "FILE",
+    {O_HTML, "html", 0, K_FILE, 0, 0, NULL, C_OUT | C_TRACE, "FILE",
      "write a self-contained HTML report with charts (no network)"},
     {O_FROM, "from", 0, K_FILE, 0, 0, NULL, C_VALIDATE | C_TRACE, "FILE",
      "validate: judge the records of a saved results file (.json\n"

@@ -28,6 +28,7 @@
 #include "report/output_file.h"
 #include "trace/trace_model.h"
 #include "trace/trace_report.h"
+#include "trace/trace_report_util.h"
 
 #define LIBRARY "libcumemlab-inject.so"
 #define PATCHES "cumemlab-inject-patches.fatbin"
@@ -38,7 +39,7 @@
 static const char *const trace_usage =
     "Usage:\n"
     "  cumemlab trace [options] -- PROGRAM [ARGS]\n"
-    "  cumemlab trace --from FILE.trace [--json FILE] [--csv FILE]\n"
+    "  cumemlab trace --from FILE.trace [--json FILE] [--csv FILE] [--html FILE]\n"
     "\n"
     "Runs PROGRAM with cumemlab's injection library (the Compute Sanitizer API), which\n"
     "records every global, shared and local memory instruction of the kernels chosen\n"
@@ -53,7 +54,8 @@ static const char *const trace_usage =
     "  --budget BYTES        device memory for a launch's records (1M..64G; default 256M)\n"
     "  --out FILE            keep the trace (and the cubins in FILE.cubins/)\n"
     "  --from FILE           report a saved trace instead of running a program\n"
-    "  --json FILE, --csv FILE, --quiet\n";
+    "  --json FILE, --csv FILE, --html FILE (a self-contained page: the lanes'\n"
+    "                        pictures, the what-if table, bytes wasted per line), --quiet\n";
 
 /* The folder of the running executable ("" when unknown). */
 static void exe_dir(char *dir, size_t len)
@@ -121,8 +123,8 @@ static int check_usage(const cml_cli *cli)
         return CML_EXIT_USAGE;
     }
     if (cli->program && cli->machine_stdout) {
-        fprintf(stderr, "cumemlab: trace: --json and --csv need a file when a program runs "
-                        "(its standard output is the program's own)\n");
+        fprintf(stderr, "cumemlab: trace: --json, --csv and --html need a file when a program "
+                        "runs (its standard output is the program's own)\n");
         return CML_EXIT_USAGE;
     }
     if (cli->trace_out && cml_output_same(cli->trace_out, "-")) {
@@ -231,19 +233,29 @@ static int report(const cml_cli *cli, const cml_trace *t, const char *path, cons
                 src.unreadable, src.unreadable == 1 ? "" : "s",
                 src.unreadable == 1 ? "its" : "their", src.first_error);
     }
-    cml_tf_report r = {t, models, name, DETAILED, RANKED, rc == CML_EXIT_OK ? &src : NULL};
+    cml_tf_report r = {t, models, name, DETAILED, RANKED, rc == CML_EXIT_OK ? &src : NULL, NULL,
+                       CUMEMLAB_VERSION};
+    if (rc == CML_EXIT_OK) {
+        cml_status st = cml_tfr_whatif(&r);
+        if (st != CML_OK) {
+            fprintf(stderr, "cumemlab: trace: %s: the what-if transforms failed: %s\n", name,
+                    cml_status_str(st));
+            rc = CML_EXIT_FAIL;
+        }
+    }
     if (rc == CML_EXIT_OK && !cli->quiet &&
         cml_tf_report_text(cml_cli_human_out(cli), &r) != CML_OK)
         rc = CML_EXIT_FAIL;
-    const char *paths[2] = {cli->json_path, cli->csv_path};
-    const cml_output_fn fns[2] = {cml_tf_report_json, cml_tf_report_csv};
-    for (int i = 0; i < 2 && rc == CML_EXIT_OK; i++) {
+    const char *paths[3] = {cli->json_path, cli->csv_path, cli->html_path};
+    const cml_output_fn fns[3] = {cml_tf_report_json, cml_tf_report_csv, cml_tf_report_html};
+    for (int i = 0; i < 3 && rc == CML_EXIT_OK; i++) {
         char err[700];
         if (paths[i] && cml_output_write(paths[i], fns[i], &r, err, sizeof err) != CML_OK) {
             fprintf(stderr, "cumemlab: %s\n", err);
             rc = CML_EXIT_FAIL;
         }
     }
+    cml_tfr_whatif_free(&r);
     for (size_t k = 0; k < t->nkernels; k++)
         cml_tf_model_free(&models[k]);
     free(models);

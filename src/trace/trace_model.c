@@ -138,6 +138,15 @@ static void cache_config(const cml_trace *t, const cml_tf_kernel *k, cml_cache_c
     c->smem_per_block = k->smem;
 }
 
+uint64_t cml_tf_waste(unsigned space, const cml_traffic *x)
+{
+    if (space == CML_TF_SHARED)
+        return x->bank_conflicts * WAVEFRONT_BYTES;
+    return x->sectors * CML_SECTOR_BYTES > x->requested_bytes
+               ? x->sectors * CML_SECTOR_BYTES - x->requested_bytes
+               : 0;
+}
+
 static int by_waste(const void *pa, const void *pb)
 {
     const cml_tf_site *a = pa, *b = pb;
@@ -223,16 +232,8 @@ cml_status cml_tf_model_kernel(const cml_trace *t, const cml_tf_kernel *k, cml_t
         memset(out, 0, sizeof *out);
         return rc;
     }
-    for (size_t i = 0; i < st.n; i++) {
-        cml_tf_site *s = &st.sites[i];
-        const cml_traffic *x = &s->traffic;
-        if (s->space == CML_TF_SHARED)
-            s->waste = x->bank_conflicts * WAVEFRONT_BYTES;
-        else
-            s->waste = x->sectors * CML_SECTOR_BYTES > x->requested_bytes
-                           ? x->sectors * CML_SECTOR_BYTES - x->requested_bytes
-                           : 0;
-    }
+    for (size_t i = 0; i < st.n; i++)
+        st.sites[i].waste = cml_tf_waste(st.sites[i].space, &st.sites[i].traffic);
     if (st.n)
         qsort(st.sites, st.n, sizeof *st.sites, by_waste);
     out->sites = st.sites;

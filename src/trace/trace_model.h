@@ -65,4 +65,9 @@ void cml_tf_model_free(cml_tf_model *m);
  * converted (returns -1). */
 int cml_tf_access(const cml_tf_ins *r, cml_access *a);
 
+/* The bytes an instruction's figures waste, as cml_tf_site.waste counts
+ * them for its space (cml_tf_space): what the ranking and the what-if
+ * transforms (trace_whatif.h) both weigh. */
+uint64_t cml_tf_waste(unsigned space, const cml_traffic *x);
+
 #endif

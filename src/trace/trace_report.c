@@ -16,105 +16,9 @@
 #include "report/report.h"
 #include "report/report_util.h"
 #include "report/text_table.h"
+#include "trace/trace_report_util.h"
 
 #define WIDTH 130u
-
-/* One instruction of one launch, for the ranking over every launch. */
-typedef struct ranked {
-    size_t kernel;
-    const cml_tf_site *site;
-} ranked;
-
-static int by_waste(const void *pa, const void *pb)
-{
-    const ranked *a = pa, *b = pb;
-    if (a->site->waste != b->site->waste)
-        return a->site->waste > b->site->waste ? -1 : 1;
-    if (a->kernel != b->kernel)
-        return a->kernel < b->kernel ? -1 : 1;
-    return a->site->pc < b->site->pc ? -1 : a->site->pc > b->site->pc;
-}
-
-/* Every instruction of every launch, most waste first (NULL: none or no
- * memory; *n says which). */
-static ranked *rank_all(const cml_tf_report *r, size_t *n)
-{
-    size_t total = 0;
-    for (size_t k = 0; k < r->t->nkernels; k++)
-        total += r->models[k].nsites;
-    *n = total;
-    ranked *all = malloc((total ? total : 1u) * sizeof *all);
-    if (!all)
-        return NULL;
-    size_t i = 0;
-    for (size_t k = 0; k < r->t->nkernels; k++)
-        for (size_t s = 0; s < r->models[k].nsites; s++) {
-            all[i].kernel = k;
-            all[i++].site = &r->models[k].sites[s];
-        }
-    qsort(all, total, sizeof *all, by_waste);
-    return all;
-}
-
-/* The name a person reads: demangled when known. */
-static const char *func_name(const cml_trace *t, uint32_t id)
-{
-    const cml_tf_func *f = cml_tf_func_by_id(t, id);
-    if (!f)
-        return "?";
-    return f->demangled[0] ? f->demangled : f->name;
-}
-
-/* The site's source line: buf = "FILE:LINE" (the file's last component),
- * "" when the trace has no line for it; *full the whole file name. */
-static uint32_t source_of(const cml_tf_report *r, const cml_tf_site *s, char *buf, size_t len,
-                          const char **full)
-{
-    const char *file = NULL;
-    const cml_tf_line *l = cml_tf_sources_find(r->src, r->t, s->func, s->pc, &file);
-    buf[0] = '\0';
-    if (full)
-        *full = l ? file : NULL;
-    if (!l)
-        return 0;
-    const char *base = strrchr(file, '/');
-    snprintf(buf, len, "%s:%u", base ? base + 1 : file, l->line);
-    return l->line;
-}
-
-static cml_class site_class(const cml_tf_site *s)
-{
-    static const cml_space space[CML_TF_SPACES] = {CML_SPACE_GLOBAL, CML_SPACE_SHARED,
-                                                   CML_SPACE_LOCAL};
-    return cml_class_of(space[s->space % CML_TF_SPACES],
-                        s->op == CML_TF_STORE ? CML_OP_STORE : CML_OP_LOAD);
-}
-
-/* The lab's sentence about one instruction (its figures as a record's). */
-static void explain(const cml_tf_site *s, char *buf, size_t len)
-{
-    if (s->op == CML_TF_ATOMIC) {
-        snprintf(buf, len, "An atomic: recorded, but the model has no rules for atomics, so "
-                           "it has no figures.");
-        return;
-    }
-    if (s->traffic.instructions == 0) {
-        snprintf(buf, len, "The model refused every warp of it (%llu): a misaligned address "
-                           "or a local offset beyond 4 GiB, which the hardware would fault on.",
-                 (unsigned long long)s->refused);
-        return;
-    }
-    cml_record *rec = calloc(1, sizeof *rec);
-    if (!rec) {
-        snprintf(buf, len, "(out of memory)");
-        return;
-    }
-    const cml_class c = site_class(s);
-    rec->model[CML_RULES_MODERN].cls[c] = s->traffic;
-    rec->model[CML_RULES_FERMI].cls[c] = s->fermi;
-    cml_exp_explain(rec, c, buf, len);
-    free(rec);
-}
 
 unsigned cml_tf_picture(const cml_tf_ins *r, char line[33])
 {
@@ -230,7 +134,7 @@ static void kernel_row(const cml_tf_report *r, const void *ctx, size_t k, const 
     const cml_tf_kernel *kn = &r->t->kernel[k];
     const cml_tf_model *m = &r->models[k];
     char buf[64];
-    cml_tt_set(row, K_NAME, "%s", func_name(r->t, kn->func));
+    cml_tt_set(row, K_NAME, "%s", cml_tfr_func_name(r->t, kn->func));
     cml_tt_set(row, K_LAUNCH, "%llu", (unsigned long long)kn->launch + 1u);
     dims(buf, sizeof buf, kn->grid);
     cml_tt_set(row, K_GRID, "%s", buf);
@@ -288,24 +192,6 @@ static void kernel_table(FILE *out, const cml_tf_report *r)
     print_table(out, &tt, row, r, NULL, r->t->nkernels, kernel_row);
 }
 
-/* One instruction's main figures, as the table shows them: per request,
- * sectors (shared: wavefronts) and the efficiency; "-" without a request
- * (an atomic, or every warp refused). */
-static void site_figures(const cml_tf_site *s, char *spr, char *eff, size_t len)
-{
-    const cml_traffic *x = &s->traffic;
-    snprintf(spr, len, "-");
-    snprintf(eff, len, "-");
-    if (!x->requests)
-        return;
-    if (s->space == CML_TF_SHARED) {
-        snprintf(spr, len, "%.2f wf", (double)x->wavefronts / (double)x->requests);
-        return;
-    }
-    snprintf(spr, len, "%.2f", cml_traffic_sectors_per_request(x));
-    snprintf(eff, len, "%.1f", 100.0 * cml_traffic_efficiency(x));
-}
-
 /* The ranking's table: its columns, in the order added. */
 enum { S_RANK, S_NAME, S_PC, S_LINE, S_WHAT, S_WARPS, S_REQ, S_SEC, S_SPR, S_EFF, S_CONF, S_WASTE };
 
@@ -313,14 +199,14 @@ static void site_row(const cml_tf_report *r, const void *ctx, size_t i, const cm
                      cml_tt_row row)
 {
     (void)tt;
-    const cml_tf_site *s = ((const ranked *)ctx)[i].site;
+    const cml_tf_site *s = ((const cml_tfr_ranked *)ctx)[i].site;
     char spr[32], eff[32];
-    site_figures(s, spr, eff, sizeof spr);
+    cml_tfr_site_figures(s, spr, eff, sizeof spr);
     cml_tt_set(row, S_RANK, "%zu", i + 1u);
-    cml_tt_set(row, S_NAME, "%s", func_name(r->t, s->func));
+    cml_tt_set(row, S_NAME, "%s", cml_tfr_func_name(r->t, s->func));
     cml_tt_set(row, S_PC, "0x%04x", s->pc);
     char line[300];
-    source_of(r, s, line, sizeof line, NULL);
+    cml_tfr_source(r, s, line, sizeof line, NULL);
     cml_tt_set(row, S_LINE, "%s", line[0] ? line : "-");
     cml_tt_set(row, S_WHAT, "%s %s %uB", cml_tf_space_name(s->space), cml_tf_op_name(s->op),
                s->size);
@@ -333,7 +219,7 @@ static void site_row(const cml_tf_report *r, const void *ctx, size_t i, const cm
     cml_tt_set(row, S_WASTE, "%llu", (unsigned long long)s->waste);
 }
 
-static void site_table(FILE *out, const cml_tf_report *r, const ranked *all, size_t n)
+static void site_table(FILE *out, const cml_tf_report *r, const cml_tfr_ranked *all, size_t n)
 {
     static cml_tt tt;
     static cml_tt_row row;
@@ -357,7 +243,7 @@ static void site_table(FILE *out, const cml_tf_report *r, const ranked *all, siz
 }
 
 /* The worst instructions one by one: a typical warp's lanes and why. */
-static void site_details(FILE *out, const cml_tf_report *r, const ranked *all, size_t n)
+static void site_details(FILE *out, const cml_tf_report *r, const cml_tfr_ranked *all, size_t n)
 {
     const size_t shown = n < r->top ? n : r->top;
     for (size_t i = 0; i < shown; i++) {
@@ -366,10 +252,10 @@ static void site_details(FILE *out, const cml_tf_report *r, const ranked *all, s
         char line[33], why[1024];
         const unsigned distinct = cml_tf_picture(e, line);
         char src[300], at[320] = "";
-        if (source_of(r, s, src, sizeof src, NULL))
+        if (cml_tfr_source(r, s, src, sizeof src, NULL))
             snprintf(at, sizeof at, " (%s)", src);
         fprintf(out, "\n#%zu %s +0x%04x%s: %s %s of %u bytes a lane, %llu warps\n", i + 1u,
-                func_name(r->t, s->func), s->pc, at, cml_tf_space_name(s->space),
+                cml_tfr_func_name(r->t, s->func), s->pc, at, cml_tf_space_name(s->space),
                 cml_tf_op_name(s->op), s->size, (unsigned long long)s->records);
         fprintf(out, "   lane     0         1         2         3\n");
         fprintf(out, "            01234567890123456789012345678901\n");
@@ -381,8 +267,9 @@ static void site_details(FILE *out, const cml_tf_report *r, const ranked *all, s
         const char *sass = cml_tf_sources_sass(r->src, r->t, s->func, s->pc);
         if (sass)
             fprintf(out, "   sass     %s\n", sass);
-        explain(s, why, sizeof why);
+        cml_tfr_explain(s, why, sizeof why);
         cml_tt_wrap(out, "   ", why, WIDTH, 3);
+        cml_tfr_whatif_text(out, s, cml_tfr_whatif_of(r, all[i].kernel, s), WIDTH);
     }
 }
 
@@ -393,7 +280,7 @@ static void levels_lines(FILE *out, const cml_tf_report *r)
           out);
     for (size_t k = 0; k < r->t->nkernels; k++) {
         const cml_tf_model *m = &r->models[k];
-        const char *name = func_name(r->t, r->t->kernel[k].func);
+        const char *name = cml_tfr_func_name(r->t, r->t->kernel[k].func);
         if (!m->has_levels) {
             fprintf(out, "  %s: none (%s)\n", name, m->no_levels);
             continue;
@@ -414,7 +301,7 @@ static void notes(FILE *out, const cml_tf_report *r)
     for (size_t k = 0; k < r->t->nkernels; k++) {
         const cml_tf_kernel *kn = &r->t->kernel[k];
         const cml_tf_model *m = &r->models[k];
-        const char *name = func_name(r->t, kn->func);
+        const char *name = cml_tfr_func_name(r->t, kn->func);
         if (kn->stride > 1 || kn->warps_lost)
             fprintf(out, "Note: %s was sampled: one warp in %llu was recorded, %llu of those "
                          "left out when the buffer (--budget) filled; its totals are those of "
@@ -436,7 +323,7 @@ cml_status cml_tf_report_text(FILE *out, const void *report)
 {
     const cml_tf_report *r = report;
     size_t n = 0;
-    ranked *all = rank_all(r, &n);
+    cml_tfr_ranked *all = cml_tfr_rank(r, &n);
     if (!all)
         return CML_ENOMEM;
     print_header(out, r);
@@ -470,16 +357,16 @@ static void json_dims(cml_json *j, const char *key, const uint32_t d[3])
     cml_json_end_array(j);
 }
 
-static void json_site(cml_json *j, const cml_tf_report *r, const cml_tf_site *s)
+static void json_site(cml_json *j, const cml_tf_report *r, size_t k, const cml_tf_site *s)
 {
     const cml_trace *t = r->t;
     char why[1024], line[33];
     cml_json_begin_object(j);
-    cml_json_kv_string(j, "function", func_name(t, s->func));
+    cml_json_kv_string(j, "function", cml_tfr_func_name(t, s->func));
     cml_json_kv_u64(j, "pc", s->pc);
     const char *file = NULL;
     char src[300];
-    const uint32_t at = source_of(r, s, src, sizeof src, &file);
+    const uint32_t at = cml_tfr_source(r, s, src, sizeof src, &file);
     cml_json_key(j, "source");
     if (at) {
         cml_json_begin_object(j);
@@ -517,8 +404,9 @@ static void json_site(cml_json *j, const cml_tf_report *r, const cml_tf_site *s)
     cml_tf_picture(&s->example, line);
     cml_json_kv_string(j, "picture", line);
     cml_json_end_object(j);
-    explain(s, why, sizeof why);
+    cml_tfr_explain(s, why, sizeof why);
     cml_json_kv_string(j, "finding", why);
+    cml_tfr_whatif_json(j, s, cml_tfr_whatif_of(r, k, s));
     cml_json_end_object(j);
 }
 
@@ -560,7 +448,7 @@ static void json_kernel(cml_json *j, const cml_tf_report *r, size_t k)
     cml_json_key(j, "instructions_by_waste");
     cml_json_begin_array(j);
     for (size_t s = 0; s < m->nsites; s++)
-        json_site(j, r, &m->sites[s]);
+        json_site(j, r, k, &m->sites[s]);
     cml_json_end_array(j);
     cml_json_end_object(j);
 }
@@ -599,49 +487,74 @@ cml_status cml_tf_report_json(FILE *out, const void *report)
     return ferror(out) ? CML_EIO : CML_OK;
 }
 
+/* One CSV row: an instruction's identity, then figures x and waste (the
+ * instruction's own, or a transform's prediction), its line and SASS, then
+ * the transform's columns (empty for the instruction's own row). */
+static void csv_row(FILE *out, const cml_tf_report *r, size_t k, const cml_tf_site *s,
+                    const cml_traffic *x, uint64_t waste, const cml_wi *w)
+{
+    double spr = 0, eff = 0;
+    const int has_spr = cml_rep_sectors_per_request(x, &spr);
+    const int has_eff = cml_rep_efficiency(x, &eff);
+    cml_csv_field(out, cml_tfr_func_name(r->t, s->func));
+    fprintf(out, ",%llu,%u,%s,%s,%u,%llu,%llu,%llu,%llu,",
+            (unsigned long long)r->t->kernel[k].launch + 1u, s->pc, cml_tf_space_name(s->space),
+            cml_tf_op_name(s->op), s->size, (unsigned long long)s->records,
+            (unsigned long long)s->refused, (unsigned long long)x->requests,
+            (unsigned long long)x->sectors);
+    if (has_spr)
+        cml_csv_double(out, spr);
+    fputc(',', out);
+    if (has_eff)
+        cml_csv_double(out, eff);
+    fprintf(out, ",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)x->requested_bytes,
+            (unsigned long long)x->wavefronts, (unsigned long long)x->ideal_wavefronts,
+            (unsigned long long)x->bank_conflicts, (unsigned long long)waste);
+    const char *file = NULL;
+    char src[300];
+    const uint32_t at = cml_tfr_source(r, s, src, sizeof src, &file);
+    if (at) {
+        cml_csv_field(out, file);
+        fprintf(out, ",%u", at);
+    } else {
+        fputc(',', out);
+    }
+    fputc(',', out);
+    const char *sass = cml_tf_sources_sass(r->src, r->t, s->func, s->pc);
+    if (sass)
+        cml_csv_field(out, sass);
+    if (!w) {
+        fputs(",,,,,,\n", out);
+        return;
+    }
+    fprintf(out, ",%s,", cml_wi_name(w->kind));
+    if (w->kind == CML_WI_PAD)
+        fprintf(out, "%u", w->k);
+    fputc(',', out);
+    if (w->kind != CML_WI_VECTOR)
+        fprintf(out, "%llu", (unsigned long long)w->stride);
+    fputc(',', out);
+    if (w->kind == CML_WI_VECTOR)
+        fprintf(out, "%u", w->k);
+    fprintf(out, ",%llu,%lld\n", (unsigned long long)w->warps, (long long)cml_wi_saved(w));
+}
+
 cml_status cml_tf_report_csv(FILE *out, const void *report)
 {
     const cml_tf_report *r = report;
     fputs("kernel,launch,pc,space,op,size,warps,refused,requests,sectors,sectors_per_request,"
           "efficiency,requested_bytes,wavefronts,ideal_wavefronts,bank_conflicts,wasted_bytes,"
-          "file,line,sass\n",
+          "file,line,sass,whatif,pad_elements,stride_bytes,width_bytes,warps_changed,"
+          "saved_bytes\n",
           out);
     for (size_t k = 0; k < r->t->nkernels; k++) {
         const cml_tf_model *m = &r->models[k];
         for (size_t i = 0; i < m->nsites; i++) {
             const cml_tf_site *s = &m->sites[i];
-            const cml_traffic *x = &s->traffic;
-            double spr = 0, eff = 0;
-            const int has_spr = cml_rep_sectors_per_request(x, &spr);
-            const int has_eff = cml_rep_efficiency(x, &eff);
-            cml_csv_field(out, func_name(r->t, s->func));
-            fprintf(out, ",%llu,%u,%s,%s,%u,%llu,%llu,%llu,%llu,",
-                    (unsigned long long)r->t->kernel[k].launch + 1u, s->pc,
-                    cml_tf_space_name(s->space), cml_tf_op_name(s->op), s->size,
-                    (unsigned long long)s->records, (unsigned long long)s->refused,
-                    (unsigned long long)x->requests, (unsigned long long)x->sectors);
-            if (has_spr)
-                cml_csv_double(out, spr);
-            fputc(',', out);
-            if (has_eff)
-                cml_csv_double(out, eff);
-            fprintf(out, ",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)x->requested_bytes,
-                    (unsigned long long)x->wavefronts, (unsigned long long)x->ideal_wavefronts,
-                    (unsigned long long)x->bank_conflicts, (unsigned long long)s->waste);
-            const char *file = NULL;
-            char src[300];
-            const uint32_t at = source_of(r, s, src, sizeof src, &file);
-            if (at) {
-                cml_csv_field(out, file);
-                fprintf(out, ",%u", at);
-            } else {
-                fputc(',', out);
-            }
-            fputc(',', out);
-            const char *sass = cml_tf_sources_sass(r->src, r->t, s->func, s->pc);
-            if (sass)
-                cml_csv_field(out, sass);
-            fputc('\n', out);
+            csv_row(out, r, k, s, &s->traffic, s->waste, NULL);
+            const cml_wi_list *l = cml_tfr_whatif_of(r, k, s);
+            for (size_t t = 0; l && t < l->n; t++)
+                csv_row(out, r, k, s, &l->item[t].after, l->item[t].waste_after, &l->item[t]);
         }
     }
     return ferror(out) ? CML_EIO : CML_OK;

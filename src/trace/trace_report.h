@@ -14,20 +14,15 @@
 #include <stdio.h>
 
 #include "trace/trace_model.h"
-#include "trace/trace_sources.h"
+#include "trace/trace_report_util.h"
 
-typedef struct cml_tf_report {
-    const cml_trace *t;
-    const cml_tf_model *models; /* models[i]: the model of t->kernel[i] */
-    const char *path;           /* the trace file, as named to the user */
-    size_t top;                 /* instructions shown in full (their picture) */
-    size_t ranked;              /* instructions in the ranking */
-    const cml_tf_sources *src;  /* source lines (NULL: none) */
-} cml_tf_report;
+/* cml_tf_report, what a report is made of: trace_report_util.h. */
 
 cml_status cml_tf_report_text(FILE *out, const void *report);
 cml_status cml_tf_report_json(FILE *out, const void *report);
 cml_status cml_tf_report_csv(FILE *out, const void *report);
+/* The HTML page (trace_html.c): self-contained, the lab's style. */
+cml_status cml_tf_report_html(FILE *out, const void *report);
 
 /*
  * A warp's lanes as 32 characters (and a NUL) in line: '.' for an inactive

@@ -42,6 +42,11 @@ check "banks: the column load first, 32 wavefronts a request, 1984 conflicts" \
     "$tmp/out"
 check "banks: every lane of the column in bank 0" \
     grep -Eq '^   bank +00000000000000000000000000000000 +block 0, warp 0: 1 bank$' "$tmp/out"
+check "banks: what if, marked as the model's" \
+    grep -q "^   What if (the model's prediction, on these warps' addresses transformed):$" "$tmp/out"
+check "banks: a pad of one float a row removes every conflict" \
+    grep -q '^   - pad each row of 128 B by 1 element (4 B): requests 64 -> 64, wavefronts 2048 -> 64, conflicts 1984 -> 0; saves 253952 bytes$' \
+    "$tmp/out"
 
 # source lines and SASS: the trace names tests/data/trace/lines.cubin
 run "$bin" trace --from $data/naive-row-lines.trace --json "$tmp/lines.json"
@@ -81,14 +86,72 @@ assert i[0]["example"]["addresses"][1] - i[0]["example"]["addresses"][0] == 4
 assert i[0]["example"]["picture"] == "0000000111111112222222233333333" + "4", i[0]["example"]["picture"]
 assert i[2]["op"] == "store" and i[2]["wasted_bytes"] == 4
 ' "$tmp/t.json"
-check "read-offset CSV: a header and a row per instruction" test "$(wc -l <"$tmp/t.csv")" -eq 4
+check "read-offset CSV: a header, a row per instruction and per transform (the store's two widths)" \
+    test "$(wc -l <"$tmp/t.csv")" -eq 6
 check "read-offset CSV: the A load's row" \
-    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,,$' \
+    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,,,,,,,,$' \
     "$tmp/t.csv"
+# the store's 63 full warps joined by 2 (31 pairs, 1 left, the partial last
+# warp as recorded: 33 requests) and by 4 (15 groups, 3 left, the partial: 19)
+check "read-offset CSV: the store's 8-byte row, 33 requests, the same 256 sectors" \
+    grep -q '^readOffset,1,32,global,store,4,64,0,33,256,7.757575757575758,0.99951171875,8188,0,0,0,4,,,,vector,,,8,62,0$' \
+    "$tmp/t.csv"
+check "read-offset CSV: the store's 16-byte row, 19 requests" \
+    grep -q '^readOffset,1,32,global,store,4,64,0,19,256,[0-9.]*,0.99951171875,8188,0,0,0,4,,,,vector,,,16,60,0$' \
+    "$tmp/t.csv"
+check "read-offset JSON: the misaligned load has no transform, the store two, the text says so" python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["kernels"][0]["instructions_by_waste"]
+assert i[0]["whatif"] == [], i[0]["whatif"]
+w = i[2]["whatif"]
+assert [x["transform"] for x in w] == ["vector", "vector"], w
+assert [x["width_bytes"] for x in w] == [8, 16] and w[0]["after"]["requests"] == 33
+assert w[0]["before"]["requests"] == 64 and w[0]["saved_bytes"] == 0 and w[0]["pad_elements"] is None
+' "$tmp/t.json"
 run "$bin" trace --from $data/stride.trace --json -
 check "--json -: the document alone on stdout" \
     python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/out"
 check "--json -: the text on stderr" grep -q "^Instructions by the bytes they waste" "$tmp/err"
+
+# --- HTML --------------------------------------------------------------------------
+run "$bin" trace --from $data/shared-banks-col.trace --html "$tmp/t.html" --quiet
+check "--html: exit 0, nothing on stdout or stderr" test $rc -eq 0 -a ! -s "$tmp/out" -a ! -s "$tmp/err"
+check "--html: a whole document" grep -q '</html>' "$tmp/t.html"
+check "--html: self-contained (no external reference)" \
+    test -z "$(grep -Eo '(src|href)="(https?:|//)[^"]*"' "$tmp/t.html")"
+check "--html: the ranking's first row, the column load and its 253952 bytes" \
+    grep -q '<td class="txt">smemTileRowCol +0x0010</td><td class="txt">shared load 4B</td><td class="num">64</td><td class="num">64</td><td class="num">0</td><td class="num">32.00 wf</td><td class="num">-</td><td class="num">1984</td><td class="num">253952</td>' \
+    "$tmp/t.html"
+check "--html: the column's lanes all in bank 0, the address in the title" \
+    test "$(grep -o '<td style="background:#cfe2ff" title="lane [0-9]*: 0x[0-9a-f]*">0</td>' "$tmp/t.html" | head -32 | wc -l)" -eq 32
+check "--html: lane 1 of the column at 0x80 (its row, 128 bytes on)" grep -q 'title="lane 1: 0x80">0<' "$tmp/t.html"
+check "--html: the what-if table, the model's pad" \
+    grep -q '<td class="txt">pad each row of 128 B by 1 element (4 B)</td><td class="num">64 of 64</td><td class="num">64 &rarr; 64</td><td class="num">2048 &rarr; 64</td><td class="num">1984 &rarr; 0</td><td class="num">253952</td>' \
+    "$tmp/t.html"
+check "--html: the summary names the change that buys most" \
+    grep -q 'conflicts 1984 -&gt; 0; saves 253952 bytes (64 of 64 warps)</td></tr>' "$tmp/t.html"
+check "--html: the per-line chart, an SVG with a bar per PC" python3 -c '
+import re, sys
+h = open(sys.argv[1]).read()
+svg = re.findall(r"<svg.*?</svg>", h, re.S)
+assert len(svg) == 1, len(svg)
+for pc in ("pc 0x0000", "pc 0x0010", "pc 0x0020"):
+    assert pc in svg[0], pc
+' "$tmp/t.html"
+run "$bin" trace --from $data/naive-row-lines.trace --html "$tmp/l.html" --quiet
+check "--html with lines: the chart's category is the source line" grep -q '>lines.cu:8</text>' "$tmp/l.html"
+check "--html with lines: a pad that saves nothing is not the change that buys most" \
+    grep -q 'none the model predicts would help' "$tmp/l.html"
+# a damaged trace: one line, exit 1, and no HTML file
+head -c 40 $data/shared-banks-col.trace >"$tmp/short.trace"
+run "$bin" trace --from "$tmp/short.trace" --html "$tmp/bad.html"
+check "--html of a trace cut in its HEAD: exit 1, one line, no HTML" \
+    test $rc -eq 1 -a "$(wc -l <"$tmp/err")" -eq 1 -a ! -e "$tmp/bad.html"
+cp $data/shared-banks-col.trace "$tmp/corrupt.trace"
+printf '\377\377\377\377' | dd of="$tmp/corrupt.trace" bs=1 seek=100 conv=notrunc 2>/dev/null
+run "$bin" trace --from "$tmp/corrupt.trace" --html "$tmp/bad.html"
+check "--html of a corrupt trace: exit 1, one line naming the offset, no HTML" \
+    test $rc -eq 1 -a "$(wc -l <"$tmp/err")" -eq 1 -a -n "$(grep -F 'offset ' "$tmp/err")" -a ! -e "$tmp/bad.html"
 
 # --- damaged traces: one line, exit 1, no output -----------------------------------
 cp $data/stride.trace "$tmp/v2.trace"
@@ -141,8 +204,10 @@ usage "--kernel with --from" "--kernel applies when a program is traced" \
     --from $data/stride.trace --kernel x --json "$tmp/u.json"
 usage "--from and a program" "--from reports a saved trace" --from $data/stride.trace -- true
 usage "nothing to trace" "name a program after --" --json "$tmp/u.json"
-usage "--html" "--html does not apply to trace" --html "$tmp/u.html" --from $data/stride.trace
-usage "--json - with a program" "--json and --csv need a file when a program runs" \
+usage "--html to a folder" "--html: $tmp: is a directory" --html "$tmp" --from $data/stride.trace
+usage "--html - with a program" "--json, --csv and --html need a file when a program runs" \
+    --html - -- true
+usage "--json - with a program" "--json, --csv and --html need a file when a program runs" \
     --json - -- true
 
 # --- a program: its output and status pass through -------------------------------
