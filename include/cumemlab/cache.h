@@ -78,6 +78,17 @@ cml_status cml_cache_config_check(const cml_cache_config *c);
 unsigned cml_cache_resident_blocks(const cml_cache_config *c, uint64_t threads);
 uint64_t cml_cache_l1_bytes(const cml_cache_config *c, uint64_t threads);
 
+/* One bound of each figure that carries an interval (cml_levels.lo, .hi):
+ * docs/model.md §16.8 derives each, from the mechanism the model cannot
+ * know exactly, by running the same simulator under its extreme. */
+typedef struct cml_level_bounds {
+    uint64_t l1_hit_sectors;
+    uint64_t l2_read_sectors;
+    uint64_t l2_write_sectors;
+    uint64_t dram_read_bytes;
+    uint64_t dram_write_bytes;
+} cml_level_bounds;
+
 /* The model's figures for one kernel (or for what a simulator was fed). */
 typedef struct cml_levels {
     uint64_t l1_hit_sectors;     /* global-load sectors that hit in L1
@@ -102,7 +113,31 @@ typedef struct cml_levels {
                                     0: they still moved when the sample ended (reuse
                                     farther apart than the sample: DRAM figures and the
                                     footprint are rough)                              */
+    /* The interval of each figure of cml_level_bounds: lo <= figure <= hi.
+     * Set (bounded = 1) by cml_trace_levels; a simulator's own totals
+     * (cml_cache_sim_levels) are exact for its configuration and have none
+     * (bounded = 0, lo and hi zero). */
+    int bounded;
+    cml_level_bounds lo, hi;
 } cml_levels;
+
+/* The figures of cml_level_bounds as an array, in its order, and each one's
+ * name (its member's, and its key in results files); NULL past the last. */
+#define CML_LEVEL_FIGURES 5u
+void cml_level_bounds_get(const cml_level_bounds *b, uint64_t out[CML_LEVEL_FIGURES]);
+void cml_level_bounds_set(cml_level_bounds *b, const uint64_t v[CML_LEVEL_FIGURES]);
+const char *cml_level_figure_name(unsigned i);
+
+/* The figures of l that carry an interval, as a cml_level_bounds. */
+void cml_levels_values(const cml_levels *l, cml_level_bounds *out);
+
+/* 1 when l has no interval, or every figure lies within it; else 0. */
+int cml_levels_bounds_ok(const cml_levels *l);
+
+/* Every interval of l made the point it holds (bounded = 1): for figures
+ * set by hand where nothing is unknown (a test's, a mirror with nothing
+ * of the mechanisms in play). */
+void cml_levels_set_point(cml_levels *l);
 
 /* ---------------------------------------------------------------------- */
 /* The simulator                                                          */
@@ -187,6 +222,11 @@ void cml_cache_sim_levels(const cml_cache_sim *s, cml_levels *out);
  * simulated whole and `exact` may be NULL. Larger grids need it: L1 hit
  * rates come from one SM's blocks, DRAM rates from the grid's first blocks,
  * each scaled to the exact sector totals (out->sampled = 1).
+ *
+ * out->lo and out->hi bound each figure (out->bounded = 1): the same
+ * schedule run again with the mechanisms the model cannot know exactly at
+ * their extremes (docs/model.md §16.8), on the same path (whole or
+ * sampled) as the point.
  */
 #define CML_LEVELS_FULL_THREADS (UINT64_C(1) << 18)
 cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,

@@ -54,6 +54,12 @@ cml_status cml_exp_levels(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_th
             cml_record_note(rec, "model (cache levels): %s", cml_status_str(st));
             return st;
         }
+    } else {
+        /* Nothing reaches L1TEX's global or local path in the mirror: the
+         * figures are the model's zeros, with nothing unknown to widen them
+         * (a kernel whose traffic the mirror does not express, such as
+         * cp.async, shows here as [0, 0]: docs/model.md §16.8). */
+        cml_levels_set_point(&rec->levels);
     }
     rec->has_levels = 1;
     return CML_OK;

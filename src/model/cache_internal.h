@@ -30,4 +30,16 @@ void cml_cache_sim_skip_footprint(cml_cache_sim *s);
  * number of SMs changed and their caches cannot be allocated. */
 cml_status cml_cache_sim_reset(cml_cache_sim *s, const cml_cache_config *c, uint64_t threads);
 
+/*
+ * cml_trace_levels under c alone, without its interval (out->bounded 0):
+ * the point, or one extreme of cache_bounds.c. *partial_end_bytes: the
+ * partially written sectors L2 still holds dirty at the end (a write-back
+ * of them after the kernel first reads them from DRAM). Errors as
+ * cml_trace_levels.
+ */
+cml_status cml_trace_levels_run(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
+                                cml_thread_fn fn, const void *args,
+                                const cml_kernel_traffic *exact, cml_levels *out,
+                                uint64_t *partial_end_bytes);
+
 #endif

@@ -1,5 +1,7 @@
 /*
- * Whole kernels through the cache levels: cml_trace_levels (cache.h).
+ * Whole kernels through the cache levels: the point of cml_trace_levels
+ * (cache.h) under one configuration; cache_bounds.c runs it under the
+ * extremes that bound it.
  *
  * The schedule: block b runs on SM b mod sm_count (the block scheduler's
  * round robin over the first wave; afterwards a block starts where one
@@ -192,6 +194,7 @@ typedef struct kernel {
     uint64_t ins_per_block;  /* warp instructions of a block (from the exact totals) */
     unsigned resident, sms;
     feeder f;
+    uint64_t partial_end;    /* bytes of partial sectors still dirty at the end */
 } kernel;
 
 /*
@@ -242,6 +245,9 @@ static cml_status run_full(kernel *k, cml_levels *out)
     if (rc != CML_OK)
         return rc;
     cml_cache_sim_levels(k->f.sim, out);
+    cml_cache_sim_stats st;
+    cml_cache_sim_stats_get(k->f.sim, &st);
+    k->partial_end = st.partial_now * CML_SECTOR_BYTES;
     out->simulated_blocks = k->nblocks;
     out->sampled = 0;
     out->settled = 1;
@@ -471,6 +477,7 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
         round_u64(miss_read + CML_SECTOR_BYTES * dmax(0.0, partials - kept_part));
     out->dram_write_bytes = round_u64(CML_SECTOR_BYTES * (episodes - residue));
     out->l2_dirty_end_bytes = round_u64(CML_SECTOR_BYTES * residue);
+    k->partial_end = round_u64(CML_SECTOR_BYTES * kept_part);
     out->footprint_bytes =
         round_u64((double)w->lv.footprint_bytes + (ld_rest + st_rest) * footprint_rate(h, w));
     out->resident_blocks = w->lv.resident_blocks;
@@ -489,9 +496,10 @@ static int valid_grid(cml_dim3 g, cml_dim3 b)
            (uint64_t)b.x * b.y * b.z <= 1024u;
 }
 
-cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
-                            cml_thread_fn fn, const void *args, const cml_kernel_traffic *exact,
-                            cml_levels *out)
+cml_status cml_trace_levels_run(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
+                                cml_thread_fn fn, const void *args,
+                                const cml_kernel_traffic *exact, cml_levels *out,
+                                uint64_t *partial_end_bytes)
 {
     if (!fn || !out || cml_cache_config_check(c) != CML_OK || !valid_grid(grid, block))
         return CML_EINVAL;
@@ -525,7 +533,9 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
     cml_cache_sim_free(spare.sim);
     spare.sim = k.f.sim;
     spare.q = k.f.q;
-    if (rc == CML_OK)
+    if (rc == CML_OK) {
         *out = lv;
+        *partial_end_bytes = k.partial_end;
+    }
     return rc;
 }

@@ -99,7 +99,20 @@ void cml_json_traffic(cml_json *j, const cml_traffic *t)
     cml_json_end_object(j);
 }
 
-/* The cache levels: the figures, then what the model assumed. */
+/* One bound of the five figures that carry an interval (lo or hi). */
+static void write_bound(cml_json *j, const char *key, const cml_level_bounds *b)
+{
+    cml_json_key(j, key);
+    cml_json_begin_object(j);
+    uint64_t v[CML_LEVEL_FIGURES];
+    cml_level_bounds_get(b, v);
+    for (unsigned i = 0; i < CML_LEVEL_FIGURES; i++)
+        cml_json_kv_u64(j, cml_level_figure_name(i), v[i]);
+    cml_json_end_object(j);
+}
+
+/* The cache levels: the figures, their intervals (when derived), then what
+ * the model assumed. */
 void cml_json_levels(cml_json *j, const cml_levels *l, const cml_cache_config *c)
 {
     cml_json_begin_object(j);
@@ -118,6 +131,10 @@ void cml_json_levels(cml_json *j, const cml_levels *l, const cml_cache_config *c
     cml_json_kv_u64(j, "simulated_blocks", l->simulated_blocks);
     cml_json_kv_u64(j, "resident_blocks", l->resident_blocks);
     cml_json_kv_u64(j, "l1_bytes", l->l1_bytes);
+    if (l->bounded) {
+        write_bound(j, "lo", &l->lo);
+        write_bound(j, "hi", &l->hi);
+    }
     cml_json_key(j, "assumed");
     cml_json_begin_object(j);
     cml_json_kv_u64(j, "sm_count", c->sm_count);

@@ -342,6 +342,47 @@ static int read_traffic(rd *c, const cml_jval *o, const char *w, cml_traffic *t)
     return 1;
 }
 
+/* model.levels.lo or .hi: one bound of each figure with an interval. */
+static int read_bound(rd *c, const cml_jval *o, const char *where, const char *key,
+                      uint64_t b[CML_LEVEL_FIGURES])
+{
+    char w[160];
+    snprintf(w, sizeof w, "%s.%s", where, key);
+    const cml_jval *v = need(c, o, where, key);
+    if (!v || !need_type(c, v, where, key, CML_J_OBJECT))
+        return 0;
+    for (unsigned i = 0; i < CML_LEVEL_FIGURES; i++)
+        if (!get_u64(c, v, w, cml_level_figure_name(i), &b[i]))
+            return 0;
+    return 1;
+}
+
+/* model.levels.lo and .hi: both or neither (files written before the
+ * intervals have neither), each figure within its interval. */
+static int read_bounds(rd *c, const cml_jval *o, const char *w, cml_levels *l)
+{
+    l->bounded = 0;
+    if (!cml_jobject_get(o, "lo") && !cml_jobject_get(o, "hi"))
+        return 1;
+    uint64_t lo[CML_LEVEL_FIGURES], hi[CML_LEVEL_FIGURES], val[CML_LEVEL_FIGURES];
+    if (!read_bound(c, o, w, "lo", lo) || !read_bound(c, o, w, "hi", hi))
+        return 0;
+    cml_level_bounds v;
+    cml_levels_values(l, &v);
+    cml_level_bounds_get(&v, val);
+    for (unsigned i = 0; i < CML_LEVEL_FIGURES; i++)
+        if (lo[i] > val[i] || val[i] > hi[i])
+            return rfail(c, o,
+                         "%s.%s: %llu lies outside its interval [%llu, %llu] (%s.lo and .hi: "
+                         "lo <= value <= hi)",
+                         w, cml_level_figure_name(i), (unsigned long long)val[i],
+                         (unsigned long long)lo[i], (unsigned long long)hi[i], w);
+    cml_level_bounds_set(&l->lo, lo);
+    cml_level_bounds_set(&l->hi, hi);
+    l->bounded = 1;
+    return 1;
+}
+
 /* model.levels: the cache levels and what they assumed (absent in files
  * written before the cache model: no levels). */
 static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *rec)
@@ -369,7 +410,7 @@ static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *
           get_bool(c, o, w, "settled", &l->settled) &&
           get_u64(c, o, w, "simulated_blocks", &l->simulated_blocks) &&
           get_u64(c, o, w, "resident_blocks", &resident) &&
-          get_u64(c, o, w, "l1_bytes", &l->l1_bytes)))
+          get_u64(c, o, w, "l1_bytes", &l->l1_bytes) && read_bounds(c, o, w, l)))
         return 0;
     if (strcmp(method, "whole") && strcmp(method, "sampled"))
         return rfail(c, o, "%s.method: expected \"whole\" or \"sampled\", found \"%s\"",

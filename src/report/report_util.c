@@ -281,6 +281,76 @@ void cml_rep_counters_line(const cml_record *rec, char *buf, size_t len)
     }
 }
 
+/* A count for a table cell: whole below 10,000, else three figures and
+ * k, M or G ("4.19M"). */
+static void compact_count(uint64_t v, char *buf, size_t len)
+{
+    static const char suffix[] = "kMG";
+    double x = (double)v;
+    unsigned i = 0;
+    if (v < 10000u) {
+        snprintf(buf, len, "%llu", (unsigned long long)v);
+        return;
+    }
+    for (x /= 1000.0; x >= 1000.0 && i + 1u < sizeof suffix - 1u; i++)
+        x /= 1000.0;
+    snprintf(buf, len, "%.*f%c", x < 10.0 ? 2 : x < 100.0 ? 1 : 0, x, suffix[i]);
+}
+
+static void level_value(unsigned fig, uint64_t v, char *buf, size_t len)
+{
+    const char *name = cml_level_figure_name(fig);
+    if (strstr(name, "bytes"))
+        cml_rep_counter_value(name, (double)v, buf, len);
+    else
+        compact_count(v, buf, len);
+}
+
+int cml_rep_levels_wide(const cml_record *rec)
+{
+    if (!rec->has_levels || !rec->levels.bounded)
+        return 0;
+    uint64_t lo[CML_LEVEL_FIGURES], hi[CML_LEVEL_FIGURES];
+    cml_level_bounds_get(&rec->levels.lo, lo);
+    cml_level_bounds_get(&rec->levels.hi, hi);
+    for (unsigned i = 0; i < CML_LEVEL_FIGURES; i++)
+        if (lo[i] != hi[i])
+            return 1;
+    return 0;
+}
+
+void cml_rep_levels_line(const cml_record *rec, char *buf, size_t len)
+{
+    /* The counter labels (cml_rep_counter_label), in cml_level_bounds order. */
+    static const char *const label[CML_LEVEL_FIGURES] = {"L1hit", "L2rd", "L2wr", "DRAMrd",
+                                                         "DRAMwr"};
+    if (!buf || !len)
+        return;
+    buf[0] = '\0';
+    if (!rec->has_levels)
+        return;
+    cml_level_bounds val;
+    uint64_t v[CML_LEVEL_FIGURES], lo[CML_LEVEL_FIGURES], hi[CML_LEVEL_FIGURES];
+    cml_levels_values(&rec->levels, &val);
+    cml_level_bounds_get(&val, v);
+    cml_level_bounds_get(&rec->levels.lo, lo);
+    cml_level_bounds_get(&rec->levels.hi, hi);
+    size_t used = 0;
+    for (unsigned i = 0; i < CML_LEVEL_FIGURES && used < len; i++) {
+        char pv[32], lv[32] = "", hv[32] = "";
+        level_value(i, v[i], pv, sizeof pv);
+        const int range = rec->levels.bounded && lo[i] != hi[i];
+        if (range) {
+            level_value(i, lo[i], lv, sizeof lv);
+            level_value(i, hi[i], hv, sizeof hv);
+        }
+        int w = snprintf(buf + used, len - used, "%s%s %s%s%s%s%s%s", i ? ", " : "", label[i],
+                         pv, range ? " [" : "", lv, range ? ", " : "", hv, range ? "]" : "");
+        if (w > 0)
+            used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+    }
+}
+
 int cml_rep_finding_text(const char *finding, char *buf, size_t len)
 {
     if (!len)

@@ -85,6 +85,16 @@ void cml_rep_counter_value(const char *metric, double v, char *buf, size_t len);
 void cml_rep_counters_line(const cml_record *rec, char *buf, size_t len);
 
 /*
+ * A record's cache levels on one line, for tables: "L1hit 0, L2rd 4.19M,
+ * L2wr 2.10M, DRAMrd 128.00MiB, DRAMwr 52.33MiB [47.33MiB, 64.00MiB]",
+ * each figure's interval [lo, hi] after it where that is not a point
+ * (docs/model.md §16.8). Empty when the record has no levels.
+ */
+void cml_rep_levels_line(const cml_record *rec, char *buf, size_t len);
+/* 1 when some figure of rec's levels has an interval that is not a point. */
+int cml_rep_levels_wide(const cml_record *rec);
+
+/*
  * A record's finding as the reporters show it. Files written by cumemlab
  * 0.1.0 held at most CML_REP_FINDING_V1_MAX bytes of a finding and cut a
  * longer one there, mid-word; a finding of exactly that length that does

@@ -600,24 +600,29 @@ static void print_main_table(FILE *out, const cml_record *const *recs, size_t n)
     print_legend(out, &L);
 }
 
-/* Hardware counters beside the model's prediction: one entry per record,
- * its counters on one wrapped line (cml_rep_counters_line). */
-static void print_counter_table(FILE *out, const cml_record *const *recs, size_t n)
+/* A table of one text column beside the identity columns: per record for
+ * which has() holds, the line line() writes, under a wrapped title. */
+typedef int (*row_has_fn)(const cml_record *rec);
+typedef void (*row_line_fn)(const cml_record *rec, char *buf, size_t len);
+
+static void print_line_table(FILE *out, const cml_record *const *recs, size_t n,
+                             const char *head, const char *title, row_has_fn has,
+                             row_line_fn line)
 {
     layout L;
     cml_tt_row row;
     size_t any = 0;
     for (size_t i = 0; i < n; i++)
-        any += is_ok(recs[i]) ? recs[i]->ncounters : 0;
+        any += is_ok(recs[i]) && has(recs[i]);
     if (!any)
         return;
 
-    /* Identity columns as in the main table, then the counters as text. */
+    /* Identity columns as in the main table, then the line as text. */
     build_layout(&L, recs, n);
     L.tt.ncol = L.nid;
-    size_t c_text = (size_t)cml_tt_add(&L.tt, NULL, NULL, "counters", CML_TT_LEFT, CML_TT_KEEP);
+    size_t c_text = (size_t)cml_tt_add(&L.tt, NULL, NULL, head, CML_TT_LEFT, CML_TT_KEEP);
     for (size_t i = 0; i < n; i++) {
-        if (!is_ok(recs[i]) || !recs[i]->ncounters)
+        if (!is_ok(recs[i]) || !has(recs[i]))
             continue;
         cml_tt_clear(row, L.tt.ncol);
         fill_row(&L, recs[i], row, NULL, 0);
@@ -625,23 +630,45 @@ static void print_counter_table(FILE *out, const cml_record *const *recs, size_t
     }
     cml_tt_fit(&L.tt, TABLE_MAX_WIDTH);
     fputc('\n', out);
-    cml_tt_wrap(out, "",
-                "Counters (measured on the GPU; \"= N of N agree\" when every counter the model "
-                "predicts equals it, [model X] where one does not; after |, counters the model "
-                "has no figure for):",
-                100, 0);
+    cml_tt_wrap(out, "", title, 100, 0);
     fputc('\n', out);
     cml_tt_print_header(&L.tt, out, 0);
     char text[2048];
     for (size_t i = 0; i < n; i++) {
         const cml_record *rec = recs[i];
-        if (!is_ok(rec) || !rec->ncounters)
+        if (!is_ok(rec) || !has(rec))
             continue;
         cml_tt_clear(row, L.tt.ncol);
         fill_row(&L, rec, row, NULL, 0);
-        cml_rep_counters_line(rec, text, sizeof text);
+        line(rec, text, sizeof text);
         cml_tt_print_row(&L.tt, out, row, c_text, text, TABLE_MAX_WIDTH, 0);
     }
+}
+
+static int has_counters(const cml_record *rec)
+{
+    return rec->ncounters != 0;
+}
+
+/* Hardware counters beside the model's prediction: one entry per record,
+ * its counters on one wrapped line (cml_rep_counters_line). */
+static void print_counter_table(FILE *out, const cml_record *const *recs, size_t n)
+{
+    print_line_table(out, recs, n, "counters",
+                     "Counters (measured on the GPU; \"= N of N agree\" when every counter the "
+                     "model predicts equals it, [model X] where one does not; after |, counters "
+                     "the model has no figure for):",
+                     has_counters, cml_rep_counters_line);
+}
+
+/* The model's cache levels where some figure is an interval: every figure,
+ * its [lo, hi] after it where it is not a point (cml_rep_levels_line). */
+static void print_levels_table(FILE *out, const cml_record *const *recs, size_t n)
+{
+    print_line_table(out, recs, n, "cache levels",
+                     "Cache levels (the model's figures, with [lo, hi] where a mechanism it "
+                     "cannot know exactly widens one: docs/model.md 16.8):",
+                     cml_rep_levels_wide, cml_rep_levels_line);
 }
 
 static int has_finding(const void *items, size_t i)
@@ -749,6 +776,7 @@ static void print_experiment(FILE *out, const cml_record *recs, size_t n)
         if (nrows < n)
             fputc('\n', out);
         print_main_table(out, rows, nrows);
+        print_levels_table(out, rows, nrows);
         print_counter_table(out, rows, nrows);
     }
     free(rows);

@@ -221,6 +221,18 @@ static cml_status trace_kernel(cml_record *rec, const cml_peer_args *a, unsigned
         l->l2_read_hit_sectors *= k;
         l->dram_read_bytes *= k;
         l->dram_write_bytes = k * l->dram_write_bytes + (k - 1) * l->l2_dirty_end_bytes;
+        /* Each pass within its own interval; the dirty data a pass leaves
+         * is in its upper bound (docs/model.md §16.8), so k of them hold
+         * the point above. */
+        uint64_t b[2][CML_LEVEL_FIGURES];
+        cml_level_bounds_get(&l->lo, b[0]);
+        cml_level_bounds_get(&l->hi, b[1]);
+        for (unsigned i = 0; i < CML_LEVEL_FIGURES; i++) {
+            b[0][i] *= k;
+            b[1][i] *= k;
+        }
+        cml_level_bounds_set(&l->lo, b[0]);
+        cml_level_bounds_set(&l->hi, b[1]);
     }
     rec->grid = a->grid;
     return CML_OK;

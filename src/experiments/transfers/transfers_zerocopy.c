@@ -108,7 +108,8 @@ cml_status tr_zc_variant(cml_sweep *ctx, tr_settings *s, cml_record *rec)
      * the host's: in[]'s L2 misses cross PCIe, not DRAM, and out[] (device
      * memory, whole sectors) costs DRAM no read. */
     if (s->memory != MEM_DEVICE && rec->has_levels)
-        rec->levels.dram_read_bytes = 0;
+        rec->levels.dram_read_bytes = rec->levels.lo.dram_read_bytes =
+            rec->levels.hi.dram_read_bytes = 0;
     zc_quote_model(rec, s, &tr_state_of(ctx)->quoted);
     return CML_OK;
 }

@@ -1,0 +1,183 @@
+/*
+ * The interval of every cache-level figure: cml_trace_levels (cache.h).
+ *
+ * The point comes from the model's configuration (cache_kernel.c). Beyond
+ * L1 the GPU's figures move with mechanisms the model cannot know exactly:
+ * the L1 capacity the driver carves out and the blocks' interleaving on an
+ * SM, the replacement order of L1 and L2, the partition copies that take
+ * room in L2, the write-back horizon. Each bound is the same schedule run
+ * again with those mechanisms at the extreme that moves its figure the
+ * most, never a width fitted to a measurement (docs/model.md §16.8):
+ *   - optimistic: an L1 and an L2 that never give a line up, one L2, no
+ *     write-back while the kernel runs: no replacement order, interleaving
+ *     or copy hits more in L1 or reads less from DRAM (only compulsory
+ *     misses are left);
+ *   - write floor: the model's caches with no write-back horizon and no
+ *     dirty limit: dirty data leaves L2 only when L2 has no room for it,
+ *     the least any horizon writes back;
+ *   - pessimistic: the smallest L1 (the largest shared-memory carve-out)
+ *     under the schedule's most crowded interleaving, and an L2 halved by
+ *     copies (every line held in both partitions), every dirty sector
+ *     written back by the end.
+ * Each interval is the hull of the point and its extremes, so it holds the
+ * point also where a sampled run's scaling rounds a bound past it.
+ */
+#include "cumemlab/cache.h"
+#include "model/cache_internal.h"
+
+#include <assert.h>
+
+/* A cache no kernel fills: 2^36 bytes, 2^29 lines (the simulator counts
+ * lines in 32 bits), and within cml_cache_config_check's 2^40. */
+#define UNBOUNDED_BYTES (UINT64_C(1) << 36)
+
+void cml_level_bounds_get(const cml_level_bounds *b, uint64_t v[CML_LEVEL_FIGURES])
+{
+    v[0] = b->l1_hit_sectors;
+    v[1] = b->l2_read_sectors;
+    v[2] = b->l2_write_sectors;
+    v[3] = b->dram_read_bytes;
+    v[4] = b->dram_write_bytes;
+}
+
+void cml_level_bounds_set(cml_level_bounds *b, const uint64_t v[CML_LEVEL_FIGURES])
+{
+    b->l1_hit_sectors = v[0];
+    b->l2_read_sectors = v[1];
+    b->l2_write_sectors = v[2];
+    b->dram_read_bytes = v[3];
+    b->dram_write_bytes = v[4];
+}
+
+const char *cml_level_figure_name(unsigned i)
+{
+    static const char *const names[CML_LEVEL_FIGURES] = {
+        "l1_hit_sectors", "l2_read_sectors", "l2_write_sectors", "dram_read_bytes",
+        "dram_write_bytes"};
+    return i < CML_LEVEL_FIGURES ? names[i] : NULL;
+}
+
+void cml_levels_values(const cml_levels *l, cml_level_bounds *out)
+{
+    out->l1_hit_sectors = l->l1_hit_sectors;
+    out->l2_read_sectors = l->l2_read_sectors;
+    out->l2_write_sectors = l->l2_write_sectors;
+    out->dram_read_bytes = l->dram_read_bytes;
+    out->dram_write_bytes = l->dram_write_bytes;
+}
+
+int cml_levels_bounds_ok(const cml_levels *l)
+{
+    if (!l->bounded)
+        return 1;
+    cml_level_bounds val;
+    cml_levels_values(l, &val);
+    uint64_t v[CML_LEVEL_FIGURES], lo[CML_LEVEL_FIGURES], hi[CML_LEVEL_FIGURES];
+    cml_level_bounds_get(&val, v);
+    cml_level_bounds_get(&l->lo, lo);
+    cml_level_bounds_get(&l->hi, hi);
+    for (unsigned i = 0; i < CML_LEVEL_FIGURES; i++)
+        if (lo[i] > v[i] || v[i] > hi[i])
+            return 0;
+    return 1;
+}
+
+void cml_levels_set_point(cml_levels *l)
+{
+    cml_levels_values(l, &l->lo);
+    l->hi = l->lo;
+    l->bounded = 1;
+}
+
+/* ---- the extremes ----------------------------------------------------------- */
+
+static void optimistic(cml_cache_config *c)
+{
+    c->l1_total_bytes = UNBOUNDED_BYTES;
+    c->l1_bytes = UNBOUNDED_BYTES;
+    c->l2_bytes = UNBOUNDED_BYTES;
+    c->l2_partitions = 1;
+    c->clean_age_bytes = c->partial_age_bytes = c->dirty_max_bytes = 0;
+}
+
+static void write_floor(cml_cache_config *c)
+{
+    c->l2_partitions = 1;
+    c->clean_age_bytes = c->partial_age_bytes = c->dirty_max_bytes = 0;
+}
+
+static void pessimistic(cml_cache_config *c)
+{
+    /* A capacity the caller fixed is known: only the carve-out the driver
+     * picks is not (it may give shared memory more than the blocks ask). */
+    if (!c->l1_bytes) {
+        const uint64_t l1 = c->l1_total_bytes - c->smem_per_sm;
+        c->l1_bytes = l1 >= CML_LINE_BYTES ? l1 : CML_LINE_BYTES;
+    }
+    /* Two partitions already place every copy: nothing more to take. */
+    if (c->l2_partitions == 1) {
+        const uint64_t half = c->l2_bytes / 2u / CML_LINE_BYTES * CML_LINE_BYTES;
+        c->l2_bytes = half >= 2u * CML_LINE_BYTES ? half : 2u * CML_LINE_BYTES;
+    }
+}
+
+static uint64_t umin(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+static uint64_t umax(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
+                            cml_thread_fn fn, const void *args, const cml_kernel_traffic *exact,
+                            cml_levels *out)
+{
+    if (!out || cml_cache_config_check(c) != CML_OK)
+        return CML_EINVAL;
+    cml_levels pt, opt, flo, pes;
+    /* Partial sectors left dirty: only the point's and the pessimistic
+     * run's are read (the others write back no more than the point). */
+    uint64_t pt_part = 0, pes_part = 0, unused = 0;
+    cml_cache_config co = *c, cf = *c, cp = *c;
+    optimistic(&co);
+    write_floor(&cf);
+    pessimistic(&cp);
+    cml_status rc = cml_trace_levels_run(c, grid, block, fn, args, exact, &pt, &pt_part);
+    if (rc == CML_OK)
+        rc = cml_trace_levels_run(&co, grid, block, fn, args, exact, &opt, &unused);
+    if (rc == CML_OK)
+        rc = cml_trace_levels_run(&cf, grid, block, fn, args, exact, &flo, &unused);
+    if (rc == CML_OK)
+        rc = cml_trace_levels_run(&cp, grid, block, fn, args, exact, &pes, &pes_part);
+    if (rc != CML_OK)
+        return rc;
+
+    cml_level_bounds *lo = &pt.lo, *hi = &pt.hi;
+    /* L1: no L1 hits more than one that keeps every line (only each SM's
+     * first touch of a sector misses); the smallest L1 under the crowded
+     * schedule hits least (LRU: a smaller cache holds a subset). */
+    lo->l1_hit_sectors = umin(pt.l1_hit_sectors, pes.l1_hit_sectors);
+    hi->l1_hit_sectors = umax(pt.l1_hit_sectors, opt.l1_hit_sectors);
+    /* L2 reads are L1's misses (global and local): the same two runs. */
+    lo->l2_read_sectors = umin(pt.l2_read_sectors, opt.l2_read_sectors);
+    hi->l2_read_sectors = umax(pt.l2_read_sectors, pes.l2_read_sectors);
+    /* L2 writes are every store sector: nothing cached changes them. */
+    lo->l2_write_sectors = hi->l2_write_sectors = pt.l2_write_sectors;
+    /* DRAM reads: compulsory misses at least; at most the pessimistic
+     * caches' misses with every partial sector merged by the end. */
+    lo->dram_read_bytes = umin(pt.dram_read_bytes, opt.dram_read_bytes);
+    hi->dram_read_bytes =
+        umax(pt.dram_read_bytes + pt_part, pes.dram_read_bytes + pes_part);
+    /* DRAM writes: what no horizon keeps (L2 full of dirty data) at least;
+     * at most every dirty sector written back, none left at the end. */
+    lo->dram_write_bytes = umin(pt.dram_write_bytes, flo.dram_write_bytes);
+    hi->dram_write_bytes = umax(pt.dram_write_bytes + pt.l2_dirty_end_bytes,
+                                pes.dram_write_bytes + pes.l2_dirty_end_bytes);
+    pt.bounded = 1;
+    assert(cml_levels_bounds_ok(&pt));
+    *out = pt;
+    return CML_OK;
+}

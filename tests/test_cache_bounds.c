@@ -1,0 +1,308 @@
+/*
+ * The intervals of the cache-level figures (cml_levels.lo, .hi:
+ * docs/model.md §16.8), derived by hand for small kernels: a streaming
+ * read (every figure a point, DRAM reads the granules it covers), a
+ * streaming write (L2 writes a point; DRAM writes between what must leave
+ * a full L2 and everything written), a re-read whose L1 hits depend on
+ * how many warps share the L1 while it runs (lo 0, hi every re-read); and
+ * the JSON round trip of the intervals: written, read back, a value
+ * outside its interval refused with one clear line, a file without them
+ * still read.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cumemlab/cache.h"
+#include "report/json_read.h"
+#include "report/report.h"
+#include "report_test_util.h"
+#include "test_util.h"
+
+#define KIB UINT64_C(1024)
+#define MIB (KIB * KIB)
+
+/* ---- kernels ------------------------------------------------------------ */
+
+enum { K_READ, K_WRITE16, K_REREAD };
+
+typedef struct kargs {
+    int kind;
+    uint64_t n; /* threads with work */
+} kargs;
+
+/*
+ *   K_READ:    x = A[i]            (4 bytes a thread: 8 threads a sector)
+ *   K_WRITE16: C4[i] = v           (16 bytes a thread, float4: 2 threads a sector)
+ *   K_REREAD:  each warp w reads its own 2 KiB, A[w*512 + k*32 + lane] for
+ *              k = 0..15 (one 128-byte line an instruction), twice
+ */
+static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const kargs *a = vargs;
+    const uint64_t A = cml_array_base(0), C = cml_array_base(1);
+    const uint64_t i = (uint64_t)t->bid.x * t->bdim.x + t->tid.x;
+    if (i >= a->n)
+        return;
+    switch (a->kind) {
+    case K_READ:
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, A + 4 * i);
+        break;
+    case K_WRITE16:
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16, C + 16 * i);
+        break;
+    default: {
+        const uint64_t warp = i / 32, lane = i % 32;
+        for (unsigned pass = 0; pass < 2; pass++)
+            for (unsigned k = 0; k < 16; k++)
+                cml_emit(e, pass * 16 + k, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4,
+                         A + 4 * (warp * 512 + k * 32 + lane));
+        break;
+    }
+    }
+}
+
+static cml_dim3 d1(uint64_t x)
+{
+    cml_dim3 d = {(uint32_t)x, 1, 1};
+    return d;
+}
+
+/* The levels of `a` over blocks of 256 threads under c. */
+static cml_levels levels_of(const cml_cache_config *c, const kargs *a)
+{
+    const uint64_t blocks = (a->n + 255) / 256;
+    cml_kernel_traffic k;
+    memset(&k, 0, sizeof k);
+    CHECK(cml_trace_kernel(CML_RULES_MODERN, d1(blocks), d1(256), kernel, a, &k) == CML_OK);
+    cml_levels lv;
+    memset(&lv, 0, sizeof lv);
+    CHECK(cml_trace_levels(c, d1(blocks), d1(256), kernel, a, &k, &lv) == CML_OK);
+    CHECK(lv.bounded);
+    CHECK(cml_levels_bounds_ok(&lv));
+    return lv;
+}
+
+#define CHECK_RANGE(lv, fig, lo_, val, hi_)                                                  \
+    do {                                                                                   \
+        CHECK_EQ_U64((lv).lo.fig, lo_);                                                    \
+        CHECK_EQ_U64((lv).fig, val);                                                       \
+        CHECK_EQ_U64((lv).hi.fig, hi_);                                                    \
+    } while (0)
+
+/* ---- a streaming read ---------------------------------------------------- */
+
+/*
+ * N = 4097 sectors, read once each (32776 threads, 8 a sector; 129 blocks
+ * on 129 of the 132 SMs, so no L1 sees a sector twice): no L1 hit even in
+ * an L1 that keeps everything, so L1 hits are the point 0 and L2 reads
+ * the point N. DRAM: the 64-byte granules the sectors cover, ceil(N / 2) =
+ * 2049 of them, are the compulsory reads (lo), and nothing is read twice
+ * even in half the L2 (hi): the point 2049 * 64 = 131136. Nothing written.
+ */
+static void test_stream_read(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    kargs a = {K_READ, 4097 * 8};
+    cml_levels lv = levels_of(&c, &a);
+    CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 0);
+    CHECK_RANGE(lv, l2_read_sectors, 4097, 4097, 4097);
+    CHECK_RANGE(lv, l2_write_sectors, 0, 0, 0);
+    CHECK_RANGE(lv, dram_read_bytes, 2049 * 64, 2049 * 64, 2049 * 64);
+    CHECK_RANGE(lv, dram_write_bytes, 0, 0, 0);
+
+    /* 32-byte granules: the sectors themselves. */
+    c.dram_granule = 32;
+    lv = levels_of(&c, &a);
+    CHECK_RANGE(lv, dram_read_bytes, 4097 * 32, 4097 * 32, 4097 * 32);
+
+    /* 64 MiB (2^21 sectors, 2^24 threads): the sampled path, the same
+     * points scaled from its samples. */
+    cml_cache_config_h100(&c);
+    kargs big = {K_READ, UINT64_C(1) << 24};
+    lv = levels_of(&c, &big);
+    CHECK(lv.sampled);
+    CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 0);
+    CHECK_RANGE(lv, l2_read_sectors, 1u << 21, 1u << 21, 1u << 21);
+    CHECK_RANGE(lv, dram_read_bytes, 64 * MIB, 64 * MIB, 64 * MIB);
+}
+
+/* ---- a streaming write ----------------------------------------------------- */
+
+/*
+ * 2 MiB written once in whole sectors (131072 threads of 16 bytes: 65536
+ * sectors, 16384 lines), on an L2 of 1 MiB (8192 lines) that writes a
+ * dirty sector back once 768 KiB came in after it, and the oldest while
+ * more than 512 KiB is dirty:
+ *   - L2 writes: every store sector, 65536, a point;
+ *   - point: the dirty limit comes first (512 KiB < 768 KiB), so 512 KiB
+ *     is still dirty at the end and 2 MiB - 512 KiB = 1.5 MiB went back;
+ *   - lo (no horizon, no limit: only what has no room leaves): L2 full of
+ *     dirty lines, each new line evicts the oldest, 16384 - 8192 lines of
+ *     128 bytes: 1 MiB;
+ *   - hi (nothing left dirty at the end): all 2 MiB;
+ *   - no reads: stores of whole sectors need none.
+ */
+static void test_stream_write(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    c.l2_bytes = 1 * MIB;
+    c.clean_age_bytes = 768 * KIB;
+    c.partial_age_bytes = 768 * KIB;
+    c.dirty_max_bytes = 512 * KIB;
+    kargs a = {K_WRITE16, 131072};
+    cml_levels lv = levels_of(&c, &a);
+    CHECK(!lv.sampled);
+    CHECK_RANGE(lv, l2_write_sectors, 65536, 65536, 65536);
+    CHECK_RANGE(lv, dram_write_bytes, 1 * MIB, 1536 * KIB, 2 * MIB);
+    CHECK_EQ_U64(lv.l2_dirty_end_bytes, 512 * KIB);
+    CHECK_RANGE(lv, dram_read_bytes, 0, 0, 0);
+    CHECK_RANGE(lv, l2_read_sectors, 0, 0, 0);
+
+    /* The H100's horizon (35 MiB, dirty limit 24 MiB, on 50 MiB) over
+     * 64 MiB (2^22 threads of 16 bytes, sampled): lo 64 - 50 = 14 MiB,
+     * point 64 - 24 = 40 MiB, hi 64 MiB. */
+    cml_cache_config_h100(&c);
+    kargs big = {K_WRITE16, UINT64_C(1) << 22};
+    lv = levels_of(&c, &big);
+    CHECK(lv.sampled);
+    CHECK_RANGE(lv, dram_write_bytes, 14 * MIB, 40 * MIB, 64 * MIB);
+}
+
+/* ---- reuse that depends on the interleaving -------------------------------- */
+
+/*
+ * 128 blocks of 256 threads on 16 SMs: 8 blocks an SM, all resident at
+ * once (2048 threads), 64 warps sharing its L1 in lockstep. Each warp
+ * reads its 2 KiB (16 lines) and then reads them again: 1024 warps x 32
+ * instructions x 4 sectors = 131072 load sectors, 65536 a pass.
+ *   - point (248 KiB of L1: 64 warps x 2 KiB = 128 KiB fit): the second
+ *     pass hits, 65536 hits, 65536 L2 reads;
+ *   - lo (the largest shared carve-out leaves 28 KiB = 224 lines): between
+ *     a warp's two reads of a line the SM's warps touch 64 x 16 = 1024
+ *     lines, so LRU has let it go: 0 hits, all 131072 sectors read from L2;
+ *   - hi (an L1 that keeps every line): every second read hits, 65536.
+ * DRAM reads the 2 MiB once in every case (L2 holds it all).
+ */
+static void test_reuse_interleaving(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    c.sm_count = 16;
+    kargs a = {K_REREAD, 128 * 256};
+    cml_levels lv = levels_of(&c, &a);
+    CHECK(!lv.sampled);
+    CHECK_EQ_U64(lv.resident_blocks, 8);
+    CHECK_RANGE(lv, l1_hit_sectors, 0, 65536, 65536);
+    CHECK_RANGE(lv, l2_read_sectors, 65536, 65536, 131072);
+    CHECK_RANGE(lv, dram_read_bytes, 2 * MIB, 2 * MIB, 2 * MIB);
+    CHECK(lv.lo.l1_hit_sectors < lv.hi.l1_hit_sectors);
+
+    /* An L1 the caller fixed is known: at 16 KiB (128 lines) the point is
+     * the low end too; only the unbounded L1 keeps the second pass. */
+    c.l1_bytes = 16 * KIB;
+    lv = levels_of(&c, &a);
+    CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 65536);
+}
+
+/* ---- the intervals in results files ------------------------------------------ */
+
+/* The text of `member` in the first object after `key` (the writer's
+ * layout between them is its own); NULL, a failed check, if absent. */
+static char *member_after(char *text, const char *key, const char *member)
+{
+    char *p = strstr(text, key);
+    char *q = p ? strstr(p, member) : NULL;
+    CHECK(q != NULL);
+    return q;
+}
+
+/* Overwrite the first `from` after `key` with `to` (as long). */
+static void replace_after(char *text, const char *key, const char *from, const char *to)
+{
+    char *q = member_after(text, key, from);
+    CHECK(strlen(from) == strlen(to));
+    if (q)
+        memcpy(q, to, strlen(to));
+}
+
+static void test_json(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    c.sm_count = 16;
+    kargs a = {K_REREAD, 128 * 256};
+    cml_results r;
+    cml_results_init(&r);
+    cml_record *rec = cml_results_add(&r, "bounds", "reread");
+    CHECK(rec != NULL);
+    if (!rec)
+        return;
+    rec->has_model = 1;
+    rec->has_levels = 1;
+    rec->cache = c;
+    rec->levels = levels_of(&c, &a);
+    cml_status st;
+    char *text = render_to_memory(cml_report_json, &r, NULL, &st);
+    CHECK(st == CML_OK);
+    member_after(text, "\"lo\": {", "\"l1_hit_sectors\": 0,");
+    member_after(text, "\"lo\": {", "\"l2_read_sectors\": 65536,");
+    member_after(text, "\"hi\": {", "\"l1_hit_sectors\": 65536,");
+    member_after(text, "\"hi\": {", "\"l2_read_sectors\": 131072,");
+
+    cml_results back;
+    char err[640] = "";
+    CHECK(cml_results_from_json(text, strlen(text), &back, err, sizeof err) == CML_OK);
+    if (back.count == 1) {
+        const cml_levels *l = &back.items[0].levels;
+        CHECK(l->bounded);
+        CHECK_EQ_U64(l->lo.l1_hit_sectors, 0);
+        CHECK_EQ_U64(l->hi.l1_hit_sectors, 65536);
+        CHECK_EQ_U64(l->hi.l2_read_sectors, 131072);
+        CHECK_EQ_U64(l->lo.dram_read_bytes, 2 * MIB);
+        cml_results_free(&back);
+    }
+
+    /* An upper bound below its value: refused, naming the figure. */
+    char *bad = strdup(text);
+    replace_after(bad, "\"hi\": {", "\"l1_hit_sectors\": 65536", "\"l1_hit_sectors\": 65535");
+    err[0] = '\0';
+    CHECK(cml_results_from_json(bad, strlen(bad), &back, err, sizeof err) == CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "levels.l1_hit_sectors: 65536 lies outside its interval [0, 65535]");
+    CHECK(strchr(err, '\n') == NULL);
+    free(bad);
+
+    /* One bound without the other: refused. */
+    bad = strdup(text);
+    replace_after(bad, "\"hi\": {", "\"hi\"", "\"hx\"");
+    CHECK(cml_results_from_json(bad, strlen(bad), &back, err, sizeof err) == CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "missing member \"hi\"");
+    free(bad);
+
+    /* Neither (a file written before the intervals): read, no interval. */
+    bad = strdup(text);
+    replace_after(bad, "\"lo\": {", "\"lo\"", "\"lx\"");
+    replace_after(bad, "\"hi\": {", "\"hi\"", "\"hx\"");
+    CHECK(cml_results_from_json(bad, strlen(bad), &back, err, sizeof err) == CML_OK);
+    if (back.count == 1) {
+        CHECK(!back.items[0].levels.bounded);
+        CHECK(back.items[0].has_levels);
+        cml_results_free(&back);
+    }
+    free(bad);
+    free(text);
+    cml_results_free(&r);
+}
+
+int main(void)
+{
+    test_stream_read();
+    test_stream_write();
+    test_reuse_interleaving();
+    test_json();
+    return cml_test_summary("test_cache_bounds");
+}
