@@ -352,6 +352,54 @@ static void test_relative(void)
     cml_results_free(&r);
 }
 
+/* The model's interval (rec->levels lo/hi) is what a cache-level counter
+ * is judged against, scaled as the prediction is to the level figure: L2
+ * reads predicted 500000 (the level figure 250000, counted twice) with the
+ * bounds [200000, 400000] of the level figure give [400000, 800000]; the
+ * load sectors asked for are 1e6, so the slack is 1% of them, 10000. */
+static void test_interval(void)
+{
+    static const struct { double measured; cml_counter_verdict want; } cases[] = {
+        {450000, CML_CV_WITHIN},      /* below the point, inside the interval */
+        {390000, CML_CV_WITHIN},      /* lo - slack itself */
+        {389999, CML_CV_UNEXPLAINED}, /* one under */
+        {810000, CML_CV_WITHIN},      /* hi + slack */
+        {810001, CML_CV_UNEXPLAINED}, /* one over */
+        {500000, CML_CV_WITHIN},      /* the point of an interval that is not one: within */
+    };
+    cml_results r;
+    cml_results_init(&r);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char variant[16];
+        snprintf(variant, sizeof variant, "n=%zu", i + 10);
+        cml_record *a = add(&r, variant);
+        a->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].sectors = 1000000;
+        a->has_levels = 1;
+        a->levels.bounded = 1;
+        a->levels.l2_read_sectors = 250000;
+        a->levels.lo.l2_read_sectors = 200000;
+        a->levels.hi.l2_read_sectors = 400000;
+        counter(a, L2_READ, cases[i].measured, 500000);
+    }
+    cml_verdicts v;
+    cml_verdicts_init(&v);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const cml_verdict_rec *x = judge(&row, &r, i, &v);
+        CHECK(x->counters[0].lo == 400000 && x->counters[0].hi == 800000);
+        if (x->counters[0].verdict != cases[i].want)
+            fprintf(stderr, "interval case %zu: %s\n", i, cml_verdict_name(x->verdict));
+        CHECK(x->counters[0].verdict == cases[i].want);
+    }
+    /* Without bounds (a level figure from a simulator's own totals) the
+     * claim is the point: the same 450000 is unexplained. */
+    r.items[0].levels.bounded = 0;
+    const cml_verdict_rec *x = judge(&row, &r, 0, &v);
+    CHECK(x->counters[0].lo == 500000 && x->counters[0].hi == 500000);
+    CHECK(x->counters[0].verdict == CML_CV_UNEXPLAINED);
+    cml_verdicts_free(&v);
+    cml_results_free(&r);
+}
+
 /* The kinds' names as the JSON writes them and the summary prints them. */
 static void test_names(void)
 {
@@ -377,6 +425,7 @@ int main(void)
     test_failed_and_skipped();
     test_control();
     test_relative();
+    test_interval();
     test_names();
     return cml_test_summary("test_validate");
 }

@@ -169,18 +169,40 @@ static double level_reference(const cml_record *rec, const cml_counter_def *d)
 
 /*
  * The model's interval [lo, hi] for counter c of rec: the one place the
- * judging asks what the model claims. The model's figures are points today
- * (cml_levels carries no bounds yet), so its claim for every counter is its
- * prediction itself, lo = hi = predicted: that is the model's whole present
- * claim, and judging against it is the judgement the model has earned, not
- * a placeholder. When the cache levels carry the bounds their mechanism
- * gives (model.levels lo/hi, issue 22 item 1), the level counters return
- * them here and nothing else in the judging changes.
+ * judging asks what the model claims. For a cache-level counter of a
+ * record whose levels carry bounds (cml_trace_levels: docs/model.md, the
+ * bounds of the cache levels), the interval its mechanism gives, taken in
+ * the same proportion to the prediction as the level figure's (a
+ * prediction that counts the level figure several times, or scaled, has
+ * its bounds scaled alike); every other counter's claim is its prediction
+ * itself, lo = hi = predicted.
  */
 static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo, double *hi)
 {
-    (void)rec;
     *lo = *hi = c->predicted;
+    const cml_counter_def *d = cml_counter_map_find(c->name);
+    if (!d || !rec->has_levels || !rec->levels.bounded)
+        return;
+    const cml_levels *lv = &rec->levels;
+    uint64_t v, l, h;
+    switch (d->field) {
+    case CML_CTR_L1_HIT: v = lv->l1_hit_sectors; l = lv->lo.l1_hit_sectors; h = lv->hi.l1_hit_sectors; break;
+    case CML_CTR_L2_READ: v = lv->l2_read_sectors; l = lv->lo.l2_read_sectors; h = lv->hi.l2_read_sectors; break;
+    case CML_CTR_L2_WRITE: v = lv->l2_write_sectors; l = lv->lo.l2_write_sectors; h = lv->hi.l2_write_sectors; break;
+    case CML_CTR_DRAM_READ: v = lv->dram_read_bytes; l = lv->lo.dram_read_bytes; h = lv->hi.dram_read_bytes; break;
+    case CML_CTR_DRAM_WRITE: v = lv->dram_write_bytes; l = lv->lo.dram_write_bytes; h = lv->hi.dram_write_bytes; break;
+    default: return;
+    }
+    if (!(l <= v && v <= h))
+        return; /* not an interval around its point: the point alone (the reader refuses such files) */
+    if (v > 0) {
+        const double scale = c->predicted / (double)v;
+        *lo = (double)l * scale;
+        *hi = (double)h * scale;
+    } else if (c->predicted == 0) {
+        *lo = (double)l;
+        *hi = (double)h;
+    }
 }
 
 /* Judge one counter of rec by its map entry d: the rule, and its kind
