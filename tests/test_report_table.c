@@ -16,13 +16,11 @@
 #include "core/record.h"
 #include "experiments/registry.h"
 #include "report/chart_plan.h"
+#include "report/item_groups.h" /* cml_report_table_work: comparisons the table made */
 #include "report/json_read.h"
 #include "report/report.h"
 #include "report_fixtures.h"
 #include "test_util.h"
-
-/* Record-to-record comparisons the table reporter has made (table.c). */
-size_t cml_report_table_work(void);
 
 static void test_table_model_only(void)
 {

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/item_groups.h"
+#include "report/table_banner.h"
 #include "report/report_util.h"
 #include "report/summary.h"
 #include "report/text_table.h"
@@ -73,79 +75,9 @@ static unsigned nparams(const cml_record *rec)
     return rec->nparams < CML_RECORD_MAX_PARAMS ? rec->nparams : CML_RECORD_MAX_PARAMS;
 }
 
-/* ------------------------------------------------------------------ */
-/* Grouping equal records in linear time                              */
-/* ------------------------------------------------------------------ */
-
-/*
- * Record-to-record comparisons made so far: the tests render tables of n
- * and 4n records and check that this grows linearly (tests/test_report.c).
- * Comparing every pair (rows named by their parameters, each finding
- * printed once) made a 24,000-record table take 3.8 s and 100,000 minutes;
- * a hash table of record indices groups equal ones in one pass instead.
- */
-size_t cml_report_table_work(void);
-static size_t table_work;
-
-size_t cml_report_table_work(void) { return table_work; }
-
-#define NO_INDEX ((size_t)-1)
-
-/* FNV-1a, continued from h over n bytes. */
-#define FNV_START 0xcbf29ce484222325ull
-static uint64_t fnv(uint64_t h, const void *bytes, size_t n)
-{
-    const unsigned char *b = bytes;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
-typedef uint64_t (*item_hash_fn)(const void *items, size_t i);
-typedef int (*item_eq_fn)(const void *items, size_t i, size_t j);
-
-/*
- * first[i] := the smallest index j with item j equal to item i (i itself
- * when it is the first of its kind), for the items i < n with use(i) true
- * (all when use is NULL); NO_INDEX for the others. Linear in n expected
- * (open addressing, at most half full). -1 when out of memory.
- */
-static int group_first(const void *items, size_t n, item_hash_fn hash, item_eq_fn eq,
-                       int (*use)(const void *items, size_t i), size_t *first)
-{
-    size_t cap = 16;
-    while (cap < 2 * n) {
-        if (cap > SIZE_MAX / 4 / sizeof(size_t))
-            return -1;
-        cap *= 2;
-    }
-    size_t *slot = malloc(cap * sizeof *slot);
-    if (!slot)
-        return -1;
-    for (size_t k = 0; k < cap; k++)
-        slot[k] = NO_INDEX;
-    for (size_t i = 0; i < n; i++) {
-        first[i] = NO_INDEX;
-        if (use && !use(items, i))
-            continue;
-        size_t h = (size_t)hash(items, i) & (cap - 1);
-        while (slot[h] != NO_INDEX) {
-            table_work++;
-            if (eq(items, slot[h], i))
-                break;
-            h = (h + 1) & (cap - 1);
-        }
-        if (slot[h] == NO_INDEX)
-            slot[h] = i;
-        first[i] = slot[h];
-    }
-    free(slot);
-    return 0;
-}
-
 static int params_equal(const cml_record *a, const cml_record *b)
 {
-    table_work++;
+    cml_report_table_count();
     for (unsigned i = 0; i < nparams(a); i++)
         if (a->params[i].value != b->params[i].value ||
             strcmp(a->params[i].label, b->params[i].label) != 0)
@@ -157,10 +89,10 @@ static int params_equal(const cml_record *a, const cml_record *b)
 static uint64_t params_hash(const void *items, size_t i)
 {
     const cml_record *rec = ((const cml_record *const *)items)[i];
-    uint64_t h = FNV_START;
+    uint64_t h = CML_FNV_START;
     for (unsigned k = 0; k < nparams(rec); k++) {
-        h = fnv(h, &rec->params[k].value, sizeof rec->params[k].value);
-        h = fnv(h, rec->params[k].label, strlen(rec->params[k].label) + 1);
+        h = cml_fnv(h, &rec->params[k].value, sizeof rec->params[k].value);
+        h = cml_fnv(h, rec->params[k].label, strlen(rec->params[k].label) + 1);
     }
     return h;
 }
@@ -174,7 +106,7 @@ static int params_item_eq(const void *items, size_t i, size_t j)
 /* Does parameter k have the same value in every record? */
 static int param_constant(const cml_record *const *recs, size_t n, unsigned k)
 {
-    for (size_t i = 1; i < n && ++table_work; i++)
+    for (size_t i = 1; i < n && cml_report_table_count(); i++)
         if (recs[i]->params[k].value != recs[0]->params[k].value ||
             strcmp(recs[i]->params[k].label, recs[0]->params[k].label) != 0)
             return 0;
@@ -201,9 +133,9 @@ static int params_identify(const cml_record *const *recs, size_t n)
     /* Records with equal parameters must have equal variants: each equal
      * to the first of its group. Out of memory: name rows by variant. */
     size_t *first = malloc(n * sizeof *first);
-    int ok = first && group_first(recs, n, params_hash, params_item_eq, NULL, first) == 0;
+    int ok = first && cml_group_first(recs, n, params_hash, params_item_eq, NULL, first) == 0;
     for (size_t i = 0; ok && i < n; i++) {
-        table_work++;
+        cml_report_table_count();
         ok = strcmp(recs[i]->variant, recs[first[i]]->variant) == 0;
     }
     free(first);
@@ -679,7 +611,7 @@ static int has_finding(const void *items, size_t i)
 static uint64_t finding_hash(const void *items, size_t i)
 {
     const char *f = ((const cml_record *)items)[i].finding;
-    return fnv(FNV_START, f, strlen(f));
+    return cml_fnv(CML_FNV_START, f, strlen(f));
 }
 
 static int finding_eq(const void *items, size_t i, size_t j)
@@ -694,9 +626,9 @@ static void print_findings(FILE *out, const cml_record *recs, size_t n)
 {
     size_t *first = malloc(n * sizeof *first), *shared = calloc(n, sizeof *shared);
     size_t distinct = 0;
-    if (first && shared && group_first(recs, n, finding_hash, finding_eq, has_finding, first) == 0)
-        for (size_t i = 0; i < n && ++table_work; i++)
-            if (first[i] != NO_INDEX) {
+    if (first && shared && cml_group_first(recs, n, finding_hash, finding_eq, has_finding, first) == 0)
+        for (size_t i = 0; i < n && cml_report_table_count(); i++)
+            if (first[i] != CML_NO_INDEX) {
                 shared[first[i]]++;
                 distinct += first[i] == i;
             }
@@ -783,89 +715,11 @@ static void print_experiment(FILE *out, const cml_record *recs, size_t n)
     print_findings(out, recs, n);
 }
 
-/* "read 3131.0, write 3240.2, copy 3006.1, triad 3030.7 GB/s": the measured
- * class references (core/peak_class.h); 0 when none is known. */
-static int peak_classes_text(const cml_results *r, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int c = 0; c < CML_PEAK_CLASS_COUNT; c++) {
-        if (!(r->peaks.gbs[c] > 0) || used >= len)
-            continue;
-        int w = snprintf(buf + used, len - used, "%s%s %.1f", used ? ", " : "",
-                         cml_peak_class_name(c), r->peaks.gbs[c]);
-        if (w < 0)
-            return 0;
-        used += (size_t)w;
-    }
-    if (used && used < len)
-        snprintf(buf + used, len - used, " GB/s");
-    return used > 0;
-}
-
-/* Bytes as KiB/MiB/GiB with one decimal. */
-static void fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-    if (b >= (1ull << 30))
-        snprintf(buf, len, "%.1f GiB", (double)b / (double)(1ull << 30));
-    else if (b >= (1ull << 20))
-        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ull << 20));
-    else
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
-}
-
-static void print_banner(FILE *out, const cml_results *r)
-{
-    cml_tt_wrap(out, "cumemlab ", r->tool_version[0] ? r->tool_version : "(version unknown)",
-                TEXT_WIDTH, 2);
-    if (r->command_line[0])
-        cml_tt_wrap(out, "command: ", r->command_line, TEXT_WIDTH, 2);
-    if (r->has_device) {
-        const cml_device_facts *d = &r->device;
-        char l2[32], global[32], line[512];
-        fmt_bytes(l2, sizeof l2, d->l2_bytes);
-        fmt_bytes(global, sizeof global, d->global_bytes);
-        snprintf(line, sizeof line, "%s (compute capability %d.%d, %d SMs)", d->name, d->cc_major,
-                 d->cc_minor, d->sm_count);
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "GPU %d: ", d->index);
-        cml_tt_wrap(out, prefix, line, TEXT_WIDTH, 2);
-        fprintf(out, "memory: %s global, L2 %s, bus %d bit at %.0f MHz\n", global, l2,
-                d->bus_width_bits, d->mem_clock_khz / 1000.0);
-        char theo[32], meas[96];
-        if (isfinite(d->theoretical_gbs) && d->theoretical_gbs > 0)
-            snprintf(theo, sizeof theo, "%.1f GB/s", d->theoretical_gbs);
-        else
-            snprintf(theo, sizeof theo, "unknown");
-        double pct;
-        if (isfinite(r->peak_gbs) && r->peak_gbs > 0) {
-            if (cml_rep_percent_of(r->peak_gbs, d->theoretical_gbs, &pct))
-                snprintf(meas, sizeof meas, "%.1f GB/s (%.1f%% of theoretical)", r->peak_gbs,
-                         pct);
-            else
-                snprintf(meas, sizeof meas, "%.1f GB/s", r->peak_gbs);
-        } else {
-            snprintf(meas, sizeof meas, "not measured");
-        }
-        fprintf(out, "peak bandwidth: theoretical %s, %s %s\n", theo,
-                r->peak_given && r->peak_gbs > 0 ? "given with --peak" : "measured", meas);
-        char classes[240];
-        if (!r->peak_given && peak_classes_text(r, classes, sizeof classes)) {
-            size_t used = strlen(classes);
-            snprintf(classes + used, sizeof classes - used,
-                     "; each record's \"peak %%\" is of its class (column \"of\")");
-            cml_tt_wrap(out, "peak by class: ", classes, TEXT_WIDTH, 2);
-        }
-    }
-    if (r->model_only)
-        fputs("No GPU was used: every figure below is the model's prediction.\n", out);
-}
-
 /* Header block, then each run of consecutive records of one experiment as a
  * table; CML_EIO if the stream failed. */
 cml_status cml_report_table(FILE *out, const cml_results *r)
 {
-    print_banner(out, r);
+    cml_report_banner(out, r, TEXT_WIDTH);
     if (r->count == 0)
         fputs("\nNo records.\n", out);
     /* The one-screen summary first; the tables follow. */
@@ -881,7 +735,7 @@ cml_status cml_report_table(FILE *out, const cml_results *r)
     while (i < r->count) {
         size_t j = i + 1;
         while (j < r->count && strcmp(r->items[j].experiment, r->items[i].experiment) == 0 &&
-               ++table_work)
+               cml_report_table_count())
             j++;
         print_experiment(out, &r->items[i], j - i);
         i = j;
