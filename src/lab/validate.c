@@ -186,15 +186,17 @@ static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo
     const cml_levels *lv = &rec->levels;
     uint64_t v, l, h;
     switch (d->field) {
-    case CML_CTR_L1_HIT: v = lv->l1_hit_sectors; l = lv->lo.l1_hit_sectors; h = lv->hi.l1_hit_sectors; break;
-    case CML_CTR_L2_READ: v = lv->l2_read_sectors; l = lv->lo.l2_read_sectors; h = lv->hi.l2_read_sectors; break;
-    case CML_CTR_L2_WRITE: v = lv->l2_write_sectors; l = lv->lo.l2_write_sectors; h = lv->hi.l2_write_sectors; break;
-    case CML_CTR_DRAM_READ: v = lv->dram_read_bytes; l = lv->lo.dram_read_bytes; h = lv->hi.dram_read_bytes; break;
-    case CML_CTR_DRAM_WRITE: v = lv->dram_write_bytes; l = lv->lo.dram_write_bytes; h = lv->hi.dram_write_bytes; break;
+#define CML_BOUNDS_OF(f) (v = lv->f, l = lv->lo.f, h = lv->hi.f)
+    case CML_CTR_L1_HIT: CML_BOUNDS_OF(l1_hit_sectors); break;
+    case CML_CTR_L2_READ: CML_BOUNDS_OF(l2_read_sectors); break;
+    case CML_CTR_L2_WRITE: CML_BOUNDS_OF(l2_write_sectors); break;
+    case CML_CTR_DRAM_READ: CML_BOUNDS_OF(dram_read_bytes); break;
+    case CML_CTR_DRAM_WRITE: CML_BOUNDS_OF(dram_write_bytes); break;
+#undef CML_BOUNDS_OF
     default: return;
     }
     if (!(l <= v && v <= h))
-        return; /* not an interval around its point: the point alone (the reader refuses such files) */
+        return; /* no interval around its point (the reader refuses such files) */
     if (v > 0) {
         const double scale = c->predicted / (double)v;
         *lo = (double)l * scale;
