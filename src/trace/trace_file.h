@@ -79,6 +79,24 @@ typedef struct cml_tf_kernel {
     size_t len;
 } cml_tf_kernel;
 
+/*
+ * The hardware counters of one launch (the CNTR chunk): CUPTI's range
+ * profiler with kernel replay, in a second run of the program by the
+ * counters library (src/trace/inject/counters_inject.c), then copied into
+ * the trace by cml_tf_splice_counters. Matched to a KERN chunk by the
+ * kernel's name and launch index.
+ */
+#define CML_TF_MAX_METRICS 64u
+typedef struct cml_tf_counters {
+    const char *kernel;    /* the kernel's mangled name, as its FUNC chunk's  */
+    uint64_t launch;       /* its launch index among that kernel's launches    */
+    uint32_t passes;       /* replay passes the profiler took (0: none ran)    */
+    const char *error;     /* "": measured; else why not, one line             */
+    size_t n;              /* metrics, at most CML_TF_MAX_METRICS              */
+    const char **metrics;  /* their names (ncu's)                              */
+    double *values;        /* their values; NaN: not measured                  */
+} cml_tf_counters;
+
 /* ---- writing ---------------------------------------------------------- */
 
 typedef struct cml_tf_writer cml_tf_writer;
@@ -99,6 +117,9 @@ int cml_tf_write_func(cml_tf_writer *w, const cml_tf_func *f);
  * to the file. 0, or -1 (write error, a record out of order or invalid). */
 int cml_tf_write_kernel(cml_tf_writer *w, const cml_tf_kernel *k, const cml_tf_ins *ins,
                         size_t n);
+/* One launch's counters (a CNTR chunk). 0, or -1 (write error, more than
+ * CML_TF_MAX_METRICS metrics, a string too long). */
+int cml_tf_write_counters(cml_tf_writer *w, const cml_tf_counters *c);
 /* The END chunk, then close. 0, or -1 if anything failed since open. */
 int cml_tf_writer_close(cml_tf_writer *w);
 
@@ -122,6 +143,10 @@ typedef struct cml_trace {
     size_t nfuncs, cap_funcs;
     cml_tf_kernel *kernel;  /* in file order */
     size_t nkernels, cap_kernels;
+    cml_tf_counters *counters; /* CNTR chunks, in file order */
+    size_t ncounters, cap_counters;
+    size_t end_at;          /* where the END chunk begins (0: no END chunk) */
+    size_t whole;           /* bytes up to the end of the last whole chunk */
     uint8_t *bytes;         /* the file (the kernels' data point into it) */
     size_t nbytes;
 } cml_trace;
@@ -135,6 +160,21 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
 /* Read and parse the file at path (- : standard input). */
 int cml_tf_read(const char *path, cml_trace *t, char *err, size_t errlen);
 void cml_tf_free(cml_trace *t);
+
+/* The counters measured for launch k (matched by its function's name and
+ * its launch index), or NULL. */
+const cml_tf_counters *cml_tf_counters_of(const cml_trace *t, const cml_tf_kernel *k);
+
+/*
+ * Copy the CNTR chunks of the file at `counters_path` (a trace the counters
+ * library wrote: HEAD, CNTR chunks, END) into the trace at `trace_path`,
+ * before its END chunk (or after its last whole chunk when the program
+ * stopped before closing it). The trace is rewritten under a temporary name
+ * and renamed over the old one, so a failure leaves it as it was. 0, or -1
+ * with one line in err.
+ */
+int cml_tf_splice_counters(const char *trace_path, const char *counters_path, char *err,
+                           size_t errlen);
 
 /* The function of id `id`, or NULL. */
 const cml_tf_func *cml_tf_func_by_id(const cml_trace *t, uint32_t id);

@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "report/report_util.h"
 #include "report/text_table.h"
+#include "trace/trace_measured.h"
 #include "trace/trace_report_util.h"
 
 #define WIDTH 130u
@@ -340,6 +341,7 @@ cml_status cml_tf_report_text(FILE *out, const void *report)
         site_table(out, r, all, n);
         site_details(out, r, all, n);
         levels_lines(out, r);
+        cml_tfm_text(out, r);
         notes(out, r);
     }
     free(all);
@@ -445,6 +447,7 @@ static void json_kernel(cml_json *j, const cml_tf_report *r, size_t k)
     else
         cml_json_null(j);
     cml_json_kv_string(j, "levels_note", m->no_levels);
+    cml_tfm_json(j, r, k);
     cml_json_key(j, "instructions_by_waste");
     cml_json_begin_array(j);
     for (size_t s = 0; s < m->nsites; s++)

@@ -1,0 +1,148 @@
+/*
+ * Measured counters beside the model, per traced launch (trace_measured.h).
+ */
+#include "trace/trace_measured.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/report_util.h"
+
+const char *cml_tfm_verdict_name(cml_tfm_verdict v)
+{
+    static const char *const n[] = {"agrees", "differs", "not judged"};
+    return (unsigned)v <= CML_TFM_NOT_JUDGED ? n[v] : "?";
+}
+
+/* One metric: the model's figure and the verdict. `whole` is 0 when the
+ * trace sampled the launch. */
+static void judge(const cml_tf_model *m, int whole, cml_tfm_row *row)
+{
+    const cml_counter_def *d = row->def;
+    row->verdict = CML_TFM_NOT_JUDGED;
+    if (!d) {
+        row->why = "not a metric of the lab's counter map";
+        return;
+    }
+    row->has_model = cml_counter_predict_levels(d, &m->cls, m->has_levels ? &m->levels : NULL,
+                                                &row->model);
+    if (row->has_model)
+        cml_counter_level_bounds(d, m->has_levels ? &m->levels : NULL, row->model, &row->lo,
+                                 &row->hi);
+    if (!row->has_model) {
+        row->why = d->kind == CML_CTR_INFO ? "measured only: the model has no rule for it"
+                                           : "the model has no figure for it here";
+    } else if (!whole) {
+        row->why = "the trace sampled the launch: the model covers only the warps recorded";
+    } else if (!isfinite(row->measured)) {
+        row->why = "the profiler gave no value";
+    } else if (d->kind == CML_CTR_RELATIVE && !cml_counter_judged(d, row->measured, row->hi)) {
+        row->why = "both under the noise floor";
+    } else {
+        int in = row->measured >= row->lo && row->measured <= row->hi;
+        row->verdict = in || cml_counter_agrees(d, row->measured, row->model) ? CML_TFM_AGREES
+                                                                              : CML_TFM_DIFFERS;
+        row->why = "";
+    }
+}
+
+const cml_tf_counters *cml_tfm_rows(const cml_tf_report *r, size_t k, cml_tfm_row *rows,
+                                    size_t *n)
+{
+    *n = 0;
+    const cml_tf_kernel *kn = &r->t->kernel[k];
+    const cml_tf_counters *c = cml_tf_counters_of(r->t, kn);
+    if (!c || c->error[0])
+        return c;
+    const int whole = kn->stride == 1 && kn->warps_lost == 0;
+    for (size_t i = 0; i < c->n && i < CML_TF_MAX_METRICS; i++) {
+        cml_tfm_row *row = &rows[(*n)++];
+        memset(row, 0, sizeof *row);
+        row->metric = c->metrics[i];
+        row->def = cml_counter_map_find(c->metrics[i]);
+        row->measured = c->values[i];
+        judge(&r->models[k], whole, row);
+    }
+    return c;
+}
+
+void cml_tfm_text(FILE *out, const cml_tf_report *r)
+{
+    cml_tfm_row rows[CML_TF_MAX_METRICS];
+    int header = 0;
+    for (size_t k = 0; k < r->t->nkernels; k++) {
+        size_t n = 0;
+        const cml_tf_counters *c = cml_tfm_rows(r, k, rows, &n);
+        if (!c)
+            continue;
+        if (!header) {
+            fputs("\nMeasured counters (CUPTI, kernel replay in a second run) beside the "
+                  "model:\n",
+                  out);
+            header = 1;
+        }
+        const char *name = cml_tfr_func_name(r->t, r->t->kernel[k].func);
+        if (c->error[0]) {
+            fprintf(out, "  %s: not measured: %s\n", name, c->error);
+            continue;
+        }
+        unsigned agree = 0, differ = 0;
+        for (size_t i = 0; i < n; i++) {
+            agree += rows[i].verdict == CML_TFM_AGREES;
+            differ += rows[i].verdict == CML_TFM_DIFFERS;
+        }
+        fprintf(out, "  %s (%u passes): %u agree, %u differ, %zu not judged\n", name,
+                (unsigned)c->passes, agree, differ, n - agree - differ);
+        fprintf(out, "    %-52s %16s %16s  %s\n", "metric", "measured", "model", "verdict");
+        for (size_t i = 0; i < n; i++) {
+            const cml_tfm_row *w = &rows[i];
+            char mv[32], pv[32];
+            if (!cml_rep_fmt_double(mv, sizeof mv, w->measured))
+                snprintf(mv, sizeof mv, "-");
+            if (!w->has_model || !cml_rep_fmt_double(pv, sizeof pv, w->model))
+                snprintf(pv, sizeof pv, "-");
+            fprintf(out, "    %-52s %16s %16s  %s%s%s\n", w->metric, mv, pv,
+                    cml_tfm_verdict_name(w->verdict), w->why[0] ? ": " : "", w->why);
+        }
+    }
+    if (header)
+        fputs("  (Kernel replay cannot flush L2 between its passes: L2 and DRAM counts see the "
+              "caches as the program and the replay left them, the model's are cold.)\n",
+              out);
+}
+
+void cml_tfm_json(cml_json *j, const cml_tf_report *r, size_t k)
+{
+    cml_tfm_row rows[CML_TF_MAX_METRICS];
+    size_t n = 0;
+    const cml_tf_counters *c = cml_tfm_rows(r, k, rows, &n);
+    cml_json_key(j, "measured");
+    if (!c) {
+        cml_json_null(j);
+        return;
+    }
+    cml_json_begin_object(j);
+    cml_json_kv_string(j, "method", "cupti-kernel-replay");
+    cml_json_kv_u64(j, "passes", c->passes);
+    cml_json_kv_string(j, "error", c->error);
+    cml_json_key(j, "metrics");
+    cml_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        const cml_tfm_row *w = &rows[i];
+        cml_json_begin_object(j);
+        cml_json_kv_string(j, "metric", w->metric);
+        cml_json_kv_double(j, "value", w->measured);
+        if (w->has_model) {
+            cml_json_kv_double(j, "model", w->model);
+            cml_json_kv_double(j, "lo", w->lo);
+            cml_json_kv_double(j, "hi", w->hi);
+        } else {
+            cml_json_kv_null(j, "model");
+        }
+        cml_json_kv_string(j, "verdict", cml_tfm_verdict_name(w->verdict));
+        cml_json_kv_string(j, "why", w->why);
+        cml_json_end_object(j);
+    }
+    cml_json_end_array(j);
+    cml_json_end_object(j);
+}
