@@ -372,6 +372,10 @@ static int measure_counters(const cml_cli *cli, const char *lib, const char *out
         fprintf(stderr, "cumemlab: trace: counters not measured: the program's second run "
                         "(the counters run) ended with status %d, the first with 0\n", st);
         rc = must ? CML_EXIT_FAIL : CML_EXIT_OK;
+    } else if (access(cout, R_OK) != 0) {
+        fprintf(stderr, "cumemlab: trace: counters not measured: the counters library wrote "
+                        "nothing (its lines above say why, or CUDA did not load it)\n");
+        rc = must ? CML_EXIT_FAIL : CML_EXIT_OK;
     } else if (cml_tf_splice_counters(out, cout, err, sizeof err) != 0) {
         fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", err);
         rc = must ? CML_EXIT_FAIL : CML_EXIT_OK;

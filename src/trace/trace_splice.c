@@ -34,13 +34,13 @@ int cml_tf_splice_counters(const char *trace_path, const char *counters_path, ch
                            size_t errlen)
 {
     cml_trace t, c;
-    char why[512];
+    char why[600];
     if (cml_tf_read(trace_path, &t, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: %s", trace_path, why);
+        snprintf(err, errlen, "%s", why);
         return -1;
     }
     if (cml_tf_read(counters_path, &c, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: %s", counters_path, why);
+        snprintf(err, errlen, "%s", why);
         cml_tf_free(&t);
         return -1;
     }

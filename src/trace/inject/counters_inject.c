@@ -193,6 +193,10 @@ static void disable(void)
 static void launch_enter(CUcontext ctx)
 {
     char err[512] = "";
+    static int acquired;
+    if (!acquired && cml_cupti_acquire(err, sizeof err) != 0)
+        goto fail;
+    acquired = 1;
     if (setup_device(ctx) != 0) {
         snprintf(err, sizeof err, "%s", g.target_err);
         goto fail;
@@ -388,8 +392,12 @@ static int setup(void)
     g.command = getenv("CML_TRACE_COMMAND") ? getenv("CML_TRACE_COMMAND") : "";
     g.launch = cml_inj_env_u64("CML_TRACE_LAUNCH", 0);
     char why[512];
-    if (cml_cupti_acquire(why, sizeof why) != 0) {
-        cml_inj_say("the counters cannot be read", why);
+    /* Only loaded here: the profiler itself is initialised at the first
+     * chosen launch, once the driver is (inside the driver's own start,
+     * where this runs, cuptiProfilerInitialize fails: CUPTI_ERROR_UNKNOWN,
+     * seen on CUDA 13.0, driver 580, H100). */
+    if (!cml_cupti_load()) {
+        cml_inj_say("the counters cannot be read", cml_cupti.why);
         return 0;
     }
     typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
