@@ -4,6 +4,7 @@
  * and cut short), refused when hostile, and judged beside the model
  * (trace_measured.h) on a launch whose figures are derived by hand.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "trace/trace_file.h"
 #include "trace/trace_measured.h"
 #include "trace/trace_model.h"
+#include "trace/trace_report.h"
 
 #define REQ_LD "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 #define SEC_LD "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -147,6 +149,21 @@ static void check_spliced(int complete)
         CHECK(rows[3].def == NULL);
         CHECK_EQ_I64(rows[4].verdict, CML_TFM_NOT_JUDGED); /* NaN */
     }
+    /* The HTML page has the section, each row and its verdict. */
+    char *page = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&page, &len);
+    CHECK(mem != NULL);
+    if (mem) {
+        CHECK_EQ_I64(cml_tf_report_html(mem, &r), CML_OK);
+        fclose(mem);
+        CHECK(page && strstr(page, "<section id=\"measured\">"));
+        CHECK(page && strstr(page, SEC_LD "</th><td class=\"num\">5</td><td class=\"num\">4"
+                                          "</td><td>differs</td>"));
+        CHECK(page && strstr(page, "Every figure is the model's"));
+        CHECK(page && !strstr(page, "Bandwidth counts the bytes"));
+    }
+    free(page);
     /* A sampled launch is never judged. */
     t.kernel[0].stride = 2;
     CHECK(cml_tfm_rows(&r, 0, rows, &n) == c);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/report_util.h"
+#include "report/svg_chart.h"
 
 const char *cml_tfm_verdict_name(cml_tfm_verdict v)
 {
@@ -109,6 +110,59 @@ void cml_tfm_text(FILE *out, const cml_tf_report *r)
         fputs("  (Kernel replay cannot flush L2 between its passes: L2 and DRAM counts see the "
               "caches as the program and the replay left them, the model's are cold.)\n",
               out);
+}
+
+void cml_tfm_html(FILE *out, const cml_tf_report *r)
+{
+    cml_tfm_row rows[CML_TF_MAX_METRICS];
+    int open = 0;
+    for (size_t k = 0; k < r->t->nkernels; k++) {
+        size_t n = 0;
+        const cml_tf_counters *c = cml_tfm_rows(r, k, rows, &n);
+        if (!c)
+            continue;
+        if (!open) {
+            fputs("<section id=\"measured\"><h2>Measured counters beside the model</h2>\n"
+                  "<p>CUPTI's range profiler, kernel replay, in a second run of the program. "
+                  "Kernel replay cannot flush L2 between its passes: L2 and DRAM counts see "
+                  "the caches as the program and the replay left them, the model's are "
+                  "cold.</p>\n",
+                  out);
+            open = 1;
+        }
+        fputs("<h3>", out);
+        cml_xml_escape(out, cml_tfr_func_name(r->t, r->t->kernel[k].func));
+        fputs("</h3>\n", out);
+        if (c->error[0]) {
+            fputs("<p>Not measured: ", out);
+            cml_xml_escape(out, c->error);
+            fputs("</p>\n", out);
+            continue;
+        }
+        fputs("<div class=\"scroll\"><table>\n<thead><tr><th>metric</th><th>measured</th>"
+              "<th>model</th><th>verdict</th></tr></thead>\n<tbody>\n",
+              out);
+        for (size_t i = 0; i < n; i++) {
+            const cml_tfm_row *w = &rows[i];
+            char mv[32], pv[32];
+            if (!cml_rep_fmt_double(mv, sizeof mv, w->measured))
+                snprintf(mv, sizeof mv, "-");
+            if (!w->has_model || !cml_rep_fmt_double(pv, sizeof pv, w->model))
+                snprintf(pv, sizeof pv, "-");
+            fputs("<tr><th scope=\"row\">", out);
+            cml_xml_escape(out, w->metric);
+            fprintf(out, "</th><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s", mv,
+                    pv, cml_tfm_verdict_name(w->verdict));
+            if (w->why[0]) {
+                fputs(": ", out);
+                cml_xml_escape(out, w->why);
+            }
+            fputs("</td></tr>\n", out);
+        }
+        fputs("</tbody></table></div>\n", out);
+    }
+    if (open)
+        fputs("</section>\n", out);
 }
 
 void cml_tfm_json(cml_json *j, const cml_tf_report *r, size_t k)

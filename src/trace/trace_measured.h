@@ -43,6 +43,8 @@ const char *cml_tfm_verdict_name(cml_tfm_verdict v); /* "agrees", "differs", "no
 
 /* The text section ("Measured counters ...") for every launch that has one. */
 void cml_tfm_text(FILE *out, const cml_tf_report *r);
+/* The HTML section (a table per launch), nothing when no launch has one. */
+void cml_tfm_html(FILE *out, const cml_tf_report *r);
 /* The "measured" member of launch k's JSON object (null when none). */
 void cml_tfm_json(cml_json *j, const cml_tf_report *r, size_t k);
 
