@@ -35,7 +35,7 @@ if [ "${CML_EXPECT_ZLIB:-1}" = 1 ]; then
         test $rc -eq 1
     check "validate --from a suite: the text validate has always printed" \
         test "$(sha256sum <"$tmp/out" | cut -d' ' -f1)" = \
-        8c68e5257caeac1ccbf6525981d1d3eaca3934dbce75cad6376de444f633f268
+        cf22af8ba05119ad87a47715b038dc04b1633dcc472ff53e76dbdc494d59197d
 fi
 
 # --- --json: the verdicts ------------------------------------------------------
