@@ -230,7 +230,7 @@ static int write_verdicts(const cml_cli *cli, const cml_verdicts *v, const char 
 /* The length of a variant without its footprint tag. */
 static size_t untagged_len(const char *variant)
 {
-    const char *t = strstr(variant, " footprint=");
+    const char *t = strstr(variant, CML_FOOTPRINT_TAG);
     return t ? (size_t)(t - variant) : strlen(variant);
 }
 
@@ -255,7 +255,7 @@ static int same_runs(const cml_results *r, size_t a, size_t b, size_t n)
 static void tag_records(cml_results *r, size_t from, size_t to, const char *tag)
 {
     char sep_tag[48];
-    snprintf(sep_tag, sizeof sep_tag, " footprint=%s", tag);
+    snprintf(sep_tag, sizeof sep_tag, CML_FOOTPRINT_TAG "%s", tag);
     for (size_t k = from; k < to; k++) {
         cml_record *rec = &r->items[k];
         size_t used = untagged_len(rec->variant);
@@ -322,9 +322,9 @@ static int validate_experiment(cml_lab *lab, const cml_experiment *exp, cml_resu
     size_t from = first;
     while (from < r->count) {
         size_t to = from + 1;
-        const char *tf = strstr(r->items[from].variant, " footprint=");
+        const char *tf = strstr(r->items[from].variant, CML_FOOTPRINT_TAG);
         while (to < r->count) {
-            const char *tt = strstr(r->items[to].variant, " footprint=");
+            const char *tt = strstr(r->items[to].variant, CML_FOOTPRINT_TAG);
             if ((tf == NULL) != (tt == NULL) || (tf && strcmp(tf, tt)))
                 break;
             to++;

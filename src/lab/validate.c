@@ -269,8 +269,16 @@ typedef struct run_set {
 static const cml_record *find_control(const cml_explained_diff *e, const cml_record *rec,
                                       const run_set *set)
 {
-    char want[sizeof rec->variant + 64];
-    cml_variant_with(rec->variant, e->control, want, sizeof want);
+    /* The control at rec's own footprint: the tag validate put last stays
+     * last (a control setting the variant lacks is appended before it). */
+    char base[sizeof rec->variant], want[sizeof rec->variant + 64];
+    const char *tag = strstr(rec->variant, CML_FOOTPRINT_TAG);
+    snprintf(base, sizeof base, "%.*s", (int)(tag ? (size_t)(tag - rec->variant)
+                                                  : strlen(rec->variant)),
+             rec->variant);
+    cml_variant_with(base, e->control, want, sizeof want);
+    if (tag && strlen(want) + strlen(tag) < sizeof want)
+        strcat(want, tag);
     if (strcmp(want, rec->variant) == 0)
         return NULL;
     for (size_t i = set->first; i < set->last && i < set->r->count; i++) {
