@@ -186,14 +186,23 @@ static int print_summary(FILE *out, const cml_verdicts *v)
             fprintf(out, ", and %zu failed", t.failed);
         fputc('\n', out);
     }
-    size_t dram_rows = 0;
+    size_t dram_rows = 0, by_tolerance = 0;
     for (size_t i = 0; i < v->count; i++) {
         int judged = 0;
-        for (unsigned c = 0; c < v->items[i].ncounters; c++)
-            judged |= !strncmp(v->items[i].counters[c].name, "dram__bytes", 11) &&
-                      v->items[i].counters[c].verdict != CML_CV_NOT_JUDGED;
+        for (unsigned c = 0; c < v->items[i].ncounters; c++) {
+            const cml_counter_judgement *j = &v->items[i].counters[c];
+            judged |= !strncmp(j->name, "dram__bytes", 11) && j->verdict != CML_CV_NOT_JUDGED;
+            /* within only by the counter map's fraction: outside the
+             * interval by more than the noise floor */
+            by_tolerance += j->verdict == CML_CV_WITHIN &&
+                            (j->measured < j->lo - j->floor || j->measured > j->hi + j->floor);
+        }
         dram_rows += (size_t)judged;
     }
+    fprintf(out, "(of the values within interval, %zu only by the counter map's tolerance, 1%% "
+                 "of the sectors asked for or 2%% of DRAM bytes, beyond the interval and its "
+                 "noise floor)\n",
+            by_tolerance);
     fprintf(out, "DRAM judged on %zu records (a DRAM counter above its noise floor)\n", dram_rows);
     fprintf(out, "records: %zu agree, %zu differ (%zu explained in docs/model-evidence.md, %zu "
                  "unexplained), %zu failed%s, %zu skipped\n",
