@@ -103,6 +103,17 @@ static void write_counters(void)
     }
     cml_tf_counters too_many = {"k", 1, 1, "", CML_TF_MAX_METRICS + 1u, many, v};
     CHECK_EQ_I64(cml_tf_write_counters(w, &too_many), -1);
+    /* Per instruction: the load at pc 0 (the only record's pc) and one at
+     * 0x40 the trace did not record; then pcs out of order, refused. */
+    const char *sass[4] = {"smsp__sass_inst_executed", "smsp__sass_sectors_mem_global",
+                           "smsp__sass_sectors_mem_global_ideal", "smsp__sass_inst_executed_op_global_ld"};
+    uint32_t pcs[2] = {0x0, 0x40};
+    uint64_t vals[8] = {1, 5, 4, 1, 7, 7, 7, 7};
+    cml_tf_pc_counters pc = {"k", 0, "", 4, sass, 2, pcs, vals};
+    CHECK_EQ_I64(cml_tf_write_pc_counters(w, &pc), 0);
+    uint32_t bad_pcs[2] = {0x40, 0x0};
+    cml_tf_pc_counters bad_pc = {"k", 1, "", 4, sass, 2, bad_pcs, vals};
+    CHECK_EQ_I64(cml_tf_write_pc_counters(w, &bad_pc), -1);
     CHECK_EQ_I64(cml_tf_writer_close(w), 0);
 }
 
@@ -149,6 +160,37 @@ static void check_spliced(int complete)
         CHECK(rows[3].def == NULL);
         CHECK_EQ_I64(rows[4].verdict, CML_TFM_NOT_JUDGED); /* NaN */
     }
+    /* Per instruction: the one recorded load, by hand 1 warp instruction
+     * and 4 sectors: the count agrees, the 5 sectors measured do not, the
+     * ideal sectors have no model figure. */
+    CHECK_EQ_U64(t.npcnt, 1);
+    const cml_tf_pc_counters *pcc = NULL;
+    CHECK(m.nsites == 1);
+    const uint64_t *row = m.nsites ? cml_tfm_pc_values(&r, 0, &m.sites[0], &pcc) : NULL;
+    CHECK(row != NULL && pcc == &t.pcnt[0]);
+    if (row) {
+        CHECK_EQ_U64(row[1], 5);
+        double model = -1;
+        CHECK_EQ_I64(cml_tfm_pc_model(pcc->metrics[0], &m.sites[0], &model), 1);
+        CHECK(model == 1.0);
+        CHECK_EQ_I64(cml_tfm_pc_model(pcc->metrics[1], &m.sites[0], &model), 1);
+        CHECK(model == 4.0);
+        CHECK_EQ_I64(cml_tfm_pc_model(pcc->metrics[2], &m.sites[0], &model), 0);
+        CHECK_EQ_I64(cml_tfm_pc_model(pcc->metrics[3], &m.sites[0], &model), 1);
+        CHECK(model == 1.0);
+        CHECK_EQ_U64(cml_tf_pc_row(pcc, 0x40), 1);
+        CHECK_EQ_U64(cml_tf_pc_row(pcc, 0x20), SIZE_MAX);
+    }
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *tm = m.nsites ? open_memstream(&text, &tlen) : NULL;
+    if (tm) {
+        cml_tfm_site_text(tm, &r, 0, &m.sites[0]);
+        fclose(tm);
+        CHECK(text && strstr(text, "smsp__sass_sectors_mem_global ") &&
+              strstr(text, "model 4: differs") && strstr(text, "model 1: agrees"));
+    }
+    free(text);
     /* The HTML page has the section, each row and its verdict. */
     char *page = NULL;
     size_t len = 0;
@@ -232,6 +274,23 @@ static void test_hostile(void)
     char err[400] = "";
     CHECK_EQ_I64(cml_tf_parse(copy, n, &t, err, sizeof err), -1);
     CHECK(strstr(err, "CNTR chunk 1") && strstr(err, "metric count is 65"));
+    /* A PCNT chunk whose pcs go down: kernel "k", launch 0, error "", no
+     * metrics, 2 pcs: 5 then 3. */
+    n -= 18;
+    const uint8_t pcnt[8] = {1, 'k', 0, 0, 0, 2, 5, 3};
+    memcpy(b + n, "PCNT", 4);
+    b[n + 4] = 8;
+    memset(b + n + 5, 0, 7);
+    memcpy(b + n + 12, pcnt, 8);
+    n += 20;
+    copy = malloc(n);
+    CHECK(copy != NULL);
+    if (!copy)
+        return;
+    memcpy(copy, b, n);
+    err[0] = '\0';
+    CHECK_EQ_I64(cml_tf_parse(copy, n, &t, err, sizeof err), -1);
+    CHECK(strstr(err, "PCNT chunk 1") && strstr(err, "pc is 3 (allowed 6.."));
 }
 
 int main(void)

@@ -14,8 +14,9 @@
  *
  * The counters (--counters, default auto) come from a second run of the
  * program with the counters library (src/trace/inject/counters_inject.c,
- * CUPTI's kernel replay) instead: the two cannot share a run (the patches
- * change the code the counters would count). That run's output is not the
+ * CUPTI's kernel replay), and the per-instruction counters from a third
+ * (CUPTI's SASS metrics): none can share a run (each one's patches change
+ * the code the others count). Those runs' output is not the
  * user's: its standard input is /dev/null, its standard output discarded,
  * and of its standard error only the libraries' own lines are shown. Its
  * CNTR chunks are copied into the trace (cml_tf_splice_counters).
@@ -164,6 +165,7 @@ static int check_usage(const cml_cli *cli)
 /* The counters run's settings (NULL: the recording run). */
 typedef struct counters_run {
     const char *lib, *out, *log;
+    const char *mode; /* "range" (per launch) or "sass" (per instruction) */
 } counters_run;
 
 /* The metric list of the lab's counter map, comma-separated. */
@@ -184,6 +186,7 @@ static int counters_child(const counters_run *cr)
     setenv("CUDA_INJECTION64_PATH", cr->lib, 1);
     setenv("CML_COUNTERS_OUT", cr->out, 1);
     setenv("CML_COUNTERS_METRICS", metrics, 1);
+    setenv("CML_COUNTERS_MODE", cr->mode, 1);
     FILE *in = freopen("/dev/null", "r", stdin);
     FILE *o = freopen("/dev/null", "w", stdout);
     FILE *e = freopen(cr->log, "w", stderr);
@@ -359,28 +362,40 @@ static int measure_counters(const cml_cli *cli, const char *lib, const char *out
         fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", why);
         return must ? CML_EXIT_FAIL : CML_EXIT_OK;
     }
-    snprintf(cout, sizeof cout, "%s.counters", out);
-    snprintf(log, sizeof log, "%s.log", out);
-    remove(cout);
-    counters_run cr = {clib, cout, log};
-    const int st = run_program(cli, clib, NULL, NULL, &cr);
-    show_library_lines(log);
-    remove(log);
-    char err[700];
+    /* Per launch (the range profiler), then per instruction (SASS
+     * metrics): two runs, as each changes what the other would count. */
+    static const char *const modes[2] = {"range", "sass"};
+    static const char *const what[2] = {"counters run", "per-instruction counters run"};
     int rc = CML_EXIT_OK;
-    if (st != 0) {
-        fprintf(stderr, "cumemlab: trace: counters not measured: the program's second run "
-                        "(the counters run) ended with status %d, the first with 0\n", st);
-        rc = must ? CML_EXIT_FAIL : CML_EXIT_OK;
-    } else if (access(cout, R_OK) != 0) {
-        fprintf(stderr, "cumemlab: trace: counters not measured: the counters library wrote "
-                        "nothing (its lines above say why, or CUDA did not load it)\n");
-        rc = must ? CML_EXIT_FAIL : CML_EXIT_OK;
-    } else if (cml_tf_splice_counters(out, cout, err, sizeof err) != 0) {
-        fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", err);
-        rc = must ? CML_EXIT_FAIL : CML_EXIT_OK;
+    for (int m = 0; m < 2; m++) {
+        snprintf(cout, sizeof cout, "%s.counters", out);
+        snprintf(log, sizeof log, "%s.log", out);
+        remove(cout);
+        counters_run cr = {clib, cout, log, modes[m]};
+        const int st = run_program(cli, clib, NULL, NULL, &cr);
+        show_library_lines(log);
+        remove(log);
+        char err[700];
+        const char *fail = NULL;
+        if (st != 0) {
+            fprintf(stderr, "cumemlab: trace: counters not measured: the program's %s ended "
+                            "with status %d, the first run with 0\n",
+                    what[m], st);
+            fail = "";
+        } else if (access(cout, R_OK) != 0) {
+            fprintf(stderr, "cumemlab: trace: counters not measured: the counters library wrote "
+                            "nothing in the %s (its lines above say why, or CUDA did not load "
+                            "it)\n",
+                    what[m]);
+            fail = "";
+        } else if (cml_tf_splice_counters(out, cout, err, sizeof err) != 0) {
+            fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", err);
+            fail = "";
+        }
+        remove(cout);
+        if (fail && must)
+            rc = CML_EXIT_FAIL;
     }
-    remove(cout);
     return rc;
 }
 

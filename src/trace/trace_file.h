@@ -97,6 +97,25 @@ typedef struct cml_tf_counters {
     double *values;        /* their values; NaN: not measured                  */
 } cml_tf_counters;
 
+/*
+ * The per-instruction counters of one launch (the PCNT chunk): CUPTI's SASS
+ * metrics (the launch's code patched to count at each instruction), in a
+ * third run of the program, copied into the trace as CNTR chunks are. Each
+ * value row is one instruction of the kernel's own code (its pc, a byte
+ * offset in the function, as a KERN chunk's records have them).
+ */
+#define CML_TF_MAX_SASS_PCS (1u << 22)
+typedef struct cml_tf_pc_counters {
+    const char *kernel;    /* the kernel's mangled name                        */
+    uint64_t launch;       /* its launch index                                 */
+    const char *error;     /* "": measured; else why not, one line             */
+    size_t nmetrics;       /* at most CML_TF_MAX_METRICS                       */
+    const char **metrics;  /* their names (CUPTI's SASS metric names)          */
+    size_t npcs;           /* instructions with values, at most CML_TF_MAX_SASS_PCS */
+    uint32_t *pcs;         /* ascending                                        */
+    uint64_t *values;      /* npcs x nmetrics, one row per pc                  */
+} cml_tf_pc_counters;
+
 /* ---- writing ---------------------------------------------------------- */
 
 typedef struct cml_tf_writer cml_tf_writer;
@@ -120,6 +139,9 @@ int cml_tf_write_kernel(cml_tf_writer *w, const cml_tf_kernel *k, const cml_tf_i
 /* One launch's counters (a CNTR chunk). 0, or -1 (write error, more than
  * CML_TF_MAX_METRICS metrics, a string too long). */
 int cml_tf_write_counters(cml_tf_writer *w, const cml_tf_counters *c);
+/* One launch's per-instruction counters (a PCNT chunk). 0, or -1 (write
+ * error, a count over its limit, pcs not ascending). */
+int cml_tf_write_pc_counters(cml_tf_writer *w, const cml_tf_pc_counters *s);
 /* The END chunk, then close. 0, or -1 if anything failed since open. */
 int cml_tf_writer_close(cml_tf_writer *w);
 
@@ -145,6 +167,8 @@ typedef struct cml_trace {
     size_t nkernels, cap_kernels;
     cml_tf_counters *counters; /* CNTR chunks, in file order */
     size_t ncounters, cap_counters;
+    cml_tf_pc_counters *pcnt;      /* PCNT chunks, in file order */
+    size_t npcnt, cap_pcnt;
     size_t end_at;          /* where the END chunk begins (0: no END chunk) */
     size_t whole;           /* bytes up to the end of the last whole chunk */
     uint8_t *bytes;         /* the file (the kernels' data point into it) */
@@ -165,8 +189,13 @@ void cml_tf_free(cml_trace *t);
  * its launch index), or NULL. */
 const cml_tf_counters *cml_tf_counters_of(const cml_trace *t, const cml_tf_kernel *k);
 
+/* The per-instruction counters of launch k, or NULL; and the row of
+ * instruction `pc` in them (SIZE_MAX: none). */
+const cml_tf_pc_counters *cml_tf_pc_counters_of(const cml_trace *t, const cml_tf_kernel *k);
+size_t cml_tf_pc_row(const cml_tf_pc_counters *s, uint32_t pc);
+
 /*
- * Copy the CNTR chunks of the file at `counters_path` (a trace the counters
+ * Copy the CNTR and PCNT chunks of the file at `counters_path` (a trace the counters
  * library wrote: HEAD, CNTR chunks, END) into the trace at `trace_path`,
  * before its END chunk (or after its last whole chunk when the program
  * stopped before closing it). The trace is rewritten under a temporary name

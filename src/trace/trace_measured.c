@@ -200,3 +200,99 @@ void cml_tfm_json(cml_json *j, const cml_tf_report *r, size_t k)
     cml_json_end_array(j);
     cml_json_end_object(j);
 }
+
+const uint64_t *cml_tfm_pc_values(const cml_tf_report *r, size_t k, const cml_tf_site *s,
+                                  const cml_tf_pc_counters **pc)
+{
+    const cml_tf_kernel *kn = &r->t->kernel[k];
+    const cml_tf_pc_counters *c = cml_tf_pc_counters_of(r->t, kn);
+    *pc = c;
+    if (!c || c->error[0] || s->func != kn->func)
+        return NULL;
+    size_t row = cml_tf_pc_row(c, s->pc);
+    return row == SIZE_MAX ? NULL : c->values + row * c->nmetrics;
+}
+
+int cml_tfm_pc_model(const char *metric, const cml_tf_site *s, double *model)
+{
+    static const char *const space[CML_TF_SPACES] = {"global", "shared", "local"};
+    static const char *const op[CML_TF_OPS] = {"ld", "st", "atom"};
+    char want[64];
+    if (!strcmp(metric, "smsp__sass_inst_executed")) {
+        *model = (double)s->records;
+        return 1;
+    }
+    if (s->space >= CML_TF_SPACES || s->op >= CML_TF_OPS)
+        return 0;
+    snprintf(want, sizeof want, "inst_executed_op_%s_%s", space[s->space], op[s->op]);
+    const char *at = strstr(metric, want);
+    if (at && at[strlen(want)] == '\0') {
+        *model = (double)s->records;
+        return 1;
+    }
+    snprintf(want, sizeof want, "sectors_mem_%s", space[s->space]);
+    at = strstr(metric, want);
+    if (s->space != CML_TF_SHARED && s->op != CML_TF_ATOMIC && at && at[strlen(want)] == '\0') {
+        *model = (double)s->traffic.sectors;
+        return 1;
+    }
+    return 0;
+}
+
+void cml_tfm_site_text(FILE *out, const cml_tf_report *r, size_t k, const cml_tf_site *s)
+{
+    const cml_tf_pc_counters *pc;
+    const uint64_t *v = cml_tfm_pc_values(r, k, s, &pc);
+    if (pc && pc->error[0] && s->func == r->t->kernel[k].func) {
+        fprintf(out, "   measured here: not measured: %s\n", pc->error);
+        return;
+    }
+    if (!v)
+        return;
+    const cml_tf_kernel *kn = &r->t->kernel[k];
+    const int whole = kn->stride == 1 && kn->warps_lost == 0;
+    fputs("   measured here (CUPTI SASS metrics, a run of their own):", out);
+    for (size_t m = 0; m < pc->nmetrics; m++) {
+        if (!v[m])
+            continue;
+        double model;
+        fprintf(out, "\n     %-48s %14llu", pc->metrics[m], (unsigned long long)v[m]);
+        if (cml_tfm_pc_model(pc->metrics[m], s, &model))
+            fprintf(out, "   model %.0f: %s", model,
+                    !whole                   ? "not judged (the trace sampled the launch)"
+                    : model == (double)v[m] ? "agrees"
+                                             : "differs");
+    }
+    fputc('\n', out);
+}
+
+void cml_tfm_site_json(cml_json *j, const cml_tf_report *r, size_t k, const cml_tf_site *s)
+{
+    const cml_tf_pc_counters *pc;
+    const uint64_t *v = cml_tfm_pc_values(r, k, s, &pc);
+    cml_json_key(j, "measured");
+    if (!v) {
+        cml_json_null(j);
+        return;
+    }
+    const cml_tf_kernel *kn = &r->t->kernel[k];
+    const int whole = kn->stride == 1 && kn->warps_lost == 0;
+    cml_json_begin_array(j);
+    for (size_t m = 0; m < pc->nmetrics; m++) {
+        double model;
+        cml_json_begin_object(j);
+        cml_json_kv_string(j, "metric", pc->metrics[m]);
+        cml_json_kv_u64(j, "value", v[m]);
+        if (cml_tfm_pc_model(pc->metrics[m], s, &model)) {
+            cml_json_kv_double(j, "model", model);
+            cml_json_kv_string(j, "verdict", !whole                   ? "not judged"
+                                             : model == (double)v[m] ? "agrees"
+                                                                      : "differs");
+        } else {
+            cml_json_kv_null(j, "model");
+            cml_json_kv_string(j, "verdict", "not judged");
+        }
+        cml_json_end_object(j);
+    }
+    cml_json_end_array(j);
+}

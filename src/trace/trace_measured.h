@@ -39,7 +39,25 @@ typedef struct cml_tfm_row {
 const cml_tf_counters *cml_tfm_rows(const cml_tf_report *r, size_t k, cml_tfm_row *rows,
                                     size_t *n);
 
-const char *cml_tfm_verdict_name(cml_tfm_verdict v); /* "agrees", "differs", "not judged" */
+const char *cml_tfm_verdict_name(cml_tfm_verdict v);
+
+/*
+ * The per-instruction counters (PCNT chunk) of instruction s of launch k:
+ * its row of values, with *pc the chunk, or NULL (none measured, or not one
+ * of the kernel's own instructions). cml_tfm_pc_model gives the model's
+ * figure for metric m of the chunk at s (1), or 0 where the model has none
+ * to set beside it: "smsp__sass_inst_executed" and the per-space
+ * instruction counts are the warp instructions recorded, the sectors of
+ * global or local memory (not "ideal") the model's sectors.
+ */
+const uint64_t *cml_tfm_pc_values(const cml_tf_report *r, size_t k, const cml_tf_site *s,
+                                  const cml_tf_pc_counters **pc);
+int cml_tfm_pc_model(const char *metric, const cml_tf_site *s, double *model);
+
+/* The lines of instruction s under its detail (text) and its "measured"
+ * member (JSON: null when none). */
+void cml_tfm_site_text(FILE *out, const cml_tf_report *r, size_t k, const cml_tf_site *s);
+void cml_tfm_site_json(cml_json *j, const cml_tf_report *r, size_t k, const cml_tf_site *s); /* "agrees", "differs", "not judged" */
 
 /* The text section ("Measured counters ...") for every launch that has one. */
 void cml_tfm_text(FILE *out, const cml_tf_report *r);

@@ -270,6 +270,7 @@ static void site_details(FILE *out, const cml_tf_report *r, const cml_tfr_ranked
             fprintf(out, "   sass     %s\n", sass);
         cml_tfr_explain(s, why, sizeof why);
         cml_tt_wrap(out, "   ", why, WIDTH, 3);
+        cml_tfm_site_text(out, r, all[i].kernel, s);
         cml_tfr_whatif_text(out, s, cml_tfr_whatif_of(r, all[i].kernel, s), WIDTH);
     }
 }
@@ -408,6 +409,7 @@ static void json_site(cml_json *j, const cml_tf_report *r, size_t k, const cml_t
     cml_json_end_object(j);
     cml_tfr_explain(s, why, sizeof why);
     cml_json_kv_string(j, "finding", why);
+    cml_tfm_site_json(j, r, k, s);
     cml_tfr_whatif_json(j, s, cml_tfr_whatif_of(r, k, s));
     cml_json_end_object(j);
 }

@@ -1,5 +1,5 @@
 /*
- * Copying a counters run's CNTR chunks into a trace (trace_file.h,
+ * Copying a counters run's CNTR and PCNT chunks into a trace (trace_file.h,
  * cml_tf_splice_counters). Both files are parsed first, as any trace is
  * (hostile input), so only whole, valid chunks are copied; the new trace is
  * written beside the old one and renamed over it.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The bytes of every CNTR chunk of c, in order, appended to out. */
+/* The bytes of every CNTR and PCNT chunk of c, in order, appended to out. */
 static int write_cntr_chunks(FILE *out, const cml_trace *c)
 {
     size_t pos = CML_TF_FILE_HEADER;
@@ -23,7 +23,8 @@ static int write_cntr_chunks(FILE *out, const cml_trace *c)
             len |= (uint64_t)h[4 + i] << (8 * i);
         /* The parse checked every chunk up to c->whole fits. */
         const size_t all = CML_TF_CHUNK_HEADER + (size_t)len;
-        if (memcmp(h, CML_TF_TAG_CNTR, 4) == 0 && fwrite(h, 1, all, out) != all)
+        if ((memcmp(h, CML_TF_TAG_CNTR, 4) == 0 || memcmp(h, CML_TF_TAG_PCNT, 4) == 0) &&
+            fwrite(h, 1, all, out) != all)
             return -1;
         pos += all;
     }

@@ -228,6 +228,28 @@ int cml_tf_write_counters(cml_tf_writer *w, const cml_tf_counters *c)
     return emit_chunk(w, CML_TF_TAG_CNTR);
 }
 
+int cml_tf_write_pc_counters(cml_tf_writer *w, const cml_tf_pc_counters *s)
+{
+    if (s->nmetrics > CML_TF_MAX_METRICS || s->npcs > CML_TF_MAX_SASS_PCS)
+        return -1;
+    for (size_t i = 1; i < s->npcs; i++)
+        if (s->pcs[i] <= s->pcs[i - 1])
+            return -1;
+    put_string(w, s->kernel);
+    put_varint(w, s->launch);
+    put_string(w, s->error);
+    put_varint(w, s->nmetrics);
+    for (size_t m = 0; m < s->nmetrics; m++)
+        put_string(w, s->metrics[m]);
+    put_varint(w, s->npcs);
+    for (size_t i = 0; i < s->npcs; i++) {
+        put_varint(w, s->pcs[i]);
+        for (size_t m = 0; m < s->nmetrics; m++)
+            put_varint(w, s->values[i * s->nmetrics + m]);
+    }
+    return emit_chunk(w, CML_TF_TAG_PCNT);
+}
+
 int cml_tf_writer_close(cml_tf_writer *w)
 {
     if (!w)

@@ -72,6 +72,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!c->metrics[m])
                 abort();
     }
+    for (size_t i = 0; i < t.npcnt; i++) {
+        const cml_tf_pc_counters *c = &t.pcnt[i];
+        if (c->nmetrics > CML_TF_MAX_METRICS || c->npcs > CML_TF_MAX_SASS_PCS || !c->kernel)
+            abort();
+        for (size_t k = 1; k < c->npcs; k++)
+            if (c->pcs[k] <= c->pcs[k - 1] || cml_tf_pc_row(c, c->pcs[k]) != k)
+                abort();
+    }
     cml_tf_free(&t);
     return 0;
 }

@@ -83,9 +83,16 @@ for k in t["kernels"]:
     bad = [(x["metric"], x["value"], x["model"]) for x in judged if x["verdict"] != "agrees"]
     print(k["name"][:60], "measured:", len(judged), "L1 counts judged,", len(bad), "differ",
           bad[:4])
+    # per instruction (CUPTI SASS metrics): what the model sets beside
+    per = [(i["pc"], x["metric"], x["value"], x["model"], x["verdict"])
+           for i in k["instructions_by_waste"] if i.get("measured")
+           for x in i["measured"] if x["verdict"] != "not judged"]
+    pbad = [p for p in per if p[4] != "agrees"]
+    print("   per instruction:", len(per), "judged,", len(pbad), "differ", pbad[:4])
     if re.search(sys.argv[3], k["name"]):
         assert k["sample_stride"] == 1 and k["warps_lost"] == 0, k["name"]
         assert judged and not bad, (k["name"], bad)
+        assert per and not pbad, (k["name"], "per instruction", pbad)
     measured += 1
 assert measured >= int(sys.argv[2]), ("kernels measured", measured)
 PY

@@ -19,6 +19,10 @@
  * why. Other settings: CML_COUNTERS_METRICS (the metrics, comma-separated),
  * CML_TRACE_COMMAND, CML_TRACE_VERBOSE.
  *
+ * With CML_COUNTERS_MODE=sass the same launches are counted per
+ * instruction instead (counters_sass.c, CUPTI's SASS metrics: the code is
+ * patched, so this is a run of its own), each a PCNT chunk.
+ *
  * Caches: kernel replay gives no hook to flush L2 between passes, so the
  * first pass sees the caches as the program left them and later passes as
  * the replay's memory restore left them. The L1-level counts (requests,
@@ -36,6 +40,7 @@
 #include <string.h>
 
 #include "counters/cupti_core.h"
+#include "trace/inject/counters_sass.h"
 #include "trace/inject/inject_common.h"
 #include "trace/trace_file.h"
 
@@ -72,6 +77,7 @@ static struct {
     size_t data_size;
     char name[1024];
     uint64_t index;
+    int sass; /* CML_COUNTERS_MODE=sass: per-instruction counters instead */
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The launch index of this call of kernel `name` (0 for its first). */
@@ -96,13 +102,19 @@ static uint64_t next_launch(const char *name)
 
 /* A CNTR chunk for the launch being measured: values (cfg's order), or
  * none with `error`. */
-static void write_chunk(CUcontext ctx, const double *values, const char *error)
+/* The counters file, opened at the first chunk (the device is known then). */
+static cml_tf_writer *writer(CUcontext ctx)
 {
     if (!g.w && !g.failed) {
         g.w = cml_inj_open_writer(g.out, ctx, g.launch, 0, g.command);
         g.failed = g.w == NULL;
     }
-    if (!g.w)
+    return g.w;
+}
+
+static void write_chunk(CUcontext ctx, const double *values, const char *error)
+{
+    if (!writer(ctx))
         return;
     double *v = malloc((g.nmetrics ? g.nmetrics : 1) * sizeof *v);
     if (!v)
@@ -275,6 +287,64 @@ fail:
     write_chunk(ctx, NULL, err);
 }
 
+/* The PCNT chunk of the launch being measured: its rows, or none with
+ * `error`. */
+static void write_pc_chunk(CUcontext ctx, const cml_tf_pc_counters *pc, const char *error)
+{
+    if (!writer(ctx))
+        return;
+    cml_tf_pc_counters c = *pc;
+    c.kernel = g.name;
+    c.launch = g.index;
+    c.error = error ? error : "";
+    if (error)
+        c.npcs = 0;
+    if (cml_tf_write_pc_counters(g.w, &c) != 0)
+        cml_inj_say("the per-instruction counters could not be written", g.out);
+}
+
+/* The third run's entry of a chosen launch: SASS metrics collection on. */
+static void sass_enter(CUcontext ctx)
+{
+    char err[512] = "";
+    static int acquired;
+    CUdevice dev;
+    if (!acquired && cml_cupti_acquire(err, sizeof err) != 0)
+        goto fail;
+    acquired = 1;
+    if (cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
+        snprintf(err, sizeof err, "the launch's device is not known");
+        goto fail;
+    }
+    if (cml_sass_begin(ctx, dev, err, sizeof err) != 0)
+        goto fail;
+    g.active = 1;
+    cml_inj_step("counting per instruction", g.name);
+    return;
+fail:;
+    cml_tf_pc_counters none;
+    memset(&none, 0, sizeof none);
+    write_pc_chunk(ctx, &none, err);
+}
+
+/* ... and its exit: the values of the kernel's own instructions written. */
+static void sass_exit(CUcontext ctx, CUresult launch_result)
+{
+    char err[512] = "";
+    cml_tf_pc_counters pc;
+    g.active = 0;
+    int rc = cml_sass_end(ctx, g.name, &pc, err, sizeof err);
+    if (launch_result != CUDA_SUCCESS) {
+        const char *s = NULL;
+        cuGetErrorString(launch_result, &s);
+        snprintf(err, sizeof err, "the launch failed: %s", s ? s : "unknown CUDA error");
+        rc = -1;
+    }
+    write_pc_chunk(ctx, &pc, rc ? err : NULL);
+    cml_sass_free(&pc);
+    cml_inj_step("counted per instruction", g.name);
+}
+
 static int is_launch(CUpti_CallbackId cbid)
 {
     return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
@@ -310,7 +380,10 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
         CUresult rc = CUDA_SUCCESS;
         if (d->functionReturnValue)
             rc = *(const CUresult *)d->functionReturnValue;
-        launch_exit(d->context, rc);
+        if (g.sass)
+            sass_exit(d->context, rc);
+        else
+            launch_exit(d->context, rc);
         measuring = 0;
         pthread_mutex_unlock(&g.lock);
         return;
@@ -329,7 +402,10 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
     if (pick && index == g.launch) {
         snprintf(g.name, sizeof g.name, "%s", name);
         g.index = index;
-        launch_enter(d->context);
+        if (g.sass)
+            sass_enter(d->context);
+        else
+            launch_enter(d->context);
     }
     if (g.active)
         measuring = 1; /* the lock stays held until this launch's exit */
@@ -382,7 +458,9 @@ static int setup(void)
     cml_inj_verbose = cml_inj_env_u64("CML_TRACE_VERBOSE", 0) == 1;
     g.out = getenv("CML_COUNTERS_OUT");
     const char *metrics = getenv("CML_COUNTERS_METRICS");
-    if (!g.out || !*g.out || !metrics || parse_metrics(metrics) != 0) {
+    const char *mode = getenv("CML_COUNTERS_MODE");
+    g.sass = mode && !strcmp(mode, "sass");
+    if (!g.out || !*g.out || (!g.sass && (!metrics || parse_metrics(metrics) != 0))) {
         cml_inj_say("CML_COUNTERS_OUT and CML_COUNTERS_METRICS are not set: nothing is measured "
                     "(run the program through cumemlab trace)", NULL);
         return 0;

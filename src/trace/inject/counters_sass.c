@@ -1,0 +1,289 @@
+/*
+ * Per-instruction counters through CUPTI's SASS metrics API
+ * (counters_sass.h). libcupti is the one cupti_core.c loaded; the SASS
+ * metrics functions are looked up in it here, once.
+ */
+#include "trace/inject/counters_sass.h"
+
+#include <cupti_sass_metrics.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters/cupti_core.h"
+#include "trace/inject/inject_common.h"
+
+#define SASS_FUNCS(X)                                                              \
+    X(cuptiSassMetricsGetNumOfMetrics, CUpti_SassMetrics_GetNumOfMetrics_Params)   \
+    X(cuptiSassMetricsGetMetrics, CUpti_SassMetrics_GetMetrics_Params)             \
+    X(cuptiSassMetricsSetConfig, CUpti_SassMetricsSetConfig_Params)                \
+    X(cuptiSassMetricsEnable, CUpti_SassMetricsEnable_Params)                      \
+    X(cuptiSassMetricsDisable, CUpti_SassMetricsDisable_Params)                    \
+    X(cuptiSassMetricsGetDataProperties, CUpti_SassMetricsGetDataProperties_Params) \
+    X(cuptiSassMetricsFlushData, CUpti_SassMetricsFlushData_Params)
+
+#define FIELD(name, params) CUptiResult (*name)(params *);
+static struct {
+    int tried, ok;
+    SASS_FUNCS(FIELD)
+} fn;
+
+#define LOOKUP(name, params)                                        \
+    if (ok) {                                                       \
+        void *sym_ = dlsym(cml_cupti.lib, #name);                   \
+        ok = sym_ != NULL;                                          \
+        if (ok)                                                     \
+            memcpy(&fn.name, &sym_, sizeof fn.name);                \
+    }
+
+/* The metrics of the device configured, in one order for every launch. */
+#define MAX_SASS_METRICS 16
+static struct {
+    int have;
+    CUdevice dev;
+    size_t n;
+    char *names[MAX_SASS_METRICS];
+    uint64_t ids[MAX_SASS_METRICS];
+} cfg;
+
+#define CALL(name, p)                                                   \
+    do {                                                                \
+        CUptiResult r_ = fn.name(p);                                    \
+        if (r_ != CUPTI_SUCCESS) {                                      \
+            cml_cupti_explain_call(err, errlen, #name, r_);             \
+            goto fail;                                                  \
+        }                                                               \
+    } while (0)
+
+/* Whether a SASS metric is one the trace wants beside the model's figures. */
+static int wanted(const char *name)
+{
+    static const char *const parts[] = {"inst_executed_op_global", "inst_executed_op_shared",
+                                        "inst_executed_op_local", "sectors_mem_global",
+                                        "sectors_mem_local", "bank_conflicts", "wavefronts",
+                                        "requests"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (strstr(name, parts[i]))
+            return 1;
+    return !strcmp(name, "smsp__sass_inst_executed");
+}
+
+static int configure(CUdevice dev, char *err, size_t errlen)
+{
+    CUpti_SassMetrics_MetricDetails *all = NULL;
+    if (cfg.have && cfg.dev == dev)
+        return 0;
+    if (cfg.have) {
+        snprintf(err, errlen, "a second device: per-instruction counters are read on one");
+        return -1;
+    }
+    CUpti_Device_GetChipName_Params chip = {
+        .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    chip.deviceIndex = (size_t)dev;
+    CUptiResult r = cml_cupti.cuptiDeviceGetChipName(&chip);
+    if (r != CUPTI_SUCCESS) {
+        cml_cupti_explain_call(err, errlen, "cuptiDeviceGetChipName", r);
+        return -1;
+    }
+    CUpti_SassMetrics_GetNumOfMetrics_Params num = {
+        .structSize = CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE};
+    num.pChipName = chip.pChipName;
+    CALL(cuptiSassMetricsGetNumOfMetrics, &num);
+    all = calloc(num.numOfMetrics ? num.numOfMetrics : 1, sizeof *all);
+    if (!all) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    CUpti_SassMetrics_GetMetrics_Params get = {
+        .structSize = CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE};
+    get.pChipName = chip.pChipName;
+    get.pMetricsList = all;
+    get.numOfMetrics = num.numOfMetrics;
+    CALL(cuptiSassMetricsGetMetrics, &get);
+    CUpti_SassMetrics_Config configs[MAX_SASS_METRICS];
+    for (size_t i = 0; i < num.numOfMetrics && cfg.n < MAX_SASS_METRICS; i++) {
+        cml_inj_step("SASS metric", all[i].pMetricName);
+        if (!all[i].pMetricName || !wanted(all[i].pMetricName))
+            continue;
+        char *copy = malloc(strlen(all[i].pMetricName) + 1u);
+        if (!copy)
+            break;
+        strcpy(copy, all[i].pMetricName);
+        cfg.names[cfg.n] = copy;
+        cfg.ids[cfg.n] = all[i].metricId;
+        configs[cfg.n].metricId = all[i].metricId;
+        configs[cfg.n].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
+        cfg.n++;
+    }
+    if (cfg.n == 0) {
+        snprintf(err, errlen, "the chip's %zu SASS metrics count no memory instruction",
+                 num.numOfMetrics);
+        goto fail;
+    }
+    CUpti_SassMetricsSetConfig_Params set = {
+        .structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+    set.numOfMetricConfig = cfg.n;
+    set.pConfigs = configs;
+    set.deviceIndex = (uint32_t)dev;
+    CALL(cuptiSassMetricsSetConfig, &set);
+    cfg.have = 1;
+    cfg.dev = dev;
+    free(all);
+    return 0;
+fail:
+    free(all);
+    return -1;
+}
+
+int cml_sass_begin(CUcontext ctx, CUdevice dev, char *err, size_t errlen)
+{
+    if (!fn.tried) {
+        fn.tried = 1;
+        int ok = cml_cupti.lib != NULL;
+        SASS_FUNCS(LOOKUP)
+        fn.ok = ok;
+    }
+    if (!fn.ok) {
+        snprintf(err, errlen, "libcupti has no SASS metrics API (CUDA 12.4 or newer needed)");
+        return -1;
+    }
+    if (configure(dev, err, errlen) != 0)
+        return -1;
+    CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+    en.ctx = ctx;
+    en.enableLazyPatching = 1; /* only what runs inside: the chosen launch */
+    CALL(cuptiSassMetricsEnable, &en);
+    return 0;
+fail:
+    return -1;
+}
+
+static void disable(CUcontext ctx)
+{
+    CUpti_SassMetricsDisable_Params dis = {
+        .structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    dis.ctx = ctx;
+    (void)fn.cuptiSassMetricsDisable(&dis);
+}
+
+void cml_sass_free(cml_tf_pc_counters *s)
+{
+    free(s->pcs);
+    free(s->values);
+    s->pcs = NULL;
+    s->values = NULL;
+}
+
+/* The row of pc in the table being built (rows kept ascending); SIZE_MAX
+ * when out of memory. */
+static size_t row_of(cml_tf_pc_counters *s, size_t *cap, uint32_t pc)
+{
+    size_t lo = 0, hi = s->npcs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->pcs[mid] < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->npcs && s->pcs[lo] == pc)
+        return lo;
+    if (s->npcs == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        uint32_t *p = realloc(s->pcs, c * sizeof *p);
+        if (p)
+            s->pcs = p;
+        uint64_t *v = realloc(s->values, c * cfg.n * sizeof *v);
+        if (v)
+            s->values = v;
+        if (!p || !v)
+            return SIZE_MAX;
+        *cap = c;
+    }
+    memmove(s->pcs + lo + 1, s->pcs + lo, (s->npcs - lo) * sizeof *s->pcs);
+    memmove(s->values + (lo + 1) * cfg.n, s->values + lo * cfg.n,
+            (s->npcs - lo) * cfg.n * sizeof *s->values);
+    s->pcs[lo] = pc;
+    memset(s->values + lo * cfg.n, 0, cfg.n * sizeof *s->values);
+    s->npcs++;
+    return lo;
+}
+
+int cml_sass_end(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char *err,
+                 size_t errlen)
+{
+    CUpti_SassMetrics_Data *data = NULL;
+    size_t nrec = 0, cap = 0;
+    memset(out, 0, sizeof *out);
+    out->nmetrics = cfg.n;
+    out->metrics = (const char **)cfg.names;
+    CUresult cr = cuCtxSynchronize();
+    if (cr != CUDA_SUCCESS) {
+        const char *s = NULL;
+        cuGetErrorString(cr, &s);
+        snprintf(err, errlen, "the launch failed: %s", s ? s : "unknown CUDA error");
+        goto fail;
+    }
+    CUpti_SassMetricsGetDataProperties_Params props = {
+        .structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+    props.ctx = ctx;
+    CALL(cuptiSassMetricsGetDataProperties, &props);
+    nrec = props.numOfPatchedInstructionRecords;
+    if (nrec && props.numOfInstances) {
+        data = calloc(nrec, sizeof *data);
+        if (!data) {
+            snprintf(err, errlen, "out of host memory");
+            goto fail;
+        }
+        for (size_t i = 0; i < nrec; i++) {
+            /* what cupti_sass_metrics.h says this field holds */
+            data[i].structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE;
+            data[i].pInstanceValues = calloc(props.numOfInstances, sizeof *data[i].pInstanceValues);
+            if (!data[i].pInstanceValues) {
+                nrec = i; /* what fail frees */
+                snprintf(err, errlen, "out of host memory");
+                goto fail;
+            }
+        }
+        CUpti_SassMetricsFlushData_Params flush = {
+            .structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+        flush.ctx = ctx;
+        flush.numOfPatchedInstructionRecords = nrec;
+        flush.numOfInstances = props.numOfInstances;
+        flush.pMetricsData = data;
+        CALL(cuptiSassMetricsFlushData, &flush);
+        /* Every instance of every record of the kernel's own code, summed
+         * per (pc, metric); code of functions it calls is left out. */
+        for (size_t i = 0; i < nrec; i++) {
+            if (!data[i].functionName || strcmp(data[i].functionName, kernel) != 0)
+                continue;
+            size_t row = row_of(out, &cap, data[i].pcOffset);
+            if (row == SIZE_MAX) {
+                snprintf(err, errlen, "out of host memory");
+                goto fail;
+            }
+            for (size_t k = 0; k < props.numOfInstances; k++)
+                for (size_t m = 0; m < cfg.n; m++)
+                    if (data[i].pInstanceValues[k].metricId == cfg.ids[m])
+                        out->values[row * cfg.n + m] += data[i].pInstanceValues[k].value;
+        }
+    }
+    for (size_t i = 0; data && i < nrec; i++) {
+        free((void *)data[i].functionName);
+        free(data[i].pInstanceValues);
+    }
+    free(data);
+    disable(ctx);
+    return 0;
+fail:
+    for (size_t i = 0; data && i < nrec; i++) {
+        free((void *)data[i].functionName);
+        free(data[i].pInstanceValues);
+    }
+    free(data);
+    cml_sass_free(out);
+    out->npcs = 0;
+    disable(ctx);
+    return -1;
+}
