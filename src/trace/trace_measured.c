@@ -83,6 +83,13 @@ void cml_tfm_text(FILE *out, const cml_tf_report *r)
             header = 1;
         }
         const char *name = cml_tfr_func_name(r->t, r->t->kernel[k].func);
+        const cml_tf_pc_counters *pc = cml_tf_pc_counters_of(r->t, &r->t->kernel[k]);
+        if (pc && pc->error[0])
+            fprintf(out, "  %s per instruction: not measured: %s\n", name, pc->error);
+        else if (pc)
+            fprintf(out, "  %s per instruction: %zu of its instructions counted (under each "
+                         "instruction above)\n",
+                    name, pc->npcs);
         if (c->error[0]) {
             fprintf(out, "  %s: not measured: %s\n", name, c->error);
             continue;
@@ -165,8 +172,31 @@ void cml_tfm_html(FILE *out, const cml_tf_report *r)
         fputs("</section>\n", out);
 }
 
+/* "measured_per_instruction": what the PCNT chunk of launch k holds, or
+ * null (the values themselves are under each instruction). */
+static void pcnt_json(cml_json *j, const cml_tf_report *r, size_t k)
+{
+    const cml_tf_pc_counters *pc = cml_tf_pc_counters_of(r->t, &r->t->kernel[k]);
+    cml_json_key(j, "measured_per_instruction");
+    if (!pc) {
+        cml_json_null(j);
+        return;
+    }
+    cml_json_begin_object(j);
+    cml_json_kv_string(j, "method", "cupti-sass-metrics");
+    cml_json_kv_string(j, "error", pc->error);
+    cml_json_kv_u64(j, "instructions", pc->npcs);
+    cml_json_key(j, "metrics");
+    cml_json_begin_array(j);
+    for (size_t m = 0; m < pc->nmetrics; m++)
+        cml_json_string(j, pc->metrics[m]);
+    cml_json_end_array(j);
+    cml_json_end_object(j);
+}
+
 void cml_tfm_json(cml_json *j, const cml_tf_report *r, size_t k)
 {
+    pcnt_json(j, r, k);
     cml_tfm_row rows[CML_TF_MAX_METRICS];
     size_t n = 0;
     const cml_tf_counters *c = cml_tfm_rows(r, k, rows, &n);

@@ -88,7 +88,8 @@ for k in t["kernels"]:
            for i in k["instructions_by_waste"] if i.get("measured")
            for x in i["measured"] if x["verdict"] != "not judged"]
     pbad = [p for p in per if p[4] != "agrees"]
-    print("   per instruction:", len(per), "judged,", len(pbad), "differ", pbad[:4])
+    print("   per instruction:", len(per), "judged,", len(pbad), "differ", pbad[:4],
+          k.get("measured_per_instruction"))
     if re.search(sys.argv[3], k["name"]):
         assert k["sample_stride"] == 1 and k["warps_lost"] == 0, k["name"]
         assert judged and not bad, (k["name"], bad)

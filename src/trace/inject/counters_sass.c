@@ -56,17 +56,25 @@ static struct {
         }                                                               \
     } while (0)
 
-/* Whether a SASS metric is one the trace wants beside the model's figures. */
+/* Whether a SASS metric is one the trace wants beside the model's figures:
+ * the warp instructions executed (all, and per space and operation), and
+ * every sector, wavefront and bank-conflict count (H100, CUDA 13: 79 SASS
+ * metrics, most of them instruction counts by kind). */
 static int wanted(const char *name)
 {
-    static const char *const parts[] = {"inst_executed_op_global", "inst_executed_op_shared",
-                                        "inst_executed_op_local", "sectors_mem_global",
-                                        "sectors_mem_local", "bank_conflicts", "wavefronts",
-                                        "requests"};
+    static const char *const exact[] = {
+        "smsp__sass_inst_executed",          "smsp__sass_inst_executed_op_global_ld",
+        "smsp__sass_inst_executed_op_global_st", "smsp__sass_inst_executed_op_shared_ld",
+        "smsp__sass_inst_executed_op_shared_st", "smsp__sass_inst_executed_op_local_ld",
+        "smsp__sass_inst_executed_op_local_st"};
+    static const char *const parts[] = {"sectors_mem_", "wavefronts_mem_shared", "bank_conflicts"};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (!strcmp(name, exact[i]))
+            return 1;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (strstr(name, parts[i]))
             return 1;
-    return !strcmp(name, "smsp__sass_inst_executed");
+    return 0;
 }
 
 static int configure(CUdevice dev, char *err, size_t errlen)
@@ -102,9 +110,9 @@ static int configure(CUdevice dev, char *err, size_t errlen)
     get.numOfMetrics = num.numOfMetrics;
     CALL(cuptiSassMetricsGetMetrics, &get);
     CUpti_SassMetrics_Config configs[MAX_SASS_METRICS];
-    for (size_t i = 0; i < num.numOfMetrics && cfg.n < MAX_SASS_METRICS; i++) {
+    for (size_t i = 0; i < num.numOfMetrics; i++) {
         cml_inj_step("SASS metric", all[i].pMetricName);
-        if (!all[i].pMetricName || !wanted(all[i].pMetricName))
+        if (!all[i].pMetricName || !wanted(all[i].pMetricName) || cfg.n == MAX_SASS_METRICS)
             continue;
         char *copy = malloc(strlen(all[i].pMetricName) + 1u);
         if (!copy)
