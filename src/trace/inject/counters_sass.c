@@ -160,7 +160,10 @@ int cml_sass_begin(CUcontext ctx, CUdevice dev, char *err, size_t errlen)
         return -1;
     CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     en.ctx = ctx;
-    en.enableLazyPatching = 1; /* only what runs inside: the chosen launch */
+    /* Every function of the modules loaded patched now, not at its first
+     * execution: lazily, the second kernel of a module counted nothing
+     * (H100, CUDA 13: trace_program's gather after scale, 0 records). */
+    en.enableLazyPatching = 0;
     CALL(cuptiSassMetricsEnable, &en);
     return 0;
 fail:
