@@ -19,7 +19,6 @@
     X(cuptiSassMetricsGetMetrics, CUpti_SassMetrics_GetMetrics_Params)             \
     X(cuptiSassMetricsSetConfig, CUpti_SassMetricsSetConfig_Params)                \
     X(cuptiSassMetricsEnable, CUpti_SassMetricsEnable_Params)                      \
-    X(cuptiSassMetricsDisable, CUpti_SassMetricsDisable_Params)                    \
     X(cuptiSassMetricsGetDataProperties, CUpti_SassMetricsGetDataProperties_Params) \
     X(cuptiSassMetricsFlushData, CUpti_SassMetricsFlushData_Params)
 
@@ -144,6 +143,11 @@ fail:
     return -1;
 }
 
+static CUcontext enabled_ctx; /* collection stays on from the first chosen launch */
+
+static int take(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char *err,
+                size_t errlen);
+
 int cml_sass_begin(CUcontext ctx, CUdevice dev, char *err, size_t errlen)
 {
     if (!fn.tried) {
@@ -158,24 +162,32 @@ int cml_sass_begin(CUcontext ctx, CUdevice dev, char *err, size_t errlen)
     }
     if (configure(dev, err, errlen) != 0)
         return -1;
-    CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
-    en.ctx = ctx;
-    /* Every function of the modules loaded patched now, not at its first
-     * execution: lazily, the second kernel of a module counted nothing
-     * (H100, CUDA 13: trace_program's gather after scale, 0 records). */
-    en.enableLazyPatching = 0;
-    CALL(cuptiSassMetricsEnable, &en);
+    if (enabled_ctx && enabled_ctx != ctx) {
+        snprintf(err, errlen, "a second context: per-instruction counters are read in one");
+        return -1;
+    }
+    if (!enabled_ctx) {
+        /* Enabled once and left on: patched lazily, each kernel at its first
+         * execution. Both ways of enabling around each launch counted
+         * nothing for some kernels (H100, CUDA 13, trace_program): lazily,
+         * the second kernel of a module after the first's range ended;
+         * eagerly, a kernel whose module was not loaded yet (CUDA loads
+         * modules at their first launch). */
+        CUpti_SassMetricsEnable_Params en = {
+            .structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+        en.ctx = ctx;
+        en.enableLazyPatching = 1;
+        CALL(cuptiSassMetricsEnable, &en);
+        enabled_ctx = ctx;
+    }
+    /* What ran before (other launches, counted too) is flushed away. */
+    cml_tf_pc_counters none;
+    if (take(ctx, NULL, &none, err, errlen) != 0)
+        return -1;
+    cml_sass_free(&none);
     return 0;
 fail:
     return -1;
-}
-
-static void disable(CUcontext ctx)
-{
-    CUpti_SassMetricsDisable_Params dis = {
-        .structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
-    dis.ctx = ctx;
-    (void)fn.cuptiSassMetricsDisable(&dis);
 }
 
 void cml_sass_free(cml_tf_pc_counters *s)
@@ -221,8 +233,10 @@ static size_t row_of(cml_tf_pc_counters *s, size_t *cap, uint32_t pc)
     return lo;
 }
 
-int cml_sass_end(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char *err,
-                 size_t errlen)
+/* Wait for the context's work, flush the records CUPTI holds, and keep
+ * those of `kernel`'s own instructions in *out (NULL: keep none). */
+static int take(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char *err,
+                size_t errlen)
 {
     CUpti_SassMetrics_Data *data = NULL;
     size_t nrec = 0, cap = 0;
@@ -267,7 +281,7 @@ int cml_sass_end(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, cha
         /* Every instance of every record of the kernel's own code, summed
          * per (pc, metric); code of functions it calls is left out. */
         for (size_t i = 0; i < nrec; i++) {
-            if (!data[i].functionName || strcmp(data[i].functionName, kernel) != 0)
+            if (!kernel || !data[i].functionName || strcmp(data[i].functionName, kernel) != 0)
                 continue;
             size_t row = row_of(out, &cap, data[i].pcOffset);
             if (row == SIZE_MAX) {
@@ -285,7 +299,6 @@ int cml_sass_end(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, cha
         free(data[i].pInstanceValues);
     }
     free(data);
-    disable(ctx);
     return 0;
 fail:
     for (size_t i = 0; data && i < nrec; i++) {
@@ -295,6 +308,11 @@ fail:
     free(data);
     cml_sass_free(out);
     out->npcs = 0;
-    disable(ctx);
     return -1;
+}
+
+int cml_sass_end(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char *err,
+                 size_t errlen)
+{
+    return take(ctx, kernel, out, err, errlen);
 }
