@@ -304,7 +304,7 @@ static void write_pc_chunk(CUcontext ctx, const cml_tf_pc_counters *pc, const ch
 }
 
 /* The third run's entry of a chosen launch: SASS metrics collection on. */
-static void sass_enter(CUcontext ctx)
+static void sass_enter(CUcontext ctx, CUfunction f)
 {
     char err[512] = "";
     static int acquired;
@@ -316,7 +316,7 @@ static void sass_enter(CUcontext ctx)
         snprintf(err, sizeof err, "the launch's device is not known");
         goto fail;
     }
-    if (cml_sass_begin(ctx, dev, err, sizeof err) != 0)
+    if (cml_sass_begin(ctx, dev, f, err, sizeof err) != 0)
         goto fail;
     g.active = 1;
     cml_inj_step("counting per instruction", g.name);
@@ -343,6 +343,38 @@ static void sass_exit(CUcontext ctx, CUresult launch_result)
     write_pc_chunk(ctx, &pc, rc ? err : NULL);
     cml_sass_free(&pc);
     cml_inj_step("counted per instruction", g.name);
+}
+
+/* The launch calls' parameter blocks as far as the function: the first
+ * members of generated_cuda_meta.h's cuLaunchKernel_params (and _ptsz,
+ * cuLaunchCooperativeKernel_params) and cuLaunchKernelEx_params (and
+ * _ptsz). That header cannot be included from C on its own (it needs the
+ * driver's internal _v1 types), so the two shapes are spelled out here. */
+typedef struct launch_params_head {
+    CUfunction f;
+} launch_params_head;
+typedef struct launch_ex_params_head {
+    const CUlaunchConfig *config;
+    CUfunction f;
+} launch_ex_params_head;
+
+/* The function a launch call launches (NULL when not known). */
+static CUfunction launched_function(CUpti_CallbackId cbid, const void *params)
+{
+    if (!params)
+        return NULL;
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        return ((const launch_params_head *)params)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        return ((const launch_ex_params_head *)params)->f;
+    default:
+        return NULL;
+    }
 }
 
 static int is_launch(CUpti_CallbackId cbid)
@@ -403,7 +435,7 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
         snprintf(g.name, sizeof g.name, "%s", name);
         g.index = index;
         if (g.sass)
-            sass_enter(d->context);
+            sass_enter(d->context, launched_function(cbid, d->functionParams));
         else
             launch_enter(d->context);
     }

@@ -19,6 +19,7 @@
     X(cuptiSassMetricsGetMetrics, CUpti_SassMetrics_GetMetrics_Params)             \
     X(cuptiSassMetricsSetConfig, CUpti_SassMetricsSetConfig_Params)                \
     X(cuptiSassMetricsEnable, CUpti_SassMetricsEnable_Params)                      \
+    X(cuptiSassMetricsDisable, CUpti_SassMetricsDisable_Params)                    \
     X(cuptiSassMetricsGetDataProperties, CUpti_SassMetricsGetDataProperties_Params) \
     X(cuptiSassMetricsFlushData, CUpti_SassMetricsFlushData_Params)
 
@@ -143,12 +144,18 @@ fail:
     return -1;
 }
 
-static CUcontext enabled_ctx; /* collection stays on from the first chosen launch */
-
 static int take(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char *err,
                 size_t errlen);
 
-int cml_sass_begin(CUcontext ctx, CUdevice dev, char *err, size_t errlen)
+static void disable(CUcontext ctx)
+{
+    CUpti_SassMetricsDisable_Params dis = {
+        .structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    dis.ctx = ctx;
+    (void)fn.cuptiSassMetricsDisable(&dis);
+}
+
+int cml_sass_begin(CUcontext ctx, CUdevice dev, CUfunction f, char *err, size_t errlen)
 {
     if (!fn.tried) {
         fn.tried = 1;
@@ -162,28 +169,28 @@ int cml_sass_begin(CUcontext ctx, CUdevice dev, char *err, size_t errlen)
     }
     if (configure(dev, err, errlen) != 0)
         return -1;
-    if (enabled_ctx && enabled_ctx != ctx) {
-        snprintf(err, errlen, "a second context: per-instruction counters are read in one");
+    /* The launch's function loaded first (CUDA loads code at its first
+     * launch), then collection enabled with every loaded function patched
+     * at once, and disabled at the launch's end. Patching lazily (at a
+     * function's first execution) counted nothing for the second kernel of
+     * a module on the H100 (CUDA 13, trace_program's gather after scale),
+     * enabled around each launch or once for the run; patching at once
+     * without loading first counted nothing for a kernel whose module was
+     * not loaded yet. */
+    if (f && cuFuncLoad(f) != CUDA_SUCCESS) {
+        snprintf(err, errlen, "cannot load the launch's function (cuFuncLoad)");
         return -1;
     }
-    if (!enabled_ctx) {
-        /* Enabled once and left on: patched lazily, each kernel at its first
-         * execution. Both ways of enabling around each launch counted
-         * nothing for some kernels (H100, CUDA 13, trace_program): lazily,
-         * the second kernel of a module after the first's range ended;
-         * eagerly, a kernel whose module was not loaded yet (CUDA loads
-         * modules at their first launch). */
-        CUpti_SassMetricsEnable_Params en = {
-            .structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
-        en.ctx = ctx;
-        en.enableLazyPatching = 1;
-        CALL(cuptiSassMetricsEnable, &en);
-        enabled_ctx = ctx;
-    }
-    /* What ran before (other launches, counted too) is flushed away. */
+    CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+    en.ctx = ctx;
+    en.enableLazyPatching = 0;
+    CALL(cuptiSassMetricsEnable, &en);
+    /* Nothing of another launch is kept (none ran since the enable). */
     cml_tf_pc_counters none;
-    if (take(ctx, NULL, &none, err, errlen) != 0)
+    if (take(ctx, NULL, &none, err, errlen) != 0) {
+        disable(ctx);
         return -1;
+    }
     cml_sass_free(&none);
     return 0;
 fail:
@@ -281,6 +288,10 @@ static int take(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char
         /* Every instance of every record of the kernel's own code, summed
          * per (pc, metric); code of functions it calls is left out. */
         for (size_t i = 0; i < nrec; i++) {
+            if (cml_inj_verbose)
+                fprintf(stderr, "cumemlab trace: [step] SASS record of %s +0x%x (%s)\n",
+                        data[i].functionName ? data[i].functionName : "?", data[i].pcOffset,
+                        kernel ? kernel : "flushed away");
             if (!kernel || !data[i].functionName || strcmp(data[i].functionName, kernel) != 0)
                 continue;
             size_t row = row_of(out, &cap, data[i].pcOffset);
@@ -314,5 +325,7 @@ fail:
 int cml_sass_end(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char *err,
                  size_t errlen)
 {
-    return take(ctx, kernel, out, err, errlen);
+    int rc = take(ctx, kernel, out, err, errlen);
+    disable(ctx);
+    return rc;
 }

@@ -14,16 +14,16 @@
 
 #include "trace/trace_file.h"
 
-/* Entering the chosen launch: the device's SASS metrics configured (once
- * per device: the instruction counts per space and operation, and every
- * sector, wavefront and bank-conflict count of the chip), collection
- * enabled on ctx (once, and left on), the records of what ran before
- * flushed away. 0, or -1 with one line in err. */
-int cml_sass_begin(CUcontext ctx, CUdevice dev, char *err, size_t errlen);
+/* Entering the chosen launch of function f: the device's SASS metrics
+ * configured (once per device: the instruction counts per space and
+ * operation, and every sector, wavefront and bank-conflict count of the
+ * chip), f loaded and collection enabled on ctx, every loaded function
+ * patched. 0, or -1 with one line in err. */
+int cml_sass_begin(CUcontext ctx, CUdevice dev, CUfunction f, char *err, size_t errlen);
 
 /* Leaving it: wait for it, take the values of `kernel`'s own instructions
- * into *out (pcs ascending; free with cml_sass_free). 0, or -1 with one
- * line in err. */
+ * into *out (pcs ascending; free with cml_sass_free), disable collection.
+ * 0, or -1 with one line in err. */
 int cml_sass_end(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, char *err,
                  size_t errlen);
 void cml_sass_free(cml_tf_pc_counters *s);
