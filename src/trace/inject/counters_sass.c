@@ -178,8 +178,16 @@ int cml_sass_begin(CUcontext ctx, CUdevice dev, CUfunction f, char *err, size_t 
      * without loading first counted nothing for a kernel whose module was
      * not loaded yet. */
     if (f && cuFuncLoad(f) != CUDA_SUCCESS) {
-        snprintf(err, errlen, "cannot load the launch's function (cuFuncLoad)");
-        return -1;
+        /* The runtime launches a CUkernel (a context-free handle) where the
+         * driver's parameter says CUfunction: its function in this context
+         * is loaded by asking for it. */
+        CUfunction in_ctx = NULL;
+        if (cuKernelGetFunction(&in_ctx, (CUkernel)(void *)f) != CUDA_SUCCESS || !in_ctx ||
+            cuFuncLoad(in_ctx) != CUDA_SUCCESS) {
+            snprintf(err, errlen, "cannot load the launch's function (cuFuncLoad, "
+                                  "cuKernelGetFunction)");
+            return -1;
+        }
     }
     CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     en.ctx = ctx;
