@@ -18,6 +18,7 @@
     X(cuptiSassMetricsGetNumOfMetrics, CUpti_SassMetrics_GetNumOfMetrics_Params)   \
     X(cuptiSassMetricsGetMetrics, CUpti_SassMetrics_GetMetrics_Params)             \
     X(cuptiSassMetricsSetConfig, CUpti_SassMetricsSetConfig_Params)                \
+    X(cuptiSassMetricsUnsetConfig, CUpti_SassMetricsUnsetConfig_Params)            \
     X(cuptiSassMetricsEnable, CUpti_SassMetricsEnable_Params)                      \
     X(cuptiSassMetricsDisable, CUpti_SassMetricsDisable_Params)                    \
     X(cuptiSassMetricsGetDataProperties, CUpti_SassMetricsGetDataProperties_Params) \
@@ -45,6 +46,7 @@ static struct {
     size_t n;
     char *names[MAX_SASS_METRICS];
     uint64_t ids[MAX_SASS_METRICS];
+    CUdevice dev_now; /* the device configured for the launch being counted */
 } cfg;
 
 #define CALL(name, p)                                                   \
@@ -77,6 +79,34 @@ static int wanted(const char *name)
     return 0;
 }
 
+/* The configuration set on the device for one launch; unset at its end. */
+static int set_config(CUdevice dev, char *err, size_t errlen)
+{
+    CUpti_SassMetrics_Config configs[MAX_SASS_METRICS];
+    for (size_t m = 0; m < cfg.n; m++) {
+        configs[m].metricId = cfg.ids[m];
+        configs[m].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
+    }
+    CUpti_SassMetricsSetConfig_Params set = {
+        .structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+    set.numOfMetricConfig = cfg.n;
+    set.pConfigs = configs;
+    set.deviceIndex = (uint32_t)dev;
+    CALL(cuptiSassMetricsSetConfig, &set);
+    return 0;
+fail:
+    return -1;
+}
+
+static void unset_config(CUdevice dev)
+{
+    CUpti_SassMetricsUnsetConfig_Params unset = {
+        .structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+    unset.deviceIndex = (uint32_t)dev;
+    (void)fn.cuptiSassMetricsUnsetConfig(&unset);
+}
+
+/* The metrics to count on dev, chosen once. */
 static int configure(CUdevice dev, char *err, size_t errlen)
 {
     CUpti_SassMetrics_MetricDetails *all = NULL;
@@ -109,7 +139,6 @@ static int configure(CUdevice dev, char *err, size_t errlen)
     get.pMetricsList = all;
     get.numOfMetrics = num.numOfMetrics;
     CALL(cuptiSassMetricsGetMetrics, &get);
-    CUpti_SassMetrics_Config configs[MAX_SASS_METRICS];
     for (size_t i = 0; i < num.numOfMetrics; i++) {
         cml_inj_step("SASS metric", all[i].pMetricName);
         if (!all[i].pMetricName || !wanted(all[i].pMetricName) || cfg.n == MAX_SASS_METRICS)
@@ -120,8 +149,6 @@ static int configure(CUdevice dev, char *err, size_t errlen)
         strcpy(copy, all[i].pMetricName);
         cfg.names[cfg.n] = copy;
         cfg.ids[cfg.n] = all[i].metricId;
-        configs[cfg.n].metricId = all[i].metricId;
-        configs[cfg.n].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
         cfg.n++;
     }
     if (cfg.n == 0) {
@@ -129,12 +156,6 @@ static int configure(CUdevice dev, char *err, size_t errlen)
                  num.numOfMetrics);
         goto fail;
     }
-    CUpti_SassMetricsSetConfig_Params set = {
-        .structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
-    set.numOfMetricConfig = cfg.n;
-    set.pConfigs = configs;
-    set.deviceIndex = (uint32_t)dev;
-    CALL(cuptiSassMetricsSetConfig, &set);
     cfg.have = 1;
     cfg.dev = dev;
     free(all);
@@ -167,9 +188,13 @@ int cml_sass_begin(CUcontext ctx, CUdevice dev, CUfunction f, char *err, size_t 
         snprintf(err, errlen, "libcupti has no SASS metrics API (CUDA 12.4 or newer needed)");
         return -1;
     }
-    if (configure(dev, err, errlen) != 0)
+    if (configure(dev, err, errlen) != 0 || set_config(dev, err, errlen) != 0)
         return -1;
-    /* The launch's function loaded first (CUDA loads code at its first
+    /* Configured, enabled, disabled and unset around each launch: a
+     * configuration kept from one launch to the next counted nothing for
+     * the second kernel on the H100 (CUDA 13, trace_program's gather after
+     * scale), whether enabled once or around each launch, lazily or not.
+     * The launch's function loaded first (CUDA loads code at its first
      * launch), then collection enabled with every loaded function patched
      * at once, and disabled at the launch's end. Patching lazily (at a
      * function's first execution) counted nothing for the second kernel of
@@ -186,23 +211,29 @@ int cml_sass_begin(CUcontext ctx, CUdevice dev, CUfunction f, char *err, size_t 
             cuFuncLoad(in_ctx) != CUDA_SUCCESS) {
             snprintf(err, errlen, "cannot load the launch's function (cuFuncLoad, "
                                   "cuKernelGetFunction)");
+            unset_config(dev);
             return -1;
         }
     }
     CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     en.ctx = ctx;
     en.enableLazyPatching = 0;
-    CALL(cuptiSassMetricsEnable, &en);
+    CUptiResult er = fn.cuptiSassMetricsEnable(&en);
+    if (er != CUPTI_SUCCESS) {
+        cml_cupti_explain_call(err, errlen, "cuptiSassMetricsEnable", er);
+        unset_config(dev);
+        return -1;
+    }
+    cfg.dev_now = dev;
     /* Nothing of another launch is kept (none ran since the enable). */
     cml_tf_pc_counters none;
     if (take(ctx, NULL, &none, err, errlen) != 0) {
         disable(ctx);
+        unset_config(dev);
         return -1;
     }
     cml_sass_free(&none);
     return 0;
-fail:
-    return -1;
 }
 
 void cml_sass_free(cml_tf_pc_counters *s)
@@ -335,5 +366,6 @@ int cml_sass_end(CUcontext ctx, const char *kernel, cml_tf_pc_counters *out, cha
 {
     int rc = take(ctx, kernel, out, err, errlen);
     disable(ctx);
+    unset_config(cfg.dev_now);
     return rc;
 }
