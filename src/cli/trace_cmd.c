@@ -42,6 +42,9 @@
 
 #define LIBRARY "libcumemlab-inject.so"
 #define COUNTERS_LIBRARY "libcumemlab-counters.so"
+/* Per-instruction counters take a run of the program per kernel: at most
+ * this many. */
+#define MAX_PCNT_RUNS 10
 #define PATCHES "cumemlab-inject-patches.fatbin"
 /* Instructions in the ranking, and shown with their lanes. */
 #define RANKED 10u
@@ -166,6 +169,7 @@ static int check_usage(const cml_cli *cli)
 typedef struct counters_run {
     const char *lib, *out, *log;
     const char *mode; /* "range" (per launch) or "sass" (per instruction) */
+    const char *done; /* sass: the kernels counted in earlier runs, a line each */
 } counters_run;
 
 /* The metric list of the lab's counter map, comma-separated. */
@@ -187,6 +191,7 @@ static int counters_child(const counters_run *cr)
     setenv("CML_COUNTERS_OUT", cr->out, 1);
     setenv("CML_COUNTERS_METRICS", metrics, 1);
     setenv("CML_COUNTERS_MODE", cr->mode, 1);
+    setenv("CML_COUNTERS_DONE", cr->done ? cr->done : "", 1);
     FILE *in = freopen("/dev/null", "r", stdin);
     FILE *o = freopen("/dev/null", "w", stdout);
     FILE *e = freopen(cr->log, "w", stderr);
@@ -341,6 +346,45 @@ static void show_library_lines(const char *log)
         fclose(f);
 }
 
+/* One counters run in `mode` ("range" or "sass", with the kernels already
+ * counted in `done`), its chunks copied into the trace at `out`; the
+ * kernel a "sass" run counted into counted[] ("" : none). 1, or 0 when it
+ * failed (said). */
+static int counters_run_once(const cml_cli *cli, const char *clib, const char *out,
+                             const char *cout, const char *log, const char *mode,
+                             const char *done, char *counted, size_t counted_len)
+{
+    remove(cout);
+    counters_run cr = {clib, cout, log, mode, done};
+    const int st = run_program(cli, clib, NULL, NULL, &cr);
+    show_library_lines(log);
+    remove(log);
+    const char *what = strcmp(mode, "sass") ? "counters run" : "per-instruction counters run";
+    char err[700];
+    int ok = 0;
+    cml_trace c;
+    if (st != 0) {
+        fprintf(stderr, "cumemlab: trace: counters not measured: the program's %s ended with "
+                        "status %d, the first run with 0\n",
+                what, st);
+    } else if (access(cout, R_OK) != 0) {
+        fprintf(stderr, "cumemlab: trace: counters not measured: the counters library wrote "
+                        "nothing in the %s (its lines above say why, or CUDA did not load it)\n",
+                what);
+    } else if (cml_tf_read(cout, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", err);
+    } else {
+        if (counted && c.npcnt)
+            snprintf(counted, counted_len, "%s", c.pcnt[0].kernel);
+        cml_tf_free(&c);
+        ok = cml_tf_splice_counters(out, cout, err, sizeof err) == 0;
+        if (!ok)
+            fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", err);
+    }
+    remove(cout);
+    return ok;
+}
+
 /* The counters run, after the recording run ended with `status`, its CNTR
  * chunks copied into the trace at `out`. CML_EXIT_OK, or CML_EXIT_FAIL when
  * --counters on and they could not be measured (with auto: said, not a
@@ -363,40 +407,43 @@ static int measure_counters(const cml_cli *cli, const char *lib, const char *out
         return must ? CML_EXIT_FAIL : CML_EXIT_OK;
     }
     /* Per launch (the range profiler), then per instruction (SASS
-     * metrics): two runs, as each changes what the other would count. */
-    static const char *const modes[2] = {"range", "sass"};
-    static const char *const what[2] = {"counters run", "per-instruction counters run"};
-    int rc = CML_EXIT_OK;
-    for (int m = 0; m < 2; m++) {
-        snprintf(cout, sizeof cout, "%s.counters", out);
-        snprintf(log, sizeof log, "%s.log", out);
-        remove(cout);
-        counters_run cr = {clib, cout, log, modes[m]};
-        const int st = run_program(cli, clib, NULL, NULL, &cr);
-        show_library_lines(log);
-        remove(log);
-        char err[700];
-        const char *fail = NULL;
-        if (st != 0) {
-            fprintf(stderr, "cumemlab: trace: counters not measured: the program's %s ended "
-                            "with status %d, the first run with 0\n",
-                    what[m], st);
-            fail = "";
-        } else if (access(cout, R_OK) != 0) {
-            fprintf(stderr, "cumemlab: trace: counters not measured: the counters library wrote "
-                            "nothing in the %s (its lines above say why, or CUDA did not load "
-                            "it)\n",
-                    what[m]);
-            fail = "";
-        } else if (cml_tf_splice_counters(out, cout, err, sizeof err) != 0) {
-            fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", err);
-            fail = "";
-        }
-        remove(cout);
-        if (fail && must)
-            rc = CML_EXIT_FAIL;
+     * metrics), each in runs of its own, as each changes what the other
+     * would count; per instruction one kernel a run (counters_inject.c,
+     * sass_done, says why), so as many runs as the trace has kernels. */
+    cml_trace t;
+    char err[700];
+    size_t kernels = 0;
+    if (cml_tf_read(out, &t, err, sizeof err) == 0) {
+        kernels = t.nkernels;
+        cml_tf_free(&t);
     }
-    return rc;
+    snprintf(cout, sizeof cout, "%s.counters", out);
+    snprintf(log, sizeof log, "%s.log", out);
+    char *done = calloc(1, 1);
+    size_t done_len = 0;
+    int ok = done != NULL;
+    if (ok)
+        ok = counters_run_once(cli, clib, out, cout, log, "range", NULL, NULL, 0);
+    if (kernels > MAX_PCNT_RUNS) {
+        fprintf(stderr, "cumemlab: trace: per-instruction counters for the first %d of the %zu "
+                        "kernels recorded (a run of the program each; --kernel chooses "
+                        "others)\n",
+                MAX_PCNT_RUNS, kernels);
+        kernels = MAX_PCNT_RUNS;
+    }
+    for (size_t run = 0; ok && done && run < kernels; run++) {
+        char counted[CML_TF_MAX_STRING + 1] = "";
+        ok = counters_run_once(cli, clib, out, cout, log, "sass", done, counted, sizeof counted);
+        if (!ok || !counted[0])
+            break; /* every chosen kernel counted, or nothing more to count */
+        char *more = realloc(done, done_len + strlen(counted) + 2u);
+        if (!more)
+            break;
+        done = more;
+        done_len += (size_t)sprintf(done + done_len, "%s\n", counted);
+    }
+    free(done);
+    return !ok && must ? CML_EXIT_FAIL : CML_EXIT_OK;
 }
 
 static int trace_program(const cml_cli *cli)

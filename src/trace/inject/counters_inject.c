@@ -78,7 +78,28 @@ static struct {
     char name[1024];
     uint64_t index;
     int sass; /* CML_COUNTERS_MODE=sass: per-instruction counters instead */
+    int sass_counted;  /* one launch per run (sass_done says why) */
+    const char *done;  /* CML_COUNTERS_DONE: kernels counted in earlier runs */
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Whether kernel `name` was counted per instruction in an earlier run
+ * (CML_COUNTERS_DONE, one mangled name a line). One launch per run: on
+ * the H100 (CUDA 13) CUPTI's SASS metrics counted the first launch of a
+ * run and nothing for a second, whatever was kept or reset between them
+ * (a second cuptiSassMetricsSetConfig: CUPTI_ERROR_OUT_OF_MEMORY), so
+ * cumemlab trace runs the program again for each kernel. */
+static int sass_done(const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = g.done; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == len && !strncmp(p, name, len))
+            return 1;
+        p += n + (e ? 1u : 0u);
+    }
+    return 0;
+}
 
 /* The launch index of this call of kernel `name` (0 for its first). */
 static uint64_t next_launch(const char *name)
@@ -431,13 +452,15 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
         free(dem);
     }
     uint64_t index = pick ? next_launch(name) : 0;
-    if (pick && index == g.launch) {
+    if (pick && index == g.launch && !(g.sass && (g.sass_counted || sass_done(name)))) {
         snprintf(g.name, sizeof g.name, "%s", name);
         g.index = index;
-        if (g.sass)
+        if (g.sass) {
+            g.sass_counted = 1;
             sass_enter(d->context, launched_function(cbid, d->functionParams));
-        else
+        } else {
             launch_enter(d->context);
+        }
     }
     if (g.active)
         measuring = 1; /* the lock stays held until this launch's exit */
@@ -492,6 +515,7 @@ static int setup(void)
     const char *metrics = getenv("CML_COUNTERS_METRICS");
     const char *mode = getenv("CML_COUNTERS_MODE");
     g.sass = mode && !strcmp(mode, "sass");
+    g.done = getenv("CML_COUNTERS_DONE");
     if (!g.out || !*g.out || (!g.sass && (!metrics || parse_metrics(metrics) != 0))) {
         cml_inj_say("CML_COUNTERS_OUT and CML_COUNTERS_METRICS are not set: nothing is measured "
                     "(run the program through cumemlab trace)", NULL);
