@@ -254,24 +254,13 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
     if (cml_cupti_data_init(obj, c->data, c->data_size, c->err, sizeof c->err) != 0)
         goto out;
 
-    CUpti_RangeProfiler_SetConfig_Params cfg = {
-        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-    cfg.pRangeProfilerObject = obj;
-    cfg.configSize = f->f.image_size;
-    cfg.pConfig = f->f.image;
-    cfg.counterDataImageSize = c->data_size;
-    cfg.pCounterDataImage = c->data;
-    cfg.range = CUPTI_UserRange;
-    cfg.replayMode = CUPTI_UserReplay;
     /* Always the largest batch: an object kept enabled goes on with the
      * ranges per pass of its first configuration (seen on CUDA 13.0: set up
      * with 1, a later session of 32 recorded 2 ranges). */
-    cfg.maxRangesPerPass = CML_COUNTERS_MAX_BATCH;
-    cfg.numNestingLevels = 1;
-    cfg.minNestingLevel = 1;
-    cfg.passIndex = 0;
-    cfg.targetNestingLevel = 1;
-    CALL(c, cuptiRangeProfilerSetConfig, &cfg, out);
+    if (cml_cupti_set_config(obj, &f->f, c->data, c->data_size, CUPTI_UserRange,
+                             CUPTI_UserReplay, CML_COUNTERS_MAX_BATCH, c->err,
+                             sizeof c->err) != 0)
+        goto out;
     c->t.config_ms += lap_ms(&t0);
 
     size_t pass = 0;

@@ -340,6 +340,30 @@ fail:
     return -1;
 }
 
+int cml_cupti_set_config(CUpti_RangeProfiler_Object *obj, const cml_cupti_config *f, uint8_t *data,
+                         size_t size, CUpti_ProfilerRange range, CUpti_ProfilerReplayMode replay,
+                         size_t ranges, char *err, size_t errlen)
+{
+    CUpti_RangeProfiler_SetConfig_Params cfg = {
+        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    cfg.pRangeProfilerObject = obj;
+    cfg.configSize = f->image_size;
+    cfg.pConfig = f->image;
+    cfg.counterDataImageSize = size;
+    cfg.pCounterDataImage = data;
+    cfg.range = range;
+    cfg.replayMode = replay;
+    cfg.maxRangesPerPass = ranges;
+    cfg.numNestingLevels = 1;
+    cfg.minNestingLevel = 1;
+    cfg.passIndex = 0;
+    cfg.targetNestingLevel = 1;
+    CALL(cuptiRangeProfilerSetConfig, &cfg, fail);
+    return 0;
+fail:
+    return -1;
+}
+
 int cml_cupti_decode(CUpti_RangeProfiler_Object *obj, const cml_cupti_config *f, uint8_t *data,
                      size_t size, size_t ranges, double *values, char *err, size_t errlen)
 {

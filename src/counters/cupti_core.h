@@ -123,6 +123,15 @@ int cml_cupti_data_alloc(CUpti_RangeProfiler_Object *obj, const cml_cupti_config
 int cml_cupti_data_init(CUpti_RangeProfiler_Object *obj, uint8_t *data, size_t size, char *err,
                         size_t errlen);
 
+/* Configure the enabled profiler object obj for f with the counter data
+ * image (data, size): one nesting level, `range` and `replay` as the
+ * caller profiles (the lab: user range and replay; the trace's counters
+ * library: auto range, kernel replay), up to `ranges` ranges a pass.
+ * 0, or -1 with one line in err. */
+int cml_cupti_set_config(CUpti_RangeProfiler_Object *obj, const cml_cupti_config *f, uint8_t *data,
+                         size_t size, CUpti_ProfilerRange range, CUpti_ProfilerReplayMode replay,
+                         size_t ranges, char *err, size_t errlen);
+
 /* After Stop: decode, check that `ranges` ranges were recorded, and
  * evaluate range j's metrics into values[j * f->n + m] for every j.
  * 0, or -1 with one line in err. */

@@ -189,6 +189,20 @@ void cml_tf_free(cml_trace *t);
  * its launch index), or NULL. */
 const cml_tf_counters *cml_tf_counters_of(const cml_trace *t, const cml_tf_kernel *k);
 
+/* The first of the n ascending pcs that is not below pc (n: none). */
+static inline size_t cml_tf_pc_lower_bound(const uint32_t *pcs, size_t n, uint32_t pc)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pcs[mid] < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The per-instruction counters of launch k, or NULL; and the row of
  * instruction `pc` in them (SIZE_MAX: none). */
 const cml_tf_pc_counters *cml_tf_pc_counters_of(const cml_trace *t, const cml_tf_kernel *k);

@@ -446,14 +446,7 @@ const cml_tf_pc_counters *cml_tf_pc_counters_of(const cml_trace *t, const cml_tf
 
 size_t cml_tf_pc_row(const cml_tf_pc_counters *s, uint32_t pc)
 {
-    size_t lo = 0, hi = s ? s->npcs : 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->pcs[mid] < pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = s ? cml_tf_pc_lower_bound(s->pcs, s->npcs, pc) : 0;
     return s && lo < s->npcs && s->pcs[lo] == pc ? lo : SIZE_MAX;
 }
 

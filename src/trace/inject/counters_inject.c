@@ -44,8 +44,6 @@
 #include "trace/inject/inject_common.h"
 #include "trace/trace_file.h"
 
-__attribute__((visibility("default"))) int InitializeInjection(void);
-
 typedef struct kernel_count {
     char *name;
     uint64_t launches;
@@ -242,21 +240,9 @@ static void launch_enter(CUcontext ctx)
     if (cml_cupti_data_alloc(g.obj, &g.cfg, 1, &g.data, &g.data_size, err, sizeof err) != 0 ||
         cml_cupti_data_init(g.obj, g.data, g.data_size, err, sizeof err) != 0)
         goto fail;
-    CUpti_RangeProfiler_SetConfig_Params cfg = {
-        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-    cfg.pRangeProfilerObject = g.obj;
-    cfg.configSize = g.cfg.image_size;
-    cfg.pConfig = g.cfg.image;
-    cfg.counterDataImageSize = g.data_size;
-    cfg.pCounterDataImage = g.data;
-    cfg.range = CUPTI_AutoRange;
-    cfg.replayMode = CUPTI_KernelReplay;
-    cfg.maxRangesPerPass = 1;
-    cfg.numNestingLevels = 1;
-    cfg.minNestingLevel = 1;
-    cfg.passIndex = 0;
-    cfg.targetNestingLevel = 1;
-    CALL(cuptiRangeProfilerSetConfig, &cfg);
+    if (cml_cupti_set_config(g.obj, &g.cfg, g.data, g.data_size, CUPTI_AutoRange,
+                             CUPTI_KernelReplay, 1, err, sizeof err) != 0)
+        goto fail;
     CUpti_RangeProfiler_Start_Params start = {
         .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     start.pRangeProfilerObject = g.obj;
@@ -566,20 +552,6 @@ static int setup(void)
     return 1;
 }
 
-/* Called by the CUDA driver when it loads the library, and by the
- * library's own constructor: whichever comes first sets up (inject.c says
+/* The driver's entry point and the library's constructor (inject.c says
  * why both, and why 1). */
-int InitializeInjection(void)
-{
-    static int done, result;
-    if (!done) {
-        done = 1;
-        result = setup();
-    }
-    return result;
-}
-
-__attribute__((constructor)) static void at_load(void)
-{
-    InitializeInjection();
-}
+CML_INJ_ENTRY(setup)

@@ -248,14 +248,7 @@ void cml_sass_free(cml_tf_pc_counters *s)
  * when out of memory. */
 static size_t row_of(cml_tf_pc_counters *s, size_t *cap, uint32_t pc)
 {
-    size_t lo = 0, hi = s->npcs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->pcs[mid] < pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = cml_tf_pc_lower_bound(s->pcs, s->npcs, pc);
     if (lo < s->npcs && s->pcs[lo] == pc)
         return lo;
     if (s->npcs == *cap) {

@@ -52,8 +52,6 @@
 
 /* The one symbol the library exports (the rest is hidden: it lives inside
  * someone else's program). */
-__attribute__((visibility("default"))) int InitializeInjection(void);
-
 typedef struct module_info {
     CUmodule module;
     uint64_t id;
@@ -443,18 +441,7 @@ static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain
  * subscribed: the traced program died at the next callback, having written
  * a trace of a header only (bench/results/h100/2026-11-28-trace/). The
  * library is also linked -z nodelete, so no unload can leave a callback
- * pointing at unmapped code. */
-static int setup(void);
-
-int InitializeInjection(void)
-{
-    static int done, result;
-    if (!done) {
-        done = 1;
-        result = setup();
-    }
-    return result;
-}
+ * pointing at unmapped code (CML_INJ_ENTRY, at the end, is both). */
 
 /* 1: subscribed; 0: nothing is traced (said), and the driver may unload
  * the library. */
@@ -489,7 +476,4 @@ static int setup(void)
     return 1;
 }
 
-__attribute__((constructor)) static void at_load(void)
-{
-    InitializeInjection();
-}
+CML_INJ_ENTRY(setup)

@@ -40,4 +40,26 @@ int cml_inj_chosen(const char *name, const char *demangled);
 cml_tf_writer *cml_inj_open_writer(const char *out, CUcontext ctx, uint64_t launch,
                                    uint64_t budget, const char *command);
 
+/*
+ * The library's InitializeInjection (what the CUDA driver calls when it
+ * loads it through CUDA_INJECTION64_PATH) and a constructor (what a load
+ * through LD_PRELOAD runs), both calling setup() once: whichever comes
+ * first sets up, the other returns what it did.
+ */
+#define CML_INJ_ENTRY(setup)                                   \
+    __attribute__((visibility("default"))) int InitializeInjection(void); \
+    int InitializeInjection(void)                              \
+    {                                                          \
+        static int done_, result_;                             \
+        if (!done_) {                                          \
+            done_ = 1;                                         \
+            result_ = setup();                                 \
+        }                                                      \
+        return result_;                                        \
+    }                                                          \
+    __attribute__((constructor)) static void at_load(void)     \
+    {                                                          \
+        (void)InitializeInjection();                           \
+    }
+
 #endif
