@@ -200,6 +200,13 @@ static cml_status trace_launch(cml_record *rec, const async_args *a, const async
     m->ldgsts_spr = a->method == CML_AC_ASYNC_CA || a->method == CML_AC_ASYNC_CG
                         ? per(g->sectors, g->requests)
                         : 0.0;
+    /* The efficiency counter (smsp__sass_average_data_bytes_per_sector_
+     * mem_global_op_ld) counts SASS LDG instructions, which an LDGSTS is
+     * not (smsp__inst_executed_op_global_ld reads 0 for these kernels on an
+     * H100): no efficiency is predicted for cp.async's loads. */
+    if (a->method == CML_AC_ASYNC_CA || a->method == CML_AC_ASYNC_CG)
+        for (int r = 0; r < CML_RULES_COUNT; r++)
+            rec->model[r].cls[CML_CLASS_GLOBAL_LD].efficiency_bytes = 0;
     /* cp.async.cg's straddling sectors are read twice (point and bound);
      * the copy engine's may be (the bound only). */
     const uint64_t straddle = straddle_reads_per_tile(a->workload, a->method, a->width) * s->tiles;
@@ -663,12 +670,20 @@ static const cml_chart_spec async_charts[] = {
      .unit = "", .describe = 1},
 };
 
-/* The register path's every load and store is an LSU instruction the
- * counters see; cp.async and TMA move their tiles outside those counters
- * (docs/experiments/async-copy.md), so only it is validated, with one block
- * per SM: a second block's accesses add shared wavefronts of their own to
- * the counters (docs/model-evidence.md, 4.3). */
-static const char *const async_validate_settings[] = {"method=reg stages=1,4 resident=1", NULL};
+/* Every method, with one block per SM (a second block's accesses add
+ * shared wavefronts of their own to the counters, docs/model-evidence.md,
+ * 4.3), at the default DRAM-sized footprints and at 4 MiB (in L2; the
+ * profiler flushes L2 before each range). cp.async.cg's transpose is left
+ * out: its LSU sector count is 1.125x a load's on an H100 (rows that start
+ * off a 32-byte boundary in shared memory cost a sector more), which the
+ * model does not express (docs/experiments/async-copy.md). */
+static const char *const async_validate_settings[] = {
+    "method=reg,async-ca,bulk,tensor stages=1,4 resident=1",
+    "method=async-cg workload=reduce stages=1,4 resident=1",
+    "method=reg,async-ca,async-cg,bulk,tensor width=16 stages=1 resident=1 n=2^20 "
+    "workload=reduce",
+    "method=reg,async-ca,bulk,tensor width=16 stages=1 resident=1 n=2^20 workload=transpose",
+    NULL};
 static const cml_validate_spec async_validate = {async_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_async_copy = {
