@@ -92,10 +92,12 @@ static void test_reduce_reg(void)
 }
 
 /*
- * cp.async.ca, width 4, 2 stages: no ld.global and no st.shared of the
- * tile; the copies: 4 per thread per tile, 8 warps: 32 per tile, each 32
- * lanes x 4 bytes = one 128-byte line, 4 sectors. Shared stores: the
- * epilogue's 8448 alone. In flight: 8 x 2 x 4 KiB = 64 KiB per SM.
+ * cp.async.ca, width 4, 2 stages: no st.shared of the tile, and the
+ * copies counted as the global loads they are to L1TEX (an LDGSTS request
+ * is one of l1tex__t_requests_pipe_lsu_mem_global_op_ld): 4 per thread per
+ * tile, 8 warps: 32 per tile, each 32 lanes x 4 bytes = one 128-byte line,
+ * 4 sectors: 32 x 4096 = 131072 requests, 524288 sectors. Shared stores:
+ * the epilogue's 8448 alone. In flight: 8 x 2 x 4 KiB = 64 KiB per SM.
  * cp.async.cg exists for 16 bytes only: its width 4 is no record.
  */
 static void test_reduce_async(void)
@@ -107,7 +109,8 @@ static void test_reduce_async(void)
     const cml_record *rec =
         find(&r, "workload=reduce method=async-ca width=4 stages=2 resident=0");
     if (FOUND(rec)) {
-        CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->requests, 0);
+        CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->requests, 131072);
+        CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->sectors, 524288);
         CHECK_EQ_U64(cls(rec, CML_CLASS_SHARED_ST)->wavefronts, 8448);
         CHECK_NEAR(extra(rec, "copy_instr_per_tile"), 32, 0);
         CHECK_NEAR(extra(rec, "ldgsts_sectors_per_req"), 4, 0);
@@ -128,13 +131,16 @@ static void test_reduce_async(void)
                                       "resident=0"));
     cml_results_free(&r);
 
-    /* TMA: one instruction per tile; bulk and tensor have no width */
+    /* TMA: one instruction per tile, no LSU request; the copy engine's
+     * reads are the tile's 128 sectors: 4096 x 128 = 524288. Bulk and
+     * tensor have no width. */
     CHECK(run_model(&cml_exp_async_copy, "n=2^22 workload=reduce method=bulk stages=3 resident=0",
                     &r) == CML_OK);
     rec = find(&r, "workload=reduce method=bulk stages=3 resident=0");
     if (FOUND(rec)) {
         CHECK_NEAR(extra(rec, "copy_instr_per_tile"), 1, 0);
         CHECK_EQ_U64(cls(rec, CML_CLASS_GLOBAL_LD)->requests, 0);
+        CHECK_EQ_U64(rec->model[CML_RULES_MODERN].bulk.sectors, 524288);
         CHECK_STR_CONTAINS(rec->finding, "none from the other 255");
     }
     cml_results_free(&r);

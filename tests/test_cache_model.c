@@ -519,7 +519,7 @@ static void test_random(void)
             memset(&a, 0, sizeof a);
             a.space = CML_SPACE_GLOBAL;
             a.op = rnd() % 3 ? CML_OP_LOAD : CML_OP_STORE;
-            a.cache = (cml_cache)(rnd() % CML_CACHE_COUNT);
+            a.cache = (cml_cache)(rnd() % CML_CACHE_BULK); /* the LSU's operators */
             a.width = widths[rnd() % 5];
             a.active = (uint32_t)rnd() | 1u;
             const uint64_t span = 128 * (1 + rnd() % 64);

@@ -53,7 +53,7 @@ static void random_access(cml_access *a)
     memset(a, 0, sizeof *a);
     a->space = rnd() % 5 ? CML_SPACE_GLOBAL : CML_SPACE_LOCAL;
     a->op = rnd() % 3 ? CML_OP_LOAD : CML_OP_STORE;
-    a->cache = (cml_cache)(rnd() % CML_CACHE_COUNT);
+    a->cache = (cml_cache)(rnd() % CML_CACHE_BULK); /* the LSU's operators */
     a->width = widths[rnd() % 5];
     a->active = rnd() % 4 ? 0xFFFFFFFFu : (uint32_t)rnd() | 1u;
     const uint64_t span = 128 * (1 + rnd() % 256), base = rnd() % span;

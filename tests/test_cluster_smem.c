@@ -122,6 +122,75 @@ static void test_latency(void)
     cml_results_free(&r);
 }
 
+/*
+ * The cache levels (docs/experiments/cluster-smem.md, "What the model
+ * expects").
+ * Bandwidth, clusters of 4, 792 blocks of 32 KiB (1024 sectors): every
+ * block writes its copy before any block reads (the cluster barrier; one
+ * wave), so the global source's 16 passes all read L2: 16 x 792 x 1024 =
+ * 12976128 sectors, none from DRAM (24.75 MiB of copies in 50 MiB of L2);
+ * the dsmem source none. L2 writes: the copies, 792 x 1024 = 811008, and
+ * the 792 checksums: 811800. DRAM writes: the copies are 24.75 MiB dirty,
+ * 0.75 MiB over the 24 MiB limit: 786432 bytes written back, at most all
+ * 25952256.
+ * Latency, clusters of 2, 1000 steps: the fill reads the 32 KiB chain
+ * (1024 sectors) through L1 in each block; the model puts the blocks on
+ * SMs of their own (2048 L2 reads, 32768 bytes from DRAM: the second
+ * block's reads hit L2), but 6 blocks of 32 KiB share an SM (228 KiB /
+ * 33 KiB), so both may: one read of the chain at least (lower bound 1024
+ * fewer, 1024 L1 hits at most). The global source's chase: 2 x 1000 .cg
+ * loads of one sector, L2 hits: 4048 in all, at least 3024. L2 writes:
+ * 2 x 1024 of the copies, 2 x 2 of the ends: 2052.
+ */
+static void test_levels(void)
+{
+    cml_results r;
+    CHECK(run_model(&cml_exp_cluster_smem, "test=bandwidth cluster=4 source=dsmem,global",
+                    &r) == CML_OK);
+    static const char *const names[] = {"test=bandwidth source=global cluster=4 smem=32",
+                                        "test=bandwidth source=dsmem cluster=4 smem=32"};
+    for (int i = 0; i < 2; i++) {
+        const cml_record *rec = find(&r, names[i]);
+        if (!FOUND(rec))
+            continue;
+        const cml_levels *lv = &rec->levels;
+        const uint64_t reads = i == 0 ? 12976128ull : 0;
+        CHECK(rec->has_levels && lv->bounded && cml_levels_bounds_ok(lv));
+        CHECK_EQ_U64(lv->l2_read_sectors, reads);
+        CHECK_EQ_U64(lv->lo.l2_read_sectors, reads);
+        CHECK_EQ_U64(lv->hi.l2_read_sectors, reads);
+        CHECK_EQ_U64(lv->l2_write_sectors, 811800);
+        CHECK_EQ_U64(lv->lo.l2_write_sectors, 811800);
+        CHECK_EQ_U64(lv->hi.l2_write_sectors, 811800);
+        CHECK_EQ_U64(lv->dram_read_bytes, 0);
+        CHECK_EQ_U64(lv->hi.dram_read_bytes, 0);
+        CHECK_EQ_U64(lv->dram_write_bytes, 786432);
+        CHECK_EQ_U64(lv->hi.dram_write_bytes, 25952256);
+    }
+    cml_results_free(&r);
+
+    CHECK(run_model(&cml_exp_cluster_smem,
+                    "test=latency cluster=2 source=dsmem,global steps=1000", &r) == CML_OK);
+    static const char *const lat[] = {"test=latency source=global cluster=2 smem=32",
+                                      "test=latency source=dsmem cluster=2 smem=32"};
+    for (int i = 0; i < 2; i++) {
+        const cml_record *rec = find(&r, lat[i]);
+        if (!FOUND(rec))
+            continue;
+        const cml_levels *lv = &rec->levels;
+        const uint64_t chase = i == 0 ? 2000 : 0;
+        CHECK(rec->has_levels && lv->bounded && cml_levels_bounds_ok(lv));
+        CHECK_EQ_U64(lv->l2_read_sectors, 2048 + chase);
+        CHECK_EQ_U64(lv->lo.l2_read_sectors, 1024 + chase);
+        CHECK_EQ_U64(lv->hi.l2_read_sectors, 2048 + chase);
+        CHECK_EQ_U64(lv->l1_hit_sectors, 0);
+        CHECK_EQ_U64(lv->hi.l1_hit_sectors, 1024);
+        CHECK_EQ_U64(lv->l2_write_sectors, 2052);
+        CHECK_EQ_U64(lv->dram_read_bytes, 32768);
+    }
+    cml_results_free(&r);
+}
+
 static void test_waived_before_hopper(void)
 {
     cml_device_facts f;
@@ -168,6 +237,7 @@ int main(void)
     test_defaults();
     test_bandwidth();
     test_latency();
+    test_levels();
     test_waived_before_hopper();
     test_refused();
     return cml_test_summary("test_cluster_smem");

@@ -457,6 +457,17 @@ static void test_validation(void)
     a.op = CML_OP_LOAD;
     a.cache = CML_CACHE_COUNT;
     t = run_one(CML_RULES_MODERN, &a, CML_EINVAL, __LINE__);
+    /* The copy engine only reads global memory: a bulk store, or a bulk
+     * access of any other space, is no instruction. */
+    a.cache = CML_CACHE_BULK;
+    a.op = CML_OP_STORE;
+    t = run_one(CML_RULES_MODERN, &a, CML_EINVAL, __LINE__);
+    a.op = CML_OP_LOAD;
+    a.space = CML_SPACE_SHARED;
+    t = run_one(CML_RULES_MODERN, &a, CML_EINVAL, __LINE__);
+    a.space = CML_SPACE_LOCAL;
+    t = run_one(CML_RULES_FERMI, &a, CML_EINVAL, __LINE__);
+    a.space = CML_SPACE_GLOBAL;
     a.cache = CML_CACHE_CA;
     t = run_one(CML_RULES_COUNT, &a, CML_EINVAL, __LINE__);
     a.space = CML_SPACE_CONSTANT;
@@ -889,7 +900,7 @@ static void test_random_against_reference(void)
         memset(&a, 0, sizeof a);
         a.space = CML_SPACE_GLOBAL;
         a.op = (rnd() & 1u) ? CML_OP_STORE : CML_OP_LOAD;
-        a.cache = (cml_cache)(rnd() % CML_CACHE_COUNT);
+        a.cache = (cml_cache)(rnd() % CML_CACHE_BULK); /* the LSU's operators */
         a.width = w;
         /* Mask: full, contiguous run, or random. */
         switch (rnd() % 3) {

@@ -57,6 +57,10 @@ typedef enum cml_cache {
     CML_CACHE_CG,     /* L2 only (ld.global.cg, -dlcm=cg, __ldcg, __stcg)         */
     CML_CACHE_NC,     /* read-only / non-coherent path (__ldg, const __restrict__) */
     CML_CACHE_CS,     /* streaming, evict-first (__ldcs, __stcs)                   */
+    CML_CACHE_BULK,   /* a global load by the Tensor Memory Accelerator (sm_90
+                         cp.async.bulk, .bulk.tensor): no LSU request, so no class
+                         counts it (cml_kernel_traffic.bulk does); it reads L2 as a
+                         .cg load does (docs/model.md §16.9)                        */
     CML_CACHE_COUNT
 } cml_cache;
 
@@ -139,6 +143,9 @@ cml_class cml_class_of(cml_space space, cml_op op);
 
 typedef struct cml_kernel_traffic {
     cml_traffic cls[CML_CLASS_COUNT];
+    /* Global loads of cache CML_CACHE_BULK: the copy engine's reads, which
+     * no LSU counter sees but L2 serves (the cache levels count them). */
+    cml_traffic bulk;
 } cml_kernel_traffic;
 
 typedef struct cml_dim3 { uint32_t x, y, z; } cml_dim3;

@@ -127,9 +127,11 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_cluster<uint4>(unsigned
  *    (CML_SHARED_SPACE), .ca (cache CML_CACHE_CA) or .cg (CML_CACHE_CG,
  *    16 bytes only); no register holds the data. The mirror emits what it
  *    moves: a W-byte global load with `cache` (site_ld) and a W-byte shared
- *    store (site_st). The LSU counters count an LDGSTS as neither, so a
- *    mirror that reports their figures leaves both sites out
- *    (CML_MIRROR_CTX_SITES), and may trace them on their own;
+ *    store (site_st). The LSU counters count an LDGSTS's global side as a
+ *    load (l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld: equal to
+ *    a load's on an H100) but its shared side as no store, so a mirror
+ *    that reports their figures keeps site_ld and leaves site_st out
+ *    (CML_MIRROR_CTX_SITES);
  *  - CML_CP_ASYNC_COMMIT(): closes this thread's group of copies;
  *    CML_CP_ASYNC_WAIT(n): waits until at most n of its groups are pending
  *    (n a constant of the kernel, 0..7);
@@ -140,16 +142,21 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_cluster<uint4>(unsigned
  *    parity) (until the phase of that parity has completed), and
  *    CML_FENCE_PROXY_ASYNC() (this thread's shared-memory accesses ordered
  *    before later async-proxy ones);
- *  - the Tensor Memory Accelerator (sm_90): CML_CP_ASYNC_BULK(a, p, i,
- *    bytes, bar) copies `bytes` (a multiple of 16) from global p + i to
- *    shared address a, and CML_CP_ASYNC_TENSOR_2D(a, map, c0, c1, bar) the
- *    box at (c0, c1) of the tensor map at `map` (the address of a
- *    __grid_constant__ CUtensorMap), each completing on the mbarrier at
- *    shared address bar. One thread's instruction moves a whole tile, with
- *    no load or store of any thread: the model's classes (a warp's LSU
- *    instruction, at most 16 bytes a lane) have no place for it, so the
- *    mirror emits nothing, and an experiment counts those bytes itself.
- * The mirror has no group, barrier or phase: but for CML_CP_ASYNC, these
+ *  - the Tensor Memory Accelerator (sm_90): CML_CP_ASYNC_BULK(site, a, p,
+ *    i, bytes, bar) copies `bytes` (a multiple of 16) from global p + i to
+ *    shared address a, and CML_CP_ASYNC_TENSOR_2D(site, a, map, c0, c1,
+ *    bar, p, i, row_bytes, rows, pitch) the box at (c0, c1) of the tensor
+ *    map at `map` (the address of a __grid_constant__ CUtensorMap), each
+ *    completing on the mbarrier at shared address bar. The map is opaque
+ *    to the mirror, so the body names the box's global side for it (the
+ *    kernel ignores it): `rows` runs of `row_bytes` from p + i, `pitch`
+ *    bytes apart. One thread's instruction moves a whole tile with no
+ *    load or store of any thread: no LSU class counts it, but L2 serves
+ *    it. The mirror emits, at `site`, one 16-byte global load of cache
+ *    CML_CACHE_BULK per 32-byte sector the copy touches (a sector is read
+ *    from L2 whole: the sectors touched are what L2 sees; the 16 bytes
+ *    only keep the emission within the model's widths).
+ * The mirror has no group, barrier or phase: but for the copies, these
  * are nothing there (their arguments evaluated). Below the architecture
  * they need they trap: a kernel must not reach them (its __global__
  * function guards by architecture). */
@@ -162,10 +169,11 @@ template <> __device__ __forceinline__ uint4 cml_body_ld_cluster<uint4>(unsigned
 #define CML_MBAR_EXPECT_TX(a, bytes) cml_body_mbar_expect_tx((a), (bytes))
 #define CML_MBAR_WAIT(a, parity) cml_body_mbar_wait((a), (parity))
 #define CML_FENCE_PROXY_ASYNC() cml_body_fence_proxy_async()
-#define CML_CP_ASYNC_BULK(a, p, i, bytes, bar)                                               \
-    cml_body_cp_async_bulk((a), (p) + (i), (bytes), (bar))
-#define CML_CP_ASYNC_TENSOR_2D(a, map, c0, c1, bar)                                          \
-    cml_body_cp_async_tensor_2d((a), (map), (c0), (c1), (bar))
+#define CML_CP_ASYNC_BULK(site, a, p, i, bytes, bar)                                         \
+    ((void)(site), cml_body_cp_async_bulk((a), (p) + (i), (bytes), (bar)))
+#define CML_CP_ASYNC_TENSOR_2D(site, a, map, c0, c1, bar, p, i, row_bytes, rows, pitch)      \
+    ((void)(site), (void)(p), (void)(i), (void)(row_bytes), (void)(rows), (void)(pitch),     \
+     cml_body_cp_async_tensor_2d((a), (map), (c0), (c1), (bar)))
 
 static __device__ __forceinline__ void cml_body_cp_async(cml_cache cache, unsigned W,
                                                          unsigned dst, const void *src)
@@ -314,7 +322,8 @@ static __device__ __forceinline__ void cml_body_cp_async_tensor_2d(unsigned dst,
 /* ---- asynchronous copies ---------------------------------------------- */
 
 /* Asynchronous copies (see the kernel's side): cp.async as the global load
- * and the shared store it makes, each with its site; the rest nothing. */
+ * and the shared store it makes, each with its site; the copy engine's as
+ * the sectors it reads (cml_body_bulk_read); the rest nothing. */
 #define CML_CP_ASYNC(site_ld, site_st, cache, W, a, p, i)                                    \
     (cml_body_emit(cml_ctx_, (site_ld), CML_SPACE_GLOBAL, CML_OP_LOAD, (cache), (W),         \
                    CML_ADDR((p) + (i))),                                                     \
@@ -327,10 +336,27 @@ static __device__ __forceinline__ void cml_body_cp_async_tensor_2d(unsigned dst,
 #define CML_MBAR_EXPECT_TX(a, bytes) ((void)(a), (void)(bytes))
 #define CML_MBAR_WAIT(a, parity) ((void)(a), (void)(parity))
 #define CML_FENCE_PROXY_ASYNC() ((void)0)
-#define CML_CP_ASYNC_BULK(a, p, i, bytes, bar)                                               \
-    ((void)(a), (void)((p) + (i)), (void)(bytes), (void)(bar))
-#define CML_CP_ASYNC_TENSOR_2D(a, map, c0, c1, bar)                                          \
-    ((void)(a), (void)(map), (void)(c0), (void)(c1), (void)(bar))
+#define CML_CP_ASYNC_BULK(site, a, p, i, bytes, bar)                                         \
+    ((void)(a), (void)(bar),                                                                 \
+     cml_body_bulk_read(cml_ctx_, (site), CML_ADDR((p) + (i)), (bytes), 1u, 0u))
+#define CML_CP_ASYNC_TENSOR_2D(site, a, map, c0, c1, bar, p, i, row_bytes, rows, pitch)      \
+    ((void)(a), (void)(map), (void)(c0), (void)(c1), (void)(bar),                            \
+     cml_body_bulk_read(cml_ctx_, (site), CML_ADDR((p) + (i)), (row_bytes), (rows), (pitch)))
+
+/* The copy engine's global side: `rows` runs of `bytes` from `addr`, each
+ * `pitch` bytes after the one before (16-byte aligned, as PTX requires),
+ * as one 16-byte CML_CACHE_BULK load per 32-byte sector a run touches:
+ * at the sector's start, or at the run's where it starts inside one. */
+static inline void cml_body_bulk_read(cml_ctx c, unsigned site, uint64_t addr, uint64_t bytes,
+                                      unsigned rows, uint64_t pitch)
+{
+    for (unsigned r = 0; r < rows; r++) {
+        const uint64_t lo = addr + r * pitch, hi = lo + bytes;
+        for (uint64_t s = lo & ~(uint64_t)(CML_SECTOR_BYTES - 1u); s < hi; s += CML_SECTOR_BYTES)
+            cml_body_emit(c, site, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_BULK, 16u,
+                          s > lo ? s : lo);
+    }
+}
 
 #endif /* __CUDACC__ */
 #endif

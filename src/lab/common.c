@@ -50,11 +50,13 @@ unsigned cml_exp_sm_count(const cml_plan *plan)
 void cml_exp_scale_traffic(cml_record *rec, uint64_t k)
 {
     for (int r = 0; r < CML_RULES_COUNT; r++)
-        for (int c = 0; c < CML_CLASS_COUNT; c++) {
+        for (int c = 0; c <= CML_CLASS_COUNT; c++) {
+            /* c == CML_CLASS_COUNT: the copy engine's reads */
+            cml_traffic *at = c < CML_CLASS_COUNT ? &rec->model[r].cls[c] : &rec->model[r].bulk;
             cml_traffic t;
             memset(&t, 0, sizeof t);
-            cml_traffic_add_scaled(&t, &rec->model[r].cls[c], k);
-            rec->model[r].cls[c] = t;
+            cml_traffic_add_scaled(&t, at, k);
+            *at = t;
         }
 }
 

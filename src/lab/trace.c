@@ -47,7 +47,8 @@ cml_status cml_exp_levels(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_th
         rec->cache.smem_per_block = smem;
     }
     if (m->cls[CML_CLASS_GLOBAL_LD].instructions || m->cls[CML_CLASS_GLOBAL_ST].instructions ||
-        m->cls[CML_CLASS_LOCAL_LD].instructions || m->cls[CML_CLASS_LOCAL_ST].instructions) {
+        m->cls[CML_CLASS_LOCAL_LD].instructions || m->cls[CML_CLASS_LOCAL_ST].instructions ||
+        m->bulk.instructions) {
         cml_status st = cml_trace_levels(&rec->cache, grid, block, fn, args, m, &rec->levels);
         if (st != CML_OK) {
             rec->state = CML_REC_FAILED;
@@ -55,10 +56,9 @@ cml_status cml_exp_levels(cml_record *rec, cml_dim3 grid, cml_dim3 block, cml_th
             return st;
         }
     } else {
-        /* Nothing reaches L1TEX's global or local path in the mirror: the
-         * figures are the model's zeros, with nothing unknown to widen them
-         * (a kernel whose traffic the mirror does not express, such as
-         * cp.async, shows here as [0, 0]: docs/model.md §16.8). */
+        /* Nothing reaches L1TEX's global or local path (nor the copy
+         * engine) in the mirror: the figures are the model's zeros, with
+         * nothing unknown to widen them (docs/model.md §16.8). */
         cml_levels_set_point(&rec->levels);
     }
     rec->has_levels = 1;

@@ -748,6 +748,9 @@ cml_status cml_model_access(cml_rules rules, const cml_access *a, cml_traffic *a
         (unsigned)a->op >= (unsigned)CML_OP_COUNT ||
         (unsigned)a->cache >= (unsigned)CML_CACHE_COUNT || !valid_width(a->width))
         return CML_EINVAL;
+    /* The copy engine only reads global memory (into shared memory). */
+    if (a->cache == CML_CACHE_BULK && (a->space != CML_SPACE_GLOBAL || a->op != CML_OP_LOAD))
+        return CML_EINVAL;
 
     /* Hot path, most instructions of real kernels: a modern global access
      * by a full warp whose addresses form an arithmetic progression. Same

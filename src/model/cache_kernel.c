@@ -319,7 +319,8 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
     if (rc != CML_OK)
         return rc;
     const l1_count all = l1_counts(k->f.sim);
-    const uint64_t gld = exact->cls[CML_CLASS_GLOBAL_LD].sectors;
+    /* The copy engine's sectors bypass L1 as .cg ones do (fed, never hit). */
+    const uint64_t gld = exact->cls[CML_CLASS_GLOBAL_LD].sectors + exact->bulk.sectors;
     const uint64_t lld = exact->cls[CML_CLASS_LOCAL_LD].sectors;
     out->l1_hit_sectors = scale_hits(gld, k->sms, all.gfed, all.ghit, half.gfed, half.ghit);
     out->l1_miss_sectors = gld - out->l1_hit_sectors;
@@ -432,7 +433,8 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
     }
     const snap *w = &snaps[r], *h = &snaps[r / 2];
     const double ld_total = (double)(exact->cls[CML_CLASS_GLOBAL_LD].sectors +
-                                     exact->cls[CML_CLASS_LOCAL_LD].sectors);
+                                     exact->cls[CML_CLASS_LOCAL_LD].sectors +
+                                     exact->bulk.sectors);
     const double st_total = (double)(exact->cls[CML_CLASS_GLOBAL_ST].sectors +
                                      exact->cls[CML_CLASS_LOCAL_ST].sectors);
     const double ld_rest = dmax(0.0, ld_total - (double)w->st.load_sectors);
@@ -518,6 +520,8 @@ cml_status cml_trace_levels_run(const cml_cache_config *c, cml_dim3 grid, cml_di
     uint64_t ins = 0;
     for (int cls = 0; exact && cls < CML_CLASS_COUNT; cls++)
         ins += exact->cls[cls].instructions;
+    if (exact)
+        ins += exact->bulk.instructions;
     k.ins_per_block = ins / k.nblocks ? ins / k.nblocks : 1u;
     const int whole =
         k.nblocks * k.threads <= CML_LEVELS_FULL_THREADS && (!exact || ins <= FULL_INS);

@@ -736,7 +736,9 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
             continue;
         }
         s->st.load_sectors++;
-        if (!local && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_CS)) {
+        /* .cg and .cs bypass L1; the copy engine's reads never enter it. */
+        if (!local && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_CS ||
+                       a->cache == CML_CACHE_BULK)) {
             s->tot.l1_miss_sectors++;
             uint32_t x2;
             rc = l2_read(s, sm, v.sec[i], &x2);

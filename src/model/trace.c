@@ -129,8 +129,10 @@ static cml_status issue(tracer *t, uint32_t meta, uint32_t mask, cml_access *acc
     cml_class c = cml_class_of(acc->space, acc->op);
     if (c >= CML_CLASS_COUNT)
         return CML_EINVAL; /* constant store */
+    /* The copy engine's reads are no LSU request: a total of their own. */
+    cml_traffic *into = acc->cache == CML_CACHE_BULK ? &t->tot.bulk : &t->tot.cls[c];
     if (t->traffic && t->weight == 1) {
-        cml_status rc = cml_model_access(t->rules, acc, &t->tot.cls[c]);
+        cml_status rc = cml_model_access(t->rules, acc, into);
         if (rc != CML_OK)
             return rc;
     } else if (t->traffic) {
@@ -139,7 +141,7 @@ static cml_status issue(tracer *t, uint32_t meta, uint32_t mask, cml_access *acc
         cml_status rc = cml_model_access(t->rules, acc, &one);
         if (rc != CML_OK)
             return rc;
-        cml_traffic_add_scaled(&t->tot.cls[c], &one, t->weight);
+        cml_traffic_add_scaled(into, &one, t->weight);
     }
     return t->hook ? t->hook->issue(t->hook->user, t->block, t->warp, site, acc) : CML_OK;
 }
@@ -479,9 +481,11 @@ static tracer *tracer_new(cml_rules rules, int traffic, const cml_trace_hook *ho
 /* Add what the tracer counted to *out (on success only), and free it. */
 static cml_status tracer_finish(tracer *t, cml_status rc, cml_kernel_traffic *out)
 {
-    if (rc == CML_OK && out != NULL)
+    if (rc == CML_OK && out != NULL) {
         for (unsigned c = 0; c < CML_CLASS_COUNT; c++)
             cml_traffic_add(&out->cls[c], &t->tot.cls[c]);
+        cml_traffic_add(&out->bulk, &t->tot.bulk);
+    }
     tracer_free(t);
     free(t);
     return rc;

@@ -42,8 +42,8 @@
  *   32, 33, 34    the reduce's end, once per block: lane 0 of each warp stores
  *             its warp's sum (8 bytes at 8 * warp), warp 0's lanes 0..7 load
  *             them, thread 0 stores out[b]
- * A TMA copy is no thread's access (gpu/kernel_body.h): its kernels' only
- * sites are the consumer's and the end's.
+ *   36        bulk, tensor: the copy engine's global reads of the tile (no
+ *             thread's load: cache CML_CACHE_BULK, gpu/kernel_body_async.h)
  */
 #ifndef CML_ASYNC_COPY_BODY_H
 #define CML_ASYNC_COPY_BODY_H
@@ -378,10 +378,12 @@ CML_BODY void cml_ac_ldgsts_body(CML_CTX, const float *in, void *out, float *buf
  * STAGE floats) with tile t: one arrival on mbarrier bar[s] that expects the
  * tile's 4096 bytes, then the copy (the transpose's bulk method: one
  * 128-byte row per lane, all completing on the same barrier). tmap: the
- * tensor map (TENSOR). No thread's access (gpu/kernel_body.h): the mirror
- * has nothing to emit, and it needs no context. */
-CML_BODY void cml_ac_tma_issue(const void *tmap, const float *in, uint64_t t, unsigned s,
-                               float *buf, unsigned long long *bar, unsigned STAGE,
+ * tensor map (TENSOR), whose box the body also names for the mirror: the
+ * reduce's 4 rows of 1024 bytes (one contiguous tile), the transpose's 32
+ * rows of 128 bytes, nx floats apart. No thread's load or store: the
+ * mirror emits the copy engine's reads (site 36, gpu/kernel_body_async.h). */
+CML_BODY void cml_ac_tma_issue(CML_CTX, const void *tmap, const float *in, uint64_t t,
+                               unsigned s, float *buf, unsigned long long *bar, unsigned STAGE,
                                unsigned lane, uint64_t nx, int WL, unsigned P, int TENSOR)
 {
     float *stage = buf + s * STAGE;
@@ -395,13 +397,18 @@ CML_BODY void cml_ac_tma_issue(const void *tmap, const float *in, uint64_t t, un
         const int c0 = WL == CML_AC_REDUCE ? 0 : (int)((t % tiles_x) * CML_AC_SIDE);
         const int c1 = WL == CML_AC_REDUCE ? (int)(t * (CML_AC_TILE_FLOATS / CML_AC_REDUCE_ROW))
                                            : (int)((t / tiles_x) * CML_AC_SIDE);
-        CML_CP_ASYNC_TENSOR_2D(CML_SHARED_SPACE(stage), tmap, c0, c1, b);
+        const int R = WL == CML_AC_REDUCE;
+        const unsigned row_bytes = R ? CML_AC_REDUCE_ROW * 4 : CML_AC_SIDE * 4;
+        CML_CP_ASYNC_TENSOR_2D(36, CML_SHARED_SPACE(stage), tmap, c0, c1, b, in,
+                               (uint64_t)c1 * (R ? CML_AC_REDUCE_ROW : nx) + (uint64_t)c0,
+                               row_bytes, R ? CML_AC_TILE_BYTES / row_bytes : CML_AC_SIDE,
+                               R ? (uint64_t)row_bytes : nx * 4);
     } else if (!TENSOR && WL == CML_AC_REDUCE && lane == 0) {
-        CML_CP_ASYNC_BULK(CML_SHARED_SPACE(stage), in, t * CML_AC_TILE_FLOATS, CML_AC_TILE_BYTES,
-                          b);
+        CML_CP_ASYNC_BULK(36, CML_SHARED_SPACE(stage), in, t * CML_AC_TILE_FLOATS,
+                          CML_AC_TILE_BYTES, b);
     } else if (!TENSOR && WL == CML_AC_TRANSPOSE) {
         const uint64_t bx = t % tiles_x, by = t / tiles_x;
-        CML_CP_ASYNC_BULK(CML_SHARED_SPACE(stage + lane * P), in,
+        CML_CP_ASYNC_BULK(36, CML_SHARED_SPACE(stage + lane * P), in,
                           (by * CML_AC_SIDE + lane) * nx + bx * CML_AC_SIDE, CML_AC_SIDE * 4, b);
     }
 }
@@ -434,8 +441,8 @@ CML_BODY void cml_ac_tma_body(CML_CTX, const void *tmap, const float *in, void *
     if (warp == 0)
         for (unsigned s = 0; s < S; s++)
             if (CML_BID_X + s * G < tiles)
-                cml_ac_tma_issue(tmap, in, CML_BID_X + s * G, s, buf, bar, STAGE, lane, nx, WL,
-                                 P, TENSOR);
+                cml_ac_tma_issue(CML_CTX_ARG, tmap, in, CML_BID_X + s * G, s, buf, bar, STAGE,
+                                 lane, nx, WL, P, TENSOR);
     unsigned s = 0, phase = 0;
     for (uint64_t t = CML_BID_X; t < tiles; t += G) {
         CML_MBAR_WAIT(CML_SHARED_SPACE(&bar[s]), phase);
@@ -443,7 +450,8 @@ CML_BODY void cml_ac_tma_body(CML_CTX, const void *tmap, const float *in, void *
         CML_SYNC(); /* every thread has read buffer s */
         const uint64_t next = t + S * G;
         if (warp == 0 && next < tiles)
-            cml_ac_tma_issue(tmap, in, next, s, buf, bar, STAGE, lane, nx, WL, P, TENSOR);
+            cml_ac_tma_issue(CML_CTX_ARG, tmap, in, next, s, buf, bar, STAGE, lane, nx, WL, P,
+                             TENSOR);
         if (++s == S) {
             s = 0;
             phase ^= 1u;

@@ -67,9 +67,10 @@ typedef struct cluster_args {
     uint64_t grid;
 } cluster_args;
 
-/* The sites of a round (the fill and the reads) and of a block's end
- * (cluster_smem_body.h). */
+/* The sites of a round (the fill and the reads), of its fill alone, and
+ * of a block's end (cluster_smem_body.h). */
 #define CL_ROUND_SITES 0x1Full
+#define CL_FILL_SITES 0x7ull
 #define CL_END_SITES (~CL_ROUND_SITES)
 
 /* The kernel's own body (cluster_smem_body.h) as thread t of block `block`,
@@ -104,6 +105,23 @@ static void round_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
     cluster_body(t, a, e, CL_ROUND_SITES, t->bid.x / rounds, first, first + round);
 }
 
+/* The launch in the order its cluster barrier imposes, for the cache
+ * levels: every round's fill (mirror blocks [0, G * rounds)), then every
+ * round's reads ([G * rounds, 2 G * rounds)). Traced round by round with
+ * fill and reads together, a block would read its neighbour's global copy
+ * before the neighbour wrote it, which the model takes for a DRAM read;
+ * in the kernel every block of a cluster has written its copy before any
+ * reads, and the grid is one wave (all resident at once). */
+static void phase_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const cluster_args *a = vargs;
+    const unsigned round = 4 * CML_CL_BLOCK, rounds = a->words / round;
+    const uint64_t fills = a->grid * rounds, k = t->bid.x % fills;
+    const unsigned first = (unsigned)(k % rounds) * round;
+    cluster_body(t, a, e, t->bid.x < fills ? CL_FILL_SITES : CL_ROUND_SITES & ~CL_FILL_SITES,
+                 (uint32_t)(k / rounds), first, first + round);
+}
+
 /* The end of a block: the bandwidth test's checksum, the latency test's
  * chase (one load) and two words. */
 static void end_mirror(const cml_thread *t, const void *vargs, cml_emitter *e)
@@ -128,11 +146,42 @@ static void traffic_times(cml_traffic *t, uint64_t k)
     t->serialized *= k;
 }
 
-static cml_status trace_launch(cml_record *rec, const cluster_args *a, unsigned steps)
+/* L2 sectors read and written beside the traced levels, added to the
+ * point and both bounds: traffic whose L2 fate the model knows. */
+static void levels_add(cml_record *rec, uint64_t l2_read, uint64_t l2_write)
+{
+    rec->levels.l2_read_sectors += l2_read;
+    rec->levels.lo.l2_read_sectors += l2_read;
+    rec->levels.hi.l2_read_sectors += l2_read;
+    rec->levels.l2_write_sectors += l2_write;
+    rec->levels.lo.l2_write_sectors += l2_write;
+    rec->levels.hi.l2_write_sectors += l2_write;
+}
+
+/*
+ * The model of a launch: the classes from the rounds (cml_exp_trace_1d)
+ * and the ends, the cache levels from the rounds in barrier order
+ * (phase_mirror), then the ends' L2 traffic: the checksum's and the
+ * chase's stores (one sector each, written through to L2) and the chase's
+ * `steps` loads, .cg (L1 bypassed) of words the neighbour has just
+ * written: each an L2 read that hits, no DRAM. per_sm: blocks an SM holds.
+ *
+ * The latency fill's chain (the same `words` for every block) is read
+ * through L1: the model places each block on an SM of its own, so every
+ * block misses it (the point and the bound above), but the hardware may
+ * place blocks of a cluster on one SM, whose L1 then serves the later
+ * ones (an H100 read it from L2 once for clusters of 2 and 4): the lower
+ * bound is one read per SM the cluster needs at least, ceil(grid / per_sm).
+ */
+static cml_status trace_launch(cml_record *rec, const cluster_args *a, unsigned steps,
+                               unsigned per_sm)
 {
     const uint64_t rounds = a->words / (4 * CML_CL_BLOCK);
     cml_status st =
         cml_exp_trace_1d(rec, a->grid * rounds, CML_CL_BLOCK, 0, 0, round_mirror, a);
+    if (!st)
+        st = cml_exp_levels(rec, cml_dim1(2 * a->grid * rounds), cml_dim1(CML_CL_BLOCK),
+                            phase_mirror, a);
     cml_record *tmp = st ? NULL : calloc(1, sizeof *tmp);
     if (!st && !tmp)
         return CML_ENOMEM;
@@ -145,7 +194,18 @@ static cml_status trace_launch(cml_record *rec, const cluster_args *a, unsigned 
         for (int c = 0; c < CML_CLASS_COUNT; c++)
             cml_traffic_add(&rec->model[r].cls[c], &tmp->model[r].cls[c]);
     }
-    if (st && tmp) {
+    if (!st) {
+        const cml_kernel_traffic *end = &tmp->model[CML_RULES_MODERN];
+        levels_add(rec, end->cls[CML_CLASS_GLOBAL_LD].sectors,
+                   end->cls[CML_CLASS_GLOBAL_ST].sectors);
+        if (a->test == CML_CL_LATENCY && per_sm > 0) {
+            const uint64_t chain = (uint64_t)a->words * 4 / CML_SECTOR_BYTES;
+            const uint64_t shared = a->grid - cml_div_up(a->grid, per_sm);
+            if (rec->levels.lo.l2_read_sectors >= shared * chain)
+                rec->levels.lo.l2_read_sectors -= shared * chain;
+            rec->levels.hi.l1_hit_sectors += shared * chain;
+        }
+    } else if (tmp) {
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "model: %s", tmp->note[0] ? tmp->note : cml_status_str(st));
     }
@@ -294,7 +354,7 @@ static cml_status cluster_variant(cml_sweep *ctx, void *vs, cml_record *rec)
                           : (uint64_t)s->grid * 4 * (uint64_t)s->steps;
     rec->bytes_written = 0;
     cluster_args a = {(int)s->test, (int)s->source, c, s->words, (unsigned)s->passes, s->grid};
-    st = trace_launch(rec, &a, (unsigned)s->steps);
+    st = trace_launch(rec, &a, (unsigned)s->steps, model_per_sm(plan, s->words));
     if (st)
         return st;
     if (s->test == CML_CL_BANDWIDTH && s->source == CML_CL_DSMEM)
