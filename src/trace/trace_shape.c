@@ -22,11 +22,6 @@ static int64_t as_signed(uint64_t u)
     return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)~u - 1;
 }
 
-/* A block base and the recorded blocks that share its residue mod PERIOD. */
-typedef struct residue {
-    uint64_t base, count;
-} residue;
-
 /* One site's fit while the passes read the records. */
 typedef struct fit {
     int64_t bcoef[3];   /* pass 1: the coefficients the block's lanes gave */
@@ -37,8 +32,7 @@ typedef struct fit {
                            pass 2: base holds the block's base */
     unsigned ref[3];
     uint64_t ref_addr, base;
-    residue *res;       /* pass 2: the blocks' bases by residue */
-    size_t nres, cap;
+    size_t cap;         /* pass 2: room in the site's bases */
 } fit;
 
 /* A site's (function, pc) for finding a record's site. */
@@ -177,22 +171,22 @@ static cml_ws_status read_coefs(fit *f, cml_ws_site *ws, const cml_tf_ins *r, co
 }
 
 /* Count a block of base `base` in its residue's entry. 0, or -1 (memory). */
-static int add_base(fit *f, uint64_t base)
+static int add_base(fit *f, cml_ws_site *ws, uint64_t base)
 {
-    for (size_t i = 0; i < f->nres; i++)
-        if (f->res[i].base % PERIOD == base % PERIOD) {
-            f->res[i].count++;
+    for (size_t i = 0; i < ws->nbases; i++)
+        if (ws->bases[i].base % PERIOD == base % PERIOD) {
+            ws->bases[i].count++;
             return 0;
         }
-    if (f->nres == f->cap) {
+    if (ws->nbases == f->cap) {
         const size_t cap = f->cap ? f->cap * 2u : 4u;
-        residue *p = realloc(f->res, cap * sizeof *p);
+        cml_ws_base *p = realloc(ws->bases, cap * sizeof *p);
         if (!p)
             return -1;
-        f->res = p;
+        ws->bases = p;
         f->cap = cap;
     }
-    f->res[f->nres++] = (residue){base, 1};
+    ws->bases[ws->nbases++] = (cml_ws_base){base, 1};
     return 0;
 }
 
@@ -201,7 +195,7 @@ static int add_base(fit *f, uint64_t base)
 static int check_lanes(fit *f, cml_ws_site *ws, const cml_tf_ins *r, const unsigned b[3])
 {
     if (!f->in_block || r->block != f->block) {
-        if (f->in_block && f->has_ref && add_base(f, f->base) != 0)
+        if (f->in_block && f->has_ref && add_base(f, ws, f->base) != 0)
             return -1;
         f->in_block = 1;
         f->block = r->block;
@@ -249,18 +243,21 @@ static cml_status pass(const cml_tf_kernel *k, const key *keys, fit *f, cml_ws_l
     }
     for (size_t i = 0; second && i < out->nsites; i++)
         if (out->site[i].status == CML_WS_FIT && f[i].in_block && f[i].has_ref &&
-            add_base(&f[i], f[i].base) != 0)
+            add_base(&f[i], &out->site[i], f[i].base) != 0)
             return CML_ENOMEM;
     return CML_OK;
 }
 
-/* Every thread of site ws's recorded blocks once, grouped into warps by
- * `shape`, through the model into *out: 0, or -1 when it refuses a warp. */
-static int shape_traffic(const cml_ws_site *ws, const fit *f, const unsigned shape[3],
+int cml_ws_shape_traffic(const cml_ws_launch *sh, const cml_ws_site *ws, const unsigned shape[3],
                          cml_traffic *out)
 {
     memset(out, 0, sizeof *out);
     const uint64_t threads = (uint64_t)shape[0] * shape[1] * shape[2];
+    const unsigned need = (shape[0] > 1u ? 1u : 0u) | (shape[1] > 1u ? 2u : 0u) |
+                          (shape[2] > 1u ? 4u : 0u);
+    if (ws->status != CML_WS_FIT || (ws->pinned & need) != need ||
+        threads != (uint64_t)sh->block[0] * sh->block[1] * sh->block[2])
+        return -1;
     cml_tf_ins r;
     memset(&r, 0, sizeof r);
     r.func = ws->site->func;
@@ -268,7 +265,7 @@ static int shape_traffic(const cml_ws_site *ws, const fit *f, const unsigned sha
     r.space = ws->site->space;
     r.op = ws->site->op;
     r.size = ws->site->size;
-    for (size_t j = 0; j < f->nres; j++) {
+    for (size_t j = 0; j < ws->nbases; j++) {
         for (uint64_t t0 = 0; t0 < threads; t0 += CML_TF_LANES) {
             const uint64_t lanes = threads - t0 < CML_TF_LANES ? threads - t0 : CML_TF_LANES;
             r.active = lanes == CML_TF_LANES ? 0xffffffffu : (1u << lanes) - 1u;
@@ -276,12 +273,12 @@ static int shape_traffic(const cml_ws_site *ws, const fit *f, const unsigned sha
                 unsigned c[3];
                 thread_index(t0 + l, shape, c);
                 const int64_t ci[3] = {c[0], c[1], c[2]};
-                r.addr[l] = f->res[j].base + offset(ws->coef, ci);
+                r.addr[l] = ws->bases[j].base + offset(ws->coef, ci);
             }
             cml_traffic x;
             if (cml_tf_model_ins(&r, &x) != 0)
                 return -1;
-            cml_traffic_add_scaled(out, &x, f->res[j].count);
+            cml_traffic_add_scaled(out, &x, ws->bases[j].count);
         }
     }
     return 0;
@@ -289,13 +286,13 @@ static int shape_traffic(const cml_ws_site *ws, const fit *f, const unsigned sha
 
 /* The fitted sites' figures in their launch's shape, then each other shape
  * of the same threads, keeping the best (trace_shape.h). */
-static void judge(const fit *f, cml_ws_launch *out)
+static void judge(cml_ws_launch *out)
 {
     for (size_t i = 0; i < out->nsites; i++) {
         cml_ws_site *ws = &out->site[i];
         if (ws->status != CML_WS_FIT)
             continue;
-        if (shape_traffic(ws, &f[i], out->block, &ws->before) != 0) {
+        if (cml_ws_shape_traffic(out, ws, out->block, &ws->before) != 0) {
             ws->status = CML_WS_REFUSED;
             continue;
         }
@@ -317,7 +314,7 @@ static void judge(const fit *f, cml_ws_launch *out)
             cml_traffic y;
             if (out->site[i].status != CML_WS_FIT)
                 continue;
-            if (shape_traffic(&out->site[i], &f[i], shape, &y) != 0)
+            if (cml_ws_shape_traffic(out, &out->site[i], shape, &y) != 0)
                 taken = 0; /* the model refuses it (misaligned): not a shape it can judge */
             else
                 waste += cml_tf_waste(out->site[i].site->space, &y);
@@ -336,7 +333,7 @@ static void judge(const fit *f, cml_ws_launch *out)
         cml_ws_site *ws = &out->site[i];
         if (ws->status != CML_WS_FIT)
             continue;
-        shape_traffic(ws, &f[i], out->best, &ws->after); /* taken above */
+        cml_ws_shape_traffic(out, ws, out->best, &ws->after); /* taken above */
         ws->waste_after = cml_tf_waste(ws->site->space, &ws->after);
         out->waste_after += ws->waste_after;
     }
@@ -382,9 +379,7 @@ cml_status cml_ws_launch_fit(const cml_tf_kernel *k, const cml_tf_model *m, cml_
     if (rc == CML_OK)
         rc = pass(k, keys, f, out, 1);
     if (rc == CML_OK)
-        judge(f, out);
-    for (size_t i = 0; f && i < m->nsites; i++)
-        free(f[i].res);
+        judge(out);
     free(f);
     free(keys);
     if (rc != CML_OK)
@@ -394,6 +389,8 @@ cml_status cml_ws_launch_fit(const cml_tf_kernel *k, const cml_tf_model *m, cml_
 
 void cml_ws_launch_free(cml_ws_launch *l)
 {
+    for (size_t i = 0; l->site && i < l->nsites; i++)
+        free(l->site[i].bases);
     free(l->site);
     memset(l, 0, sizeof *l);
 }

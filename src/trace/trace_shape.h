@@ -57,6 +57,12 @@ typedef enum cml_ws_status {
     CML_WS_REFUSED        /* the model refused a warp of the launch's own shape        */
 } cml_ws_status;
 
+/* Recorded blocks of an instruction whose bases agree modulo 128 (the
+ * period of sectors, lines and banks): one base of theirs, and how many. */
+typedef struct cml_ws_base {
+    uint64_t base, count;
+} cml_ws_base;
+
 /* One instruction of the launch (a site of its model). */
 typedef struct cml_ws_site {
     const cml_tf_site *site;
@@ -64,6 +70,8 @@ typedef struct cml_ws_site {
     int64_t coef[3];      /* a, b, c: bytes per step of threadIdx.x, .y, .z      */
     unsigned pinned;      /* bit d: coef[d] was read from the addresses          */
     uint64_t blocks;      /* recorded blocks with the instruction                */
+    cml_ws_base *bases;   /* fitted: their bases, by residue modulo 128          */
+    size_t nbases;
     cml_traffic before;   /* fitted: every thread of those blocks once, in the
                              launch's shape                                       */
     cml_traffic after;    /* and in the best shape (zero when there is none)      */
@@ -86,6 +94,15 @@ typedef struct cml_ws_launch {
  */
 cml_status cml_ws_launch_fit(const cml_tf_kernel *k, const cml_tf_model *m, cml_ws_launch *out);
 void cml_ws_launch_free(cml_ws_launch *l);
+
+/*
+ * The model's figures of every thread of fitted site ws's recorded blocks
+ * once, grouped into warps by `shape` (the same threads as the launch's),
+ * into *out: 0, or -1 when the model refuses a warp (or ws is not fitted,
+ * or shape is not the launch's threads in a shape the coefficients cover).
+ */
+int cml_ws_shape_traffic(const cml_ws_launch *l, const cml_ws_site *ws, const unsigned shape[3],
+                         cml_traffic *out);
 
 /* Does l predict a better shape? */
 int cml_ws_has_best(const cml_ws_launch *l);
