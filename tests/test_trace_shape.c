@@ -212,6 +212,60 @@ static void test_transposed(void)
     done(&L);
 }
 
+/* out[z][x][y] of 1024-float rows and 65536-byte planes. */
+static uint64_t transposed_3d(uint64_t blk, const unsigned c[3])
+{
+    (void)blk;
+    return BASE + 4u * ((uint64_t)c[0] * 1024u + c[1]) + 65536u * c[2];
+}
+
+/*
+ * A block of 8 x 4 x 2 storing out[z][x][y]: a = 4096, b = 4, c = 65536
+ * (warp 1's first lane is thread (0, 0, 1)). The shapes keep bz = 2 and
+ * re-group the 32 threads of each layer, one warp each: (32, 1) 32
+ * columns, 32 sectors; (16, 2) 16 of 8 B, 16; the launch's (8, 4) 8 of
+ * 16 B, 8; (4, 8) 4 of 32 B, 4; (2, 16) and (1, 32), 4. Two warps: 16
+ * sectors -> 8 in 4 x 8 x 2 (the widest of the three), 256 -> 0 bytes
+ * wasted.
+ */
+static void test_three_d(void)
+{
+    launch L = {.n = 0};
+    const unsigned grid[3] = {1, 1, 1}, block[3] = {8, 4, 2};
+    add_warps(&L, CML_TF_GLOBAL, CML_TF_STORE, 0, 0, block, 0, 2, transposed_3d);
+    if (fit(&L, grid, block) != 0)
+        return;
+    const cml_ws_site *ws = site_at(&L, 0);
+    if (ws) {
+        CHECK_EQ_U64(ws->status, CML_WS_FIT);
+        CHECK_EQ_U64(ws->pinned, 7);
+        CHECK_EQ_I64(ws->coef[0], 4096);
+        CHECK_EQ_I64(ws->coef[1], 4);
+        CHECK_EQ_I64(ws->coef[2], 65536);
+        CHECK_EQ_U64(ws->before.sectors, 16);
+        const unsigned s16[3] = {16, 2, 2};
+        cml_traffic x;
+        CHECK_EQ_I64(cml_ws_shape_traffic(&L.sh, ws, s16, &x), 0);
+        CHECK_EQ_U64(x.sectors, 32);
+        CHECK_EQ_U64(L.sh.shapes, 5);
+        CHECK_EQ_U64(L.sh.best[0], 4);
+        CHECK_EQ_U64(L.sh.best[1], 8);
+        CHECK_EQ_U64(L.sh.best[2], 2);
+        CHECK_EQ_U64(ws->after.sectors, 8);
+        CHECK_EQ_U64(L.sh.waste_before, 256);
+        CHECK_EQ_U64(L.sh.waste_after, 0);
+        cml_wi_list wi;
+        memset(&wi, 0, sizeof wi);
+        cml_wi_shape(&L.sh, ws->site, &wi);
+        char buf[200];
+        CHECK_EQ_U64(wi.n, 1);
+        cml_wi_describe(&wi.item[0], 4, buf, sizeof buf);
+        CHECK_STR_EQ(buf, "blocks of 4 x 8 x 2 threads instead of 8 x 4 x 2 (if each index is "
+                          "blockIdx * blockDim + threadIdx per dimension)");
+    }
+    done(&L);
+}
+
 /* A 32 x 32 float tile in shared memory: written tile[ty][tx], read
  * tile[tx][ty]. */
 static uint64_t tile_row(uint64_t blk, const unsigned c[3])
@@ -470,6 +524,7 @@ int main(void)
 {
     test_rows();
     test_transposed();
+    test_three_d();
     test_shared_tile();
     test_not_applicable();
     test_committed_transpose("transpose-naive-row.trace", 0, 16);

@@ -371,12 +371,14 @@ cml_status cml_ws_launch_fit(const cml_tf_kernel *k, const cml_tf_model *m, cml_
         qsort(keys, m->nsites, sizeof *keys, by_key);
         rc = pass(k, keys, f, out, 0);
     }
+    int any = 0; /* a site still fitting: worth the second pass */
     for (size_t i = 0; rc == CML_OK && i < out->nsites; i++) {
         if (out->site[i].status == CML_WS_FIT && (out->site[i].pinned & need) != need)
             out->site[i].status = CML_WS_UNPINNED;
+        any |= out->site[i].status == CML_WS_FIT;
         f[i].in_block = 0;
     }
-    if (rc == CML_OK)
+    if (rc == CML_OK && any)
         rc = pass(k, keys, f, out, 1);
     if (rc == CML_OK)
         judge(out);
