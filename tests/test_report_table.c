@@ -344,6 +344,49 @@ static void test_table_peak_classes(void)
     cml_results_free(&r);
 }
 
+/* Latency records (extras cycles_per_load and ns_per_load) show their
+ * cycles and ns per load in the measured group, and no GB/s, which the
+ * bandwidth records beside them keep; the two extras get no column of
+ * their own besides. */
+static void test_table_latency(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    cml_record *bw = cml_results_add(&r, "x", "op=read");
+    cml_record *lat = cml_results_add(&r, "x", "op=chase");
+    cml_record *lat2 = cml_results_add(&r, "x", "op=chase2");
+    for (int i = 0; i < 3; i++) {
+        cml_record *rec = i == 2 ? lat2 : i ? lat : bw;
+        cml_record_add_extra(rec, "sms", 132, "");
+        rec->has_model = 1; /* a row of a table, not a card of facts */
+        rec->bytes_read = 1u << 20;
+        rec->measured = 1;
+        rec->timing.median_ms = 2.0;
+        rec->timing.reps = 10;
+        rec->bandwidth_gbs = 524.3;
+        rec->verify = CML_VERIFY_PASSED;
+    }
+    cml_record_add_extra(lat, "cycles_per_load", 279.25, "cycles");
+    cml_record_add_extra(lat, "ns_per_load", 141.5, "ns");
+    cml_record_add_extra(lat2, "cycles_per_load", 505.0, "cycles");
+    cml_record_add_extra(lat2, "ns_per_load", 255.1, "ns");
+    cml_status st;
+    char *t = render(cml_report_table, &r, &st);
+    CHECK(st == CML_OK);
+    char hl[512], dl[512];
+    CHECK(line_with(t, "cycles/load", hl, sizeof hl));
+    CHECK_STR_CONTAINS(hl, "GB/s  cycles/load  ns/load");
+    CHECK(strstr(hl, "cycles_per_load") == NULL && strstr(hl, "ns_per_load") == NULL);
+    CHECK(line_with(after_summary(t), "op=chase ", dl, sizeof dl));
+    CHECK_STR_CONTAINS(dl, "279.2");
+    CHECK_STR_CONTAINS(dl, "141.5");
+    CHECK(strstr(dl, "524.3") == NULL);
+    CHECK(line_with(after_summary(t), "op=read ", dl, sizeof dl));
+    CHECK_STR_CONTAINS(dl, "524.3");
+    free(t);
+    cml_results_free(&r);
+}
+
 int main(void)
 {
     /* The report draws each experiment by its registry row. */
@@ -351,6 +394,7 @@ int main(void)
     test_table_model_only();
     test_table_measured();
     test_table_peak_classes();
+    test_table_latency();
     test_table_identity();
     test_table_findings_grouped();
     test_table_linear();

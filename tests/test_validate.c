@@ -265,6 +265,33 @@ static void test_control(void)
     cml_results_free(&r);
 }
 
+/* validate tags each record with its footprint (CML_FOOTPRINT_TAG, last in
+ * the variant): the control is found at the record's own footprint, with a
+ * control setting the variant lacks put before the tag, never at another
+ * footprint. */
+static void test_control_footprint(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    cml_record *a = add(&r, "w=1 footprint=dram");
+    counter(a, SLD_WAVES, 1100, 1100);
+    counter(a, SLD_CONFLICTS, 110, 100);
+    cml_record *other = add(&r, "w=1 residency=one footprint=l2"); /* another footprint */
+    counter(other, SLD_WAVES, 1100, 1100);
+    counter(other, SLD_CONFLICTS, 100, 100);
+    cml_verdicts v;
+    cml_verdicts_init(&v);
+    const cml_verdict_rec *x = judge(&row, &r, 0, &v);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
+    cml_record *ca = add(&r, "w=1 residency=one footprint=dram"); /* its own footprint's */
+    counter(ca, SLD_WAVES, 1100, 1100);
+    counter(ca, SLD_CONFLICTS, 100, 100);
+    x = judge(&row, &r, 0, &v);
+    CHECK(x->verdict == CML_VERDICT_EXPLAINED && x->why == &row_explained[0]);
+    cml_verdicts_free(&v);
+    cml_results_free(&r);
+}
+
 /* Cache-level counters: inside the model's interval (today the point)
  * widened by 1% of the sectors the kernel asks for or by the noise floor;
  * not judged when both figures lie under the floor; a DEFICIT entry
@@ -424,6 +451,7 @@ int main(void)
     test_missing_counter();
     test_failed_and_skipped();
     test_control();
+    test_control_footprint();
     test_relative();
     test_interval();
     test_names();

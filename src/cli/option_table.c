@@ -108,10 +108,11 @@ static const cli_option options[] = {
     {O_WARMUP, "warmup", 0, K_INT, 0, 1000, NULL, C_GPU, "N", "warm-up launches (0..1000)"},
     {O_MODEL, "model", 0, K_FLAG, 0, 0, NULL, C_TOUR | C_TEXTBOOK, NULL,
      "never use the GPU: model only"},
-    {O_COUNTERS, "counters", 0, K_CHOICE, 0, 0, counters_choices, C_GPU & ~C_VALIDATE,
-     "on|off|auto",
+    {O_COUNTERS, "counters", 0, K_CHOICE, 0, 0, counters_choices,
+     (C_GPU & ~C_VALIDATE) | C_TRACE, "on|off|auto",
      "read hardware counters (CUPTI) beside the model (default\n"
-     "auto: when the profiler can run here; on: fail if it cannot)"},
+     "auto: when the profiler can run here; on: fail if it cannot;\n"
+     "trace: a second run of the program, kernel replay)"},
     {O_QUICK, "quick", 0, K_FLAG, 0, 0, NULL, C_TOUR | C_SUITE, NULL,
      "fewer variants and repetitions (suite: the tour's variants)"},
     {O_QUIET, "quiet", 'q', K_FLAG, 0, 0, NULL, C_OUT | C_TRACE, NULL,

@@ -11,6 +11,15 @@
  * (CML_TRACE_*). Its output is its own; cumemlab's report follows it, and
  * cumemlab exits with the program's status (128 + the signal for a program
  * a signal ended) unless that is 0 and the trace could not be reported.
+ *
+ * The counters (--counters, default auto) come from a second run of the
+ * program with the counters library (src/trace/inject/counters_inject.c,
+ * CUPTI's kernel replay), and the per-instruction counters from a third
+ * (CUPTI's SASS metrics): none can share a run (each one's patches change
+ * the code the others count). Those runs' output is not the
+ * user's: its standard input is /dev/null, its standard output discarded,
+ * and of its standard error only the libraries' own lines are shown. Its
+ * CNTR chunks are copied into the trace (cml_tf_splice_counters).
  */
 #define _XOPEN_SOURCE 700 /* fork, execvp, waitpid, mkstemp, setenv, readlink */
 #include <errno.h>
@@ -25,12 +34,17 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "counters/counter_map.h"
 #include "report/output_file.h"
 #include "trace/trace_model.h"
 #include "trace/trace_report.h"
 #include "trace/trace_report_util.h"
 
 #define LIBRARY "libcumemlab-inject.so"
+#define COUNTERS_LIBRARY "libcumemlab-counters.so"
+/* Per-instruction counters take a run of the program per kernel: at most
+ * this many. */
+#define MAX_PCNT_RUNS 10
 #define PATCHES "cumemlab-inject-patches.fatbin"
 /* Instructions in the ranking, and shown with their lanes. */
 #define RANKED 10u
@@ -53,6 +67,8 @@ static const char *const trace_usage =
     "  --launch N            the N-th launch of each (1..2147483647; default 1)\n"
     "  --budget BYTES        device memory for a launch's records (1M..64G; default 256M)\n"
     "  --out FILE            keep the trace (and the cubins in FILE.cubins/)\n"
+    "  --counters on|off|auto  measure the same launches' counters in a second run\n"
+    "                        (CUPTI, kernel replay; default auto: when the profiler can)\n"
     "  --from FILE           report a saved trace instead of running a program\n"
     "  --json FILE, --csv FILE, --html FILE (a self-contained page: the lanes'\n"
     "                        pictures, the what-if table, bytes wasted per line), --quiet\n";
@@ -116,6 +132,7 @@ static int check_usage(const cml_cli *cli)
                             : cli->trace_launch ? "--launch"
                             : cli->trace_budget ? "--budget"
                             : cli->trace_out ? "--out"
+                            : cli->counters != CML_COUNTERS_AUTO ? "--counters"
                                              : NULL;
     if (cli->from_path && recording) {
         fprintf(stderr, "cumemlab: trace: %s applies when a program is traced, not to --from\n",
@@ -148,10 +165,44 @@ static int check_usage(const cml_cli *cli)
     return CML_EXIT_OK;
 }
 
-/* Run the program with the library; its exit status as the shell gives
- * it (128 + signal), or -1 when it could not be started. */
+/* The counters run's settings (NULL: the recording run). */
+typedef struct counters_run {
+    const char *lib, *out, *log;
+    const char *mode; /* "range" (per launch) or "sass" (per instruction) */
+    const char *done; /* sass: the kernels counted in earlier runs, a line each */
+} counters_run;
+
+/* The metric list of the lab's counter map, comma-separated. */
+static void metric_list(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < cml_counter_map_count() && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "",
+                               cml_counter_map_at(i)->metric);
+}
+
+/* In the child: the counters run's environment and streams; 0, or -1. */
+static int counters_child(const counters_run *cr)
+{
+    static char metrics[8192];
+    metric_list(metrics, sizeof metrics);
+    setenv("CUDA_INJECTION64_PATH", cr->lib, 1);
+    setenv("CML_COUNTERS_OUT", cr->out, 1);
+    setenv("CML_COUNTERS_METRICS", metrics, 1);
+    setenv("CML_COUNTERS_MODE", cr->mode, 1);
+    setenv("CML_COUNTERS_DONE", cr->done ? cr->done : "", 1);
+    FILE *in = freopen("/dev/null", "r", stdin);
+    FILE *o = freopen("/dev/null", "w", stdout);
+    FILE *e = freopen(cr->log, "w", stderr);
+    return in && o && e ? 0 : -1;
+}
+
+/* Run the program with the library (the recording run, or with cr the
+ * counters run); its exit status as the shell gives it (128 + signal), or
+ * -1 when it could not be started. */
 static int run_program(const cml_cli *cli, const char *lib, const char *patches,
-                       const char *out)
+                       const char *out, const counters_run *cr)
 {
     char num[32];
     fflush(NULL);
@@ -161,10 +212,14 @@ static int run_program(const cml_cli *cli, const char *lib, const char *patches,
         return -1;
     }
     if (pid == 0) {
-        setenv("CUDA_INJECTION64_PATH", lib, 1);
-        setenv("CML_TRACE_OUT", out, 1);
-        setenv("CML_TRACE_PATCHES", patches, 1);
-        setenv("CML_TRACE_CUBINS", cli->trace_out ? "1" : "0", 1);
+        if (cr && counters_child(cr) != 0)
+            _exit(127);
+        if (!cr) {
+            setenv("CUDA_INJECTION64_PATH", lib, 1);
+            setenv("CML_TRACE_OUT", out, 1);
+            setenv("CML_TRACE_PATCHES", patches, 1);
+            setenv("CML_TRACE_CUBINS", cli->trace_out ? "1" : "0", 1);
+        }
         setenv("CML_TRACE_KERNEL", cli->trace_kernel ? cli->trace_kernel : "", 1);
         snprintf(num, sizeof num, "%llu",
                  (unsigned long long)(cli->trace_launch ? cli->trace_launch - 1u : 0u));
@@ -197,8 +252,8 @@ static int run_program(const cml_cli *cli, const char *lib, const char *patches,
     if (w < 0)
         return -1;
     if (WIFSIGNALED(status)) {
-        fprintf(stderr, "cumemlab: trace: the program was ended by signal %d\n",
-                WTERMSIG(status));
+        fprintf(stderr, "cumemlab: trace: the program%s was ended by signal %d\n",
+                cr ? "'s counters run" : "", WTERMSIG(status));
         return 128 + WTERMSIG(status);
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -279,6 +334,118 @@ static int temp_trace(char *path, size_t len)
     return 0;
 }
 
+/* Show the lines the libraries wrote into the counters run's log. */
+static void show_library_lines(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "cumemlab trace:", 15) == 0)
+            fputs(line, stderr);
+    if (f)
+        fclose(f);
+}
+
+/* One counters run in `mode` ("range" or "sass", with the kernels already
+ * counted in `done`), its chunks copied into the trace at `out`; the
+ * kernel a "sass" run counted into counted[] ("" : none). 1, or 0 when it
+ * failed (said). */
+static int counters_run_once(const cml_cli *cli, const char *clib, const char *out,
+                             const char *cout, const char *log, const char *mode,
+                             const char *done, char *counted, size_t counted_len)
+{
+    remove(cout);
+    counters_run cr = {clib, cout, log, mode, done};
+    const int st = run_program(cli, clib, NULL, NULL, &cr);
+    show_library_lines(log);
+    remove(log);
+    const char *what = strcmp(mode, "sass") ? "counters run" : "per-instruction counters run";
+    char err[700];
+    int ok = 0;
+    cml_trace c;
+    if (st != 0) {
+        fprintf(stderr, "cumemlab: trace: counters not measured: the program's %s ended with "
+                        "status %d, the first run with 0\n",
+                what, st);
+    } else if (access(cout, R_OK) != 0) {
+        fprintf(stderr, "cumemlab: trace: counters not measured: the counters library wrote "
+                        "nothing in the %s (its lines above say why, or CUDA did not load it)\n",
+                what);
+    } else if (cml_tf_read(cout, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", err);
+    } else {
+        if (counted && c.npcnt)
+            snprintf(counted, counted_len, "%s", c.pcnt[0].kernel);
+        cml_tf_free(&c);
+        ok = cml_tf_splice_counters(out, cout, err, sizeof err) == 0;
+        if (!ok)
+            fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", err);
+    }
+    remove(cout);
+    return ok;
+}
+
+/* The counters run, after the recording run ended with `status`, its CNTR
+ * chunks copied into the trace at `out`. CML_EXIT_OK, or CML_EXIT_FAIL when
+ * --counters on and they could not be measured (with auto: said, not a
+ * failure). */
+static int measure_counters(const cml_cli *cli, const char *lib, const char *out, int status)
+{
+    const int must = cli->counters == CML_COUNTERS_ON;
+    char clib[PATH_MAX + 64], cout[PATH_MAX + 16], log[PATH_MAX + 16];
+    snprintf(clib, sizeof clib, "%s", lib);
+    char *slash = strrchr(clib, '/');
+    snprintf(slash ? slash + 1 : clib, sizeof clib - (size_t)(slash ? slash + 1 - clib : 0), "%s",
+             COUNTERS_LIBRARY);
+    const char *why = NULL;
+    if (status != 0)
+        why = "the program did not end with status 0, so it is not run again";
+    else if (access(clib, R_OK) != 0)
+        why = "the counters library (" COUNTERS_LIBRARY ") was not built (no CUPTI)";
+    if (why) {
+        fprintf(stderr, "cumemlab: trace: counters not measured: %s\n", why);
+        return must ? CML_EXIT_FAIL : CML_EXIT_OK;
+    }
+    /* Per launch (the range profiler), then per instruction (SASS
+     * metrics), each in runs of its own, as each changes what the other
+     * would count; per instruction one kernel a run (counters_inject.c,
+     * sass_done, says why), so as many runs as the trace has kernels. */
+    cml_trace t;
+    char err[700];
+    size_t kernels = 0;
+    if (cml_tf_read(out, &t, err, sizeof err) == 0) {
+        kernels = t.nkernels;
+        cml_tf_free(&t);
+    }
+    snprintf(cout, sizeof cout, "%s.counters", out);
+    snprintf(log, sizeof log, "%s.log", out);
+    char *done = calloc(1, 1);
+    size_t done_len = 0;
+    int ok = done != NULL;
+    if (ok)
+        ok = counters_run_once(cli, clib, out, cout, log, "range", NULL, NULL, 0);
+    if (kernels > MAX_PCNT_RUNS) {
+        fprintf(stderr, "cumemlab: trace: per-instruction counters for the first %d of the %zu "
+                        "kernels recorded (a run of the program each; --kernel chooses "
+                        "others)\n",
+                MAX_PCNT_RUNS, kernels);
+        kernels = MAX_PCNT_RUNS;
+    }
+    for (size_t run = 0; ok && done && run < kernels; run++) {
+        char counted[CML_TF_MAX_STRING + 1] = "";
+        ok = counters_run_once(cli, clib, out, cout, log, "sass", done, counted, sizeof counted);
+        if (!ok || !counted[0])
+            break; /* every chosen kernel counted, or nothing more to count */
+        char *more = realloc(done, done_len + strlen(counted) + 2u);
+        if (!more)
+            break;
+        done = more;
+        done_len += (size_t)sprintf(done + done_len, "%s\n", counted);
+    }
+    free(done);
+    return !ok && must ? CML_EXIT_FAIL : CML_EXIT_OK;
+}
+
 static int trace_program(const cml_cli *cli)
 {
     char lib[PATH_MAX + 64], patches[PATH_MAX + 64], tmp[PATH_MAX];
@@ -301,7 +468,10 @@ static int trace_program(const cml_cli *cli)
     } else {
         remove(out); /* no stale trace can pass for this run's */
     }
-    const int status = run_program(cli, lib, patches, out);
+    const int status = run_program(cli, lib, patches, out, NULL);
+    int crc = CML_EXIT_OK;
+    if (cli->counters != CML_COUNTERS_OFF)
+        crc = measure_counters(cli, lib, out, status);
     cml_trace t;
     char err[600];
     int rc;
@@ -321,7 +491,7 @@ static int trace_program(const cml_cli *cli)
         remove(out);
     if (status < 0)
         return CML_EXIT_FAIL;
-    return status != 0 ? status : rc;
+    return status != 0 ? status : rc != CML_EXIT_OK ? rc : crc;
 }
 
 int cml_cmd_trace(const cml_cli *cli)

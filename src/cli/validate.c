@@ -2,8 +2,8 @@
  * cumemlab validate: the model against this GPU's hardware counters.
  *
  * Runs every deterministic pattern of the experiments that have GPU kernels
- * (each registry row's validate settings) at a moderate
- * size, reads the counters of each variant through CUPTI (cml_exp_time's
+ * (each registry row's validate settings) at two footprints, all its
+ * arrays in half of L2 and each array over L2 (validate_experiment), reads the counters of each variant through CUPTI (cml_exp_time's
  * counters pass, L2 flushed before every range), and has the engine judge
  * them (src/lab/validate.c: each counter the counter map marks exact,
  * percent or relative, against the model). Then the probes
@@ -18,6 +18,7 @@
  * results file the same way; `validate --rules` lists the explanations.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -185,6 +186,24 @@ static int print_summary(FILE *out, const cml_verdicts *v)
             fprintf(out, ", and %zu failed", t.failed);
         fputc('\n', out);
     }
+    size_t dram_rows = 0, by_tolerance = 0;
+    for (size_t i = 0; i < v->count; i++) {
+        int judged = 0;
+        for (unsigned c = 0; c < v->items[i].ncounters; c++) {
+            const cml_counter_judgement *j = &v->items[i].counters[c];
+            judged |= !strncmp(j->name, "dram__bytes", 11) && j->verdict != CML_CV_NOT_JUDGED;
+            /* within only by the counter map's fraction: outside the
+             * interval by more than the noise floor */
+            by_tolerance += j->verdict == CML_CV_WITHIN &&
+                            (j->measured < j->lo - j->floor || j->measured > j->hi + j->floor);
+        }
+        dram_rows += (size_t)judged;
+    }
+    fprintf(out, "(of the values within interval, %zu only by the counter map's tolerance, 1%% "
+                 "of the sectors asked for or 2%% of DRAM bytes, beyond the interval and its "
+                 "noise floor)\n",
+            by_tolerance);
+    fprintf(out, "DRAM judged on %zu records (a DRAM counter above its noise floor)\n", dram_rows);
     fprintf(out, "records: %zu agree, %zu differ (%zu explained in docs/model-evidence.md, %zu "
                  "unexplained), %zu failed%s, %zu skipped\n",
             t.agree, t.differ, t.explained, t.unexplained, t.failed,
@@ -217,6 +236,117 @@ static int write_verdicts(const cml_cli *cli, const cml_verdicts *v, const char 
  * records of that experiment; then once each name r holds that the
  * registry does not know.
  */
+/* The length of a variant without its footprint tag. */
+static size_t untagged_len(const char *variant)
+{
+    const char *t = strstr(variant, CML_FOOTPRINT_TAG);
+    return t ? (size_t)(t - variant) : strlen(variant);
+}
+
+/* Whether the records [a, a + n) and [b, b + n) of r are the same runs
+ * (variant up to its footprint tag, bytes and the model's sectors): an
+ * experiment that sizes its arrays itself ran the same twice. */
+static int same_runs(const cml_results *r, size_t a, size_t b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const cml_record *x = &r->items[a + i], *y = &r->items[b + i];
+        size_t lx = untagged_len(x->variant), ly = untagged_len(y->variant);
+        if (lx != ly || strncmp(x->variant, y->variant, lx) ||
+            x->bytes_read != y->bytes_read || x->bytes_written != y->bytes_written ||
+            memcmp(x->model, y->model, sizeof x->model) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Append " footprint=TAG" to the variants of records [from, to), or put
+ * TAG in place of the one they carry. */
+static void tag_records(cml_results *r, size_t from, size_t to, const char *tag)
+{
+    char sep_tag[48];
+    snprintf(sep_tag, sizeof sep_tag, CML_FOOTPRINT_TAG "%s", tag);
+    for (size_t k = from; k < to; k++) {
+        cml_record *rec = &r->items[k];
+        size_t used = untagged_len(rec->variant);
+        if (used + strlen(sep_tag) < sizeof rec->variant)
+            memcpy(rec->variant + used, sep_tag, strlen(sep_tag) + 1);
+    }
+}
+
+/* Run exp's validate settings at the lab's plan (every settings line; a
+ * failed line is noted). 1 when out of memory. */
+static int run_settings(cml_lab *lab, const cml_experiment *exp, cml_results *r, cml_verdicts *v,
+                        FILE *out, size_t *printed)
+{
+    for (const char *const *set = exp->validate->settings; *set; set++) {
+        cml_param_values pv;
+        char err[512];
+        if (cml_lab_options(exp, *set, "its validate settings", &pv, err, sizeof err)) {
+            if (judge_failed(cml_verdicts_add_note(v, CML_SUBJECT_SETTINGS, CML_VERDICT_FAILED,
+                                                   exp->key, *set, err)))
+                return 1;
+            print_new(out, v, printed);
+            continue;
+        }
+        (void)cml_lab_run(lab, exp, &pv, r); /* failures: judged per record below */
+    }
+    return 0;
+}
+
+/*
+ * Validate exp at both footprints that matter, unless --size fixed one
+ * (both_footprints 0): all its arrays in half of L2, then each larger than
+ * L2 and all together 4x L2 or more (cml_plan_elements). Each record's
+ * variant carries its footprint (" footprint=l2", "=dram"), so that a saved
+ * file's records of two footprints are told apart and a control is looked
+ * for at its own footprint. An experiment that sizes its arrays itself runs
+ * the same twice: its second runs are dropped and its records say
+ * "footprint=own". Every run first, then the judging (a record's control may
+ * come from a later settings line). 1 when out of memory.
+ */
+static int validate_experiment(cml_lab *lab, const cml_experiment *exp, cml_results *r,
+                               cml_verdicts *v, int both_footprints, FILE *out, size_t *printed)
+{
+    const size_t first = r->count;
+    if (!both_footprints) {
+        if (run_settings(lab, exp, r, v, out, printed))
+            return 1;
+    } else {
+        lab->plan.size_bytes = 0;
+        lab->plan.where = CML_WHERE_L2;
+        if (run_settings(lab, exp, r, v, out, printed))
+            return 1;
+        const size_t second = r->count;
+        tag_records(r, first, second, "l2");
+        lab->plan.where = CML_WHERE_DRAM;
+        if (run_settings(lab, exp, r, v, out, printed))
+            return 1;
+        tag_records(r, second, r->count, "dram");
+        if (r->count - second == second - first && same_runs(r, first, second, second - first)) {
+            r->count = second;
+            tag_records(r, first, second, "own");
+        }
+    }
+    /* Each footprint's records judged among themselves. */
+    size_t from = first;
+    while (from < r->count) {
+        size_t to = from + 1;
+        const char *tf = strstr(r->items[from].variant, CML_FOOTPRINT_TAG);
+        while (to < r->count) {
+            const char *tt = strstr(r->items[to].variant, CML_FOOTPRINT_TAG);
+            if ((tf == NULL) != (tt == NULL) || (tf && strcmp(tf, tt)))
+                break;
+            to++;
+        }
+        for (size_t k = from; k < to; k++)
+            if (judge_failed(cml_validate_record(exp, r, k, from, to, v)))
+                return 1;
+        from = to;
+    }
+    print_new(out, v, printed);
+    return 0;
+}
+
 static int judge_file(const cml_results *r, cml_verdicts *v)
 {
     for (size_t e = 0; e < cml_experiment_count(); e++) {
@@ -374,8 +504,10 @@ static void print_usage(void)
            "  hardware counters of each variant (CUPTI range profiler, L2 flushed before each\n"
            "  range), sets them beside the model, then runs the probes of docs/model.md (the open questions).\n"
            "  One line per variant: counters measured (per instruction for probes), [model X]\n"
-           "  where the model predicts otherwise, and agree / differ. Default size 32 MiB per\n"
-           "  array, 2 repetitions. Exit 1 if a difference is not explained in\n"
+           "  where the model predicts otherwise, and agree / differ. Every pattern runs at two\n"
+           "  footprints: all its arrays in half of L2, and each over L2, all 4x L2 or more\n"
+           "  (--size BYTES: that size per array alone); 2 repetitions. Exit 1 if a difference\n"
+           "  is not explained in\n"
            "  docs/model-evidence.md or a run failed, 2 on bad usage.\n"
            "  --json writes the verdicts (schema cumemlab-validation, docs/json-schema.md);\n"
            "  --records the records measured (cumemlab-results), --csv and --html likewise.\n"
@@ -426,7 +558,7 @@ int cml_cmd_validate(const cml_cli *cli)
     cml_lab_settings ls = cml_cli_lab_settings(cli);
     ls.counters = CML_COUNTERS_ON;
     ls.measure_peak = 0; /* counters, not shares of peak */
-    ls.size_bytes = cli->size_bytes ? cli->size_bytes : (uint64_t)32 << 20;
+    ls.size_bytes = cli->size_bytes; /* 0: both footprints (validate_experiment) */
     cml_lab lab;
     if (cml_lab_open(&lab, &ls, &r) != CML_LAB_GPU) {
         fprintf(stderr, "cumemlab: validate needs a GPU with readable counters: %s\n",
@@ -454,9 +586,15 @@ int cml_cmd_validate(const cml_cli *cli)
             (double)dev->l2_bytes / 1048576.0, dev->driver_version, dev->runtime_version,
             cml_counters_chip(plan.profiler));
     fprintf(out, "counters: CUPTI range profiler, user range, user replay, one range per launch; "
-                 "L2 flushed before each range by reading %.0f MiB; arrays %.0f MiB\n",
-            (double)cml_counters_flush_bytes(plan.profiler) / 1048576.0,
-            (double)plan.size_bytes / 1048576.0);
+                 "L2 flushed before each range by reading %.0f MiB; ",
+            (double)cml_counters_flush_bytes(plan.profiler) / 1048576.0);
+    if (plan.size_bytes)
+        fprintf(out, "arrays %.0f MiB (--size)\n", (double)plan.size_bytes / 1048576.0);
+    else
+        fprintf(out, "every experiment at two footprints: footprint=l2, all its arrays in half "
+                     "of L2 (%.0f MiB), and footprint=dram, each array over L2 and all 4x L2 "
+                     "or more; footprint=own: it sizes its arrays itself\n",
+                (double)dev->l2_bytes / 2097152.0);
     size_t nmet;
     const char *const *metrics = cml_probe_metrics(&nmet);
     size_t nok = 0;
@@ -483,23 +621,7 @@ int cml_cmd_validate(const cml_cli *cli)
             print_new(out, &v, &printed);
             continue;
         }
-        /* Every settings line first, then the judging: a record's control
-         * may come from a later line. */
-        const size_t exp_first = r.count;
-        for (const char *const *set = exp->validate->settings; *set && !oom; set++) {
-            cml_param_values pv;
-            char err[512];
-            if (cml_lab_options(exp, *set, "its validate settings", &pv, err, sizeof err)) {
-                oom = judge_failed(cml_verdicts_add_note(&v, CML_SUBJECT_SETTINGS,
-                                                         CML_VERDICT_FAILED, exp->key, *set, err));
-                print_new(out, &v, &printed);
-                continue;
-            }
-            (void)cml_lab_run(&lab, exp, &pv, &r); /* failures: judged per record below */
-        }
-        for (size_t k = exp_first; k < r.count && !oom; k++)
-            oom = judge_failed(cml_validate_record(exp, &r, k, exp_first, r.count, &v));
-        print_new(out, &v, &printed);
+        oom = validate_experiment(&lab, exp, &r, &v, !cli->size_bytes, out, &printed);
     }
 
     fprintf(out, "\nProbes (docs/model.md, the open questions; counts per instruction, efficiency in %%):\n");

@@ -216,3 +216,32 @@ const char *cml_ctr_field_name(cml_ctr_field f)
     }
     return "invalid";
 }
+
+void cml_counter_level_bounds(const cml_counter_def *d, const cml_levels *lv, double predicted,
+                              double *lo, double *hi)
+{
+    *lo = *hi = predicted;
+    if (!d || !lv || !lv->bounded)
+        return;
+    uint64_t v, l, h;
+    switch (d->field) {
+#define CML_BOUNDS_OF(f) (v = lv->f, l = lv->lo.f, h = lv->hi.f)
+    case CML_CTR_L1_HIT: CML_BOUNDS_OF(l1_hit_sectors); break;
+    case CML_CTR_L2_READ: CML_BOUNDS_OF(l2_read_sectors); break;
+    case CML_CTR_L2_WRITE: CML_BOUNDS_OF(l2_write_sectors); break;
+    case CML_CTR_DRAM_READ: CML_BOUNDS_OF(dram_read_bytes); break;
+    case CML_CTR_DRAM_WRITE: CML_BOUNDS_OF(dram_write_bytes); break;
+#undef CML_BOUNDS_OF
+    default: return;
+    }
+    if (!(l <= v && v <= h))
+        return; /* no interval around its point (the reader refuses such files) */
+    if (v > 0) {
+        const double scale = predicted / (double)v;
+        *lo = (double)l * scale;
+        *hi = (double)h * scale;
+    } else if (predicted == 0) {
+        *lo = (double)l;
+        *hi = (double)h;
+    }
+}

@@ -109,6 +109,14 @@ double cml_counter_floor(const cml_counter_def *d);
  * value that is not a number is judged (and differs). */
 int cml_counter_judged(const cml_counter_def *d, double measured, double model_hi);
 
+/* The model's interval [*lo, *hi] for a cache-level metric d predicted as
+ * `predicted` (cml_counter_predict_levels): the figure's lo/hi of lv
+ * (cml_levels.lo, .hi) scaled as the prediction is to the figure (a metric
+ * may count bytes where the figure counts sectors, or a part of it). A
+ * point (predicted) for other metrics, or when lv is NULL or unbounded. */
+void cml_counter_level_bounds(const cml_counter_def *d, const cml_levels *lv, double predicted,
+                              double *lo, double *hi);
+
 const char *cml_ctr_kind_name(cml_ctr_kind k);    /* "exact", "percent", "info", "relative" */
 const char *cml_ctr_field_name(cml_ctr_field f);  /* "sectors", ...            */
 

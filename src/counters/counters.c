@@ -34,114 +34,7 @@
 
 #if defined(CML_HAVE_CUPTI)
 
-#include <dlfcn.h>
-
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
-#include <cupti_range_profiler.h>
-#include <cupti_result.h>
-#include <cupti_target.h>
-
-/* ---- libcupti, loaded once per process ---------------------------------- */
-
-/* Every function used: name and parameter struct (all take one pointer). */
-#define CML_CUPTI_FUNCS(X)                                                             \
-    X(cuptiProfilerInitialize, CUpti_Profiler_Initialize_Params)                      \
-    X(cuptiProfilerDeInitialize, CUpti_Profiler_DeInitialize_Params)                  \
-    X(cuptiDeviceGetChipName, CUpti_Device_GetChipName_Params)                        \
-    X(cuptiProfilerDeviceSupported, CUpti_Profiler_DeviceSupported_Params)            \
-    X(cuptiProfilerGetCounterAvailability, CUpti_Profiler_GetCounterAvailability_Params) \
-    X(cuptiProfilerHostInitialize, CUpti_Profiler_Host_Initialize_Params)             \
-    X(cuptiProfilerHostDeinitialize, CUpti_Profiler_Host_Deinitialize_Params)         \
-    X(cuptiProfilerHostConfigAddMetrics, CUpti_Profiler_Host_ConfigAddMetrics_Params) \
-    X(cuptiProfilerHostGetConfigImageSize, CUpti_Profiler_Host_GetConfigImageSize_Params) \
-    X(cuptiProfilerHostGetConfigImage, CUpti_Profiler_Host_GetConfigImage_Params)     \
-    X(cuptiProfilerHostGetNumOfPasses, CUpti_Profiler_Host_GetNumOfPasses_Params)     \
-    X(cuptiProfilerHostGetMetricProperties, CUpti_Profiler_Host_GetMetricProperties_Params) \
-    X(cuptiProfilerHostEvaluateToGpuValues, CUpti_Profiler_Host_EvaluateToGpuValues_Params) \
-    X(cuptiRangeProfilerEnable, CUpti_RangeProfiler_Enable_Params)                    \
-    X(cuptiRangeProfilerDisable, CUpti_RangeProfiler_Disable_Params)                  \
-    X(cuptiRangeProfilerGetCounterDataSize, CUpti_RangeProfiler_GetCounterDataSize_Params) \
-    X(cuptiRangeProfilerCounterDataImageInitialize,                                   \
-      CUpti_RangeProfiler_CounterDataImage_Initialize_Params)                         \
-    X(cuptiRangeProfilerSetConfig, CUpti_RangeProfiler_SetConfig_Params)              \
-    X(cuptiRangeProfilerStart, CUpti_RangeProfiler_Start_Params)                      \
-    X(cuptiRangeProfilerStop, CUpti_RangeProfiler_Stop_Params)                        \
-    X(cuptiRangeProfilerPushRange, CUpti_RangeProfiler_PushRange_Params)              \
-    X(cuptiRangeProfilerPopRange, CUpti_RangeProfiler_PopRange_Params)                \
-    X(cuptiRangeProfilerDecodeData, CUpti_RangeProfiler_DecodeData_Params)            \
-    X(cuptiRangeProfilerGetCounterDataInfo, CUpti_RangeProfiler_GetCounterDataInfo_Params)
-
-#define CML_FN_FIELD(name, params) CUptiResult (*name)(params *);
-
-static struct {
-    int tried;          /* dlopen attempted (its outcome is kept) */
-    void *lib;
-    char why[384];      /* why it could not be loaded */
-    int initialized;    /* cuptiProfilerInitialize succeeded */
-    int users;          /* open handles */
-    CUptiResult (*cuptiGetResultString)(CUptiResult, const char **);
-    CML_CUPTI_FUNCS(CML_FN_FIELD)
-} cupti;
-
-/* dlsym's void * into a function pointer: POSIX guarantees the
- * representation; memcpy keeps ISO C (and -Wpedantic) out of it. */
-static int lookup(const char *name, void *slot, size_t size)
-{
-    void *sym = dlsym(cupti.lib, name);
-    if (!sym) {
-        snprintf(cupti.why, sizeof cupti.why, "libcupti has no %s (CUPTI older than CUDA 12.6?)",
-                 name);
-        return 0;
-    }
-    memcpy(slot, &sym, size);
-    return 1;
-}
-
-#define CML_FN_LOOKUP(name, params)                                    \
-    if (ok)                                                            \
-        ok = lookup(#name, (void *)&cupti.name, sizeof cupti.name);
-
-/* Load libcupti: $CML_CUPTI_LIBRARY if set, else the library CMake found,
- * else the dynamic loader's search for the usual names. */
-static int load_cupti(void)
-{
-    if (cupti.tried)
-        return cupti.lib != NULL;
-    cupti.tried = 1;
-    const char *env = getenv("CML_CUPTI_LIBRARY");
-    const char *candidates[4];
-    size_t nc = 0;
-    if (env && *env) {
-        candidates[nc++] = env;
-    } else {
-#ifdef CML_CUPTI_LIBRARY
-        candidates[nc++] = CML_CUPTI_LIBRARY;
-#endif
-        candidates[nc++] = "libcupti.so.13";
-        candidates[nc++] = "libcupti.so";
-    }
-    char first_err[256] = "";
-    for (size_t i = 0; i < nc && !cupti.lib; i++) {
-        cupti.lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-        if (!cupti.lib && !first_err[0]) {
-            const char *e = dlerror();
-            snprintf(first_err, sizeof first_err, "%s", e ? e : candidates[i]);
-        }
-    }
-    if (!cupti.lib) {
-        snprintf(cupti.why, sizeof cupti.why, "libcupti not found (%s)", first_err);
-        return 0;
-    }
-    int ok = lookup("cuptiGetResultString", (void *)&cupti.cuptiGetResultString,
-                    sizeof cupti.cuptiGetResultString);
-    CML_CUPTI_FUNCS(CML_FN_LOOKUP)
-    if (!ok) {
-        dlclose(cupti.lib);
-        cupti.lib = NULL;
-    }
-    return ok;
-}
+#include "counters/cupti_core.h"
 
 /* ---- the handle --------------------------------------------------------- */
 
@@ -149,14 +42,10 @@ static int load_cupti(void)
 #define MAX_CHECKED 96
 #define MAX_PASSES 64
 
-/* The host-side configuration of one metric list. */
+/* A metric list's configuration, with when it was last used (the cache of
+ * MAX_CONFIGS evicts the least recently used). */
 typedef struct config {
-    size_t n;
-    char **names;                   /* owned copies */
-    CUpti_Profiler_Host_Object *host;
-    uint8_t *image;
-    size_t image_size;
-    size_t passes;
+    cml_cupti_config f;
     unsigned long long last_use;
 } config;
 
@@ -169,9 +58,7 @@ typedef struct checked_metric {
 struct cml_counters {
     int device, cu_device;
     CUcontext ctx;
-    char chip[64];
-    uint8_t *avail;
-    size_t avail_size;
+    cml_cupti_target target;
     config cfg[MAX_CONFIGS];
     unsigned long long tick;
     checked_metric checked[MAX_CHECKED];
@@ -195,135 +82,19 @@ struct cml_counters {
 
 static void range_disable(cml_counters *c);
 
-static const char *result_str(CUptiResult r)
-{
-    const char *s = NULL;
-    if (cupti.cuptiGetResultString && cupti.cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s)
-        return s;
-    return "unknown CUPTI error";
-}
-
-/* The codes cupti_messages.h explains are CUPTI's own (compared as ints:
- * two enumerations). */
-#define SAME(code) ((int)CML_CUPTI_##code == (int)CUPTI_ERROR_##code)
-_Static_assert(
-               SAME(NOT_COMPATIBLE) &&
-               SAME(HARDWARE_BUSY) &&
-               SAME(NOT_SUPPORTED) &&
-               SAME(VIRTUALIZED_DEVICE_NOT_SUPPORTED) &&
-               SAME(INSUFFICIENT_PRIVILEGES) &&
-               SAME(OLD_PROFILER_API_INITIALIZED) &&
-               SAME(MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) &&
-               SAME(VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES) &&
-               SAME(CONFIDENTIAL_COMPUTING_NOT_SUPPORTED) &&
-               SAME(CMP_DEVICE_NOT_SUPPORTED),
-               "cupti_messages.h: a code differs from cupti_result.h");
-#undef SAME
-
-/* One line for a failed CUPTI call (cupti_messages.h words it; the driver
- * does not say which process holds busy counters). */
-static void explain(char *buf, size_t len, const char *call, CUptiResult r)
-{
-    cml_cupti_explain(buf, len, call, (int)r, result_str(r), NULL);
-}
-
 #define CALL(c, fn, p, label)                                           \
     do {                                                                \
-        CUptiResult r_ = cupti.fn(p);                                   \
+        CUptiResult r_ = cml_cupti.fn(p);                               \
         if (r_ != CUPTI_SUCCESS) {                                      \
-            explain((c)->err, sizeof (c)->err, #fn, r_);                \
+            cml_cupti_explain_call((c)->err, sizeof (c)->err, #fn, r_); \
             goto label;                                                 \
         }                                                               \
     } while (0)
 
-static void host_free(CUpti_Profiler_Host_Object *h)
-{
-    if (!h)
-        return;
-    CUpti_Profiler_Host_Deinitialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-    p.pHostObject = h;
-    (void)cupti.cuptiProfilerHostDeinitialize(&p);
-}
-
-static cml_status host_new(cml_counters *c, CUpti_Profiler_Host_Object **out)
-{
-    CUpti_Profiler_Host_Initialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = c->chip;
-    p.pCounterAvailabilityImage = c->avail;
-    CALL(c, cuptiProfilerHostInitialize, &p, fail);
-    *out = p.pHostObject;
-    return CML_OK;
-fail:
-    return CML_EUNSUPPORTED;
-}
-
 static void config_free(config *f)
 {
-    host_free(f->host);
-    for (size_t i = 0; f->names && i < f->n; i++)
-        free(f->names[i]);
-    free(f->names);
-    free(f->image);
-    memset(f, 0, sizeof *f);
-}
-
-/* Build the configuration image for `names` (all known to be collectable). */
-static cml_status config_build(cml_counters *c, config *f, const char **names, size_t n)
-{
-    memset(f, 0, sizeof *f);
-    f->names = calloc(n, sizeof *f->names);
-    if (!f->names)
-        return CML_ENOMEM;
-    f->n = n;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(names[i]) + 1;
-        f->names[i] = malloc(len);
-        if (!f->names[i]) {
-            config_free(f);
-            return CML_ENOMEM;
-        }
-        memcpy(f->names[i], names[i], len);
-    }
-    cml_status st = host_new(c, &f->host);
-    if (st != CML_OK) {
-        config_free(f);
-        return st;
-    }
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
-        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    add.pHostObject = f->host;
-    add.ppMetricNames = (const char **)f->names;
-    add.numMetrics = n;
-    CALL(c, cuptiProfilerHostConfigAddMetrics, &add, fail);
-    CUpti_Profiler_Host_GetConfigImageSize_Params sz = {
-        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-    sz.pHostObject = f->host;
-    CALL(c, cuptiProfilerHostGetConfigImageSize, &sz, fail);
-    f->image_size = sz.configImageSize;
-    f->image = malloc(f->image_size ? f->image_size : 1);
-    if (!f->image) {
-        config_free(f);
-        return CML_ENOMEM;
-    }
-    CUpti_Profiler_Host_GetConfigImage_Params img = {
-        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-    img.pHostObject = f->host;
-    img.configImageSize = f->image_size;
-    img.pConfigImage = f->image;
-    CALL(c, cuptiProfilerHostGetConfigImage, &img, fail);
-    CUpti_Profiler_Host_GetNumOfPasses_Params np = {
-        .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-    np.configImageSize = f->image_size;
-    np.pConfigImage = f->image;
-    CALL(c, cuptiProfilerHostGetNumOfPasses, &np, fail);
-    f->passes = np.numOfPasses;
-    return CML_OK;
-fail:
-    config_free(f);
-    return CML_EUNSUPPORTED;
+    cml_cupti_config_free(&f->f);
+    f->last_use = 0;
 }
 
 /* The cached configuration of exactly this list, or a new one in the least
@@ -333,9 +104,9 @@ static cml_status config_get(cml_counters *c, const char **names, size_t n, conf
     config *victim = &c->cfg[0];
     for (int i = 0; i < MAX_CONFIGS; i++) {
         config *f = &c->cfg[i];
-        if (f->host && f->n == n) {
+        if (f->f.host && f->f.n == n) {
             size_t k = 0;
-            while (k < n && strcmp(f->names[k], names[k]) == 0)
+            while (k < n && strcmp(f->f.names[k], names[k]) == 0)
                 k++;
             if (k == n) {
                 f->last_use = ++c->tick;
@@ -343,9 +114,9 @@ static cml_status config_get(cml_counters *c, const char **names, size_t n, conf
                 return CML_OK;
             }
         }
-        if (!f->host || f->last_use < victim->last_use)
+        if (!f->f.host || f->last_use < victim->last_use)
             victim = f;
-        if (!f->host)
+        if (!f->f.host)
             break;
     }
     if (c->data_for == victim)
@@ -353,9 +124,8 @@ static cml_status config_get(cml_counters *c, const char **names, size_t n, conf
     if (c->obj_for == victim)
         range_disable(c);
     config_free(victim);
-    cml_status st = config_build(c, victim, names, n);
-    if (st != CML_OK)
-        return st;
+    if (cml_cupti_config_build(&c->target, &victim->f, names, n, c->err, sizeof c->err) != 0)
+        return strstr(c->err, "out of host memory") ? CML_ENOMEM : CML_EUNSUPPORTED;
     victim->last_use = ++c->tick;
     *out = victim;
     return CML_OK;
@@ -373,37 +143,15 @@ int cml_counters_metric_ok(cml_counters *c, const char *metric, char *why, size_
                 snprintf(why, whylen, "%s", c->checked[i].why);
             return c->checked[i].ok;
         }
-    /* A host object of its own: the name must exist for this chip AND be
-     * schedulable by the range profiler (SASS-patched metrics are not, on
-     * some versions), which only adding it to a configuration tells. */
     checked_metric m;
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "%s", metric);
-    CUpti_Profiler_Host_Object *h = NULL;
     char saved[sizeof c->err];
     memcpy(saved, c->err, sizeof saved);
-    if (strlen(metric) >= sizeof m.name) {
+    if (strlen(metric) >= sizeof m.name)
         snprintf(m.why, sizeof m.why, "metric name too long");
-    } else if (host_new(c, &h) != CML_OK) {
-        snprintf(m.why, sizeof m.why, "%.190s", c->err);
-    } else {
-        const char *names[1] = {metric};
-        CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
-            .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-        add.pHostObject = h;
-        add.ppMetricNames = names;
-        add.numMetrics = 1;
-        CUptiResult r = cupti.cuptiProfilerHostConfigAddMetrics(&add);
-        if (r == CUPTI_SUCCESS)
-            m.ok = 1;
-        else
-            snprintf(m.why, sizeof m.why, "%s: %s", r == CUPTI_ERROR_INVALID_METRIC_NAME
-                                                       ? "not a metric of this chip or not "
-                                                         "collectable by the range profiler"
-                                                       : "rejected",
-                     result_str(r));
-        host_free(h);
-    }
+    else
+        m.ok = cml_cupti_metric_ok(&c->target, metric, m.why, sizeof m.why);
     memcpy(c->err, saved, sizeof saved);
     if (c->nchecked < MAX_CHECKED)
         c->checked[c->nchecked++] = m;
@@ -419,13 +167,13 @@ static void abort_pass(CUpti_RangeProfiler_Object *obj, int pushed, int started)
         CUpti_RangeProfiler_PopRange_Params p = {
             .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
         p.pRangeProfilerObject = obj;
-        (void)cupti.cuptiRangeProfilerPopRange(&p);
+        (void)cml_cupti.cuptiRangeProfilerPopRange(&p);
     }
     if (started) {
         CUpti_RangeProfiler_Stop_Params p = {
             .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         p.pRangeProfilerObject = obj;
-        (void)cupti.cuptiRangeProfilerStop(&p);
+        (void)cml_cupti.cuptiRangeProfilerStop(&p);
     }
 }
 
@@ -453,7 +201,7 @@ static void range_disable(cml_counters *c)
     CUpti_RangeProfiler_Disable_Params dis = {
         .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     dis.pRangeProfilerObject = c->obj;
-    (void)cupti.cuptiRangeProfilerDisable(&dis);
+    (void)cml_cupti.cuptiRangeProfilerDisable(&dis);
     c->obj = NULL;
     c->t.enable_ms += now_ms() - t0;
 }
@@ -461,7 +209,7 @@ static void range_disable(cml_counters *c)
 /*
  * Profile k launches with configuration f, one range each, in one session:
  * per pass, Start once, then for every launch flush L2, push its range,
- * launch, synchronize, pop; Stop after the last. values[j * f->n + m] is
+ * launch, synchronize, pop; Stop after the last. values[j * f->f.n + m] is
  * metric m of launch j. One Start per pass for the whole batch is the point:
  * Start costs 15-50 ms per pass on an H100 whatever the kernel, so the whole
  * counter map (6 passes) costs about 14 ms per launch in a batch of 32
@@ -496,49 +244,23 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
      * configuration's metrics and a full batch, initialised afresh for every
      * session. */
     if (c->data_for != f) {
-        CUpti_RangeProfiler_GetCounterDataSize_Params sz = {
-            .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-        sz.pRangeProfilerObject = obj;
-        sz.pMetricNames = (const char **)f->names;
-        sz.numMetrics = f->n;
-        sz.maxNumOfRanges = CML_COUNTERS_MAX_BATCH;
-        sz.maxNumRangeTreeNodes = CML_COUNTERS_MAX_BATCH;
-        CALL(c, cuptiRangeProfilerGetCounterDataSize, &sz, out);
         free(c->data);
-        c->data = calloc(sz.counterDataSize ? sz.counterDataSize : 1, 1);
-        c->data_size = sz.counterDataSize;
-        if (!c->data) {
-            st = CML_ENOMEM;
-            snprintf(c->err, sizeof c->err, "out of memory for the counter data image");
+        c->data = NULL;
+        if (cml_cupti_data_alloc(obj, &f->f, CML_COUNTERS_MAX_BATCH, &c->data, &c->data_size,
+                                 c->err, sizeof c->err) != 0)
             goto out;
-        }
         c->data_for = f;
     }
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
-        .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    init.pRangeProfilerObject = obj;
-    init.counterDataSize = c->data_size;
-    init.pCounterData = c->data;
-    CALL(c, cuptiRangeProfilerCounterDataImageInitialize, &init, out);
+    if (cml_cupti_data_init(obj, c->data, c->data_size, c->err, sizeof c->err) != 0)
+        goto out;
 
-    CUpti_RangeProfiler_SetConfig_Params cfg = {
-        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-    cfg.pRangeProfilerObject = obj;
-    cfg.configSize = f->image_size;
-    cfg.pConfig = f->image;
-    cfg.counterDataImageSize = c->data_size;
-    cfg.pCounterDataImage = c->data;
-    cfg.range = CUPTI_UserRange;
-    cfg.replayMode = CUPTI_UserReplay;
     /* Always the largest batch: an object kept enabled goes on with the
      * ranges per pass of its first configuration (seen on CUDA 13.0: set up
      * with 1, a later session of 32 recorded 2 ranges). */
-    cfg.maxRangesPerPass = CML_COUNTERS_MAX_BATCH;
-    cfg.numNestingLevels = 1;
-    cfg.minNestingLevel = 1;
-    cfg.passIndex = 0;
-    cfg.targetNestingLevel = 1;
-    CALL(c, cuptiRangeProfilerSetConfig, &cfg, out);
+    if (cml_cupti_set_config(obj, &f->f, c->data, c->data_size, CUPTI_UserRange,
+                             CUPTI_UserReplay, CML_COUNTERS_MAX_BATCH, c->err,
+                             sizeof c->err) != 0)
+        goto out;
     c->t.config_ms += lap_ms(&t0);
 
     size_t pass = 0;
@@ -613,33 +335,8 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
     c->t.passes += pass;
     c->t.sessions++;
 
-    CUpti_RangeProfiler_DecodeData_Params dec = {
-        .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    dec.pRangeProfilerObject = obj;
-    CALL(c, cuptiRangeProfilerDecodeData, &dec, out);
-    CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
-        .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    info.pCounterDataImage = c->data;
-    info.counterDataImageSize = c->data_size;
-    CALL(c, cuptiRangeProfilerGetCounterDataInfo, &info, out);
-    if (info.numTotalRanges != k || dec.numOfRangeDropped > 0) {
-        snprintf(c->err, sizeof c->err,
-                 "the profiler recorded %zu ranges of %zu (%zu dropped)", info.numTotalRanges,
-                 k, dec.numOfRangeDropped);
+    if (cml_cupti_decode(obj, &f->f, c->data, c->data_size, k, values, c->err, sizeof c->err) != 0)
         goto out;
-    }
-    for (size_t j = 0; j < k; j++) {
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
-            .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-        ev.pHostObject = f->host;
-        ev.pCounterDataImage = c->data;
-        ev.counterDataImageSize = c->data_size;
-        ev.rangeIndex = j;
-        ev.ppMetricNames = (const char **)f->names;
-        ev.numMetrics = f->n;
-        ev.pMetricValues = values + j * f->n;
-        CALL(c, cuptiProfilerHostEvaluateToGpuValues, &ev, out);
-    }
     c->t.decode_ms += now_ms() - t0;
     c->t.measurements += k;
     st = CML_OK;
@@ -757,52 +454,6 @@ int cml_counters_built(void)
     return 1;
 }
 
-/* Fill c->chip, c->avail; check the device first for a plain reason. */
-static cml_status target_facts(cml_counters *c)
-{
-    CUpti_Profiler_DeviceSupported_Params sup = {
-        .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
-    sup.cuDevice = (CUdevice)c->cu_device;
-    sup.api = CUPTI_PROFILER_RANGE_PROFILING;
-    CALL(c, cuptiProfilerDeviceSupported, &sup, fail);
-    if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-        const char *what = sup.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
-                               ? "its architecture (compute capability 7.5 or newer needed)"
-                           : sup.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED
-                               ? "a vGPU with profiling disabled"
-                           : sup.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "a vGPU"
-                           : sup.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
-                               ? "confidential computing"
-                           : sup.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
-                               ? "a crypto-mining (CMP) device"
-                           : sup.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "SLI"
-                           : sup.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "WSL"
-                                                                               : "this setup";
-        snprintf(c->err, sizeof c->err, "the profiler does not support this device: %s", what);
-        return CML_EUNSUPPORTED;
-    }
-    CUpti_Device_GetChipName_Params chip = {
-        .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-    chip.deviceIndex = (size_t)c->device;
-    CALL(c, cuptiDeviceGetChipName, &chip, fail);
-    snprintf(c->chip, sizeof c->chip, "%s", chip.pChipName ? chip.pChipName : "");
-    CUpti_Profiler_GetCounterAvailability_Params av = {
-        .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
-    av.ctx = c->ctx;
-    CALL(c, cuptiProfilerGetCounterAvailability, &av, fail);
-    c->avail_size = av.counterAvailabilityImageSize;
-    c->avail = calloc(c->avail_size ? c->avail_size : 1, 1);
-    if (!c->avail) {
-        snprintf(c->err, sizeof c->err, "out of host memory");
-        return CML_ENOMEM;
-    }
-    av.pCounterAvailabilityImage = c->avail;
-    CALL(c, cuptiProfilerGetCounterAvailability, &av, fail);
-    return CML_OK;
-fail:
-    return CML_EUNSUPPORTED;
-}
-
 cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t whylen)
 {
     if (!out || !why || whylen == 0)
@@ -827,24 +478,13 @@ cml_status cml_counters_open(int device, cml_counters **out, char *why, size_t w
         return st;
     }
     c->ctx = (CUcontext)ctx;
-    if (!load_cupti()) {
-        snprintf(why, whylen, "%s", cupti.why);
+    if (cml_cupti_acquire(why, whylen) != 0) {
         free(c);
         return CML_EUNSUPPORTED;
     }
-    if (!cupti.initialized) {
-        CUpti_Profiler_Initialize_Params p = {
-            .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-        CUptiResult r = cupti.cuptiProfilerInitialize(&p);
-        if (r != CUPTI_SUCCESS) {
-            explain(why, whylen, "cuptiProfilerInitialize", r);
-            free(c);
-            return CML_EUNSUPPORTED;
-        }
-        cupti.initialized = 1;
-    }
-    cupti.users++;
-    st = target_facts(c);
+    if (cml_cupti_target_facts(c->cu_device, c->device, c->ctx, &c->target, c->err,
+                               sizeof c->err) != 0)
+        st = strstr(c->err, "out of host memory") ? CML_ENOMEM : CML_EUNSUPPORTED;
     if (st == CML_OK)
         st = cml_ctr_cuda_flush_alloc(&c->flush, &c->flush_bytes, c->err, sizeof c->err);
     if (st == CML_OK) {
@@ -879,19 +519,14 @@ void cml_counters_close(cml_counters *c)
     for (int i = 0; i < MAX_CONFIGS; i++)
         config_free(&c->cfg[i]);
     cml_ctr_cuda_free(c->flush);
-    free(c->avail);
+    free(c->target.avail);
     free(c);
-    if (cupti.users > 0 && --cupti.users == 0 && cupti.initialized) {
-        CUpti_Profiler_DeInitialize_Params p = {
-            .structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
-        (void)cupti.cuptiProfilerDeInitialize(&p);
-        cupti.initialized = 0;
-    }
+    cml_cupti_release();
 }
 
 const char *cml_counters_chip(const cml_counters *c)
 {
-    return c ? c->chip : "";
+    return c ? c->target.chip : "";
 }
 
 /* ---- the small accessors ------------------------------------------------- */

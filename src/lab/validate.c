@@ -179,32 +179,8 @@ static double level_reference(const cml_record *rec, const cml_counter_def *d)
  */
 static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo, double *hi)
 {
-    *lo = *hi = c->predicted;
-    const cml_counter_def *d = cml_counter_map_find(c->name);
-    if (!d || !rec->has_levels || !rec->levels.bounded)
-        return;
-    const cml_levels *lv = &rec->levels;
-    uint64_t v, l, h;
-    switch (d->field) {
-#define CML_BOUNDS_OF(f) (v = lv->f, l = lv->lo.f, h = lv->hi.f)
-    case CML_CTR_L1_HIT: CML_BOUNDS_OF(l1_hit_sectors); break;
-    case CML_CTR_L2_READ: CML_BOUNDS_OF(l2_read_sectors); break;
-    case CML_CTR_L2_WRITE: CML_BOUNDS_OF(l2_write_sectors); break;
-    case CML_CTR_DRAM_READ: CML_BOUNDS_OF(dram_read_bytes); break;
-    case CML_CTR_DRAM_WRITE: CML_BOUNDS_OF(dram_write_bytes); break;
-#undef CML_BOUNDS_OF
-    default: return;
-    }
-    if (!(l <= v && v <= h))
-        return; /* no interval around its point (the reader refuses such files) */
-    if (v > 0) {
-        const double scale = c->predicted / (double)v;
-        *lo = (double)l * scale;
-        *hi = (double)h * scale;
-    } else if (c->predicted == 0) {
-        *lo = (double)l;
-        *hi = (double)h;
-    }
+    cml_counter_level_bounds(cml_counter_map_find(c->name), rec->has_levels ? &rec->levels : NULL,
+                             c->predicted, lo, hi);
 }
 
 /* Judge one counter of rec by its map entry d: the rule, and its kind
@@ -293,8 +269,16 @@ typedef struct run_set {
 static const cml_record *find_control(const cml_explained_diff *e, const cml_record *rec,
                                       const run_set *set)
 {
-    char want[sizeof rec->variant + 64];
-    cml_variant_with(rec->variant, e->control, want, sizeof want);
+    /* The control at rec's own footprint: the tag validate put last stays
+     * last (a control setting the variant lacks is appended before it). */
+    char base[sizeof rec->variant], want[sizeof rec->variant + 64];
+    const char *tag = strstr(rec->variant, CML_FOOTPRINT_TAG);
+    snprintf(base, sizeof base, "%.*s", (int)(tag ? (size_t)(tag - rec->variant)
+                                                  : strlen(rec->variant)),
+             rec->variant);
+    cml_variant_with(base, e->control, want, sizeof want);
+    if (tag && strlen(want) + strlen(tag) < sizeof want)
+        strcat(want, tag);
     if (strcmp(want, rec->variant) == 0)
         return NULL;
     for (size_t i = set->first; i < set->last && i < set->r->count; i++) {

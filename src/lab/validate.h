@@ -73,6 +73,11 @@ typedef enum cml_rule {
     CML_RULE_NOT_JUDGED      /* a cache-level counter under its noise floor */
 } cml_rule;
 
+/* What `validate` appends to a record's variant to name the footprint it
+ * ran at (" footprint=l2", "=dram", "=own": src/cli/validate.c), so that the
+ * records of two footprints are judged, and their controls found, apart. */
+#define CML_FOOTPRINT_TAG " footprint="
+
 typedef struct cml_counter_judgement {
     char name[64];
     cml_counter_verdict verdict;

@@ -423,16 +423,22 @@ void cml_html_begin(FILE *out, const char *title)
     fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
 }
 
-void cml_html_end(FILE *out, const char *tool_version)
+void cml_html_end_note(FILE *out, const char *tool_version, const char *note_html)
 {
     fputs("<footer id=\"cml-end\">Written by cumemlab ", out);
     esc(out, tool_version);
-    fputs(". Bandwidth counts the bytes each kernel must move (every input read once, every "
-          "output written once) over the median time, in GB/s (10<sup>9</sup> bytes per "
-          "second). Efficiency is bytes used / bytes moved. &ldquo;modern&rdquo; applies the "
-          "rules of Volta to Hopper (32-byte sectors); &ldquo;Fermi&rdquo; those of the "
-          "Fermi/Kepler textbooks.</footer>\n</main>\n</body>\n</html>\n",
-          out);
+    fprintf(out, ". %s Efficiency is bytes used / bytes moved. &ldquo;modern&rdquo; applies "
+                 "the rules of Volta to Hopper (32-byte sectors); &ldquo;Fermi&rdquo; those "
+                 "of the Fermi/Kepler textbooks.</footer>\n</main>\n</body>\n</html>\n",
+            note_html);
+}
+
+void cml_html_end(FILE *out, const char *tool_version)
+{
+    cml_html_end_note(out, tool_version,
+                      "Bandwidth counts the bytes each kernel must move (every input read "
+                      "once, every output written once) over the median time, in GB/s "
+                      "(10<sup>9</sup> bytes per second).");
 }
 
 cml_status cml_report_html(FILE *out, const cml_results *r)

@@ -35,6 +35,9 @@ cml_status cml_report_html(FILE *out, const cml_results *r);
 void cml_html_begin(FILE *out, const char *title);
 /* The footer and the end of the document. */
 void cml_html_end(FILE *out, const char *tool_version);
+/* The same with the footer's first sentences (HTML, written as it is) of
+ * the caller's own: what its figures are (cml_html_end's: bandwidth). */
+void cml_html_end_note(FILE *out, const char *tool_version, const char *note_html);
 /* A run's reference: the model-only banner, or its peak bandwidth. */
 void cml_html_run_peak(FILE *out, const cml_results *r);
 /* A run's device facts as a table (nothing without them). */

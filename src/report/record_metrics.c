@@ -13,8 +13,9 @@ static int is_ok(const cml_record *rec) { return rec->state == CML_REC_OK; }
 
 static double m_bandwidth(const cml_record *rec)
 {
-    if (!is_ok(rec) || !rec->measured || !isfinite(rec->bandwidth_gbs))
-        return NAN;
+    if (!is_ok(rec) || !rec->measured || !isfinite(rec->bandwidth_gbs) ||
+        cml_rep_latency(rec, NULL, NULL))
+        return NAN; /* a latency record's bytes are a few pointers' */
     return rec->bandwidth_gbs;
 }
 
@@ -166,4 +167,15 @@ double cml_rep_metric(const cml_record *rec, cml_metric_id id, const char *arg)
     case CML_METRIC_OCCUPANCY: return m_occupancy(rec);
     }
     return NAN;
+}
+
+int cml_rep_latency(const cml_record *rec, double *cycles, double *ns)
+{
+    const double c = cml_record_extra(rec, "cycles_per_load", NAN);
+    const double t = cml_record_extra(rec, "ns_per_load", NAN);
+    if (cycles)
+        *cycles = c;
+    if (ns)
+        *ns = t;
+    return !isnan(c) || !isnan(t);
 }

@@ -20,4 +20,11 @@ unsigned cml_rep_nextra(const cml_record *rec);
  * record does not have it. */
 double cml_rep_metric(const cml_record *rec, cml_metric_id id, const char *arg);
 
+/* A latency record: one whose figure is the time of a dependent load, not
+ * a bandwidth. It says so by its extras "cycles_per_load" and
+ * "ns_per_load" (docs/json-schema.md, "extra"), which hierarchy's chase and
+ * cluster-smem's latency test give: 1 and both (NAN where one is missing),
+ * else 0. The table shows them where a bandwidth record has its GB/s. */
+int cml_rep_latency(const cml_record *rec, double *cycles, double *ns);
+
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "report/item_groups.h"
+#include "report/record_metrics.h"
 #include "report/table_banner.h"
 #include "report/report_util.h"
 #include "report/summary.h"
@@ -31,7 +32,7 @@
 /* What a column shows. */
 typedef enum col_kind {
     K_PARAM, K_VARIANT,
-    K_MEDIAN, K_CV, K_GBS, K_PEAK, K_PEAK_REF, K_VERIFY,
+    K_MEDIAN, K_CV, K_GBS, K_CYCLES, K_NS, K_PEAK, K_PEAK_REF, K_VERIFY,
     K_REQUESTS, K_SECTORS, K_SECT_PER_REQ, K_EFF, K_TRANS_PER_REQ,
     K_WF_PER_REQ, K_CONFLICTS, K_SER_PER_REQ,
     K_EXTRA
@@ -242,12 +243,16 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
     L->nid = L->tt.ncol;
 
     /* Measured figures, when any record has them. */
-    int measured = 0, peak = 0, ref = 0, resident = 0;
+    int measured = 0, peak = 0, ref = 0, resident = 0, latency = 0, bandwidth = 0;
     double max_median = 0;
     for (size_t i = 0; i < n; i++) {
         if (!is_ok(recs[i]) || !recs[i]->measured)
             continue;
         measured = 1;
+        if (cml_rep_latency(recs[i], NULL, NULL))
+            latency = 1;
+        else
+            bandwidth = 1;
         peak |= recs[i]->peak_fraction >= 0;
         ref |= recs[i]->peak_class != CML_PEAK_CLASS_NONE;
         resident |= cml_peak_class_resident(recs[i]->peak_class);
@@ -259,7 +264,14 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
         add_col(L, spec(K_MEDIAN, 0, 0), "measured", NULL,
                 L->time_us ? "median us" : "median ms", CML_TT_RIGHT, 90);
         add_col(L, spec(K_CV, 0, 0), "measured", NULL, "cv %", CML_TT_RIGHT, 45);
-        add_col(L, spec(K_GBS, 0, 0), "measured", NULL, "GB/s", CML_TT_RIGHT, 95);
+        /* A latency record's figure is its time per dependent load
+         * (cml_rep_latency), not the bytes its few pointers moved. */
+        if (bandwidth)
+            add_col(L, spec(K_GBS, 0, 0), "measured", NULL, "GB/s", CML_TT_RIGHT, 95);
+        if (latency) {
+            add_col(L, spec(K_CYCLES, 0, 0), "measured", NULL, "cycles/load", CML_TT_RIGHT, 95);
+            add_col(L, spec(K_NS, 0, 0), "measured", NULL, "ns/load", CML_TT_RIGHT, 95);
+        }
         /* A cache-resident record shows where its bytes live in the "of"
          * column, and no share of the DRAM peak. */
         if (peak || resident)
@@ -287,6 +299,9 @@ static void build_layout(layout *L, const cml_record *const *recs, size_t n)
             continue;
         for (unsigned e = 0; e < ne; e++) {
             const char *name = recs[i]->extra[e].name;
+            if (latency && (strcmp(name, "cycles_per_load") == 0 ||
+                            strcmp(name, "ns_per_load") == 0))
+                continue; /* in the measured group already */
             size_t k = 0;
             while (k < L->nextra && strcmp(L->extra_name[k], name) != 0)
                 k++;
@@ -380,7 +395,19 @@ static size_t fill_row(const layout *L, const cml_record *rec, cml_tt_row row, c
                 cml_tt_set(row, ci, "-");
             break;
         case K_CV: set_fixed(row, ci, 2, rec->measured ? 100.0 * rec->timing.cv : NAN); break;
-        case K_GBS: set_fixed(row, ci, 1, rec->measured ? rec->bandwidth_gbs : NAN); break;
+        case K_GBS:
+            set_fixed(row, ci, 1, rec->measured && !cml_rep_latency(rec, NULL, NULL)
+                                      ? rec->bandwidth_gbs
+                                      : NAN);
+            break;
+        case K_CYCLES:
+        case K_NS: {
+            double cyc = NAN, ns = NAN;
+            if (rec->measured)
+                cml_rep_latency(rec, &cyc, &ns);
+            set_fixed(row, ci, 1, s->kind == K_CYCLES ? cyc : ns);
+            break;
+        }
         case K_PEAK:
             set_fixed(row, ci, 1,
                       rec->measured && rec->peak_fraction >= 0 ? 100.0 * rec->peak_fraction
@@ -672,12 +699,14 @@ static void print_fact(FILE *out, const cml_record *rec)
     if (rec->measured) {
         /* a results file may hold any number: "-" for what is not one */
         char bw[40] = "-", cv[40] = "-";
+        const int latency = cml_rep_latency(rec, NULL, NULL); /* its extras say it above */
         if (isfinite(rec->bandwidth_gbs))
             snprintf(bw, sizeof bw, "%.1f", rec->bandwidth_gbs);
         if (isfinite(100.0 * rec->timing.cv))
             snprintf(cv, sizeof cv, "%.2f%%", 100.0 * rec->timing.cv);
-        fprintf(out, "  %-34s %14s GB/s (median of %u, cv %s)\n", "measured bandwidth", bw,
-                rec->timing.reps, cv);
+        if (!latency)
+            fprintf(out, "  %-34s %14s GB/s (median of %u, cv %s)\n", "measured bandwidth", bw,
+                    rec->timing.reps, cv);
     }
 }
 

@@ -79,6 +79,43 @@ typedef struct cml_tf_kernel {
     size_t len;
 } cml_tf_kernel;
 
+/*
+ * The hardware counters of one launch (the CNTR chunk): CUPTI's range
+ * profiler with kernel replay, in a second run of the program by the
+ * counters library (src/trace/inject/counters_inject.c), then copied into
+ * the trace by cml_tf_splice_counters. Matched to a KERN chunk by the
+ * kernel's name and launch index.
+ */
+#define CML_TF_MAX_METRICS 64u
+typedef struct cml_tf_counters {
+    const char *kernel;    /* the kernel's mangled name, as its FUNC chunk's  */
+    uint64_t launch;       /* its launch index among that kernel's launches    */
+    uint32_t passes;       /* replay passes the profiler took (0: none ran)    */
+    const char *error;     /* "": measured; else why not, one line             */
+    size_t n;              /* metrics, at most CML_TF_MAX_METRICS              */
+    const char **metrics;  /* their names (ncu's)                              */
+    double *values;        /* their values; NaN: not measured                  */
+} cml_tf_counters;
+
+/*
+ * The per-instruction counters of one launch (the PCNT chunk): CUPTI's SASS
+ * metrics (the launch's code patched to count at each instruction), in a
+ * third run of the program, copied into the trace as CNTR chunks are. Each
+ * value row is one instruction of the kernel's own code (its pc, a byte
+ * offset in the function, as a KERN chunk's records have them).
+ */
+#define CML_TF_MAX_SASS_PCS (1u << 22)
+typedef struct cml_tf_pc_counters {
+    const char *kernel;    /* the kernel's mangled name                        */
+    uint64_t launch;       /* its launch index                                 */
+    const char *error;     /* "": measured; else why not, one line             */
+    size_t nmetrics;       /* at most CML_TF_MAX_METRICS                       */
+    const char **metrics;  /* their names (CUPTI's SASS metric names)          */
+    size_t npcs;           /* instructions with values, at most CML_TF_MAX_SASS_PCS */
+    uint32_t *pcs;         /* ascending                                        */
+    uint64_t *values;      /* npcs x nmetrics, one row per pc                  */
+} cml_tf_pc_counters;
+
 /* ---- writing ---------------------------------------------------------- */
 
 typedef struct cml_tf_writer cml_tf_writer;
@@ -99,6 +136,12 @@ int cml_tf_write_func(cml_tf_writer *w, const cml_tf_func *f);
  * to the file. 0, or -1 (write error, a record out of order or invalid). */
 int cml_tf_write_kernel(cml_tf_writer *w, const cml_tf_kernel *k, const cml_tf_ins *ins,
                         size_t n);
+/* One launch's counters (a CNTR chunk). 0, or -1 (write error, more than
+ * CML_TF_MAX_METRICS metrics, a string too long). */
+int cml_tf_write_counters(cml_tf_writer *w, const cml_tf_counters *c);
+/* One launch's per-instruction counters (a PCNT chunk). 0, or -1 (write
+ * error, a count over its limit, pcs not ascending). */
+int cml_tf_write_pc_counters(cml_tf_writer *w, const cml_tf_pc_counters *s);
 /* The END chunk, then close. 0, or -1 if anything failed since open. */
 int cml_tf_writer_close(cml_tf_writer *w);
 
@@ -122,6 +165,12 @@ typedef struct cml_trace {
     size_t nfuncs, cap_funcs;
     cml_tf_kernel *kernel;  /* in file order */
     size_t nkernels, cap_kernels;
+    cml_tf_counters *counters; /* CNTR chunks, in file order */
+    size_t ncounters, cap_counters;
+    cml_tf_pc_counters *pcnt;      /* PCNT chunks, in file order */
+    size_t npcnt, cap_pcnt;
+    size_t end_at;          /* where the END chunk begins (0: no END chunk) */
+    size_t whole;           /* bytes up to the end of the last whole chunk */
     uint8_t *bytes;         /* the file (the kernels' data point into it) */
     size_t nbytes;
 } cml_trace;
@@ -135,6 +184,40 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
 /* Read and parse the file at path (- : standard input). */
 int cml_tf_read(const char *path, cml_trace *t, char *err, size_t errlen);
 void cml_tf_free(cml_trace *t);
+
+/* The counters measured for launch k (matched by its function's name and
+ * its launch index), or NULL. */
+const cml_tf_counters *cml_tf_counters_of(const cml_trace *t, const cml_tf_kernel *k);
+
+/* The first of the n ascending pcs that is not below pc (n: none). */
+static inline size_t cml_tf_pc_lower_bound(const uint32_t *pcs, size_t n, uint32_t pc)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pcs[mid] < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The per-instruction counters of launch k, or NULL; and the row of
+ * instruction `pc` in them (SIZE_MAX: none). */
+const cml_tf_pc_counters *cml_tf_pc_counters_of(const cml_trace *t, const cml_tf_kernel *k);
+size_t cml_tf_pc_row(const cml_tf_pc_counters *s, uint32_t pc);
+
+/*
+ * Copy the CNTR and PCNT chunks of the file at `counters_path` (a trace the counters
+ * library wrote: HEAD, CNTR chunks, END) into the trace at `trace_path`,
+ * before its END chunk (or after its last whole chunk when the program
+ * stopped before closing it). The trace is rewritten under a temporary name
+ * and renamed over the old one, so a failure leaves it as it was. 0, or -1
+ * with one line in err.
+ */
+int cml_tf_splice_counters(const char *trace_path, const char *counters_path, char *err,
+                           size_t errlen);
 
 /* The function of id `id`, or NULL. */
 const cml_tf_func *cml_tf_func_by_id(const cml_trace *t, uint32_t id);

@@ -16,6 +16,8 @@
 #define CML_TF_TAG_HEAD "HEAD"
 #define CML_TF_TAG_FUNC "FUNC"
 #define CML_TF_TAG_KERN "KERN"
+#define CML_TF_TAG_CNTR "CNTR"
+#define CML_TF_TAG_PCNT "PCNT"
 #define CML_TF_TAG_END "END "
 
 /* A record's attribute byte: space in bits 0-1, op in bits 2-3, the rest 0. */

@@ -19,6 +19,7 @@
 
 #include "report/html.h"
 #include "report/svg_chart.h"
+#include "trace/trace_measured.h"
 #include "trace/trace_report.h"
 #include "trace/trace_report_util.h"
 
@@ -395,6 +396,7 @@ cml_status cml_tf_report_html(FILE *out, const void *report)
         launches(out, r);
         ranking(out, r, all, n);
         details(out, r, all, n);
+        cml_tfm_html(out, r);
         fputs("<section id=\"lines\"><h2>Bytes wasted, line by line</h2>\n<div "
               "class=\"charts\">\n",
               out);
@@ -402,7 +404,13 @@ cml_status cml_tf_report_html(FILE *out, const void *report)
             st = line_chart(out, r, k);
         fputs("</div>\n</section>\n", out);
     }
-    cml_html_end(out, r->tool_version ? r->tool_version : "(version unknown)");
+    cml_html_end_note(out, r->tool_version ? r->tool_version : "(version unknown)",
+                      "Every figure is the model's (the lab's rules run on the lane addresses "
+                      "the program's warps used), except the measured counters, which come "
+                      "from CUPTI in a second run of the program (kernel replay). A sector is "
+                      "32 bytes; wasted bytes are sector bytes moved beyond the bytes asked "
+                      "for, and for shared memory 128 bytes per wavefront beyond the "
+                      "conflict-free ones.");
     free(all);
     if (st == CML_OK && (fflush(out) != 0 || ferror(out)))
         st = CML_EIO;

@@ -332,6 +332,133 @@ static void parse_kern(parser *p, cml_trace *t)
     t->kernel[t->nkernels++] = k;
 }
 
+static void free_counters(cml_tf_counters *c)
+{
+    free((char *)c->kernel);
+    free((char *)c->error);
+    for (size_t i = 0; c->metrics && i < c->n; i++)
+        free((char *)c->metrics[i]);
+    free(c->metrics);
+    free(c->values);
+}
+
+/* A CNTR chunk: any value is kept as it is (NaN, infinite, negative: the
+ * reports say what each means), the names and counts are checked. */
+static void parse_cntr(parser *p, cml_trace *t)
+{
+    cml_tf_counters c;
+    memset(&c, 0, sizeof c);
+    c.kernel = get_string(p, "kernel name");
+    c.launch = get_varint(p, "launch index");
+    c.passes = (uint32_t)get_range(p, "passes", 0, 1024);
+    c.error = get_string(p, "error");
+    c.n = (size_t)get_range(p, "metric count", 0, CML_TF_MAX_METRICS);
+    if (!p->failed) {
+        c.metrics = calloc(c.n ? c.n : 1, sizeof *c.metrics);
+        c.values = calloc(c.n ? c.n : 1, sizeof *c.values);
+        if (!c.metrics || !c.values)
+            fail(p, "out of memory");
+    }
+    for (size_t i = 0; i < c.n && !p->failed; i++) {
+        c.metrics[i] = get_string(p, "metric name");
+        const uint8_t *b = get_bytes(p, 8, "metric value");
+        if (!b)
+            break;
+        uint64_t bits = 0;
+        for (unsigned k = 0; k < 8; k++)
+            bits |= (uint64_t)b[k] << (8 * k);
+        memcpy(&c.values[i], &bits, sizeof bits);
+    }
+    if (!p->failed) {
+        void *cs = t->counters;
+        int rc = grow(&cs, &t->cap_counters, t->ncounters, sizeof *t->counters);
+        t->counters = cs;
+        if (rc == 0) {
+            t->counters[t->ncounters++] = c;
+            return;
+        }
+        fail(p, "out of memory");
+    }
+    free_counters(&c);
+}
+
+static void free_pcnt(cml_tf_pc_counters *x)
+{
+    free((char *)x->kernel);
+    free((char *)x->error);
+    for (size_t i = 0; x->metrics && i < x->nmetrics; i++)
+        free((char *)x->metrics[i]);
+    free(x->metrics);
+    free(x->pcs);
+    free(x->values);
+}
+
+/* A PCNT chunk: the counts are bounded by the bytes that hold them (a pc
+ * row takes at least 1 + nmetrics bytes), the pcs ascending. */
+static void parse_pcnt(parser *p, cml_trace *t)
+{
+    cml_tf_pc_counters x;
+    memset(&x, 0, sizeof x);
+    x.kernel = get_string(p, "kernel name");
+    x.launch = get_varint(p, "launch index");
+    x.error = get_string(p, "error");
+    x.nmetrics = (size_t)get_range(p, "metric count", 0, CML_TF_MAX_METRICS);
+    if (!p->failed && !(x.metrics = calloc(x.nmetrics ? x.nmetrics : 1, sizeof *x.metrics)))
+        fail(p, "out of memory");
+    for (size_t m = 0; m < x.nmetrics && !p->failed; m++)
+        x.metrics[m] = get_string(p, "metric name");
+    const size_t row = 1u + x.nmetrics;
+    uint64_t most = (p->end - p->pos) / row;
+    x.npcs = (size_t)get_range(p, "instruction count", 0,
+                               most < CML_TF_MAX_SASS_PCS ? most : CML_TF_MAX_SASS_PCS);
+    if (!p->failed) {
+        x.pcs = calloc(x.npcs ? x.npcs : 1, sizeof *x.pcs);
+        x.values = calloc(x.npcs && x.nmetrics ? x.npcs * x.nmetrics : 1, sizeof *x.values);
+        if (!x.pcs || !x.values)
+            fail(p, "out of memory");
+    }
+    for (size_t i = 0; i < x.npcs && !p->failed; i++) {
+        x.pcs[i] = (uint32_t)get_range(p, "pc", i ? (uint64_t)x.pcs[i - 1] + 1u : 0, UINT32_MAX);
+        for (size_t m = 0; m < x.nmetrics; m++)
+            x.values[i * x.nmetrics + m] = get_varint(p, "metric value");
+    }
+    if (!p->failed) {
+        void *xs = t->pcnt;
+        int rc = grow(&xs, &t->cap_pcnt, t->npcnt, sizeof *t->pcnt);
+        t->pcnt = xs;
+        if (rc == 0) {
+            t->pcnt[t->npcnt++] = x;
+            return;
+        }
+        fail(p, "out of memory");
+    }
+    free_pcnt(&x);
+}
+
+const cml_tf_pc_counters *cml_tf_pc_counters_of(const cml_trace *t, const cml_tf_kernel *k)
+{
+    const cml_tf_func *f = cml_tf_func_by_id(t, k->func);
+    for (size_t i = 0; f && i < t->npcnt; i++)
+        if (t->pcnt[i].launch == k->launch && strcmp(t->pcnt[i].kernel, f->name) == 0)
+            return &t->pcnt[i];
+    return NULL;
+}
+
+size_t cml_tf_pc_row(const cml_tf_pc_counters *s, uint32_t pc)
+{
+    size_t lo = s ? cml_tf_pc_lower_bound(s->pcs, s->npcs, pc) : 0;
+    return s && lo < s->npcs && s->pcs[lo] == pc ? lo : SIZE_MAX;
+}
+
+const cml_tf_counters *cml_tf_counters_of(const cml_trace *t, const cml_tf_kernel *k)
+{
+    const cml_tf_func *f = cml_tf_func_by_id(t, k->func);
+    for (size_t i = 0; f && i < t->ncounters; i++)
+        if (t->counters[i].launch == k->launch && strcmp(t->counters[i].kernel, f->name) == 0)
+            return &t->counters[i];
+    return NULL;
+}
+
 /* ---- the file --------------------------------------------------------------- */
 
 int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errlen)
@@ -354,7 +481,8 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
         cml_tf_free(t);
         return -1;
     }
-    size_t counts[4] = {0, 0, 0, 0};
+    size_t counts[6] = {0, 0, 0, 0, 0, 0};
+    t->whole = CML_TF_FILE_HEADER;
     int ended = 0;
     while (p.pos < n && !p.failed) {
         if (ended) {
@@ -378,12 +506,12 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
         uint64_t len = 0;
         for (unsigned i = 0; i < 8; i++)
             len |= (uint64_t)h[4 + i] << (8 * i);
-        static const char *const tags[4] = {CML_TF_TAG_HEAD, CML_TF_TAG_FUNC, CML_TF_TAG_KERN,
-                                            CML_TF_TAG_END};
-        static const char *const names[4] = {"HEAD chunk", "FUNC chunk", "KERN chunk",
-                                             "END chunk"};
+        static const char *const tags[6] = {CML_TF_TAG_HEAD, CML_TF_TAG_FUNC, CML_TF_TAG_KERN,
+                                            CML_TF_TAG_END, CML_TF_TAG_CNTR, CML_TF_TAG_PCNT};
+        static const char *const names[6] = {"HEAD chunk", "FUNC chunk", "KERN chunk",
+                                             "END chunk", "CNTR chunk", "PCNT chunk"};
         unsigned tag = 0;
-        while (tag < 4 && memcmp(h, tags[tag], 4) != 0)
+        while (tag < 6 && memcmp(h, tags[tag], 4) != 0)
             tag++;
         if (len > n - p.pos && counts[0]) {
             t->truncated = n - p.pos + CML_TF_CHUNK_HEADER;
@@ -395,8 +523,9 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
                  (unsigned long long)len, n - p.pos - CML_TF_CHUNK_HEADER);
             break;
         }
-        if (tag == 4) { /* a chunk of a later version: skipped, its length checked */
+        if (tag == 6) { /* a chunk of a later version: skipped, its length checked */
             p.pos += (size_t)len;
+            t->whole = p.pos;
             continue;
         }
         p.chunk = names[tag];
@@ -414,7 +543,10 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
         case 0: parse_head(&p, t); break;
         case 1: parse_func(&p, t); break;
         case 2: parse_kern(&p, t); break;
+        case 4: parse_cntr(&p, t); break;
+        case 5: parse_pcnt(&p, t); break;
         default:
+            t->end_at = p.pos - CML_TF_CHUNK_HEADER;
             if (get_varint(&p, "kernel count") != t->nkernels && !p.failed)
                 fail(&p, "the END chunk counts other kernels than the %zu KERN chunks",
                      t->nkernels);
@@ -424,6 +556,7 @@ int cml_tf_parse(uint8_t *bytes, size_t n, cml_trace *t, char *err, size_t errle
         if (!p.failed && p.pos != p.end)
             fail(&p, "%zu bytes left over in the chunk", p.end - p.pos);
         p.pos = p.end;
+        t->whole = p.pos;
     }
     if (!p.failed && counts[0] == 0) {
         p.chunk = NULL;
@@ -498,6 +631,12 @@ void cml_tf_free(cml_trace *t)
     }
     free(t->funcs);
     free(t->kernel);
+    for (size_t i = 0; i < t->ncounters; i++)
+        free_counters(&t->counters[i]);
+    free(t->counters);
+    for (size_t i = 0; i < t->npcnt; i++)
+        free_pcnt(&t->pcnt[i]);
+    free(t->pcnt);
     free(t->bytes);
     memset(t, 0, sizeof *t);
 }

@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "report/report_util.h"
 #include "report/text_table.h"
+#include "trace/trace_measured.h"
 #include "trace/trace_report_util.h"
 
 #define WIDTH 130u
@@ -269,6 +270,7 @@ static void site_details(FILE *out, const cml_tf_report *r, const cml_tfr_ranked
             fprintf(out, "   sass     %s\n", sass);
         cml_tfr_explain(s, why, sizeof why);
         cml_tt_wrap(out, "   ", why, WIDTH, 3);
+        cml_tfm_site_text(out, r, all[i].kernel, s);
         cml_tfr_whatif_text(out, r, s, cml_tfr_whatif_of(r, all[i].kernel, s), WIDTH);
     }
 }
@@ -340,6 +342,7 @@ cml_status cml_tf_report_text(FILE *out, const void *report)
         site_table(out, r, all, n);
         site_details(out, r, all, n);
         levels_lines(out, r);
+        cml_tfm_text(out, r);
         notes(out, r);
     }
     free(all);
@@ -406,6 +409,7 @@ static void json_site(cml_json *j, const cml_tf_report *r, size_t k, const cml_t
     cml_json_end_object(j);
     cml_tfr_explain(s, why, sizeof why);
     cml_json_kv_string(j, "finding", why);
+    cml_tfm_site_json(j, r, k, s);
     cml_tfr_whatif_json(j, r, s, cml_tfr_whatif_of(r, k, s));
     cml_json_end_object(j);
 }
@@ -445,6 +449,7 @@ static void json_kernel(cml_json *j, const cml_tf_report *r, size_t k)
     else
         cml_json_null(j);
     cml_json_kv_string(j, "levels_note", m->no_levels);
+    cml_tfm_json(j, r, k);
     cml_json_key(j, "instructions_by_waste");
     cml_json_begin_array(j);
     for (size_t s = 0; s < m->nsites; s++)

@@ -201,6 +201,55 @@ int cml_tf_write_kernel(cml_tf_writer *w, const cml_tf_kernel *k, const cml_tf_i
     return 0;
 }
 
+/* A double as the 8 little-endian bytes of its IEEE 754 bits. */
+static void put_f64(cml_tf_writer *w, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint8_t b[8];
+    for (unsigned i = 0; i < 8; i++)
+        b[i] = (uint8_t)(bits >> (8 * i));
+    put_bytes(w, b, 8);
+}
+
+int cml_tf_write_counters(cml_tf_writer *w, const cml_tf_counters *c)
+{
+    if (c->n > CML_TF_MAX_METRICS)
+        return -1;
+    put_string(w, c->kernel);
+    put_varint(w, c->launch);
+    put_varint(w, c->passes);
+    put_string(w, c->error);
+    put_varint(w, c->n);
+    for (size_t i = 0; i < c->n; i++) {
+        put_string(w, c->metrics[i]);
+        put_f64(w, c->values[i]);
+    }
+    return emit_chunk(w, CML_TF_TAG_CNTR);
+}
+
+int cml_tf_write_pc_counters(cml_tf_writer *w, const cml_tf_pc_counters *s)
+{
+    if (s->nmetrics > CML_TF_MAX_METRICS || s->npcs > CML_TF_MAX_SASS_PCS)
+        return -1;
+    for (size_t i = 1; i < s->npcs; i++)
+        if (s->pcs[i] <= s->pcs[i - 1])
+            return -1;
+    put_string(w, s->kernel);
+    put_varint(w, s->launch);
+    put_string(w, s->error);
+    put_varint(w, s->nmetrics);
+    for (size_t m = 0; m < s->nmetrics; m++)
+        put_string(w, s->metrics[m]);
+    put_varint(w, s->npcs);
+    for (size_t i = 0; i < s->npcs; i++) {
+        put_varint(w, s->pcs[i]);
+        for (size_t m = 0; m < s->nmetrics; m++)
+            put_varint(w, s->values[i * s->nmetrics + m]);
+    }
+    return emit_chunk(w, CML_TF_TAG_PCNT);
+}
+
 int cml_tf_writer_close(cml_tf_writer *w)
 {
     if (!w)

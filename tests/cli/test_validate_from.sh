@@ -35,7 +35,7 @@ if [ "${CML_EXPECT_ZLIB:-1}" = 1 ]; then
         test $rc -eq 1
     check "validate --from a suite: the text validate has always printed" \
         test "$(sha256sum <"$tmp/out" | cut -d' ' -f1)" = \
-        8c68e5257caeac1ccbf6525981d1d3eaca3934dbce75cad6376de444f633f268
+        ef10b132428042ed393647b98a1a14fe63c1d9c1687b65a36b978a8fa54a720d
 fi
 
 # --- --json: the verdicts ------------------------------------------------------

@@ -58,8 +58,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
-    for (size_t k = 0; k < t.nkernels; k++)
+    for (size_t k = 0; k < t.nkernels; k++) {
         check_kernel(&t.kernel[k]);
+        const cml_tf_counters *c = cml_tf_counters_of(&t, &t.kernel[k]);
+        if (c && (c->launch != t.kernel[k].launch || !c->kernel))
+            abort();
+    }
+    for (size_t i = 0; i < t.ncounters; i++) {
+        const cml_tf_counters *c = &t.counters[i];
+        if (c->n > CML_TF_MAX_METRICS || !c->kernel || !c->error || (c->n && !c->values))
+            abort();
+        for (size_t m = 0; m < c->n; m++)
+            if (!c->metrics[m])
+                abort();
+    }
+    for (size_t i = 0; i < t.npcnt; i++) {
+        const cml_tf_pc_counters *c = &t.pcnt[i];
+        if (c->nmetrics > CML_TF_MAX_METRICS || c->npcs > CML_TF_MAX_SASS_PCS || !c->kernel)
+            abort();
+        for (size_t k = 1; k < c->npcs; k++)
+            if (c->pcs[k] <= c->pcs[k - 1] || cml_tf_pc_row(c, c->pcs[k]) != k)
+                abort();
+    }
     cml_tf_free(&t);
     return 0;
 }

@@ -97,12 +97,15 @@ static void test_chase(uint64_t ws, uint64_t hop, int random, int path, uint32_t
 }
 
 /* A launch of `op` over ws bytes on a grid of `grid` blocks walking at
- * least `walk` bytes per array; the whole output compared with the host. */
-static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk, int partition)
+ * least `walk` bytes per array, the blocks sharing the set by `how`
+ * (CML_HIER_WHOLE, _PARTITION, _SLICE); the whole output compared with
+ * the host. */
+static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk, int how)
 {
     cml_hier_plan p;
-    cml_hier_plan_bw(ws, op, grid, CML_HIER_BLOCK, walk, partition, &p);
-    CHECK(p.rows > 0 && p.stream == partition);
+    cml_hier_plan_bw(ws, op, grid, CML_HIER_BLOCK, walk, how, &p);
+    CHECK(p.rows > 0 && p.stream == (how == CML_HIER_PARTITION) &&
+          (p.parts > 0) == (how == CML_HIER_SLICE));
     const uint64_t words = p.rows * CML_HIER_BLOCK;
     cml_dbuf A = {0}, C = {0}, out = {0};
     if (op != CML_HIER_WRITE) {
@@ -117,11 +120,12 @@ static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk,
     if (res->ptr && (op == CML_HIER_WRITE || A.ptr)) {
         CHECK(cml_gpu_poison(g, res) == CML_OK);
         cml_hier_bw_args a = {A.ptr, C.ptr, out.ptr, p.rows, p.per_block, p.grid, 0xC0FFEEu,
-                              op, path, p.stream};
+                              op, path, p.stream, p.parts};
         CHECK(cml_hier_bw_launch(&a) == CML_OK);
         char what[96];
-        snprintf(what, sizeof what, "op=%d path=%d ws=%llu grid=%u per_block=%llu", op, path,
-                 (unsigned long long)ws, grid, (unsigned long long)p.per_block);
+        snprintf(what, sizeof what, "op=%d path=%d ws=%llu grid=%u per_block=%llu parts=%llu",
+                 op, path, (unsigned long long)ws, p.grid, (unsigned long long)p.per_block,
+                 (unsigned long long)p.parts);
         if (op == CML_HIER_READ) {
             const uint64_t n = (uint64_t)p.grid * CML_HIER_BLOCK;
             uint32_t *want = malloc(n * sizeof *want);
@@ -133,7 +137,8 @@ static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk,
                         uint32_t acc = 0;
                         for (uint64_t j = 0; j < p.per_block; j++)
                             acc += cml_hier_input_word(
-                                SEED, cml_hier_word(p.stream, b, t, p.grid, p.rows, j));
+                                SEED, cml_hier_word(p.stream, p.parts, 1, b, t, p.grid,
+                                                    p.rows, j));
                         want[b * CML_HIER_BLOCK + t] = acc;
                     }
                 compare_words(what, "sums", n, ref_want, want);
@@ -192,16 +197,30 @@ int main(void)
     test_chase(40 * 1024, 128, 0, CML_HIER_CG, 3, sms);
     test_chase(1024 * 1024, 8, 1, CML_HIER_NC, sms, sms); /* as the experiment runs it */
     /* 16 rows (the least), a multiple of a step, and not. */
-    test_bw(CML_HIER_READ, CML_HIER_CA, 16 * 1024, 4, 64 * 1024, 0);
-    test_bw(CML_HIER_READ, CML_HIER_CA, 64 * 1024, 5, 256 * 1024, 0);
-    test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 64 * 1024, 0);
-    test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 16 * 1024, 0);
-    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 16 * 1024, 0);
+    test_bw(CML_HIER_READ, CML_HIER_CA, 16 * 1024, 4, 64 * 1024, CML_HIER_WHOLE);
+    test_bw(CML_HIER_READ, CML_HIER_CA, 64 * 1024, 5, 256 * 1024, CML_HIER_WHOLE);
+    test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 64 * 1024, CML_HIER_WHOLE);
+    test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 16 * 1024, CML_HIER_WHOLE);
+    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 16 * 1024, CML_HIER_WHOLE);
     /* Partitioned, rows a multiple of the grid's and not. */
-    test_bw(CML_HIER_READ, CML_HIER_NC, 64 * 1024, 4, 256 * 1024, 1);
-    test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 100 * 1024, 1);
-    test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 300 * 1024, 1);
-    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 256 * 1024, 1);
+    test_bw(CML_HIER_READ, CML_HIER_NC, 64 * 1024, 4, 256 * 1024, CML_HIER_PARTITION);
+    test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 100 * 1024, CML_HIER_PARTITION);
+    test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 300 * 1024, CML_HIER_PARTITION);
+    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 256 * 1024, CML_HIER_PARTITION);
+    /* Sliced (l2-mode=slice; writes and copies at every size), a block of
+     * 256 threads a "SM" here: reads rotating their parts, parts fewer
+     * than blocks (64 rows: 4 parts for 5 blocks) and as many (256 rows, 8
+     * blocks: 8 parts of 32 rows); a part not a multiple of a step (48
+     * rows, 2 blocks: 2 parts of 24); a write's and a copy's grid cut to
+     * their parts (37 rows: no 2 equal parts, one of 37 rows, one block;
+     * 1024 rows on 132: 64 parts of 16; a 200 KiB copy: 100 rows, 5 parts
+     * of 20). */
+    test_bw(CML_HIER_READ, CML_HIER_CA, 64 * 1024, 5, 256 * 1024, CML_HIER_SLICE);
+    test_bw(CML_HIER_READ, CML_HIER_CG, 256 * 1024, 8, 1024 * 1024, CML_HIER_SLICE);
+    test_bw(CML_HIER_READ, CML_HIER_NC, 48 * 1024, 2, 200 * 1024, CML_HIER_SLICE);
+    test_bw(CML_HIER_WRITE, CML_HIER_CA, 37 * 1024, 7, 100 * 1024, CML_HIER_SLICE);
+    test_bw(CML_HIER_WRITE, CML_HIER_CA, 1024 * 1024, 132, 4 * 1024 * 1024, CML_HIER_SLICE);
+    test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 256 * 1024, CML_HIER_SLICE);
     test_tour();
     gpu_test_close(g);
     return cml_test_summary("gpu_test_hierarchy");

@@ -37,7 +37,7 @@ line_of() { # file name pattern
 trace_book() {
     local what=$1 regex=$2 variant=$3
     shift 3
-    run "$bin" trace --kernel "$regex" --budget 1G --out "$tmp/$what.trace" \
+    run "$bin" trace --kernel "$regex" --budget 1G --counters on --out "$tmp/$what.trace" \
         --json "$tmp/$what-trace.json" -- "$bin" "$@" --counters off --json "$tmp/$what.json"
     check "$what: exit 0" test $rc -eq 0
     check "$what: the program's own lines pass through" grep -q "$pass_through" "$tmp/out"
@@ -57,6 +57,46 @@ for c in classes:
         a, b = k["modern"].get(c, {}).get(f, 0), m.get(c, {}).get(f, 0)
         assert a == b, "%s %s: trace %s, model %s" % (c, f, a, b)
 ' "$tmp/$what-trace.json" "$tmp/$what.json" "$variant" "$classes" "$figures"
+    check "$what: the counters of the same launch equal the model at L1" measured_l1 \
+        "$tmp/$what-trace.json" 1
+}
+
+# measured_l1 TRACE-JSON MIN-KERNELS [REGEX]: every kernel was measured
+# (no error), at least MIN-KERNELS of them; each whose name matches REGEX
+# (default: all) has its L1 counts (requests, sectors, shared wavefronts,
+# bank conflicts) judged and agreeing with the model. The others (library
+# kernels with instructions the model has no rules for) are printed.
+measured_l1() {
+    python3 - "$1" "$2" "${3:-.}" <<'PY'
+import json, re, sys
+t = json.load(open(sys.argv[1]))
+measured = 0
+for k in t["kernels"]:
+    m = k.get("measured")
+    if m is None:
+        continue
+    assert not m["error"], (k["name"], m["error"])
+    l1 = [x for x in m["metrics"] if x["metric"].startswith(("l1tex__t_requests",
+          "l1tex__t_sectors_pipe", "l1tex__data_pipe", "l1tex__data_bank"))
+          and "lookup_hit" not in x["metric"]]
+    judged = [x for x in l1 if x["verdict"] != "not judged"]
+    bad = [(x["metric"], x["value"], x["model"]) for x in judged if x["verdict"] != "agrees"]
+    print(k["name"][:60], "measured:", len(judged), "L1 counts judged,", len(bad), "differ",
+          bad[:4])
+    # per instruction (CUPTI SASS metrics): what the model sets beside
+    per = [(i["pc"], x["metric"], x["value"], x["model"], x["verdict"])
+           for i in k["instructions_by_waste"] if i.get("measured")
+           for x in i["measured"] if x["verdict"] != "not judged"]
+    pbad = [p for p in per if p[4] != "agrees"]
+    print("   per instruction:", len(per), "judged,", len(pbad), "differ", pbad[:4],
+          k.get("measured_per_instruction"))
+    if re.search(sys.argv[3], k["name"]):
+        assert k["sample_stride"] == 1 and k["warps_lost"] == 0, k["name"]
+        assert judged and not bad, (k["name"], bad)
+        assert per and not pbad, (k["name"], "per instruction", pbad)
+    measured += 1
+assert measured >= int(sys.argv[2]), ("kernels measured", measured)
+PY
 }
 
 cd "$root" || exit 1
@@ -139,6 +179,8 @@ assert any("cub" in n or "thrust" in n for n in names), ("no Thrust/CUB kernel",
 if sys.argv[2] == "1":
     assert any("gemm" in n.lower() for n in names), ("no cuBLAS kernel", names)
 ' "$tmp/prog.json" "$(grep -c "sgemm ok" "$tmp/alone.out")"
+check "trace_program: every kernel's counters measured in the second run, L1 equal to the model" \
+    measured_l1 "$tmp/prog.json" 3 '5scale|6gather|12tile_columns' 
 
 # The same program made to fault: status 3 either way, and the kernels
 # that ran before the fault are still reported.

@@ -97,6 +97,33 @@ CML_HD uint64_t cml_hier_stream_word(uint64_t b, uint64_t t, uint64_t grid, uint
     return (b * CML_HIER_BLOCK + t + j * grid * CML_HIER_BLOCK) % (rows * CML_HIER_BLOCK);
 }
 
+/*
+ * The sliced walk (`parts` > 0; the peers' method, gpu-l2-cache): the array
+ * is cut into `parts` equal contiguous parts of n = rows / parts rows (the
+ * plan makes parts divide rows and n >= 16, a step), and every block walks
+ * one part at a time, n rows from its first. A write or copy (`rotate` 0)
+ * walks part b mod parts again and again: with as many blocks as parts
+ * (the plan's grid), no two blocks store to one line. A read (`rotate` 1)
+ * walks part (b + q) mod parts in its q-th pass: at any moment the blocks
+ * read different parts, as gpu-l2-cache's blocks read different chunks,
+ * and the part a block reads next was last read by the block after it,
+ * on another SM, so an SM meets a part again only after the whole set
+ * went by (what keeps a set larger than an SM's L1 out of it, as in
+ * gpu-l2-cache where every block reads its chunk once).
+ */
+CML_HD uint64_t cml_hier_slice_part(uint64_t b, uint64_t parts, int rotate, uint64_t q)
+{
+    return (b + (rotate ? q : 0)) % parts;
+}
+
+/* Word of thread t of block b at its j-th load of the sliced walk. */
+CML_HD uint64_t cml_hier_slice_word(uint64_t b, uint64_t t, uint64_t parts, int rotate,
+                                    uint64_t rows, uint64_t j)
+{
+    const uint64_t n = rows / parts;
+    return (cml_hier_slice_part(b, parts, rotate, j / n) * n + j % n) * CML_HIER_BLOCK + t;
+}
+
 /* The small-array kernel that walks `rows` rows, or 0 for the general one. */
 CML_HD unsigned cml_hier_small_rows(uint64_t rows)
 {
@@ -111,10 +138,13 @@ CML_HD uint64_t cml_hier_row(uint64_t b, uint64_t grid, uint64_t rows, uint64_t 
     return (cml_hier_block_start(b, grid, rows) + j) % rows;
 }
 
-/* Word of thread t of block b at its j-th load, in either walk. */
-CML_HD uint64_t cml_hier_word(int stream, uint64_t b, uint64_t t, uint64_t grid, uint64_t rows,
-                              uint64_t j)
+/* Word of thread t of block b at its j-th load, in any of the three walks
+ * (`parts` > 0: sliced; else `stream`: partitioned; else whole). */
+CML_HD uint64_t cml_hier_word(int stream, uint64_t parts, int rotate, uint64_t b, uint64_t t,
+                              uint64_t grid, uint64_t rows, uint64_t j)
 {
+    if (parts)
+        return cml_hier_slice_word(b, t, parts, rotate, rows, j);
     if (stream)
         return cml_hier_stream_word(b, t, grid, rows, j);
     return cml_hier_row(b, grid, rows, j) * CML_HIER_BLOCK + t;
@@ -202,6 +232,8 @@ typedef struct cml_hier_bw_args {
     int op;            /* CML_HIER_READ, _WRITE or _COPY */
     int path;          /* read: cml_hier_path */
     int stream;        /* the partitioned walk (cml_hier_stream_word; rows >= grid) */
+    uint64_t parts;    /* > 0: the sliced walk (cml_hier_slice_word; 16 rows a part at
+                          least, parts dividing rows); reads rotate their parts */
 } cml_hier_bw_args;
 
 /* One pointer-chase launch: `warps` blocks of one warp (one per SM, as the
@@ -244,93 +276,7 @@ CML_LAUNCHER const void *cml_hier_chase_kernel(int path);
 }
 #endif
 
-/* ---- the model (hierarchy_model.c) --------------------------------------- */
-
-/* Where the model says the data of a working set comes from. The two
- * edges are the sizes near a capacity where a part is served by each side
- * (set conflicts, a replacement policy that is not quite LRU, L2's two
- * partitions). */
-typedef enum cml_hier_level {
-    CML_HIER_L1 = 0,
-    CML_HIER_L1_L2,      /* the L1 edge */
-    CML_HIER_L2,
-    CML_HIER_L2_DRAM,    /* the L2 edge */
-    CML_HIER_DRAM,
-    CML_HIER_DRAM_TLB,   /* random pointers beyond the assumed TLB reach */
-    CML_HIER_LEVEL_COUNT
-} cml_hier_level;
-
-/* "L1", "L1/L2", "L2", "L2/DRAM", "DRAM", "DRAM+TLB". */
-const char *cml_hier_level_name(cml_hier_level level);
-/* The level as a number for tables and charts: 1, 1.5, 2, 2.5, 3, 4. */
-double cml_hier_level_code(cml_hier_level level);
-
-/* The capacities the rule uses. */
-typedef struct cml_hier_caps {
-    uint64_t l1_bytes;   /* L1 data cache per SM available to loads */
-    uint64_t l2_bytes;
-    uint64_t tlb_reach;  /* 0: not assumed (no DRAM+TLB level) */
-    unsigned sms;
-    int from_device;     /* 0: no device was read; an H100's figures */
-} cml_hier_caps;
-
-/* The capacities of `dev` (NULL: an H100 SXM's). */
-void cml_hier_caps_of(const cml_device_facts *dev, uint64_t tlb_reach, cml_hier_caps *out);
-
-/* The edges, as fractions of a capacity: a working set up to LOW x capacity
- * fits, one above HIGH x capacity does not, and between the two is the
- * edge. */
-#define CML_HIER_L1_LOW 0.9
-#define CML_HIER_L1_HIGH 1.5
-#define CML_HIER_L2_LOW 0.75
-#define CML_HIER_L2_HIGH 1.5
-
-/* The level that serves `ws` bytes walked by every SM (`op` a cml_hier_op,
- * `path` the loads' cml_hier_path, `random`: a chase in random order). */
-cml_hier_level cml_hier_predict(const cml_hier_caps *caps, int op, int path, int random,
-                                uint64_t ws);
-
-/* What the hardware counters of one launch say (docs/experiments/hierarchy.md):
- * NaN where a figure is not known. */
-typedef struct cml_hier_measured {
-    double l1_hit;        /* global load sectors that hit in L1 / load sectors */
-    double l2_hit;        /* 1 - DRAM bytes read / bytes L1 read from L2 */
-    double dram_per_byte; /* DRAM bytes (read + written) / bytes loaded and stored */
-} cml_hier_measured;
-
-typedef struct cml_hier_counts {
-    double ld_sectors, ld_hit_sectors, l2_read_sectors, dram_read;
-    double st_sectors, dram_write;
-} cml_hier_counts;
-
-void cml_hier_measure_counts(const cml_hier_counts *c, cml_hier_measured *m);
-/* The level those figures show (CML_HIER_LEVEL_COUNT: not enough figures). */
-cml_hier_level cml_hier_level_measured(const cml_hier_measured *m, int op);
-/* Whether a measured level agrees with the prediction. */
-int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured);
-
-typedef struct cml_hier_plan {
-    uint64_t rows;       /* 1 KiB rows per array (0: ws does not fit the op's arrays) */
-    uint64_t per_block;  /* rows each block walks per launch */
-    uint32_t grid;       /* blocks: SMs x resident blocks of 256 threads */
-    uint64_t launch_bytes; /* bytes loaded plus bytes stored per launch */
-    int stream;          /* the partitioned walk (cml_hier_stream_word) */
-} cml_hier_plan;
-
-/* `target` bytes walked per array per launch at least; `partition`: from
- * the L2/DRAM edge on (the partitioned walk where the array is large enough). */
-void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
-                      uint64_t target, int partition, cml_hier_plan *out);
-
-/* The model of one bandwidth launch or one chase launch, into rec->model. */
-cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, int path);
-cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint64_t hop,
-                                uint64_t hops, int path, uint32_t warps);
-
-/* The chase's permutation of m slots (random: from `seed`; else the stride
- * order), and sigma^-1(s), s < m. */
-void cml_hier_perm_make(cml_hier_perm *q, uint64_t m, int random, uint64_t seed);
-uint64_t cml_hier_perm_invert(const cml_hier_perm *q, uint64_t s);
+#include "experiments/hierarchy/hierarchy_model_decl.h"
 
 /* ---- the kernels' own loads, stores and clocks ----------------------------- */
 
@@ -435,15 +381,16 @@ CML_BODY uint32_t cml_hier_one(CML_CTX, int op, int path, const uint32_t *p, uin
 
 /*
  * `count` rows of the per-block walk from row r (a multiple of 16), thread
- * t's word of each. `small` (1, 2, 4, 8: the array's rows): each step covers
+ * t's word of each, over the `rows` rows from row `base` (0 and the array's
+ * rows for the whole walk; a block's part for the sliced one). `small` (1, 2, 4, 8: the array's rows): each step covers
  * 16 / small whole passes from row 0; 0: any array, in segments up to the
  * array's end, 16 rows per step and one at a time for a segment's last rows
  * when it is not a multiple of 16. The kernel walks its block's rows from
  * cml_hier_block_start, the mirror one step of them at a time.
  */
 CML_BODY uint32_t cml_hier_walk(CML_CTX, int op, int path, int small, const uint32_t *A,
-                                uint32_t *C, uint64_t rows, uint64_t r, uint64_t count,
-                                unsigned t, uint32_t key, uint32_t acc)
+                                uint32_t *C, uint64_t base, uint64_t rows, uint64_t r,
+                                uint64_t count, unsigned t, uint32_t key, uint32_t acc)
 {
     int offs[CML_HIER_STEP];
     if (small) {
@@ -460,7 +407,7 @@ CML_BODY uint32_t cml_hier_walk(CML_CTX, int op, int path, int small, const uint
     uint64_t left = count;
     while (left > 0) {
         const uint64_t seg = rows - r < left ? rows - r : left;
-        uint64_t i = r * CML_HIER_BLOCK + t;
+        uint64_t i = (base + r) * CML_HIER_BLOCK + t;
         uint64_t k = 0;
         for (; k + CML_HIER_STEP <= seg; k += CML_HIER_STEP, i += CML_HIER_STEP * CML_HIER_BLOCK)
             acc = cml_hier_step(CML_CTX_ARG, op, path, A + i, C + i, i, key, acc, offs,
@@ -517,20 +464,46 @@ CML_BODY uint32_t cml_hier_stream(CML_CTX, int op, int path, const uint32_t *A, 
     return acc;
 }
 
+/*
+ * Loads j .. j + count - 1 of block b's sliced walk (cml_hier_slice_word):
+ * each pass's piece through cml_hier_walk on the part it reads. The kernel
+ * walks all of a block's loads, the mirror one step of them.
+ */
+CML_BODY uint32_t cml_hier_slice(CML_CTX, int op, int path, const uint32_t *A, uint32_t *C,
+                                 uint64_t rows, uint64_t parts, uint64_t b, uint64_t j,
+                                 uint64_t count, unsigned t, uint32_t key, uint32_t acc)
+{
+    const uint64_t n = rows / parts;
+    const int rotate = op == CML_HIER_READ;
+    while (count > 0) {
+        const uint64_t r = j % n, piece = n - r < count ? n - r : count;
+        acc = cml_hier_walk(CML_CTX_ARG, op, path, 0, A, C,
+                            cml_hier_slice_part(b, parts, rotate, j / n) * n, n, r, piece, t,
+                            key, acc);
+        j += piece;
+        count -= piece;
+    }
+    return acc;
+}
+
 /* A bandwidth kernel's thread: its walk, then the read's sum (site 0). */
-CML_BODY void cml_hier_bw_body(CML_CTX, int op, int path, int small, int stream,
+CML_BODY void cml_hier_bw_body(CML_CTX, int op, int path, int small, int stream, uint64_t parts,
                                const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
                                uint64_t per_block, uint32_t grid, uint32_t key)
 {
     const unsigned t = CML_TID_X;
     uint32_t acc = 0;
-    if (stream)
+    if (parts) {
+        acc = cml_hier_slice(CML_CTX_ARG, op, path, A, C, rows, parts, CML_BID_X, 0, per_block,
+                             t, key, acc);
+    } else if (stream) {
         acc = cml_hier_stream(CML_CTX_ARG, op, path, A, C, rows, grid,
                               (uint64_t)CML_BID_X * CML_HIER_BLOCK + t, per_block, key, acc);
-    else
-        acc = cml_hier_walk(CML_CTX_ARG, op, path, small, A, C, rows,
+    } else {
+        acc = cml_hier_walk(CML_CTX_ARG, op, path, small, A, C, 0, rows,
                             small ? 0 : cml_hier_block_start(CML_BID_X, grid, rows), per_block,
                             t, key, acc);
+    }
     if (op == CML_HIER_READ)
         CML_ST(0, CML_ST_PLAIN, out, (uint64_t)CML_BID_X * CML_HIER_BLOCK + t, acc);
 }
@@ -584,24 +557,27 @@ CML_BODY void cml_hier_chase_body(CML_CTX, int path, uint64_t *cursor, uint64_t 
 
 #define ROW CML_HIER_BLOCK /* words per row */
 
+/* The whole walk (parts = 0) and, with SMALL = 0, the sliced one too. */
 template <int OP, int PATH, int SMALL>
 __global__ void __launch_bounds__(CML_HIER_BLOCK)
     hier_bw(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows, uint64_t per_block,
-            uint32_t grid, uint32_t key)
+            uint32_t grid, uint32_t key, uint64_t parts)
 {
-    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, SMALL, 0, A, C, out, rows, per_block, grid, key);
+    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, SMALL, 0, SMALL ? 0 : parts, A, C, out, rows,
+                     per_block, grid, key);
 }
 
 template <int OP, int PATH>
 __global__ void __launch_bounds__(CML_HIER_BLOCK)
     hier_bw_stream(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
-                   uint64_t per_block, uint32_t grid, uint32_t key)
+                   uint64_t per_block, uint32_t grid, uint32_t key, uint64_t parts)
 {
-    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, 0, 1, A, C, out, rows, per_block, grid, key);
+    (void)parts;
+    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, 0, 1, 0, A, C, out, rows, per_block, grid, key);
 }
 
 typedef void (*bw_kernel)(const uint32_t *, uint32_t *, uint32_t *, uint64_t, uint64_t, uint32_t,
-                          uint32_t);
+                          uint32_t, uint64_t);
 
 /* [op][path][small: 0, 1, 2, 4, 8 as index 0..4]; write and copy ignore the path. */
 #define SMALLS(OP, PATH)                                                                    \
@@ -654,7 +630,9 @@ static int bw_args_ok(const cml_hier_bw_args *a)
 {
     if (!a || !pick(a->op, a->path, a->rows, a->stream) || a->rows == 0 || a->grid == 0 ||
         a->per_block == 0 || a->per_block % CML_HIER_STEP != 0 ||
-        (a->stream && a->rows < a->grid))
+        (a->stream && a->rows < a->grid) ||
+        (a->parts && (a->stream || a->rows % a->parts != 0 ||
+                      a->rows / a->parts < CML_HIER_STEP)))
         return 0;
     if (a->op == CML_HIER_READ)
         return a->A && a->out;
@@ -668,8 +646,8 @@ extern "C" cml_status cml_hier_bw_launch(void *vctx)
     const cml_hier_bw_args *a = (const cml_hier_bw_args *)vctx;
     if (!bw_args_ok(a) || a->grid > 0x7FFFFFFFu)
         return CML_EINVAL;
-    pick(a->op, a->path, a->rows, a->stream)<<<a->grid, CML_HIER_BLOCK>>>(a->A, a->C, a->out, a->rows,
-                                                              a->per_block, a->grid, a->key);
+    pick(a->op, a->path, a->rows, a->stream)<<<a->grid, CML_HIER_BLOCK>>>(
+        a->A, a->C, a->out, a->rows, a->per_block, a->grid, a->key, a->parts);
     CML_CU_LAUNCH();
     return CML_OK;
 }
@@ -680,11 +658,12 @@ __device__ void count_bad(unsigned long long *bad, unsigned long long *first, ui
     atomicMin(first, (unsigned long long)j);
 }
 
-/* Read: thread (b, t) walked rows (start + j) mod rows, j < per_block: q
- * whole passes over every row and `rem` rows from its start. The sum is
+/* Read: thread (b, t) walked rows (start + j) mod rows, j < per_block (or
+ * its part's rows from the part's first): q whole passes over every row
+ * and `rem` rows from its start. The sum is
  * recomputed from the fill's formula, not from the array. */
 __global__ void hier_read_check(const uint32_t *out, uint64_t rows, uint64_t per_block,
-                                uint32_t grid, int stream, uint64_t seed,
+                                uint32_t grid, int stream, uint64_t parts, uint64_t seed,
                                 unsigned long long *bad, unsigned long long *first)
 {
     if (stream) { /* each thread's own words, one by one */
@@ -703,6 +682,17 @@ __global__ void hier_read_check(const uint32_t *out, uint64_t rows, uint64_t per
     for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < threads;
          j += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t b = j / ROW, t = j % ROW;
+        uint32_t want = 0;
+        if (parts) { /* pass by pass, each the sum of its part's n rows */
+            const uint64_t n = rows / parts;
+            for (uint64_t k = 0; k < per_block; k += n)
+                for (uint64_t r = 0; r < n && k + r < per_block; r++)
+                    want += cml_hier_input_word(seed, cml_hier_slice_word(b, t, parts, 1, rows,
+                                                                          k + r));
+            if (out[j] != want)
+                count_bad(bad, first, j);
+            continue;
+        }
         const uint64_t q = per_block / rows, rem = per_block % rows;
         uint32_t pass = 0, part = 0;
         if (q)
@@ -710,7 +700,7 @@ __global__ void hier_read_check(const uint32_t *out, uint64_t rows, uint64_t per
                 pass += cml_hier_input_word(seed, r * ROW + t);
         for (uint64_t k = 0; k < rem; k++)
             part += cml_hier_input_word(seed, cml_hier_row(b, grid, rows, k) * ROW + t);
-        const uint32_t want = (uint32_t)q * pass + part;
+        want = (uint32_t)q * pass + part;
         if (out[j] != want)
             count_bad(bad, first, j);
     }
@@ -735,8 +725,8 @@ extern "C" cml_status cml_hier_bw_check(const cml_hier_bw_args *a, uint64_t seed
     if (!bw_args_ok(a) || !d_counters)
         return CML_EINVAL;
     if (a->op == CML_HIER_READ)
-        hier_read_check<<<1024, 256>>>(a->out, a->rows, a->per_block, a->grid, a->stream, seed,
-                                       d_counters, d_counters + 1);
+        hier_read_check<<<1024, 256>>>(a->out, a->rows, a->per_block, a->grid, a->stream,
+                                       a->parts, seed, d_counters, d_counters + 1);
     else
         hier_store_check<<<1024, 256>>>(a->C, a->rows * ROW, a->op, a->key, seed, d_counters,
                                         d_counters + 1);

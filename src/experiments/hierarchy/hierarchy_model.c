@@ -123,31 +123,46 @@ int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured)
 }
 
 /* `target` bytes walked per array per launch at least (the working set at
- * least once, by every block together). `partition`: the level is the
- * L2/DRAM edge or beyond, so the grid reads the array partitioned (each
- * pass every byte once) where it holds a word per thread at least; else
- * every block walks all of it. The per-block walk needs 16 rows at least
- * (a step's 16 loads on 16 distinct rows): smaller arrays get rows = 0. */
+ * least once, by every block together). `walk` CML_HIER_PARTITION: the
+ * level is the L2/DRAM edge or beyond, so the grid reads the array
+ * partitioned (each pass every byte once) where it holds a word per thread
+ * at least; else every block walks all of it (CML_HIER_WHOLE too).
+ * CML_HIER_SLICE: min(grid, rows / 16) parts, a block each, every block
+ * of a write or copy on a part of its own (the grid cut to the parts). The
+ * per-block walk needs 16 rows at least (a step's 16 loads on 16 distinct
+ * rows): smaller arrays get rows = 0. */
 void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
-                      uint64_t target, int partition, cml_hier_plan *out)
+                      uint64_t target, int walk, cml_hier_plan *out)
 {
     memset(out, 0, sizeof *out);
     const uint64_t arrays = op == CML_HIER_COPY ? 2 : 1;
     const uint64_t per_sm = threads_per_sm >= CML_HIER_BLOCK ? threads_per_sm / CML_HIER_BLOCK : 1;
-    out->grid = (uint32_t)((sms ? sms : 1) * per_sm);
+    out->sms = sms ? sms : 1;
+    out->grid = (uint32_t)(out->sms * per_sm);
     if (ws % (arrays * CML_HIER_ROW_BYTES) != 0 || ws < arrays * CML_HIER_ROW_BYTES)
         return;
     const uint64_t rows_ws = ws / arrays / CML_HIER_ROW_BYTES;
-    out->stream = partition && rows_ws >= out->grid;
+    out->stream = walk == CML_HIER_PARTITION && rows_ws >= out->grid;
     /* Smaller arrays would repeat a row inside a step: loads of one address
      * that the compiler may merge, so fewer bytes move than are counted. */
     if (!out->stream && rows_ws < CML_HIER_STEP)
         return;
     out->rows = rows_ws;
+    if (walk == CML_HIER_SLICE) {
+        /* The most equal parts of a step at least, no more than blocks. */
+        uint64_t most = rows_ws / CML_HIER_STEP < out->grid ? rows_ws / CML_HIER_STEP : out->grid;
+        while (rows_ws % most != 0)
+            most--;
+        out->parts = most;
+        if (op != CML_HIER_READ)
+            out->grid = (uint32_t)out->parts;
+    }
     /* Every row at least once (partitioned: rows/grid rows' worth of words
-     * per thread; else the blocks' first rows are up to a step apart more
-     * than rows/grid), and `target` bytes per array. */
-    uint64_t need = cml_div_up(out->rows, out->grid) + (out->stream ? 0 : CML_HIER_STEP);
+     * per thread; sliced: the largest part; else the blocks' first rows are
+     * up to a step apart more than rows/grid), and `target` bytes per array. */
+    uint64_t need = out->parts ? cml_div_up(out->rows, out->parts)
+                               : cml_div_up(out->rows, out->grid) +
+                                     (out->stream ? 0 : CML_HIER_STEP);
     uint64_t want = cml_div_up(target, (uint64_t)out->grid * CML_HIER_ROW_BYTES);
     uint64_t rows = need > want ? need : want;
     out->per_block = cml_div_up(rows, CML_HIER_STEP) * CML_HIER_STEP;
@@ -235,19 +250,22 @@ static void bw_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
     const cml_ctx c = CML_MIRROR_CTX(t, e);
     const uint32_t *A = CML_ARRAY(const uint32_t, 0);
     uint32_t *C = CML_ARRAY(uint32_t, 1);
-    const int small = (int)cml_hier_small_rows(p->rows);
+    const int small = p->parts ? 0 : (int)cml_hier_small_rows(p->rows);
     if (a->sums) {
-        cml_hier_bw_body(c, a->op, a->path, small, p->stream, A, C, CML_ARRAY(uint32_t, 2),
-                         p->rows, 0, p->grid, 0);
+        cml_hier_bw_body(c, a->op, a->path, small, p->stream, p->parts, A, C,
+                         CML_ARRAY(uint32_t, 2), p->rows, 0, p->grid, 0);
         return;
     }
     const uint64_t b = t->bid.x / a->steps, j = t->bid.x % a->steps * CML_HIER_STEP;
-    if (p->stream)
+    if (p->parts)
+        cml_hier_slice(c, a->op, a->path, A, C, p->rows, p->parts, b, j, CML_HIER_STEP,
+                       t->tid.x, 0, 0);
+    else if (p->stream)
         cml_hier_stream(c, a->op, a->path, A, C, p->rows, p->grid,
                         cml_hier_stream_word(b, t->tid.x, p->grid, p->rows, j), CML_HIER_STEP,
                         0, 0);
     else
-        cml_hier_walk(c, a->op, a->path, small, A, C, p->rows,
+        cml_hier_walk(c, a->op, a->path, small, A, C, 0, p->rows,
                       cml_hier_row(b, p->grid, p->rows, j), CML_HIER_STEP, t->tid.x, 0, 0);
 }
 
@@ -258,12 +276,10 @@ static cml_status trace_add(cml_record *rec, uint64_t nblocks, unsigned block, c
     cml_kernel_traffic before[CML_RULES_COUNT];
     int had = rec->has_model;
     memcpy(before, rec->model, sizeof before);
+    /* The cache levels the trace leaves are replaced by the closed form
+     * (hierarchy_levels.c): the kernels walk the working set again and
+     * again, far past the blocks the cache simulator samples. */
     cml_status st = cml_exp_trace_1d(rec, nblocks, block, 0, 0, fn, args);
-    /* The level this experiment predicts is its capacity rule's
-     * (docs/experiments/hierarchy.md): its kernels walk the working set
-     * again and again, far past the blocks the cache simulator samples, so
-     * the record carries no cache-level figures for validate to judge. */
-    rec->has_levels = 0;
     if (st != CML_OK || !had)
         return st;
     for (int r = 0; r < CML_RULES_COUNT; r++)

@@ -31,17 +31,16 @@
  * on the same thread while the mutex is held: those are not the program's,
  * and are let through untouched (a thread-local depth), not waited on.
  */
-#define _GNU_SOURCE /* RTLD_DEFAULT */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <cuda.h>
-#include <dlfcn.h>
 #include <pthread.h>
-#include <regex.h>
 #include <sanitizer.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "trace/inject/inject_common.h"
 #include "trace/inject/inject_drain.h"
 #include "trace/inject/inject_layout.h"
 #include "trace/trace_file.h"
@@ -53,8 +52,6 @@
 
 /* The one symbol the library exports (the rest is hidden: it lives inside
  * someone else's program). */
-__attribute__((visibility("default"))) int InitializeInjection(void);
-
 typedef struct module_info {
     CUmodule module;
     uint64_t id;
@@ -89,8 +86,6 @@ static struct {
     int on;
     int cubins;
     const char *out, *patches, *command;
-    regex_t re;
-    int have_re;
     uint64_t launch, budget;
     cml_tf_writer *w;
     int failed;
@@ -105,21 +100,8 @@ static struct {
     size_t npend;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void say(const char *what, const char *detail)
-{
-    fprintf(stderr, "cumemlab trace: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-}
-
-static int verbose; /* CML_TRACE_VERBOSE=1 */
-
-/* One step, when verbose: stderr is unbuffered, so the last line says
- * where a program that hangs or dies stopped. */
-static void step(const char *what, const char *detail)
-{
-    if (verbose)
-        fprintf(stderr, "cumemlab trace: [step] %s%s%s\n", what, detail ? ": " : "",
-                detail ? detail : "");
-}
+#define say cml_inj_say
+#define step cml_inj_step
 
 /* Grow *arr (of *n elements of `size`) by one zeroed element; NULL when
  * out of memory. */
@@ -135,49 +117,14 @@ static void *push(void **arr, size_t *n, size_t size)
     return e;
 }
 
-/* The demangled name, when the program has the C++ runtime's demangler
- * (a C++ program does); NULL otherwise (free it). */
-static char *demangle(const char *name)
-{
-    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-    demangle_fn fn;
-    void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    if (!sym)
-        return NULL;
-    memcpy(&fn, &sym, sizeof fn); /* object to function pointer, as POSIX allows */
-    int status = 0;
-    char *d = fn(name, NULL, NULL, &status);
-    return status == 0 ? d : NULL;
-}
-
 /* The writer, opened at the first launch (the device is known then). */
 static cml_tf_writer *writer(CUcontext ctx)
 {
     if (g.w || g.failed)
         return g.w;
-    char name[256] = "";
-    int major = 0, minor = 0, sms = 0, l2 = 0;
-    CUdevice dev;
-    if (ctx && cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
-        if (cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
-            cuDeviceGetName(name, (int)sizeof name, dev);
-            cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-            cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-            cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-            cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
-        }
-        CUcontext popped;
-        cuCtxPopCurrent(&popped);
-    }
-    const char *filter = getenv("CML_TRACE_KERNEL");
-    cml_tf_header h = {name, (uint32_t)(major * 10 + minor), (uint32_t)sms, (uint64_t)l2,
-                       filter ? filter : "", g.launch, g.budget, g.command};
-    char err[512];
-    g.w = cml_tf_writer_open(g.out, &h, err, sizeof err);
-    if (!g.w) {
-        say("cannot write the trace", err);
+    g.w = cml_inj_open_writer(g.out, ctx, g.launch, g.budget, g.command);
+    if (!g.w)
         g.failed = 1;
-    }
     return g.w;
 }
 
@@ -295,13 +242,7 @@ static uint32_t write_func(const char *name, const char *demangled, CUmodule mod
     return g.nfuncs_written++;
 }
 
-static int chosen(const char *name, const char *demangled)
-{
-    if (!g.have_re)
-        return 1;
-    return regexec(&g.re, name, 0, NULL, 0) == 0 ||
-           (demangled && regexec(&g.re, demangled, 0, NULL, 0) == 0);
-}
+#define chosen cml_inj_chosen
 
 /* The stride: the smallest power of two that lets the sample's warps fit
  * the buffer at GUESS_PER_WARP records each. */
@@ -323,7 +264,7 @@ static void launch_begin(const Sanitizer_LaunchData *d)
     const uint64_t index = fn->launches++;
     if (index != g.launch)
         return; /* before the names are compared: most launches end here */
-    char *dem = demangle(d->functionName);
+    char *dem = cml_inj_demangle(d->functionName);
     if (!chosen(d->functionName, dem) || !writer(d->context)) {
         free(dem);
         return;
@@ -472,7 +413,7 @@ static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain
      * by the library's own call (the patches' module loading, a buffer's
      * memset or copy), and the mutex is this thread's already */
     static __thread int depth;
-    if (verbose)
+    if (cml_inj_verbose)
         fprintf(stderr, "cumemlab trace: [step] callback domain %d id %d%s\n", (int)domain,
                 (int)cbid, depth > 0 ? " (the library's own: let through)" : "");
     if (depth > 0)
@@ -491,14 +432,6 @@ static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain
     depth--;
 }
 
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *v = getenv(name);
-    char *end = NULL;
-    unsigned long long x = v && *v ? strtoull(v, &end, 10) : 0;
-    return v && *v && end && !*end ? (uint64_t)x : dflt;
-}
-
 /* Called by the CUDA driver when it loads the library, and by the
  * library's own constructor (NVIDIA's samples subscribe from a global
  * initializer): whichever comes first sets up, the other returns what it
@@ -508,24 +441,13 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
  * subscribed: the traced program died at the next callback, having written
  * a trace of a header only (bench/results/h100/2026-11-28-trace/). The
  * library is also linked -z nodelete, so no unload can leave a callback
- * pointing at unmapped code. */
-static int setup(void);
-
-int InitializeInjection(void)
-{
-    static int done, result;
-    if (!done) {
-        done = 1;
-        result = setup();
-    }
-    return result;
-}
+ * pointing at unmapped code (CML_INJ_ENTRY, at the end, is both). */
 
 /* 1: subscribed; 0: nothing is traced (said), and the driver may unload
  * the library. */
 static int setup(void)
 {
-    verbose = env_u64("CML_TRACE_VERBOSE", 0) == 1;
+    cml_inj_verbose = cml_inj_env_u64("CML_TRACE_VERBOSE", 0) == 1;
     step("setting up", NULL);
     g.out = getenv("CML_TRACE_OUT");
     g.patches = getenv("CML_TRACE_PATCHES");
@@ -534,18 +456,12 @@ static int setup(void)
             "program through cumemlab trace)", NULL);
         return 0;
     }
-    const char *filter = getenv("CML_TRACE_KERNEL");
-    if (filter && *filter) {
-        if (regcomp(&g.re, filter, REG_EXTENDED | REG_NOSUB) != 0) {
-            say("not a regular expression (nothing is traced)", filter);
-            return 0;
-        }
-        g.have_re = 1;
-    }
+    if (cml_inj_filter_init() != 0)
+        return 0;
     g.command = getenv("CML_TRACE_COMMAND") ? getenv("CML_TRACE_COMMAND") : "";
-    g.launch = env_u64("CML_TRACE_LAUNCH", 0);
-    g.cubins = env_u64("CML_TRACE_CUBINS", 0) == 1;
-    g.budget = env_u64("CML_TRACE_BUDGET", (uint64_t)256 << 20);
+    g.launch = cml_inj_env_u64("CML_TRACE_LAUNCH", 0);
+    g.cubins = cml_inj_env_u64("CML_TRACE_CUBINS", 0) == 1;
+    g.budget = cml_inj_env_u64("CML_TRACE_BUDGET", (uint64_t)256 << 20);
     Sanitizer_SubscriberHandle handle;
     step("subscribing", NULL);
     if (sanitizerSubscribe(&handle, on_callback, NULL) != SANITIZER_SUCCESS ||
@@ -560,7 +476,4 @@ static int setup(void)
     return 1;
 }
 
-__attribute__((constructor)) static void at_load(void)
-{
-    InitializeInjection();
-}
+CML_INJ_ENTRY(setup)

@@ -1,0 +1,253 @@
+/*
+ * The hierarchy experiment's cache levels in closed form
+ * (hierarchy_levels.c; docs/experiments/hierarchy.md "The cache levels"),
+ * against figures derived by hand: every figure and both bounds, for
+ * reads in both l2-modes and both load paths, writes and chases, at an
+ * L1-resident, an L2-resident and a DRAM-sized working set. A small
+ * device keeps the arithmetic short: 2 SMs of 512 threads (2 blocks of 256
+ * each, a grid of 4), 64 KiB of L1 per SM, 4 MiB of L2. Then the records
+ * of the experiment itself: every one carries its levels, inside their
+ * intervals, and a read is classed by its own class.
+ */
+#include <string.h>
+
+#include "experiments/hierarchy/hierarchy_body.h"
+#include "experiment_rows.h" /* the rows, declared by the build */
+#include "experiment_test_util.h"
+#include "test_util.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * KIB)
+
+static const cml_hier_caps caps = {64 * KIB, 4 * MIB, 0, 2, 1};
+
+/* Value, lo, hi of one figure. */
+typedef struct want3 {
+    uint64_t v, lo, hi;
+} want3;
+
+static void check_fig(const char *what, const char *fig, uint64_t v, uint64_t lo, uint64_t hi,
+                      want3 w)
+{
+    if (v != w.v || lo != w.lo || hi != w.hi)
+        fprintf(stderr, "%s %s: %llu [%llu, %llu], want %llu [%llu, %llu]\n", what, fig,
+                (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi,
+                (unsigned long long)w.v, (unsigned long long)w.lo, (unsigned long long)w.hi);
+    CHECK_EQ_U64(v, w.v);
+    CHECK_EQ_U64(lo, w.lo);
+    CHECK_EQ_U64(hi, w.hi);
+}
+
+static void check_levels(const char *what, const cml_record *rec, want3 hit, want3 l2r, want3 l2w,
+                         want3 dr, want3 dw)
+{
+    const cml_levels *l = &rec->levels;
+    CHECK(rec->has_levels && l->bounded);
+    CHECK(cml_levels_bounds_ok(l));
+    check_fig(what, "L1 hit", l->l1_hit_sectors, l->lo.l1_hit_sectors, l->hi.l1_hit_sectors, hit);
+    check_fig(what, "L2 read", l->l2_read_sectors, l->lo.l2_read_sectors, l->hi.l2_read_sectors,
+              l2r);
+    check_fig(what, "L2 write", l->l2_write_sectors, l->lo.l2_write_sectors,
+              l->hi.l2_write_sectors, l2w);
+    check_fig(what, "DRAM read", l->dram_read_bytes, l->lo.dram_read_bytes, l->hi.dram_read_bytes,
+              dr);
+    check_fig(what, "DRAM write", l->dram_write_bytes, l->lo.dram_write_bytes,
+              l->hi.dram_write_bytes, dw);
+}
+
+static void bw(cml_record *rec, uint64_t ws, int op, int path, uint64_t target, int walk,
+               cml_hier_plan *p)
+{
+    memset(rec, 0, sizeof *rec);
+    cml_hier_plan_bw(ws, op, caps.sms, 512, target, walk, p);
+    CHECK_EQ_I64(cml_hier_model_levels(rec, p, &caps, op, path), CML_OK);
+}
+
+static void test_reads(void)
+{
+    cml_record rec;
+    cml_hier_plan p;
+    /* L1-resident, slice, ca: 32 rows, 2 parts of 16 (min(32 / 16, 4)),
+     * 1 MiB a launch = 256 rows a block: 4 x 256 rows = 32768 load sectors,
+     * a row of sums a block = 128 store sectors. A block touches the whole
+     * 32 KiB, an SM (2 blocks) 32 KiB <= 0.9 x 64 KiB: it fits. Misses:
+     * once per SM 2 x 1024 (the point), once in all 1024, once per block
+     * 4 x 1024. The set and the sums (36 KiB) fit L2: the set read once
+     * (0 when L2 is warm); the 4 KiB of sums written back at most. */
+    bw(&rec, 32 * KIB, CML_HIER_READ, CML_HIER_CA, MIB, CML_HIER_SLICE, &p);
+    CHECK_EQ_U64(p.parts, 2);
+    CHECK_EQ_U64(p.grid, 4);
+    CHECK_EQ_U64(p.per_block, 256);
+    check_levels("slice 32K ca", &rec, (want3){30720, 28672, 31744}, (want3){2048, 1024, 4096},
+                 (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
+    CHECK_EQ_U64(rec.levels.footprint_bytes, 36 * KIB);
+    /* The same through cg: no L1 hit, every load an L2 read. */
+    bw(&rec, 32 * KIB, CML_HIER_READ, CML_HIER_CG, MIB, CML_HIER_SLICE, &p);
+    check_levels("slice 32K cg", &rec, (want3){0, 0, 0}, (want3){32768, 32768, 32768},
+                 (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
+    /* Shared at the same size: every block walks the whole set; the same
+     * footprints, so the same figures (a block needs 32 / 4 + 16 = 24
+     * rows, the launch 256). */
+    bw(&rec, 32 * KIB, CML_HIER_READ, CML_HIER_CA, MIB, CML_HIER_WHOLE, &p);
+    CHECK_EQ_U64(p.parts, 0);
+    check_levels("shared 32K ca", &rec, (want3){30720, 28672, 31744}, (want3){2048, 1024, 4096},
+                 (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
+
+    /* L2-resident, slice, ca: 1 MiB = 1024 rows, 4 parts of 256; 4 MiB a
+     * launch = 1024 rows a block, 131072 load sectors. A block reads 1024
+     * rows of the set (4 passes of a part, the next part each): 1 MiB, an
+     * SM 1 MiB > 57.6 KiB. LRU: no hit; at most all but the set's 32768
+     * cold misses. 1 MiB + 4 KiB fit 0.75 x 4 MiB: the set once. */
+    bw(&rec, MIB, CML_HIER_READ, CML_HIER_CA, 4 * MIB, CML_HIER_SLICE, &p);
+    CHECK_EQ_U64(p.parts, 4);
+    CHECK_EQ_U64(p.per_block, 1024);
+    check_levels("slice 1M ca", &rec, (want3){0, 0, 98304}, (want3){131072, 32768, 131072},
+                 (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
+    bw(&rec, MIB, CML_HIER_READ, CML_HIER_CG, 4 * MIB, CML_HIER_WHOLE, &p);
+    check_levels("shared 1M cg", &rec, (want3){0, 0, 0}, (want3){131072, 131072, 131072},
+                 (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
+
+    /* DRAM-sized, shared beyond L2 = partitioned: 16 MiB = 16384 rows,
+     * 16 MiB a launch = 4096 rows a block (once over the set). A block's
+     * 4096 KiB are its own; every load is the first of its sector: L1 hit
+     * 0 exactly, 524288 L2 reads. 16 MiB + 4 KiB > 1.5 x 4 MiB: DRAM reads
+     * every L2 read (16 MiB), at least the set less a warm L2 (12 MiB; the
+     * slot-time bound, 16 MiB x (1 - 4 MiB / (16 MiB + 4 KiB)) - 4 MiB,
+     * is less). The sums: 4 KiB, written back at most. */
+    bw(&rec, 16 * MIB, CML_HIER_READ, CML_HIER_CA, 16 * MIB, CML_HIER_PARTITION, &p);
+    CHECK_EQ_U64(p.stream, 1);
+    CHECK_EQ_U64(p.per_block, 4096);
+    check_levels("partitioned 16M ca", &rec, (want3){0, 0, 0}, (want3){524288, 524288, 524288},
+                 (want3){128, 128, 128}, (want3){16 * MIB, 12 * MIB, 16 * MIB},
+                 (want3){0, 0, 4096});
+    /* Slice at 16 MiB: 4 parts of 4096 rows, the same launch: a block's
+     * 4096 rows are its part once, the same figures. */
+    bw(&rec, 16 * MIB, CML_HIER_READ, CML_HIER_NC, 16 * MIB, CML_HIER_SLICE, &p);
+    CHECK_EQ_U64(p.parts, 4);
+    check_levels("slice 16M nc", &rec, (want3){0, 0, 0}, (want3){524288, 524288, 524288},
+                 (want3){128, 128, 128}, (want3){16 * MIB, 12 * MIB, 16 * MIB},
+                 (want3){0, 0, 4096});
+}
+
+static void test_writes(void)
+{
+    cml_record rec;
+    cml_hier_plan p;
+    /* L2-resident write: 1 MiB, 4 parts of 256 rows, a block each; 4 MiB
+     * a launch = 1024 rows a block: 131072 store sectors, no load. The set
+     * fits L2: it may all stay dirty (0) or go out with every store (4
+     * MiB). Full sectors stored: no DRAM read. */
+    bw(&rec, MIB, CML_HIER_WRITE, CML_HIER_CA, 4 * MIB, CML_HIER_SLICE, &p);
+    CHECK_EQ_U64(p.grid, 4);
+    check_levels("write 1M", &rec, (want3){0, 0, 0}, (want3){0, 0, 0},
+                 (want3){131072, 131072, 131072}, (want3){0, 0, 0}, (want3){0, 0, 4 * MIB});
+    /* L1 sizes are L2's for a write (stores go through): 32 KiB, 2 parts,
+     * the grid cut to 2 blocks; 1 MiB a launch = 512 rows a block. */
+    bw(&rec, 32 * KIB, CML_HIER_WRITE, CML_HIER_CA, MIB, CML_HIER_SLICE, &p);
+    CHECK_EQ_U64(p.grid, 2);
+    CHECK_EQ_U64(p.per_block, 512);
+    check_levels("write 32K", &rec, (want3){0, 0, 0}, (want3){0, 0, 0},
+                 (want3){32768, 32768, 32768}, (want3){0, 0, 0}, (want3){0, 0, MIB});
+    /* DRAM-sized: 16 MiB written once, 524288 sectors. Beyond L2 all but an
+     * L2's worth goes out (12 MiB, the point); at least 16 MiB x (1 - 4 /
+     * 16) - 4 MiB = 8 MiB (the slot-time bound less a dirty L2 at the end). */
+    bw(&rec, 16 * MIB, CML_HIER_WRITE, CML_HIER_CA, 16 * MIB, CML_HIER_SLICE, &p);
+    check_levels("write 16M", &rec, (want3){0, 0, 0}, (want3){0, 0, 0},
+                 (want3){524288, 524288, 524288}, (want3){0, 0, 0},
+                 (want3){12 * MIB, 8 * MIB, 16 * MIB});
+}
+
+/* A chase record as cml_hier_trace_chase leaves it: 2 warps, each its
+ * cursor load and `walk` hops (one sector each), 4 store sectors. */
+static void chase(cml_record *rec, uint64_t ws, int path, uint64_t walk)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->has_model = 1;
+    rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].sectors = 2 * (walk + 1);
+    rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_ST].sectors = 8;
+    CHECK_EQ_I64(cml_hier_chase_levels(rec, ws, 64, walk, path, 1, 2, &caps), CML_OK);
+}
+
+static void test_chases(void)
+{
+    /* Windows: 2 warps from 0 and m / 2, each cut at the other's start. */
+    CHECK_EQ_U64(cml_hier_chase_visited(256, 2, 1024), 256);
+    CHECK_EQ_U64(cml_hier_chase_visited(16384, 2, 1024), 2048);
+    CHECK_EQ_U64(cml_hier_chase_visited(10, 3, 4), 3 + 3 + 4);
+    cml_record rec;
+    /* L1-resident: 16 KiB, 256 pointers 64 B apart, 1024 hops a warp:
+     * each pointer missed once a warp, 2 x (1024 - 256) = 1536 hits; at most
+     * all but the 256 pointers' sectors and the cursors' one sector in all
+     * (2050 - 257). DRAM: the 256 pointers' 64-byte granules and the
+     * cursors' sector (16416) where L2 is cold; at most every L2 read a
+     * granule (514 x 64). */
+    chase(&rec, 16 * KIB, CML_HIER_CA, 1024);
+    check_levels("chase 16K", &rec, (want3){1536, 1536, 1793}, (want3){514, 257, 514},
+                 (want3){8, 8, 8}, (want3){16416, 0, 32896}, (want3){0, 0, 256});
+    /* Through cg: no hit. */
+    chase(&rec, 16 * KIB, CML_HIER_CG, 1024);
+    check_levels("chase 16K cg", &rec, (want3){0, 0, 0}, (want3){2050, 2050, 2050},
+                 (want3){8, 8, 8}, (want3){16416, 0, 131200}, (want3){0, 0, 256});
+    /* L2-resident: 1 MiB, 16384 pointers; 2048 visited, each once. No L1
+     * hit under LRU; at most one (all but the 2048 sectors and the
+     * cursors' in all), under the slot-time bound's 2 x 1024 x 1024 /
+     * 16384 = 128. DRAM: 2048 granules and the cursors' sector. */
+    chase(&rec, MIB, CML_HIER_CA, 1024);
+    check_levels("chase 1M", &rec, (want3){0, 0, 1}, (want3){2050, 2049, 2050}, (want3){8, 8, 8},
+                 (want3){131104, 0, 131200}, (want3){0, 0, 256});
+    /* DRAM-sized: 64 MiB, 1 Mi pointers: every L2 read a granule (the
+     * point, 2050 x 64); at least the 2048 sectors less a warm L2: 0. */
+    chase(&rec, 64 * MIB, CML_HIER_CA, 1024);
+    check_levels("chase 64M", &rec, (want3){0, 0, 1}, (want3){2050, 2049, 2050},
+                 (want3){8, 8, 8}, (want3){131200, 0, 131200}, (want3){0, 0, 256});
+}
+
+/* The experiment's own records: every one has its levels, each figure
+ * inside its interval; a measured read at a DRAM size is of the read
+ * class, one at an L2 size L2-resident, a chase of none. */
+static void test_records(void)
+{
+    cml_results r;
+    CHECK_EQ_I64(run_model(&cml_exp_hierarchy, "ws=64K,4M,256M op=read,write,copy,chase", &r),
+                 CML_OK);
+    CHECK_EQ_U64(r.count, 3 * (3 * 2 + 2 + 3));
+    for (size_t i = 0; i < r.count; i++) {
+        CHECK(r.items[i].has_levels && r.items[i].levels.bounded);
+        CHECK(cml_levels_bounds_ok(&r.items[i].levels));
+    }
+    cml_peak_refs refs;
+    memset(&refs, 0, sizeof refs);
+    for (int c = 0; c < CML_PEAK_CLASS_COUNT; c++)
+        refs.gbs[c] = 3000.0;
+    cml_record *rd = (cml_record *)find(&r, "ws=268435456 path=ca l2-mode=slice op=read");
+    if (FOUND(rd)) {
+        rd->measured = 1;
+        rd->bandwidth_gbs = 3000.0;
+        cml_record_set_peak(rd, &refs);
+        CHECK_EQ_I64(rd->peak_class, CML_PEAK_CLASS_READ);
+    }
+    cml_record *l2 = (cml_record *)find(&r, "ws=4194304 path=cg l2-mode=slice op=read");
+    if (FOUND(l2)) {
+        l2->measured = 1;
+        l2->bandwidth_gbs = 9000.0;
+        cml_record_set_peak(l2, &refs);
+        CHECK_EQ_I64(l2->peak_class, CML_PEAK_CLASS_L2_RESIDENT);
+    }
+    cml_record *wr = (cml_record *)find(&r, "ws=268435456 op=write");
+    if (FOUND(wr)) {
+        wr->measured = 1;
+        wr->bandwidth_gbs = 3000.0;
+        cml_record_set_peak(wr, &refs);
+        CHECK_EQ_I64(wr->peak_class, CML_PEAK_CLASS_WRITE);
+    }
+    cml_results_free(&r);
+}
+
+int main(void)
+{
+    test_reads();
+    test_writes();
+    test_chases();
+    test_records();
+    return cml_test_summary("test_hierarchy_levels");
+}
