@@ -7,66 +7,23 @@
  * transforms see exactly what `cumemlab trace --from` gives them.
  */
 #define _XOPEN_SOURCE 700 /* getpid */
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "test_util.h"
-#include "trace/trace_model.h"
+#include "trace_test_util.h"
 #include "trace/trace_whatif.h"
 
 #define FULL 0xffffffffu
 #define BASE (UINT64_C(1) << 40) /* a global array, aligned as cudaMalloc's */
 
-/* A trace of one launch (one block of `threads`) holding ins[0..n), read
- * back into *t and modelled into *m. 0, or -1 (a failed check). */
+/* One block of `threads` holding ins[0..n), read back and modelled. */
 static int load(const cml_tf_ins *ins, size_t n, unsigned threads, cml_trace *t, cml_tf_model *m)
 {
-    char path[256], err[400];
-    const char *dir = getenv("TMPDIR");
-    snprintf(path, sizeof path, "%s/cml_whatif_%ld.trace", dir && *dir ? dir : "/tmp",
-             (long)getpid());
-    cml_tf_header h = {"test", 90, 132, 0, "", 0, 1u << 20, "whatif"};
-    cml_tf_writer *w = cml_tf_writer_open(path, &h, err, sizeof err);
-    CHECK(w != NULL);
-    if (!w)
-        return -1;
-    cml_tf_func fn = {0, "k", "", 1, ""};
-    cml_tf_kernel k;
-    memset(&k, 0, sizeof k);
-    k.grid[0] = k.grid[1] = k.grid[2] = 1;
-    k.block[0] = threads;
-    k.block[1] = k.block[2] = 1;
-    k.warps_total = (threads + 31u) / 32u;
-    k.stride = 1;
-    k.warps_recorded = k.warps_total;
-    CHECK_EQ_I64(cml_tf_write_func(w, &fn), 0);
-    CHECK_EQ_I64(cml_tf_write_kernel(w, &k, ins, n), 0);
-    CHECK_EQ_I64(cml_tf_writer_close(w), 0);
-    const int rc = cml_tf_read(path, t, err, sizeof err);
-    remove(path);
-    CHECK_EQ_I64(rc, 0);
-    if (rc != 0)
-        return -1;
-    if (t->nkernels != 1 || cml_tf_model_kernel(t, &t->kernel[0], m) != CML_OK) {
-        CHECK(0);
-        cml_tf_free(t);
-        return -1;
-    }
-    return 0;
+    const unsigned grid[3] = {1, 1, 1}, block[3] = {threads, 1, 1};
+    return trace_load(ins, n, grid, block, t, m);
 }
 
 /* A warp instruction at pc 0 of warp w: space, size, every lane active. */
 static cml_tf_ins warp_ins(unsigned space, unsigned op, unsigned size, uint32_t w)
 {
-    cml_tf_ins r;
-    memset(&r, 0, sizeof r);
-    r.space = (uint8_t)space;
-    r.op = (uint8_t)op;
-    r.size = (uint8_t)size;
-    r.warp = w;
-    r.active = FULL;
-    return r;
+    return trace_warp(space, op, size, 0, w, 0);
 }
 
 /* The transforms of the launch's only site. */
@@ -306,27 +263,9 @@ static void test_none(void)
         CHECK_EQ_U64(wi.n, 0);
 }
 
-/* The committed traces (tests/data/trace/, test_trace_model.c derives
- * their figures). */
-static int committed(const char *file, cml_trace *t, cml_tf_model *m)
-{
-    char path[512], err[400];
-    snprintf(path, sizeof path, "%s/%s", CML_TRACE_DATA, file);
-    if (cml_tf_read(path, t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        CHECK(0);
-        return -1;
-    }
-    if (t->nkernels != 1 || cml_tf_model_kernel(t, &t->kernel[0], m) != CML_OK) {
-        CHECK(0);
-        cml_tf_free(t);
-        return -1;
-    }
-    return 0;
-}
-
 /*
- * shared-banks-col: the column load of a 32 x 32 word tile, 2 blocks of 32
+ * The committed traces (tests/data/trace/, test_trace_model.c derives
+ * their figures). shared-banks-col: the column load of a 32 x 32 word tile, 2 blocks of 32
  * warps, 64 requests of 32 wavefronts (1984 conflicts, 253952 bytes): pad
  * 1 makes them 64 wavefronts, no conflict, all 253952 bytes saved.
  */
@@ -334,7 +273,7 @@ static void test_committed_banks(void)
 {
     cml_trace t;
     cml_tf_model m;
-    if (committed("shared-banks-col.trace", &t, &m) != 0)
+    if (trace_committed("shared-banks-col.trace", &t, &m) != 0)
         return;
     cml_wi_list wi;
     CHECK_EQ_I64(cml_wi_site(&t.kernel[0], &m.sites[0], &wi), CML_OK);
@@ -364,7 +303,7 @@ static void test_committed_transpose(void)
 {
     cml_trace t;
     cml_tf_model m;
-    if (committed("transpose-naive-row.trace", &t, &m) != 0)
+    if (trace_committed("transpose-naive-row.trace", &t, &m) != 0)
         return;
     cml_wi_list wi;
     CHECK_EQ_U64(m.nsites, 2);

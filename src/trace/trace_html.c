@@ -246,13 +246,14 @@ static void picture(FILE *out, const cml_tf_site *s)
 }
 
 /* The what-if transforms of a detailed instruction, as a table. */
-static void whatif(FILE *out, const cml_tf_site *s, const cml_wi_list *l)
+static void whatif(FILE *out, const cml_tf_report *r, const cml_tf_site *s,
+                   const cml_wi_list *l)
 {
     if (!l)
         return;
     if (!l->n) {
         fputs("<p><strong>What if:</strong> no change the lab predicts (pad a row, a structure "
-              "of arrays, wider accesses) fits these addresses.</p>\n",
+              "of arrays, wider accesses, another block shape) fits these addresses.</p>\n",
               out);
         return;
     }
@@ -265,7 +266,7 @@ static void whatif(FILE *out, const cml_tf_site *s, const cml_wi_list *l)
     for (size_t i = 0; i < l->n; i++) {
         const cml_wi *w = &l->item[i];
         const cml_traffic *b = &w->before, *a = &w->after;
-        char what[160];
+        char what[200];
         cml_wi_describe(w, s->size, what, sizeof what);
         fputs("<tr><td class=\"txt\">", out);
         esc(out, what);
@@ -284,6 +285,12 @@ static void whatif(FILE *out, const cml_tf_site *s, const cml_wi_list *l)
         fprintf(out, "<td class=\"num\">%" PRId64 "</td></tr>\n", cml_wi_saved(w));
     }
     fputs("</tbody></table></div>\n", out);
+    char line[1024];
+    if (cml_tfr_whatif_launch_line(r, s, l, line, sizeof line)) {
+        fputs("<p class=\"computed\">", out);
+        esc(out, line);
+        fputs("</p>\n", out);
+    }
 }
 
 static void details(FILE *out, const cml_tf_report *r, const cml_tfr_ranked *all, size_t n)
@@ -310,7 +317,7 @@ static void details(FILE *out, const cml_tf_report *r, const cml_tfr_ranked *all
         fputs("<p class=\"computed\">", out);
         esc(out, why);
         fputs("</p>\n", out);
-        whatif(out, s, cml_tfr_whatif_of(r, all[i].kernel, s));
+        whatif(out, r, s, cml_tfr_whatif_of(r, all[i].kernel, s));
         fputs("</article>\n", out);
     }
     fputs("</section>\n", out);

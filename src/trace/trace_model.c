@@ -29,6 +29,15 @@ int cml_tf_access(const cml_tf_ins *r, cml_access *a)
     return 0;
 }
 
+int cml_tf_model_ins(const cml_tf_ins *r, cml_traffic *t)
+{
+    cml_access a;
+    memset(t, 0, sizeof *t);
+    if (cml_tf_access(r, &a) != 0)
+        return -1;
+    return cml_model_access(CML_RULES_MODERN, &a, t) == CML_OK ? 0 : -1;
+}
+
 /* ---- sites by (function, pc): an open-addressing table of indices ------- */
 
 typedef struct site_table {

@@ -65,6 +65,11 @@ void cml_tf_model_free(cml_tf_model *m);
  * converted (returns -1). */
 int cml_tf_access(const cml_tf_ins *r, cml_access *a);
 
+/* The model's figures of one record (modern rules) into *t, zeroed first:
+ * 0, or -1 when the model refuses it or it is an atomic. What the what-if
+ * transforms (trace_whatif.h, trace_shape.h) run on the warps they make. */
+int cml_tf_model_ins(const cml_tf_ins *r, cml_traffic *t);
+
 /* The bytes an instruction's figures waste, as cml_tf_site.waste counts
  * them for its space (cml_tf_space): what the ranking and the what-if
  * transforms (trace_whatif.h) both weigh. */

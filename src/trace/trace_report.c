@@ -271,7 +271,7 @@ static void site_details(FILE *out, const cml_tf_report *r, const cml_tfr_ranked
         cml_tfr_explain(s, why, sizeof why);
         cml_tt_wrap(out, "   ", why, WIDTH, 3);
         cml_tfm_site_text(out, r, all[i].kernel, s);
-        cml_tfr_whatif_text(out, s, cml_tfr_whatif_of(r, all[i].kernel, s), WIDTH);
+        cml_tfr_whatif_text(out, r, s, cml_tfr_whatif_of(r, all[i].kernel, s), WIDTH);
     }
 }
 
@@ -410,7 +410,7 @@ static void json_site(cml_json *j, const cml_tf_report *r, size_t k, const cml_t
     cml_tfr_explain(s, why, sizeof why);
     cml_json_kv_string(j, "finding", why);
     cml_tfm_site_json(j, r, k, s);
-    cml_tfr_whatif_json(j, s, cml_tfr_whatif_of(r, k, s));
+    cml_tfr_whatif_json(j, r, s, cml_tfr_whatif_of(r, k, s));
     cml_json_end_object(j);
 }
 
@@ -496,7 +496,7 @@ cml_status cml_tf_report_json(FILE *out, const void *report)
  * instruction's own, or a transform's prediction), its line and SASS, then
  * the transform's columns (empty for the instruction's own row). */
 static void csv_row(FILE *out, const cml_tf_report *r, size_t k, const cml_tf_site *s,
-                    const cml_traffic *x, uint64_t waste, const cml_wi *w)
+                    const cml_traffic *x, uint64_t waste, const cml_wi_list *l, const cml_wi *w)
 {
     double spr = 0, eff = 0;
     const int has_spr = cml_rep_sectors_per_request(x, &spr);
@@ -528,20 +528,7 @@ static void csv_row(FILE *out, const cml_tf_report *r, size_t k, const cml_tf_si
     const char *sass = cml_tf_sources_sass(r->src, r->t, s->func, s->pc);
     if (sass)
         cml_csv_field(out, sass);
-    if (!w) {
-        fputs(",,,,,,\n", out);
-        return;
-    }
-    fprintf(out, ",%s,", cml_wi_name(w->kind));
-    if (w->kind == CML_WI_PAD)
-        fprintf(out, "%u", w->k);
-    fputc(',', out);
-    if (w->kind != CML_WI_VECTOR)
-        fprintf(out, "%llu", (unsigned long long)w->stride);
-    fputc(',', out);
-    if (w->kind == CML_WI_VECTOR)
-        fprintf(out, "%u", w->k);
-    fprintf(out, ",%llu,%lld\n", (unsigned long long)w->warps, (long long)cml_wi_saved(w));
+    cml_tfr_whatif_csv(out, l, w);
 }
 
 cml_status cml_tf_report_csv(FILE *out, const void *report)
@@ -549,17 +536,17 @@ cml_status cml_tf_report_csv(FILE *out, const void *report)
     const cml_tf_report *r = report;
     fputs("kernel,launch,pc,space,op,size,warps,refused,requests,sectors,sectors_per_request,"
           "efficiency,requested_bytes,wavefronts,ideal_wavefronts,bank_conflicts,wasted_bytes,"
-          "file,line,sass,whatif,pad_elements,stride_bytes,width_bytes,warps_changed,"
-          "saved_bytes\n",
+          "file,line,sass," CML_TFR_WHATIF_CSV_COLUMNS "\n",
           out);
     for (size_t k = 0; k < r->t->nkernels; k++) {
         const cml_tf_model *m = &r->models[k];
         for (size_t i = 0; i < m->nsites; i++) {
             const cml_tf_site *s = &m->sites[i];
-            csv_row(out, r, k, s, &s->traffic, s->waste, NULL);
             const cml_wi_list *l = cml_tfr_whatif_of(r, k, s);
+            csv_row(out, r, k, s, &s->traffic, s->waste, l, NULL);
             for (size_t t = 0; l && t < l->n; t++)
-                csv_row(out, r, k, s, &l->item[t].after, l->item[t].waste_after, &l->item[t]);
+                csv_row(out, r, k, s, &l->item[t].after, l->item[t].waste_after, l,
+                        &l->item[t]);
         }
     }
     return ferror(out) ? CML_EIO : CML_OK;

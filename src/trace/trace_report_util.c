@@ -124,14 +124,17 @@ void cml_tfr_site_figures(const cml_tf_site *s, char *spr, char *eff, size_t len
 cml_status cml_tfr_whatif(cml_tf_report *r)
 {
     const cml_trace *t = r->t;
-    r->whatif = calloc(t->nkernels ? t->nkernels : 1u, sizeof *r->whatif);
-    if (!r->whatif)
+    const size_t nk = t->nkernels ? t->nkernels : 1u;
+    cml_tfr_whatifs *w = calloc(1, sizeof *w);
+    r->whatif = w;
+    if (!w)
         return CML_ENOMEM;
-    cml_status rc = CML_OK;
+    w->site = calloc(nk, sizeof *w->site);
+    w->shape = calloc(nk, sizeof *w->shape);
+    cml_status rc = w->site && w->shape ? CML_OK : CML_ENOMEM;
     for (size_t k = 0; k < t->nkernels && rc == CML_OK; k++) {
-        r->whatif[k] = calloc(r->models[k].nsites ? r->models[k].nsites : 1u,
-                              sizeof *r->whatif[k]);
-        if (!r->whatif[k])
+        w->site[k] = calloc(r->models[k].nsites ? r->models[k].nsites : 1u, sizeof *w->site[k]);
+        if (!w->site[k])
             rc = CML_ENOMEM;
     }
     size_t n = 0;
@@ -141,7 +144,13 @@ cml_status cml_tfr_whatif(cml_tf_report *r)
     for (size_t i = 0; rc == CML_OK && i < n && i < r->top; i++) {
         const size_t k = all[i].kernel;
         const size_t s = (size_t)(all[i].site - r->models[k].sites);
-        rc = cml_wi_site(&t->kernel[k], all[i].site, &r->whatif[k][s]);
+        rc = cml_wi_site(&t->kernel[k], all[i].site, &w->site[k][s]);
+        /* the block shape is one choice per launch: fitted once over all
+         * of its instructions, for the first of them detailed */
+        if (rc == CML_OK && !w->shape[k].site && r->models[k].nsites)
+            rc = cml_ws_launch_fit(&t->kernel[k], &r->models[k], &w->shape[k]);
+        if (rc == CML_OK)
+            cml_wi_shape(&w->shape[k], all[i].site, &w->site[k][s]);
     }
     free(all);
     if (rc != CML_OK)
@@ -151,21 +160,28 @@ cml_status cml_tfr_whatif(cml_tf_report *r)
 
 void cml_tfr_whatif_free(cml_tf_report *r)
 {
-    if (!r->whatif)
+    cml_tfr_whatifs *w = r->whatif;
+    if (!w)
         return;
-    for (size_t k = 0; k < r->t->nkernels; k++)
-        free(r->whatif[k]);
-    free(r->whatif);
+    for (size_t k = 0; k < r->t->nkernels; k++) {
+        if (w->site)
+            free(w->site[k]);
+        if (w->shape)
+            cml_ws_launch_free(&w->shape[k]);
+    }
+    free(w->site);
+    free(w->shape);
+    free(w);
     r->whatif = NULL;
 }
 
 const cml_wi_list *cml_tfr_whatif_of(const cml_tf_report *r, size_t k, const cml_tf_site *s)
 {
-    if (!r->whatif || k >= r->t->nkernels || !r->whatif[k])
+    if (!r->whatif || k >= r->t->nkernels || !r->whatif->site[k])
         return NULL;
     const cml_tf_model *m = &r->models[k];
     if (s < m->sites || s >= m->sites + m->nsites)
         return NULL;
-    const cml_wi_list *l = &r->whatif[k][s - m->sites];
+    const cml_wi_list *l = &r->whatif->site[k][s - m->sites];
     return l->examined ? l : NULL;
 }

@@ -64,17 +64,6 @@ static int rows_of(const cml_tf_ins *r, rows *p)
     return fits(r, p, &base);
 }
 
-/* The model's figures of one warp (modern rules) into *t; -1 when it
- * refuses the warp (or it is an atomic). */
-static int model(const cml_tf_ins *r, cml_traffic *t)
-{
-    cml_access a;
-    memset(t, 0, sizeof *t);
-    if (cml_tf_access(r, &a) != 0)
-        return -1;
-    return cml_model_access(CML_RULES_MODERN, &a, t) == CML_OK ? 0 : -1;
-}
-
 /* Warp r (with rows p from base) as transform w makes it. */
 static void transform(const cml_wi *w, const rows *p, uint64_t base, const cml_tf_ins *r,
                       cml_tf_ins *out)
@@ -116,7 +105,7 @@ static int pad_clean(const cml_tf_site *s, const rows *p, uint64_t base, unsigne
     cml_tf_ins t;
     cml_traffic x;
     transform(&w, p, base, &s->example, &t);
-    if (model(&t, &x) != 0)
+    if (cml_tf_model_ins(&t, &x) != 0)
         return 0;
     if (s->space == CML_TF_SHARED)
         return x.bank_conflicts == 0;
@@ -217,7 +206,7 @@ static cml_status join_runs(const cml_tf_site *s, const uint64_t *val, const uin
         cml_traffic x;
         if (groups) {
             run_warp(s, val[i], w->k, &t);
-            if (model(&t, &x) == 0) {
+            if (cml_tf_model_ins(&t, &x) == 0) {
                 cml_traffic_add_scaled(&w->after, &x, groups);
                 w->warps += groups * m;
                 for (unsigned j = 0; j < m; j++)
@@ -226,7 +215,7 @@ static cml_status join_runs(const cml_tf_site *s, const uint64_t *val, const uin
         }
         if (left[i]) {
             run_warp(s, val[i], s->size, &t);
-            if (model(&t, &x) == 0) /* as recorded: the model took it then */
+            if (cml_tf_model_ins(&t, &x) == 0) /* as recorded: the model took it then */
                 cml_traffic_add_scaled(&w->after, &x, left[i]);
         }
     }
@@ -286,7 +275,7 @@ static cml_status add_warp(const cml_tf_site *s, const rows *p, const cml_tf_ins
         cml_traffic y;
         if (fit) {
             transform(w, p, base, r, &t);
-            if (model(&t, &y) == 0) {
+            if (cml_tf_model_ins(&t, &y) == 0) {
                 cml_traffic_add(&w->after, &y);
                 w->warps++;
                 continue;
@@ -304,8 +293,8 @@ cml_status cml_wi_site(const cml_tf_kernel *k, const cml_tf_site *s, cml_wi_list
     rows p;
     cml_traffic x;
     uint64_t base;
-    if (s->op == CML_TF_ATOMIC || model(&s->example, &x) != 0 || !rows_of(&s->example, &p) ||
-        !fits(&s->example, &p, &base))
+    if (s->op == CML_TF_ATOMIC || cml_tf_model_ins(&s->example, &x) != 0 ||
+        !rows_of(&s->example, &p) || !fits(&s->example, &p, &base))
         return CML_OK;
     choose(s, &p, base, out);
     if (!out->n)
@@ -316,7 +305,7 @@ cml_status cml_wi_site(const cml_tf_kernel *k, const cml_tf_site *s, cml_wi_list
     cml_status rc = CML_OK;
     cml_tf_cursor_init(&c, k);
     while (rc == CML_OK && cml_tf_next(&c, &r)) {
-        if (r.func != s->func || r.pc != s->pc || model(&r, &x) != 0)
+        if (r.func != s->func || r.pc != s->pc || cml_tf_model_ins(&r, &x) != 0)
             continue; /* another site's, or refused: not in the site's figures */
         rc = add_warp(s, &p, &r, &x, &v, out);
     }
@@ -341,12 +330,48 @@ cml_status cml_wi_site(const cml_tf_kernel *k, const cml_tf_site *s, cml_wi_list
     return CML_OK;
 }
 
+const cml_ws_site *cml_wi_shape_site(const cml_ws_launch *l, const cml_tf_site *s)
+{
+    for (size_t i = 0; l && i < l->nsites; i++)
+        if (l->site[i].site == s)
+            return &l->site[i];
+    return NULL;
+}
+
+void cml_wi_shape(const cml_ws_launch *l, const cml_tf_site *s, cml_wi_list *out)
+{
+    out->launch = l;
+    const cml_ws_site *ws = cml_wi_shape_site(l, s);
+    if (!ws || ws->status != CML_WS_FIT || !cml_ws_has_best(l) || out->n >= CML_WI_MAX)
+        return;
+    cml_wi *w = &out->item[out->n++];
+    memset(w, 0, sizeof *w);
+    w->kind = CML_WI_SHAPE;
+    memcpy(w->shape, l->best, sizeof w->shape);
+    memcpy(w->from, l->block, sizeof w->from);
+    w->warps = w->of = ws->before.instructions;
+    w->before = ws->before;
+    w->after = ws->after;
+    w->waste_before = ws->waste_before;
+    w->waste_after = ws->waste_after;
+}
+
+/* "8 x 32", or "8 x 32 x 2" for a block of several layers. */
+static void shape_words(const unsigned b[3], char *buf, size_t len)
+{
+    if (b[2] > 1u)
+        snprintf(buf, len, "%u x %u x %u", b[0], b[1], b[2]);
+    else
+        snprintf(buf, len, "%u x %u", b[0], b[1]);
+}
+
 const char *cml_wi_name(cml_wi_kind kind)
 {
     switch (kind) {
     case CML_WI_PAD: return "pad";
     case CML_WI_SOA: return "soa";
     case CML_WI_VECTOR: return "vector";
+    case CML_WI_SHAPE: return "block_shape";
     default: return "?";
     }
 }
@@ -367,17 +392,31 @@ void cml_wi_describe(const cml_wi *w, unsigned size, char *buf, size_t len)
     case CML_WI_VECTOR:
         snprintf(buf, len, "%u-byte accesses (%u elements a lane)", w->k, size ? w->k / size : 0);
         break;
+    case CML_WI_SHAPE: {
+        char to[48], from[48];
+        shape_words(w->shape, to, sizeof to);
+        shape_words(w->from, from, sizeof from);
+        snprintf(buf, len, "blocks of %s threads instead of %s (if each index is blockIdx * "
+                           "blockDim + threadIdx per dimension)",
+                 to, from);
+        break;
+    }
     default: snprintf(buf, len, "?"); break;
     }
 }
 
-int64_t cml_wi_saved(const cml_wi *w)
+int64_t cml_wi_saved_bytes(uint64_t before, uint64_t after)
 {
     /* a hostile trace's sums may pass INT64_MAX: held there */
-    if (w->waste_before >= w->waste_after) {
-        const uint64_t d = w->waste_before - w->waste_after;
+    if (before >= after) {
+        const uint64_t d = before - after;
         return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
     }
-    const uint64_t d = w->waste_after - w->waste_before;
+    const uint64_t d = after - before;
     return d > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)d;
+}
+
+int64_t cml_wi_saved(const cml_wi *w)
+{
+    return cml_wi_saved_bytes(w->waste_before, w->waste_after);
 }

@@ -37,10 +37,14 @@
  *            a wide access needs); runs that cannot be joined pass
  *            unchanged. Same bytes, fewer requests.
  *
- * A different block shape is not among them: the trace gives each warp's
- * block and warp index, but not how an address depends on threadIdx.y, and
- * the warps of a block that issue an instruction once each cannot be told
- * from one that issues it in a loop without guessing.
+ *   shape    another block shape of the same threads (trace_shape.h):
+ *            one choice per launch, fitted over all its global and shared
+ *            loads and stores; shown under each fitted instruction when
+ *            the launch's fitted instructions together waste fewer bytes
+ *            in it than in the launch's own. Its `before` is not the
+ *            site's recorded figures but every thread of the recorded
+ *            blocks once in the launch's own shape (the same threads as
+ *            `after`).
  */
 #ifndef CML_TRACE_WHATIF_H
 #define CML_TRACE_WHATIF_H
@@ -49,31 +53,45 @@
 #include <stdint.h>
 
 #include "trace/trace_model.h"
+#include "trace/trace_shape.h"
 
-typedef enum cml_wi_kind { CML_WI_PAD = 0, CML_WI_SOA, CML_WI_VECTOR, CML_WI_KINDS } cml_wi_kind;
+typedef enum cml_wi_kind {
+    CML_WI_PAD = 0,
+    CML_WI_SOA,
+    CML_WI_VECTOR,
+    CML_WI_SHAPE,
+    CML_WI_KINDS
+} cml_wi_kind;
 
 /* One transform of one instruction, over the site's recorded warps. */
 typedef struct cml_wi {
     cml_wi_kind kind;
     unsigned k;            /* pad: elements added to a row; vector: the new
-                              width in bytes; soa: 0                      */
+                              width in bytes; soa, shape: 0               */
     unsigned lanes;        /* pad: lanes per row, g (1: one a row)        */
     uint64_t stride;       /* pad: the row pitch D found; soa: the
-                              structure's size S; vector: 0 (bytes)       */
+                              structure's size S; vector, shape: 0 (bytes) */
+    unsigned shape[3];     /* shape: the block shape predicted for         */
+    unsigned from[3];      /* shape: the launch's own                      */
     uint64_t warps;        /* warp instructions of the site it changed    */
-    uint64_t of;           /* warp instructions of the site modelled      */
+    uint64_t of;           /* warp instructions of the site modelled
+                              (shape: both the warps of every thread of
+                              the recorded blocks once)                   */
     cml_traffic before;    /* the site's figures as recorded               */
     cml_traffic after;     /* and as the transform would make them        */
     uint64_t waste_before, waste_after; /* cml_tf_waste of each           */
 } cml_wi;
 
-/* Pad 1 and the best pad, a structure of arrays, two vector widths. */
-#define CML_WI_MAX 5u
+/* Pad 1 and the best pad, a structure of arrays, two vector widths, a
+ * block shape. */
+#define CML_WI_MAX 6u
 
 typedef struct cml_wi_list {
     cml_wi item[CML_WI_MAX];
     size_t n;
     int examined; /* 1: cml_wi_site looked at the site (n may be 0) */
+    const cml_ws_launch *launch; /* the site's launch's block-shape what-if
+                                    (cml_wi_shape; NULL: not examined)   */
 } cml_wi_list;
 
 /*
@@ -84,16 +102,29 @@ typedef struct cml_wi_list {
  */
 cml_status cml_wi_site(const cml_tf_kernel *k, const cml_tf_site *s, cml_wi_list *out);
 
-/* "pad", "soa", "vector". */
+/*
+ * The block-shape transform of site s from its launch's what-if l, added
+ * to *out (after cml_wi_site) when l has a better shape and s is one of
+ * the instructions fitted; out->launch = l either way.
+ */
+void cml_wi_shape(const cml_ws_launch *l, const cml_tf_site *s, cml_wi_list *out);
+
+/* The fit of site s in l, or NULL. */
+const cml_ws_site *cml_wi_shape_site(const cml_ws_launch *l, const cml_tf_site *s);
+
+/* "pad", "soa", "vector", "block_shape". */
 const char *cml_wi_name(cml_wi_kind kind);
 
 /* What the change is, in the lab's words: "pad each row of 128 B by 1
  * element (4 B)", "a structure of arrays: the field's own array instead
- * of structures of 16 B", "16-byte accesses (4 elements a lane)". */
+ * of structures of 16 B", "16-byte accesses (4 elements a lane)", "blocks
+ * of 8 x 32 threads instead of 32 x 8 (...the assumption...)". */
 void cml_wi_describe(const cml_wi *w, unsigned size, char *buf, size_t len);
 
 /* Bytes saved: waste_before - waste_after (negative: the change wastes
  * more). */
 int64_t cml_wi_saved(const cml_wi *w);
+/* The same of any two byte counts (a launch's block-shape sums). */
+int64_t cml_wi_saved_bytes(uint64_t before, uint64_t after);
 
 #endif

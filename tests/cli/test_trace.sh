@@ -36,6 +36,44 @@ check "transpose: the lab's sentence" \
 check "transpose: the launch, 32 warps of 32, 64 warp instructions, 4.00 and 32.00 sectors a request" \
     grep -Eq "^transposeNaiveRow +1 +1x4x1 +32x8x1 +32 of 32 +64 +4\.00 +32\.00 +22\.2 +0 +4096$" "$tmp/out"
 
+# the block shape (docs/trace.md): 8 x 32 instead of 32 x 8, the store 1024 ->
+# 256 sectors, the load unchanged (test_trace_shape.c derives it)
+run "$bin" trace --from $data/transpose-naive-row.trace --json "$tmp/tr.json" --csv "$tmp/tr.csv"
+check "transpose: the block shape under the store, marked with its assumption" \
+    grep -Eq '^   - blocks of 8 x 32 threads instead of 32 x 8 \(if each index is blockIdx \* blockDim \+ threadIdx per dimension\): requests 32 ->$' \
+    "$tmp/out"
+check "transpose: the store's sectors under it" \
+    grep -Eq '^     32, sectors 1024 -> 256 \(32\.00 -> 8\.00 a request\), efficiency 12\.5% -> 50\.0%; saves 24576 bytes \(every thread of the recorded$' \
+    "$tmp/out"
+check "transpose: the launch's two instructions under it" \
+    grep -q '^     the block shape is one choice for the launch; its 2 fitted instructions together: wasted bytes 28672 -> 4096, saves 24576$' \
+    "$tmp/out"
+check "transpose JSON: the block shape's members" python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["kernels"][0]["instructions_by_waste"]
+w = [x for x in i[0]["whatif"] if x["transform"] == "block_shape"]
+assert len(w) == 1, i[0]["whatif"]
+w = w[0]
+assert w["block_shape"] == [8, 32, 1] and w["block_shape_from"] == [32, 8, 1], w
+assert w["before"]["sectors"] == 1024 and w["after"]["sectors"] == 256 and w["saved_bytes"] == 24576
+assert w["stride_bytes"] is None and w["pad_elements"] is None and w["width_bytes"] is None
+l = w["launch"]
+assert l["instructions_fitted"] == 2 and l["shapes_judged"] == 8, l
+assert l["wasted_bytes_before"] == 28672 and l["wasted_bytes_after"] == 4096 and l["saved_bytes"] == 24576
+f = {x["pc"]: x for x in l["instructions"]}
+assert f[16]["thread_coefficients_bytes"] == [128, 4, None] and f[16]["blocks"] == 4, f[16]
+assert f[0]["thread_coefficients_bytes"] == [4, 128, None] and f[0]["saved_bytes"] == 0, f[0]
+assert f[0]["before"]["sectors"] == 128 and f[0]["after"]["sectors"] == 128
+p = [x for x in i[0]["whatif"] if x["transform"] == "pad"][0]
+assert p["block_shape"] is None and p["launch"] is None, p
+' "$tmp/tr.json"
+check "transpose CSV: the store's block-shape row, the shape and the launch's bytes saved" \
+    grep -q '^transposeNaiveRow,1,16,global,store,4,32,0,32,256,8,0.5,4096,0,0,0,4096,,,,block_shape,,,,32,24576,8,32,1,24576$' \
+    "$tmp/tr.csv"
+check "transpose CSV: the load's block-shape row saves nothing" \
+    grep -q '^transposeNaiveRow,1,0,global,load,4,32,0,32,128,4,1,4096,0,0,0,0,,,,block_shape,,,,32,0,8,32,1,24576$' \
+    "$tmp/tr.csv"
+
 run "$bin" trace --from $data/shared-banks-col.trace
 check "banks: the column load first, 32 wavefronts a request, 1984 conflicts" \
     grep -Eq '^1 +smemTileRowCol +0x0010 +- +shared load 4B +64 +64 +0 +32\.00 wf +- +1984 +253952$' \
@@ -89,15 +127,15 @@ assert i[2]["op"] == "store" and i[2]["wasted_bytes"] == 4
 check "read-offset CSV: a header, a row per instruction and per transform (the store's two widths)" \
     test "$(wc -l <"$tmp/t.csv")" -eq 6
 check "read-offset CSV: the A load's row" \
-    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,,,,,,,,$' \
+    grep -q '^readOffset,1,0,global,load,4,64,0,64,319,4.984375,0.802115987460815,8188,0,0,0,2020,,,,,,,,,,,,,$' \
     "$tmp/t.csv"
 # the store's 63 full warps joined by 2 (31 pairs, 1 left, the partial last
 # warp as recorded: 33 requests) and by 4 (15 groups, 3 left, the partial: 19)
 check "read-offset CSV: the store's 8-byte row, 33 requests, the same 256 sectors" \
-    grep -q '^readOffset,1,32,global,store,4,64,0,33,256,7.757575757575758,0.99951171875,8188,0,0,0,4,,,,vector,,,8,62,0$' \
+    grep -q '^readOffset,1,32,global,store,4,64,0,33,256,7.757575757575758,0.99951171875,8188,0,0,0,4,,,,vector,,,8,62,0,,,,$' \
     "$tmp/t.csv"
 check "read-offset CSV: the store's 16-byte row, 19 requests" \
-    grep -q '^readOffset,1,32,global,store,4,64,0,19,256,[0-9.]*,0.99951171875,8188,0,0,0,4,,,,vector,,,16,60,0$' \
+    grep -q '^readOffset,1,32,global,store,4,64,0,19,256,[0-9.]*,0.99951171875,8188,0,0,0,4,,,,vector,,,16,60,0,,,,$' \
     "$tmp/t.csv"
 check "read-offset JSON: the misaligned load has no transform, the store two, the text says so" python3 -c '
 import json, sys
@@ -140,8 +178,12 @@ for pc in ("pc 0x0000", "pc 0x0010", "pc 0x0020"):
 ' "$tmp/t.html"
 run "$bin" trace --from $data/naive-row-lines.trace --html "$tmp/l.html" --quiet
 check "--html with lines: the chart's category is the source line" grep -q '>lines.cu:8</text>' "$tmp/l.html"
-check "--html with lines: a pad that saves nothing is not the change that buys most" \
-    grep -q 'none the model predicts would help' "$tmp/l.html"
+check "--html with lines: a pad that saves nothing is not the change that buys most, the block shape is" \
+    grep -q '<td class="txt">blocks of 8 x 32 threads instead of 32 x 8 (if each index is blockIdx \* blockDim + threadIdx per dimension): requests 32 -&gt; 32, sectors 1024 -&gt; 256 ' \
+    "$tmp/l.html"
+check "--html with lines: the block shape's what-if row, and what it does to the launch" \
+    grep -q 'the block shape is one choice for the launch; its 2 fitted instructions together: wasted bytes 28672 -&gt; 4096, saves 24576 bytes; naiveRow +0x0120 global load: sectors 128 -&gt; 128, saves nothing</p>' \
+    "$tmp/l.html"
 # a damaged trace: one line, exit 1, and no HTML file
 head -c 40 $data/shared-banks-col.trace >"$tmp/short.trace"
 run "$bin" trace --from "$tmp/short.trace" --html "$tmp/bad.html"
