@@ -232,6 +232,17 @@ static void launch_enter(CUcontext ctx)
         snprintf(err, sizeof err, "%s", g.target_err);
         goto fail;
     }
+    /* The launch measured alone: work queued before it on other streams
+     * finished first (on the H100 a kernel of another stream still running
+     * added one shared wavefront to trace_program's tile_columns). */
+    CUresult sr = cuCtxSynchronize();
+    if (sr != CUDA_SUCCESS) {
+        const char *es = NULL;
+        cuGetErrorString(sr, &es);
+        snprintf(err, sizeof err, "the work before the launch failed: %s",
+                 es ? es : "unknown CUDA error");
+        goto fail;
+    }
     CUpti_RangeProfiler_Enable_Params en = {
         .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     en.ctx = ctx;
