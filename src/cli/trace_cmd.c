@@ -68,7 +68,9 @@ static const char *const trace_usage =
     "  --budget BYTES        device memory for a launch's records (1M..64G; default 256M)\n"
     "  --out FILE            keep the trace (and the cubins in FILE.cubins/)\n"
     "  --counters on|off|auto  measure the same launches' counters in a second run\n"
-    "                        (CUPTI, kernel replay; default auto: when the profiler can)\n"
+    "                        (CUPTI, kernel replay), and per instruction in a run per\n"
+    "                        kernel (SASS metrics, at most 10); default auto: when the\n"
+    "                        profiler can\n"
     "  --from FILE           report a saved trace instead of running a program\n"
     "  --json FILE, --csv FILE, --html FILE (a self-contained page: the lanes'\n"
     "                        pictures, the what-if table, bytes wasted per line), --quiet\n";
