@@ -351,7 +351,8 @@ static const cml_chart_spec l2r_charts[] = {
 };
 
 /* The requests and sectors of every load and store are the model's (whole
- * 512-byte runs); L2 and DRAM are information counters. */
+ * 512-byte runs); L1 hits, L2 sectors and DRAM bytes are judged against the
+ * intervals of l2_residency_levels.c, at both ends of the window's sweep. */
 static const char *const l2r_validate_settings[] = {"hit-ratio=0,100", NULL};
 static const cml_validate_spec l2r_validate = {l2r_validate_settings, NULL, 0};
 
