@@ -124,22 +124,30 @@ static void cml_l2r_geometry(const cml_plan *plan, const l2r_settings *s, l2r_ge
 
 /* ---- the model ------------------------------------------------------------ */
 
+double cml_l2r_lru_hit_k(double cache, double hot, double k)
+{
+    if (hot <= 0 || cache <= 0)
+        return 0.0;
+    if (k <= 0) /* only hot lines compete: the cache holds its size of them */
+        return cache < hot ? cache / hot : 1.0;
+    /* f(u) = k u + H (1 - e^(-u/H)) - C rises from -C at u = 0; at u = C/k
+     * it is >= 0. Bisection to a relative 1e-12. */
+    double lo = 0.0, hi = cache / k;
+    for (int n = 0; n < 200 && hi - lo > 1e-12 * hi; n++) {
+        double u = 0.5 * (lo + hi);
+        double f = k * u + hot * (1.0 - exp(-u / hot)) - cache;
+        if (f < 0)
+            lo = u;
+        else
+            hi = u;
+    }
+    return 1.0 - exp(-0.5 * (lo + hi) / hot);
+}
+
 double cml_l2r_lru_hit(double l2, double hot)
 {
-    if (hot <= 0)
-        return 0.0;
-    /* f(T) = 8T + H (1 - e^(-4T/H)) - C rises from -C at T = 0; at T = C/8
-     * it is >= 0. Bisection to a relative 1e-12. */
-    double lo = 0.0, hi = l2 / 8.0;
-    for (int k = 0; k < 200 && hi - lo > 1e-12 * hi; k++) {
-        double t = 0.5 * (lo + hi);
-        double f = 8.0 * t + hot * (1.0 - exp(-4.0 * t / hot)) - l2;
-        if (f < 0)
-            lo = t;
-        else
-            hi = t;
-    }
-    return 1.0 - exp(-4.0 * 0.5 * (lo + hi) / hot);
+    /* Per 4 hot bytes read, 4 bytes of x read and 4 of out written: k = 2. */
+    return cml_l2r_lru_hit_k(l2, hot, 2.0);
 }
 
 void cml_l2r_expectation(int policy, double l2, double hot, double stream, double set_aside,
@@ -295,11 +303,13 @@ static cml_status l2r_variant(cml_sweep *ctx, void *vs, cml_record *rec)
     cml_status st = cml_exp_trace_1d(rec, nblocks, BLOCK, 0, g.nv % BLOCK ? 1 : 0, l2r_mirror, &a);
     if (st != CML_OK)
         return st;
-    /* The DRAM bytes this experiment is about come from its own model of the
-     * policy window and the hints (cml_l2r_model_finding); the LRU cache
-     * simulator knows neither, so the record carries no cache-level figures
-     * for validate to judge. */
-    rec->has_levels = 0;
+    /* The cache levels come from the experiment's own model of the window
+     * and the hints (l2_residency_levels.c), not from the LRU simulator's
+     * sample, which knows neither and sees none of the hot set's reuse. */
+    st = cml_l2r_levels(rec, (int)s->policy, g.l2, g.hot, g.stream, g.persist_max, g.hot,
+                        (double)s->ratio / 100.0, s->prop == L2R_PROP_PERSISTING);
+    if (st != CML_OK)
+        return cml_exp_fail(plan, rec, st);
     cml_l2r_model_finding(plan, rec, s, &g, (double)g.persist_max / MIB, (double)g.hot / MIB);
     return CML_OK;
 }
@@ -341,7 +351,8 @@ static const cml_chart_spec l2r_charts[] = {
 };
 
 /* The requests and sectors of every load and store are the model's (whole
- * 512-byte runs); L2 and DRAM are information counters. */
+ * 512-byte runs); L1 hits, L2 sectors and DRAM bytes are judged against the
+ * intervals of l2_residency_levels.c, at both ends of the window's sweep. */
 static const char *const l2r_validate_settings[] = {"hit-ratio=0,100", NULL};
 static const cml_validate_spec l2r_validate = {l2r_validate_settings, NULL, 0};
 
@@ -383,6 +394,12 @@ static cml_status l2r_check_cb(void *ctx, unsigned long long *d_counters)
     return cml_l2r_check(ctx, L2R_SEED_X, L2R_SEED_H, d_counters);
 }
 
+/* The window's bytes: the hot set, at most cudaDevAttrMaxAccessPolicyWindowSize. */
+static uint64_t window_bytes(const l2r_state *st, const l2r_geom *g)
+{
+    return g->hot < st->max_window || !st->max_window ? g->hot : st->max_window;
+}
+
 /* Step 2: the set-aside and the window. *set_aside: the limit read back. */
 static cml_status window_begin(l2r_state *st, const l2r_geom *g, const cml_l2r_args *a,
                                const l2r_settings *s, size_t *set_aside)
@@ -401,8 +418,7 @@ static cml_status window_begin(l2r_state *st, const l2r_geom *g, const cml_l2r_a
     if ((r = cml_l2r_limit_set(g->persist_max)) != CML_OK ||
         (r = cml_l2r_limit_get(set_aside)) != CML_OK)
         return r;
-    size_t w = g->hot < st->max_window || !st->max_window ? g->hot : st->max_window;
-    return cml_l2r_window_set(a->stream, a->h, w, (double)s->ratio / 100.0,
+    return cml_l2r_window_set(a->stream, a->h, window_bytes(st, g), (double)s->ratio / 100.0,
                               s->prop == L2R_PROP_PERSISTING);
 }
 
@@ -524,9 +540,14 @@ static cml_status cml_l2r_measure(cml_sweep *ctx, void *vs, cml_record *rec)
         return back == CML_ECUDA ? back : CML_EVERIFY;
     /* The model again with the set-aside the device gave. */
     const double given = (double)set_aside / MIB;
-    const double window_mib =
-        (double)(g.hot < st->max_window || !st->max_window ? g.hot : st->max_window) / MIB;
+    const uint64_t wbytes = window_bytes(st, &g);
+    const double window_mib = (double)wbytes / MIB;
     rec->nextra = 0;
+    /* The levels too: the set-aside may be rounded, the window cut. */
+    r = cml_l2r_levels(rec, (int)s->policy, g.l2, g.hot, g.stream, set_aside, wbytes,
+                       (double)s->ratio / 100.0, s->prop == L2R_PROP_PERSISTING);
+    if (r != CML_OK)
+        return cml_exp_fail(plan, rec, r);
     cml_l2r_model_finding(plan, rec, s, &g, given, window_mib);
     cml_record_add_extra(rec, "set_aside", given, "MiB");
     cml_record_add_extra(rec, "window", window_mib, "MiB");

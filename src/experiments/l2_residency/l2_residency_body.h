@@ -81,6 +81,26 @@ void cml_l2r_expectation(int policy, double l2, double hot, double stream, doubl
 /* The hot hit fraction of plain LRU beside the stream (the first rule). */
 double cml_l2r_lru_hit(double l2, double hot);
 
+/* The same for any cache: the fraction of reads of a hot set of `hot`
+ * bytes, read uniformly at random, that hit an LRU cache of `cache` bytes
+ * when k bytes of lines never read again are inserted per hot byte read
+ * (Che's characteristic time u: k u + hot (1 - e^(-u/hot)) = cache, hit =
+ * 1 - e^(-u/hot)); k = 0: min(1, cache / hot). cml_l2r_lru_hit is k = 2. */
+double cml_l2r_lru_hit_k(double cache, double hot, double k);
+
+/*
+ * The record's cache levels in closed form (l2_residency_levels.c,
+ * docs/experiments/l2-residency.md "The cache levels"): L1 hit sectors, L2
+ * read and write sectors, DRAM bytes read and written, each with its
+ * interval, from the kernel's accesses (rec->model's global load and store
+ * sectors), the cache configuration (rec->cache) and the policy's own
+ * model (cml_l2r_expectation): sizes in bytes, the window's hitRatio
+ * `ratio` 0..1 and hitProp persisting (1) or streaming (0). Sets
+ * rec->has_levels. CML_EINVAL without the model's traffic or for a size 0.
+ */
+cml_status cml_l2r_levels(cml_record *rec, int policy, uint64_t l2, uint64_t hot, uint64_t stream,
+                          uint64_t set_aside, uint64_t window, double ratio, int persisting);
+
 #ifdef __cplusplus
 extern "C" {
 #endif
