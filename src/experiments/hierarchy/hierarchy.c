@@ -676,6 +676,14 @@ static void hier_finish(cml_sweep *ctx)
         if (s && rec->state == CML_REC_OK && rec->measured)
             counters_verdict(rec, s);
     }
+    /* The table the report opens with (core/exp_table.h). */
+    cml_exp_table *opening = malloc(sizeof *opening);
+    if (opening &&
+        cml_hier_opening(&ctx->out->items[ctx->first], ctx->out->count - ctx->first, opening) &&
+        cml_exp_tables_add(&ctx->out->tables, opening) != CML_OK)
+        cml_results_diag(ctx->out, CML_DIAG_WARNING, ctx->exp->key,
+                         "the opening table could not be kept (out of memory)");
+    free(opening);
     /* One line per series: its first record starts it. */
     for (size_t i = ctx->first; i < ctx->out->count; i++) {
         const hier_settings *s = cml_sweep_settings_of(ctx, i);

@@ -145,6 +145,11 @@ void cml_hier_hist_modes(const uint64_t *counts, cml_hier_modes *out);
  * into text (" Per hop: ..."). */
 void cml_hier_hist_record(cml_record *rec, const uint64_t *counts, char *text, size_t len);
 
+/* The table the report opens with (hierarchy_opening.c): level x (best read,
+ * chase), from the records of a run; 0 when none is measured (t empty). */
+struct cml_exp_table;
+int cml_hier_opening(const cml_record *recs, size_t n, struct cml_exp_table *t);
+
 /* The chase's permutation of m slots (random: from `seed`; else the stride
  * order), and sigma^-1(s), s < m. */
 void cml_hier_perm_make(struct cml_hier_perm *q, uint64_t m, int random, uint64_t seed);
