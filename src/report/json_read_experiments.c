@@ -345,7 +345,7 @@ static int read_table(rd *c, const cml_jval *o, size_t index, cml_results *r)
         ok = fail(c, cs, "%s.columns: expected an array of 1 to %d columns", where,
                   CML_TABLE_MAX_COLS);
     for (size_t k = 0; ok && k < cs->count; k++) {
-        char at[80];
+        char at[128];
         snprintf(at, sizeof at, "%s.columns[%zu]", where, k);
         const cml_jval *col = &cs->items[k], *n, *d;
         int64_t dec = 0;
@@ -375,7 +375,7 @@ static int read_table(rd *c, const cml_jval *o, size_t index, cml_results *r)
             break;
         }
         for (size_t k = 0; ok && k < row->count; k++) {
-            char at[80];
+            char at[128];
             snprintf(at, sizeof at, "%s.rows[%zu][%zu]", where, i, k);
             ok = read_cell(c, &row->items[k], at, &t->cell[i][k]);
         }
