@@ -4,7 +4,7 @@
  * the same (texts, numbers with their decimals, null for none), refused by
  * the reader with one line naming the member for every bound and type a
  * file could break, and printed by the text report after the experiment's
- * title and before its main table.
+ * title and before its main table, and by the HTML report under its heading.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/exp_table.h"
+#include "report/html.h"
 #include "report/json_read.h"
 #include "report_test_util.h"
 #include "test_util.h"
@@ -68,6 +69,24 @@ static void test_add_bounds(void)
     cml_table_text(&t, 0, 0, "0123456789012345678901234567890123456789");
     CHECK_EQ_U64(strlen(t.cell[0][0].text), CML_TABLE_TEXT - 1);
     cml_table_text(&t, CML_TABLE_MAX_ROWS, 0, "ignored"); /* out of bounds: nothing */
+    /* How the reports write a cell: a number with its column's decimals, a
+     * huge one narrow, none as "-", a text as it is. */
+    char cell[64];
+    cml_table_number(&t, 0, 0, 279.04);
+    cml_table_cell_text(cell, sizeof cell, &t, 0, 0);
+    CHECK_STR_EQ(cell, "279.040000");
+    t.decimals[0] = 1;
+    cml_table_cell_text(cell, sizeof cell, &t, 0, 0);
+    CHECK_STR_EQ(cell, "279.0");
+    cml_table_number(&t, 0, 0, -1e308);
+    cml_table_cell_text(cell, sizeof cell, &t, 0, 0);
+    CHECK_STR_EQ(cell, "-1e+308");
+    cml_table_number(&t, 0, 0, NAN);
+    cml_table_cell_text(cell, sizeof cell, &t, 0, 0);
+    CHECK_STR_EQ(cell, "-");
+    cml_table_text(&t, 0, 0, "L2 far");
+    cml_table_cell_text(cell, sizeof cell, &t, 0, 0);
+    CHECK_STR_EQ(cell, "L2 far");
     cml_exp_tables_free(&s);
     CHECK(s.v == NULL && s.n == 0);
 }
@@ -110,6 +129,15 @@ static void test_round_trip(void)
     CHECK(title && l1 && near && main_head);
     CHECK(title < l1 && l1 < near && near < main_head);
     free(text);
+    /* The HTML report: the same table under the experiment's heading. */
+    char *html = render_to_memory(cml_report_html, &r, NULL, NULL);
+    const char *table = strstr(html, "<table class=\"records opening\">\n<caption>Levels: a test.");
+    CHECK(table != NULL);
+    if (table) {
+        CHECK_STR_CONTAINS(table, "<th scope=\"col\">cycles</th>");
+        CHECK_STR_CONTAINS(table, "<th scope=\"row\">L2 near</th><td>-</td><td>279.0</td>");
+    }
+    free(html);
     free(json);
     cml_results_free(&r);
     /* No table: no "tables" member. */

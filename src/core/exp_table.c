@@ -47,3 +47,24 @@ void cml_table_text(cml_exp_table *t, unsigned row, unsigned col, const char *te
     snprintf(t->cell[row][col].text, sizeof t->cell[row][col].text, "%s", text);
     t->cell[row][col].value = NAN;
 }
+
+void cml_table_cell_text(char *buf, size_t len, const cml_exp_table *t, unsigned row,
+                         unsigned col)
+{
+    if (row >= CML_TABLE_MAX_ROWS || col >= CML_TABLE_MAX_COLS) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    const cml_table_cell *x = &t->cell[row][col];
+    const int dec = t->decimals[col] < 0                        ? 0
+                    : t->decimals[col] > CML_TABLE_MAX_DECIMALS ? CML_TABLE_MAX_DECIMALS
+                                                                : t->decimals[col];
+    if (x->text[0])
+        snprintf(buf, len, "%.*s", CML_TABLE_TEXT - 1, x->text);
+    else if (isfinite(x->value) && fabs(x->value) < 1e12)
+        snprintf(buf, len, "%.*f", dec, x->value);
+    else if (isfinite(x->value))
+        snprintf(buf, len, "%.6g", x->value);
+    else
+        snprintf(buf, len, "-");
+}

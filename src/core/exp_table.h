@@ -49,4 +49,10 @@ void cml_exp_tables_free(cml_exp_tables *s);
 void cml_table_number(cml_exp_table *t, unsigned row, unsigned col, double v);
 void cml_table_text(cml_exp_table *t, unsigned row, unsigned col, const char *text);
 
+/* Cell (row, col) as the reports write it: its text, a number with its
+ * column's decimals (%.6g from 1e12 on: a file may hold any number), or
+ * "-" for none. */
+void cml_table_cell_text(char *buf, size_t len, const cml_exp_table *t, unsigned row,
+                         unsigned col);
+
 #endif

@@ -1,7 +1,6 @@
 /* The terminal's opening tables of an experiment (table_opening.h). */
 #include "report/table_opening.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,15 +25,9 @@ static void print_one(FILE *out, const cml_exp_table *t, size_t max_width, size_
     for (unsigned r = 0; r < nrows; r++) {
         cml_tt_clear(rows[r], ncols);
         for (unsigned c = 0; c < ncols; c++) {
-            const cml_table_cell *x = &t->cell[r][c];
-            if (x->text[0])
-                cml_tt_set(rows[r], (int)c, "%s", x->text);
-            else if (isfinite(x->value) && fabs(x->value) < 1e12)
-                cml_tt_set(rows[r], (int)c, "%.*f", t->decimals[c], x->value);
-            else if (isfinite(x->value)) /* a file may hold any number: kept narrow */
-                cml_tt_set(rows[r], (int)c, "%.6g", x->value);
-            else
-                cml_tt_set(rows[r], (int)c, "-");
+            char cell[CML_TABLE_TEXT + 32];
+            cml_table_cell_text(cell, sizeof cell, t, r, c);
+            cml_tt_set(rows[r], (int)c, "%s", cell);
         }
         cml_tt_measure(&tt, rows[r], CML_TT_NO_SPAN);
     }
