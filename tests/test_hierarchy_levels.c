@@ -158,14 +158,13 @@ static void test_writes(void)
 }
 
 /* A chase record as cml_hier_trace_chase leaves it: 2 warps, each its
- * cursor load and `walk` hops (one sector each), 8 store sectors (lane 0's
- * four, the histogram's four). */
+ * cursor load and `walk` hops (one sector each), 4 store sectors. */
 static void chase(cml_record *rec, uint64_t ws, int path, uint64_t walk)
 {
     memset(rec, 0, sizeof *rec);
     rec->has_model = 1;
     rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_LD].sectors = 2 * (walk + 1);
-    rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_ST].sectors = 16;
+    rec->model[CML_RULES_MODERN].cls[CML_CLASS_GLOBAL_ST].sectors = 8;
     CHECK_EQ_I64(cml_hier_chase_levels(rec, ws, 64, walk, path, 1, 2, &caps), CML_OK);
 }
 
@@ -184,23 +183,23 @@ static void test_chases(void)
      * granule (514 x 64). */
     chase(&rec, 16 * KIB, CML_HIER_CA, 1024);
     check_levels("chase 16K", &rec, (want3){1536, 1536, 1793}, (want3){514, 257, 514},
-                 (want3){16, 16, 16}, (want3){16416, 0, 32896}, (want3){0, 0, 512});
+                 (want3){8, 8, 8}, (want3){16416, 0, 32896}, (want3){0, 0, 256});
     /* Through cg: no hit. */
     chase(&rec, 16 * KIB, CML_HIER_CG, 1024);
     check_levels("chase 16K cg", &rec, (want3){0, 0, 0}, (want3){2050, 2050, 2050},
-                 (want3){16, 16, 16}, (want3){16416, 0, 131200}, (want3){0, 0, 512});
+                 (want3){8, 8, 8}, (want3){16416, 0, 131200}, (want3){0, 0, 256});
     /* L2-resident: 1 MiB, 16384 pointers; 2048 visited, each once. No L1
      * hit under LRU; at most one (all but the 2048 sectors and the
      * cursors' in all), under the slot-time bound's 2 x 1024 x 1024 /
      * 16384 = 128. DRAM: 2048 granules and the cursors' sector. */
     chase(&rec, MIB, CML_HIER_CA, 1024);
-    check_levels("chase 1M", &rec, (want3){0, 0, 1}, (want3){2050, 2049, 2050}, (want3){16, 16, 16},
-                 (want3){131104, 0, 131200}, (want3){0, 0, 512});
+    check_levels("chase 1M", &rec, (want3){0, 0, 1}, (want3){2050, 2049, 2050}, (want3){8, 8, 8},
+                 (want3){131104, 0, 131200}, (want3){0, 0, 256});
     /* DRAM-sized: 64 MiB, 1 Mi pointers: every L2 read a granule (the
      * point, 2050 x 64); at least the 2048 sectors less a warm L2: 0. */
     chase(&rec, 64 * MIB, CML_HIER_CA, 1024);
     check_levels("chase 64M", &rec, (want3){0, 0, 1}, (want3){2050, 2049, 2050},
-                 (want3){16, 16, 16}, (want3){131200, 0, 131200}, (want3){0, 0, 512});
+                 (want3){8, 8, 8}, (want3){131200, 0, 131200}, (want3){0, 0, 256});
 }
 
 /* The experiment's own records: every one has its levels, each figure

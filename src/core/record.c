@@ -32,7 +32,6 @@ void cml_results_free(cml_results *r)
     r->diags = NULL;
     r->ndiags = r->diags_cap = 0;
     cml_exp_descs_free(&r->descs);
-    cml_exp_tables_free(&r->tables);
 }
 
 cml_status cml_results_diag(cml_results *r, cml_diag_level level, const char *experiment,

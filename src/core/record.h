@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "core/exp_desc.h"
-#include "core/exp_table.h"
 #include "core/peak_class.h"
 #include "cumemlab/cache.h"
 #include "cumemlab/model.h"
@@ -163,8 +162,6 @@ typedef struct cml_results {
      * the registry row said when the results were produced, or what the
      * file they were read from carries; none in files of older versions. */
     cml_exp_descs descs;
-    /* Tables experiments open their reports with (core/exp_table.h). */
-    cml_exp_tables tables;
 } cml_results;
 
 void cml_results_init(cml_results *r);

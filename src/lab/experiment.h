@@ -181,9 +181,7 @@ typedef struct cml_experiment {
     cml_variant_fn measure;    /* the GPU measurement (NULL: model only) */
     cml_summary_fn summarize;  /* optional */
     void (*finish)(cml_sweep *ctx);  /* optional: after the whole sweep (not after a fatal
-                                        error), e.g. findings across every record, or a
-                                        table the report opens the experiment with
-                                        (cml_exp_tables_add on ctx->out->tables) */
+                                        error), e.g. findings across every record */
     void (*release)(cml_sweep *ctx); /* optional: free what `state` holds */
     const cml_textbook_alias *aliases;
     size_t naliases;

@@ -347,7 +347,6 @@ static cml_status write_group(FILE *out, const group *g, size_t index)
         esc(out, cs->sentences[i]);
     }
     fputs("</p>\n", out);
-    cml_html_opening(out, g->run, g->key); /* what the experiment opens with */
     write_findings(out, g);
 
     cml_status st = CML_OK;

@@ -465,35 +465,3 @@ void cml_html_records_tables(FILE *out, const cml_record *const *recs, size_t n,
     free(part);
     free(done);
 }
-
-void cml_html_opening(FILE *out, const cml_results *r, const char *key)
-{
-    for (size_t i = 0; i < r->tables.n; i++) {
-        const cml_exp_table *t = &r->tables.v[i];
-        if (strcmp(t->experiment, key) != 0)
-            continue;
-        const unsigned ncols = t->ncols < CML_TABLE_MAX_COLS ? t->ncols : CML_TABLE_MAX_COLS;
-        const unsigned nrows = t->nrows < CML_TABLE_MAX_ROWS ? t->nrows : CML_TABLE_MAX_ROWS;
-        fputs("<div class=\"scroll\"><table class=\"records opening\">\n<caption>", out);
-        esc(out, t->title);
-        fputs("</caption>\n<thead><tr>", out);
-        for (unsigned c = 0; c < ncols; c++) {
-            fputs("<th scope=\"col\">", out);
-            esc(out, t->column[c]);
-            fputs("</th>", out);
-        }
-        fputs("</tr></thead>\n<tbody>\n", out);
-        for (unsigned row = 0; row < nrows; row++) {
-            fputs("<tr>", out);
-            for (unsigned c = 0; c < ncols; c++) {
-                char cell[CML_TABLE_TEXT + 32];
-                cml_table_cell_text(cell, sizeof cell, t, row, c);
-                fputs(c == 0 ? "<th scope=\"row\">" : "<td>", out);
-                esc(out, cell);
-                fputs(c == 0 ? "</th>" : "</td>", out);
-            }
-            fputs("</tr>\n", out);
-        }
-        fputs("</tbody>\n</table></div>\n", out);
-    }
-}

@@ -21,10 +21,6 @@
 void cml_html_records_tables(FILE *out, const cml_record *const *recs, size_t n,
                              const char *title);
 
-/* The tables of r the experiment `key` opens with (core/exp_table.h), each
- * captioned by its title: numbers with their column's decimals, "-" for none. */
-void cml_html_opening(FILE *out, const cml_results *r, const char *key);
-
 /* The hardware counters of the records beside the model's predictions, a
  * row per record and a column per counter, folded under a <details>;
  * nothing when no record has counters (html_counters.c). */

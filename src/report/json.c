@@ -313,40 +313,6 @@ static void write_record(cml_json *j, const cml_record *rec)
     cml_json_end_object(j);
 }
 
-
-/* An experiment's opening table: {"experiment", "title", "columns": [{"name",
- * "decimals"}], "rows": [[cell, ...]]}, a cell a string, a number or null. */
-static void write_table(cml_json *j, const cml_exp_table *t)
-{
-    cml_json_begin_object(j);
-    cml_json_kv_string(j, "experiment", t->experiment);
-    cml_json_kv_string(j, "title", t->title);
-    cml_json_key(j, "columns");
-    cml_json_begin_array(j);
-    for (unsigned c = 0; c < t->ncols; c++) {
-        cml_json_begin_object(j);
-        cml_json_kv_string(j, "name", t->column[c]);
-        cml_json_kv_i64(j, "decimals", t->decimals[c]);
-        cml_json_end_object(j);
-    }
-    cml_json_end_array(j);
-    cml_json_key(j, "rows");
-    cml_json_begin_array(j);
-    for (unsigned r = 0; r < t->nrows; r++) {
-        cml_json_begin_array(j);
-        for (unsigned c = 0; c < t->ncols; c++) {
-            const cml_table_cell *x = &t->cell[r][c];
-            if (x->text[0])
-                cml_json_string(j, x->text);
-            else
-                cml_json_double(j, x->value);
-        }
-        cml_json_end_array(j);
-    }
-    cml_json_end_array(j);
-    cml_json_end_object(j);
-}
-
 /* The whole results set as one JSON document; CML_EIO if the stream failed. */
 static void write_desc(cml_json *j, const cml_exp_desc *d)
 {
@@ -424,15 +390,6 @@ cml_status cml_report_json(FILE *out, const cml_results *r)
         cml_json_begin_array(&j);
         for (size_t i = 0; i < r->descs.n; i++)
             write_desc(&j, &r->descs.v[i]);
-        cml_json_end_array(&j);
-    }
-    /* The tables experiments open their reports with (core/exp_table.h):
-     * left out when there is none, as "experiments". */
-    if (r->tables.n) {
-        cml_json_key(&j, "tables");
-        cml_json_begin_array(&j);
-        for (size_t i = 0; i < r->tables.n; i++)
-            write_table(&j, &r->tables.v[i]);
         cml_json_end_array(&j);
     }
     cml_json_key(&j, "records");

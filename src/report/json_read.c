@@ -767,15 +767,6 @@ static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
         if (!ok)
             return CML_EINVAL;
     }
-    /* tables: absent where no experiment opened its report with one. */
-    v = cml_jobject_get(root, "tables");
-    if (v) {
-        int ok = cml_jread_tables(v, r, c->err, c->errlen);
-        if (ok < 0)
-            return CML_ENOMEM;
-        if (!ok)
-            return CML_EINVAL;
-    }
     /* The records themselves were read as the parser streamed them
      * (on_record): here only that they are there, as an array. */
     if (!(v = need(c, root, w, "records")) || !need_type(c, v, w, "records", CML_J_ARRAY))

@@ -181,10 +181,6 @@ cml_status cml_results_read_file(const char *path, cml_results *r, char *err, si
  * the member ("experiments[2].charts[0].xscale: unknown value ..."); -1 out
  * of memory. */
 int cml_jread_experiments(const cml_jval *v, cml_results *r, char *err, size_t errlen);
-/* The same for the top-level "tables" (core/exp_table.h): at most
- * CML_TABLES_MAX of them, each within the bounds of cml_exp_table. */
-#define CML_TABLES_MAX 64
-int cml_jread_tables(const cml_jval *v, cml_results *r, char *err, size_t errlen);
 
 /*
  * A results object embedded in another document (a fleet file's

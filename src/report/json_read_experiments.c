@@ -1,9 +1,8 @@
 /*
- * The results file's "experiments" and "tables" (docs/json-schema.md): for
- * each experiment, its number, title and chart specs, read back into the
+ * The results file's "experiments" (docs/json-schema.md): for each
+ * experiment, its number, title and chart specs, read back into the
  * results' descriptions (core/exp_desc.h) so that the reports draw the file
- * from the file alone, and the tables experiments open their reports with
- * (core/exp_table.h). Untrusted like the rest of the file: every member is
+ * from the file alone. Untrusted like the rest of the file: every member is
  * checked for its type and bounds, with one line naming it on error, and
  * the reports never see a spec the reader did not check (an enum is one of
  * its names, a text is one line within CML_DESC_MAX_TEXT bytes, a list
@@ -12,14 +11,11 @@
 #include "report/json_read.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/exp_desc.h"
-#include "core/exp_table.h"
 #include "report/chart_spec_json.h"
 
 typedef struct rd {
@@ -284,120 +280,6 @@ int cml_jread_experiments(const cml_jval *v, cml_results *r, char *err, size_t e
         return fail(&c, v, "experiments: expected an array");
     for (size_t i = 0; i < v->count; i++) {
         int ok = read_desc(&c, &v->items[i], i, r);
-        if (ok <= 0)
-            return ok;
-    }
-    return 1;
-}
-
-/* ---- "tables": the tables experiments open their reports with ---------- */
-
-/* A string of at most `max` bytes (NUL excluded), one line, into dst. */
-static int short_text(rd *c, const cml_jval *v, const char *where, const char *key, char *dst,
-                      size_t max)
-{
-    if (v->type != CML_J_STRING)
-        return fail(c, v, "%s.%s: expected a string", where, key);
-    if (v->len > max)
-        return fail(c, v, "%s.%s: string of %zu bytes is too long (at most %zu)", where, key,
-                    v->len, max);
-    if (!text_ok(c, v, where, key))
-        return 0;
-    memcpy(dst, v->text, v->len);
-    dst[v->len] = '\0';
-    return 1;
-}
-
-/* A cell: a string (a text), a finite number, or null (none). */
-static int read_cell(rd *c, const cml_jval *v, const char *where, cml_table_cell *x)
-{
-    x->text[0] = '\0';
-    x->value = NAN;
-    if (v->type == CML_J_NULL)
-        return 1;
-    if (v->type == CML_J_STRING)
-        return short_text(c, v, where, "text", x->text, CML_TABLE_TEXT - 1);
-    if (v->type != CML_J_NUMBER)
-        return fail(c, v, "%s: expected a string, a number or null", where);
-    if (!cml_jval_double(v, &x->value) || !isfinite(x->value))
-        return fail(c, v, "%s: %.40s is not a finite number", where, v->text);
-    return 1;
-}
-
-/* One table: 1 ok, 0 malformed, -1 out of memory. */
-static int read_table(rd *c, const cml_jval *o, size_t index, cml_results *r)
-{
-    char where[48];
-    snprintf(where, sizeof where, "tables[%zu]", index);
-    if (o->type != CML_J_OBJECT)
-        return fail(c, o, "%s: expected an object", where);
-    cml_exp_table *t = calloc(1, sizeof *t); /* 11 KiB: not on the stack */
-    if (!t)
-        return -1;
-    const cml_jval *e = member(c, o, where, "experiment"), *ti = member(c, o, where, "title"),
-                   *cs = member(c, o, where, "columns"), *rs = member(c, o, where, "rows");
-    int ok = e && ti && cs && rs &&
-             short_text(c, e, where, "experiment", t->experiment, sizeof t->experiment - 1) &&
-             short_text(c, ti, where, "title", t->title, sizeof t->title - 1);
-    if (ok && t->experiment[0] == '\0')
-        ok = fail(c, e, "%s.experiment: empty", where);
-    if (ok && (cs->type != CML_J_ARRAY || cs->count == 0 || cs->count > CML_TABLE_MAX_COLS))
-        ok = fail(c, cs, "%s.columns: expected an array of 1 to %d columns", where,
-                  CML_TABLE_MAX_COLS);
-    for (size_t k = 0; ok && k < cs->count; k++) {
-        char at[128];
-        snprintf(at, sizeof at, "%s.columns[%zu]", where, k);
-        const cml_jval *col = &cs->items[k], *n, *d;
-        int64_t dec = 0;
-        if (col->type != CML_J_OBJECT)
-            ok = fail(c, col, "%s: expected an object", at);
-        else if (!(n = member(c, col, at, "name")) || !(d = member(c, col, at, "decimals")))
-            ok = 0;
-        else if (!short_text(c, n, at, "name", t->column[k], CML_TABLE_TEXT - 1))
-            ok = 0;
-        else if (d->type != CML_J_NUMBER || !cml_jval_i64(d, &dec) || dec < 0 ||
-                 dec > CML_TABLE_MAX_DECIMALS)
-            ok = fail(c, d, "%s.decimals: expected an integer in 0..%d", at,
-                      CML_TABLE_MAX_DECIMALS);
-        t->decimals[k] = (int)dec;
-    }
-    if (ok) {
-        t->ncols = (unsigned)cs->count;
-        if (rs->type != CML_J_ARRAY || rs->count == 0 || rs->count > CML_TABLE_MAX_ROWS)
-            ok = fail(c, rs, "%s.rows: expected an array of 1 to %d rows", where,
-                      CML_TABLE_MAX_ROWS);
-    }
-    for (size_t i = 0; ok && i < rs->count; i++) {
-        const cml_jval *row = &rs->items[i];
-        if (row->type != CML_J_ARRAY || row->count != t->ncols) {
-            ok = fail(c, row, "%s.rows[%zu]: expected an array of %u cells, one a column", where,
-                      i, t->ncols);
-            break;
-        }
-        for (size_t k = 0; ok && k < row->count; k++) {
-            char at[128];
-            snprintf(at, sizeof at, "%s.rows[%zu][%zu]", where, i, k);
-            ok = read_cell(c, &row->items[k], at, &t->cell[i][k]);
-        }
-    }
-    if (ok) {
-        t->nrows = (unsigned)rs->count;
-        cml_status st = cml_exp_tables_add(&r->tables, t);
-        ok = st == CML_OK ? 1 : st == CML_ENOMEM ? -1 : fail(c, o, "%s: refused", where);
-    }
-    free(t);
-    return ok;
-}
-
-int cml_jread_tables(const cml_jval *v, cml_results *r, char *err, size_t errlen)
-{
-    rd c = {err, errlen};
-    if (v->type != CML_J_ARRAY)
-        return fail(&c, v, "tables: expected an array");
-    if (v->count > CML_TABLES_MAX)
-        return fail(&c, v, "tables: %zu tables (at most %d)", v->count, CML_TABLES_MAX);
-    for (size_t i = 0; i < v->count; i++) {
-        int ok = read_table(&c, &v->items[i], i, r);
         if (ok <= 0)
             return ok;
     }

@@ -20,7 +20,6 @@
 #include "report/item_groups.h"
 #include "report/record_metrics.h"
 #include "report/table_banner.h"
-#include "report/table_opening.h"
 #include "report/report_util.h"
 #include "report/summary.h"
 #include "report/text_table.h"
@@ -711,7 +710,7 @@ static void print_fact(FILE *out, const cml_record *rec)
     }
 }
 
-static void print_experiment(FILE *out, const cml_results *r, const cml_record *recs, size_t n)
+static void print_experiment(FILE *out, const cml_record *recs, size_t n)
 {
     char title[96];
     snprintf(title, sizeof title, "%s (%zu record%s)", recs[0].experiment, n, n == 1 ? "" : "s");
@@ -720,9 +719,6 @@ static void print_experiment(FILE *out, const cml_results *r, const cml_record *
     for (size_t i = cml_tt_display_len(title); i > 0; i--)
         fputc('=', out);
     fputc('\n', out);
-    /* The tables the experiment opens with (core/exp_table.h), then its own. */
-    if (cml_report_opening(out, r, recs[0].experiment, TABLE_MAX_WIDTH, TEXT_WIDTH))
-        fputc('\n', out);
     /* Fact records as lists, the others in the table: pointers to them,
      * not copies (a record is ~7 KB; 100,000 of them would be 700 MB). */
     const cml_record **rows = malloc((n ? n : 1) * sizeof *rows);
@@ -770,7 +766,7 @@ cml_status cml_report_table(FILE *out, const cml_results *r)
         while (j < r->count && strcmp(r->items[j].experiment, r->items[i].experiment) == 0 &&
                cml_report_table_count())
             j++;
-        print_experiment(out, r, &r->items[i], j - i);
+        print_experiment(out, &r->items[i], j - i);
         i = j;
     }
     if (fflush(out) != 0 || ferror(out))

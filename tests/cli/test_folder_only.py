@@ -88,17 +88,6 @@ TWO_FILE_EXTRA = {
     "hierarchy/hierarchy_model_decl.h":
         "the model's declarations (capacity rule, geometry, mirrors, cache levels), out of "
         "hierarchy_body.h, which with them passed 900 lines; the body header includes it",
-    "hierarchy/hierarchy_chase.h":
-        "what the chase's kernel, mirror and host share (the permutation, the chain, the "
-        "per-hop histogram's bins), out of hierarchy_body.h, which with the histogram passed "
-        "850 lines",
-    "hierarchy/hierarchy_hist.c":
-        "the chase's per-hop histogram read on the host (median, the two modes split at the "
-        "deepest valley, issue 22 item 4): plain C that hierarchy.c, at 800 lines, has no "
-        "room for",
-    "hierarchy/hierarchy_opening.c":
-        "the table hierarchy's report opens with (level x bandwidth and latency, issue 22 item "
-        "4), made from a run's records: about 170 lines hierarchy.c has no room for",
     "hierarchy/hierarchy_levels.c":
         "the cache levels of hierarchy's launches in closed form with their intervals (issue "
         "22): a model of its own, about 250 lines that neither hierarchy.c nor "

@@ -137,6 +137,42 @@ static void chase_perm(const hier_settings *s, cml_hier_perm *q)
                        SEED_PERM ^ (uint64_t)s->ws ^ ((uint64_t)s->hop << 40));
 }
 
+/* "it fits the 228.0 KiB of L1 per SM", and the like: why the level. */
+static void level_reason(char *buf, size_t len, const cml_hier_caps *c, cml_hier_level level,
+                         int op, int path, uint64_t ws)
+{
+    char l1[32], l2[32];
+    cml_fmt_bytes(l1, sizeof l1, (double)c->l1_bytes);
+    cml_fmt_bytes(l2, sizeof l2, (double)c->l2_bytes);
+    const char *no_l1 = op == CML_HIER_WRITE  ? "stores go through to L2"
+                        : op == CML_HIER_COPY ? "its stores go through to L2"
+                        : path == CML_HIER_CG ? "cg skips L1"
+                                              : NULL;
+    switch (level) {
+    case CML_HIER_L1:
+        snprintf(buf, len, "it fits the %s of L1 per SM", l1);
+        break;
+    case CML_HIER_L1_L2:
+        snprintf(buf, len, "it is %.2fx the %s of L1 per SM, at its edge", (double)ws /
+                 (double)c->l1_bytes, l1);
+        break;
+    case CML_HIER_L2:
+        snprintf(buf, len, "%s and it fits the %s L2", no_l1 ? no_l1 : "it exceeds L1", l2);
+        break;
+    case CML_HIER_L2_DRAM:
+        snprintf(buf, len, "it is %.2fx the %s L2, at its edge", (double)ws / (double)c->l2_bytes,
+                 l2);
+        break;
+    case CML_HIER_DRAM_TLB:
+        snprintf(buf, len, "it is %.1fx L2 and beyond the TLB reach assumed", (double)ws /
+                 (double)c->l2_bytes);
+        break;
+    default:
+        snprintf(buf, len, "it is %.1fx the %s L2", (double)ws / (double)c->l2_bytes, l2);
+        break;
+    }
+}
+
 static void add_level_extras(cml_record *rec, const cml_hier_caps *caps, cml_hier_level level)
 {
     cml_record_add_extra(rec, "l1_bytes", (double)caps->l1_bytes, "B");
@@ -202,7 +238,7 @@ static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
         return st;
     char w[32], why[160], who[160];
     cml_fmt_bytes(w, sizeof w, (double)ws);
-    cml_hier_level_reason(why, sizeof why, caps, level, op, path, ws);
+    level_reason(why, sizeof why, caps, level, op, path, ws);
     if (p.parts)
         snprintf(who, sizeof who, "%u blocks, each on a part of its own (%llu parts of %llu "
                  "KiB%s),", (unsigned)p.grid, (unsigned long long)p.parts,
@@ -249,7 +285,7 @@ static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, uin
     cml_hier_perm q;
     chase_perm(s, &q);
     rec->bytes_read = 8 * (CML_HIER_CHASE_WALKS * (uint64_t)s->hops + 1) * warps;
-    rec->bytes_written = (128 + 56) * (uint64_t)warps; /* the histogram, the report, the cursor */
+    rec->bytes_written = 56 * (uint64_t)warps;
     add_level_extras(rec, caps, level);
     cml_status st = cml_hier_trace_chase(rec, &q, hop, CML_HIER_CHASE_WALKS * (uint64_t)s->hops,
                                          path, warps);
@@ -260,7 +296,7 @@ static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, uin
         return st;
     char w[32], why[160];
     cml_fmt_bytes(w, sizeof w, (double)ws);
-    cml_hier_level_reason(why, sizeof why, caps, level, CML_HIER_CHASE, path, ws);
+    level_reason(why, sizeof why, caps, level, CML_HIER_CHASE, path, ws);
     cml_record_finding(rec, "A warp on each of %u SMs follows %lld pointers %llu B apart in %s "
                             "order through %s via %s: the model says %s, as %s%s; each load "
                             "waits for the one before.",
@@ -392,19 +428,8 @@ typedef struct chase_check_ctx {
     uint64_t *got;      /* CML_HIER_CHASE_OUT_WORDS a warp, as the last launch left them */
 } chase_check_ctx;
 
-/* The hops warp `w` (its CML_HIER_CHASE_OUT_WORDS) counted in its histogram. */
-static uint64_t hist_total(const uint64_t *w)
+static int chase_warp_wrong(const chase_check_ctx *c, const uint64_t *w)
 {
-    const uint32_t *h = (const uint32_t *)w;
-    uint64_t n = 0;
-    for (unsigned k = 0; k < CML_HIER_HIST_BINS; k++)
-        n += h[k];
-    return n;
-}
-
-static int chase_warp_wrong(const chase_check_ctx *c, const uint64_t *out)
-{
-    const uint64_t *w = out + CML_HIER_CHASE_HEAD;
     const uint64_t base = (uint64_t)(uintptr_t)c->table->ptr, span = c->perm->m * c->hop;
     for (int k = 0; k < 2; k++)
         if (w[k] < base || w[k] - base >= span || (w[k] - base) % c->hop != 0)
@@ -412,8 +437,8 @@ static int chase_warp_wrong(const chase_check_ctx *c, const uint64_t *out)
     const uint64_t pos = cml_hier_perm_invert(c->perm, (w[0] - base) / c->hop);
     const uint64_t walked = CML_HIER_CHASE_WALKS * c->hops;
     const uint64_t want = cml_hier_perm_apply(c->perm, (pos + walked % c->perm->m) % c->perm->m);
-    /* no cycles: the timed loop did not run; every timed hop in one bin */
-    return (w[1] - base) / c->hop != want || w[2] == 0 || hist_total(out) != c->hops;
+    /* no cycles: the timed loop did not run */
+    return (w[1] - base) / c->hop != want || w[2] == 0;
 }
 
 static cml_status chase_check_cb(void *vctx, unsigned long long *d_counters)
@@ -457,15 +482,11 @@ static void chase_figures(cml_record *rec, const chase_check_ctx *c)
         return;
     double *ns = cyc + n, *sm = ns + n;
     const double k = (double)c->hops;
-    uint64_t hist[CML_HIER_HIST_BINS] = {0}; /* every warp's hops together */
     for (uint32_t b = 0; b < n; b++) {
-        const uint64_t *out = c->got + (size_t)b * CML_HIER_CHASE_OUT_WORDS;
-        const uint64_t *w = out + CML_HIER_CHASE_HEAD;
+        const uint64_t *w = c->got + (size_t)b * CML_HIER_CHASE_OUT_WORDS;
         cyc[b] = (double)w[2] / k;
         ns[b] = (double)w[3] / k;
         sm[b] = (double)w[4];
-        for (unsigned j = 0; j < CML_HIER_HIST_BINS; j++)
-            hist[j] += ((const uint32_t *)out)[j];
     }
     qsort(sm, n, sizeof *sm, cmp_double);
     unsigned sms = 0;
@@ -477,12 +498,11 @@ static void chase_figures(cml_record *rec, const chase_check_ctx *c)
     cml_record_add_extra(rec, "cycles_min", cyc[0], "cycles");
     cml_record_add_extra(rec, "cycles_max", cyc[n - 1], "cycles");
     cml_record_add_extra(rec, "sms", sms, "");
+    if (mn > 0)
+        cml_record_add_extra(rec, "sm_clock", 1e3 * mc / mn, "MHz");
     add_text(rec, " Measured %.1f cycles (%.1f ns) per load: the median of %u warps on %u SMs, "
                   "%.1f to %.1f cycles from SM to SM.",
              mc, mn, (unsigned)n, sms, cyc[0], cyc[n - 1]);
-    char modes[256];
-    cml_hier_hist_record(rec, hist, modes, sizeof modes);
-    add_text(rec, "%s", modes);
     free(cyc);
 }
 
@@ -676,14 +696,6 @@ static void hier_finish(cml_sweep *ctx)
         if (s && rec->state == CML_REC_OK && rec->measured)
             counters_verdict(rec, s);
     }
-    /* The table the report opens with (core/exp_table.h). */
-    cml_exp_table *opening = malloc(sizeof *opening);
-    if (opening &&
-        cml_hier_opening(&ctx->out->items[ctx->first], ctx->out->count - ctx->first, opening) &&
-        cml_exp_tables_add(&ctx->out->tables, opening) != CML_OK)
-        cml_results_diag(ctx->out, CML_DIAG_WARNING, ctx->exp->key,
-                         "the opening table could not be kept (out of memory)");
-    free(opening);
     /* One line per series: its first record starts it. */
     for (size_t i = ctx->first; i < ctx->out->count; i++) {
         const hier_settings *s = cml_sweep_settings_of(ctx, i);

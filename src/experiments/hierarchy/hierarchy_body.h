@@ -28,7 +28,6 @@
 #include "core/random.h"
 #include "core/record.h"
 #include "cumemlab/model.h"
-#include "experiments/hierarchy/hierarchy_chase.h"
 #include "gpu/kernel_body.h"
 #include "gpu/launcher.h"
 #include "lab/experiment.h"
@@ -166,6 +165,61 @@ CML_HD uint32_t cml_hier_input_word(uint64_t seed, uint64_t i)
     return v.u;
 }
 
+/*
+ * The pointer chase visits the m slots of its table in the order
+ * sigma(0), sigma(1), ..., sigma(m-1), sigma(0), ...: slot sigma(p) holds the
+ * address of slot sigma(p+1 mod m), so the table is one cycle through every
+ * slot. `stride` uses sigma(p) = p; `random` a bijection of [0, m): two
+ * rounds of multiply-by-odd, xorshift and add on k bits (2^k >= m, every
+ * step invertible modulo 2^k), walked again while the value is m or more
+ * (cycle walking: a bijection of [0, 2^k) restricted to [0, m) stays one).
+ * Its inverse (hierarchy_model.c) lets the host say where a chase of K hops
+ * from any slot ends.
+ */
+typedef struct cml_hier_perm {
+    uint64_t m;           /* slots */
+    uint64_t mask;        /* 2^k - 1 */
+    uint64_t mul1, mul2;  /* odd multipliers */
+    uint64_t inv1, inv2;  /* their inverses modulo 2^64 */
+    uint64_t add;
+    unsigned shift, bits; /* xorshift distance, k */
+    int identity;         /* the stride pattern: sigma(p) = p */
+} cml_hier_perm;
+
+CML_HD uint64_t cml_hier_perm_round(const cml_hier_perm *q, uint64_t x)
+{
+    x = (x * q->mul1) & q->mask;
+    x ^= x >> q->shift;
+    x = (x + q->add) & q->mask;
+    x = (x * q->mul2) & q->mask;
+    x ^= x >> q->shift;
+    return x;
+}
+
+/* sigma(p), p < m. */
+CML_HD uint64_t cml_hier_perm_apply(const cml_hier_perm *q, uint64_t p)
+{
+    if (q->identity)
+        return p;
+    uint64_t x = cml_hier_perm_round(q, p);
+    while (x >= q->m)
+        x = cml_hier_perm_round(q, x);
+    return x;
+}
+
+/* The chase's table as the model sees it: the pointer at position `pos` of
+ * the cycle (slot sigma(pos mod m), `hop` bytes a slot from `table`), which
+ * the slot of position pos - 1 holds. The mirror's loads return it. */
+typedef struct cml_hier_chain {
+    const cml_hier_perm *perm;
+    uint64_t table, hop;
+} cml_hier_chain;
+
+CML_HD uint64_t cml_hier_chain_ptr(const cml_hier_chain *c, uint64_t pos)
+{
+    return c->table + c->hop * cml_hier_perm_apply(c->perm, pos % c->perm->m);
+}
+
 /* One bandwidth launch (read, write or copy). */
 typedef struct cml_hier_bw_args {
     const uint32_t *A; /* read, copy: the input, rows * 256 words */
@@ -186,16 +240,12 @@ typedef struct cml_hier_bw_args {
  * block scheduler spreads a grid of as many small blocks as SMs), warp b
  * following `hops` pointers (a multiple of 16) from cursor[b], then
  * leaving where it stopped in cursor[b] for the next launch and writing
- * its 256 bytes of out (CML_HIER_CHASE_OUT_WORDS from 32b): the histogram
- * of its timed hops' cycles (32 counts of 4 bytes, lane L's bin L: a warp
- * store of 128 aligned bytes, 4 sectors for every warp alike), then at
- * word CML_HIER_CHASE_HEAD three 16-byte words: the start and end
- * pointers, the SM clock cycles (clock64) and nanoseconds (%globaltimer)
- * the timed hops took, and the SM it ran on. Why every SM:
+ * its three 16-byte words of out (CML_HIER_CHASE_OUT_WORDS from 6b): the
+ * start and end pointers, the SM clock cycles (clock64) and nanoseconds
+ * (%globaltimer) the timed hops took, and the SM it ran on. Why every SM:
  * docs/experiments/hierarchy.md, "Latency from every SM". */
-#define CML_HIER_CHASE_OUT_WORDS 32u
-#define CML_HIER_CHASE_HEAD 16u
-
+#define CML_HIER_CHASE_OUT_WORDS 6u
+#define CML_HIER_CHASE_MAX_WARPS 4096u
 typedef struct cml_hier_chase_args {
     uint64_t *cursor;  /* `warps` words */
     uint64_t *out;     /* 6 * `warps` words, 16-byte aligned */
@@ -473,43 +523,10 @@ CML_BODY uint64_t cml_hier_hops(CML_CTX, int path, uint64_t p, uint64_t hops,
     return p;
 }
 
-/*
- * The timed walk: cml_hier_hops with the clock read after each load is
- * issued. A load issues only once the one before it has returned its
- * pointer, so the cycles from one reading to the next are the latency of
- * a hop (the load before), and their sum, *clk at the end less *clk at the
- * start, is the walk's, as one reading before and one after would give.
- * Every lane reads the same clock and bins the same hop; lane `lane`
- * counts the hops of bin `lane` (cml_hier_hist_bin): a compare and an add
- * a hop, issued while the next load is in flight. The mirror reads clock
- * 0, so its lane 0 counts every hop; its loads are cml_hier_hops'.
- */
-CML_BODY uint64_t cml_hier_hops_binned(CML_CTX, int path, uint64_t p, uint64_t hops,
-                                       const cml_hier_chain *chain, uint64_t pos, unsigned lane,
-                                       long long *clk, uint32_t *count)
-{
-    long long prev = *clk;
-    uint32_t n = 0;
-    for (uint64_t k = 0; k < hops; k += CML_HIER_STEP) {
-        CML_UNROLL
-        for (int u = 0; u < (int)CML_HIER_STEP; u++) {
-            p = CML_LDV_FN1(u, cml_hier_path_cache(path), uint64_t,
-                            (const uint64_t *)(uintptr_t)p, 0, cml_hier_ld64, path,
-                            cml_hier_chain_ptr(chain, pos + k + u + 1));
-            const long long c = cml_hier_clock();
-            n += cml_hier_hist_bin((uint64_t)(c - prev)) == lane;
-            prev = c;
-        }
-    }
-    *clk = prev;
-    *count = n;
-    return p;
-}
-
 /* The chase kernel's thread (warp b = the block): the cursor load (site 0;
  * the mirror's: the pointer at position `first` of `chain`), the walk that
- * warms, the timed walk, every lane's count of its bin (site 5), and lane
- * 0's report (sites 1-3: its three 16-byte words of out; 4: its cursor). */
+ * warms, the timed walk, and lane 0's report (sites 1-3: its three 16-byte
+ * words of out; 4: its cursor). */
 CML_BODY void cml_hier_chase_body(CML_CTX, int path, uint64_t *cursor, uint64_t *out,
                                   uint64_t hops, const cml_hier_chain *chain, uint64_t first)
 {
@@ -520,15 +537,11 @@ CML_BODY void cml_hier_chase_body(CML_CTX, int path, uint64_t *cursor, uint64_t 
     p = cml_hier_hops(CML_CTX_ARG, path, p, warm, chain, first);
     const long long c0 = cml_hier_clock();
     const uint64_t t0 = cml_hier_ns();
-    long long c1 = c0;
-    uint32_t count = 0;
-    p = cml_hier_hops_binned(CML_CTX_ARG, path, p, hops, chain, first + warm, CML_TID_X, &c1,
-                             &count);
+    p = cml_hier_hops(CML_CTX_ARG, path, p, hops, chain, first + warm);
+    const long long c1 = cml_hier_clock();
     const uint64_t t1 = cml_hier_ns();
-    uint64_t *w = out + (uint64_t)CML_HIER_CHASE_OUT_WORDS * b;
-    CML_ST(5, CML_ST_PLAIN, (uint32_t *)w, CML_TID_X, count);
     if (CML_TID_X == 0) {
-        ulonglong2 *o = (ulonglong2 *)(w + CML_HIER_CHASE_HEAD);
+        ulonglong2 *o = (ulonglong2 *)out + 3 * b;
         CML_ST(1, CML_ST_PLAIN, o, 0, make_ulonglong2(start, p));
         CML_ST(2, CML_ST_PLAIN, o, 1, make_ulonglong2((unsigned long long)(c1 - c0), t1 - t0));
         CML_ST(3, CML_ST_PLAIN, o, 2, make_ulonglong2(cml_hier_smid(), 0));

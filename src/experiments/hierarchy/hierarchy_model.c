@@ -6,7 +6,6 @@
  * needed.
  */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "experiments/hierarchy/hierarchy_body.h"
@@ -356,40 +355,4 @@ cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint
     rec->grid = warps;
     rec->block = CML_WARP_SIZE;
     return CML_OK;
-}
-
-/* "it fits the 228.0 KiB of L1 per SM", and the like: why the level. */
-void cml_hier_level_reason(char *buf, size_t len, const cml_hier_caps *c, cml_hier_level level,
-                           int op, int path, uint64_t ws)
-{
-    char l1[32], l2[32];
-    cml_fmt_bytes(l1, sizeof l1, (double)c->l1_bytes);
-    cml_fmt_bytes(l2, sizeof l2, (double)c->l2_bytes);
-    const char *no_l1 = op == CML_HIER_WRITE  ? "stores go through to L2"
-                        : op == CML_HIER_COPY ? "its stores go through to L2"
-                        : path == CML_HIER_CG ? "cg skips L1"
-                                              : NULL;
-    switch (level) {
-    case CML_HIER_L1:
-        snprintf(buf, len, "it fits the %s of L1 per SM", l1);
-        break;
-    case CML_HIER_L1_L2:
-        snprintf(buf, len, "it is %.2fx the %s of L1 per SM, at its edge", (double)ws /
-                 (double)c->l1_bytes, l1);
-        break;
-    case CML_HIER_L2:
-        snprintf(buf, len, "%s and it fits the %s L2", no_l1 ? no_l1 : "it exceeds L1", l2);
-        break;
-    case CML_HIER_L2_DRAM:
-        snprintf(buf, len, "it is %.2fx the %s L2, at its edge", (double)ws / (double)c->l2_bytes,
-                 l2);
-        break;
-    case CML_HIER_DRAM_TLB:
-        snprintf(buf, len, "it is %.1fx L2 and beyond the TLB reach assumed", (double)ws /
-                 (double)c->l2_bytes);
-        break;
-    default:
-        snprintf(buf, len, "it is %.1fx the %s L2", (double)ws / (double)c->l2_bytes, l2);
-        break;
-    }
 }

@@ -9,7 +9,6 @@
 #ifndef CML_HIERARCHY_MODEL_DECL_H
 #define CML_HIERARCHY_MODEL_DECL_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "core/record.h"
@@ -60,11 +59,6 @@ void cml_hier_caps_of(const cml_device_facts *dev, uint64_t tlb_reach, cml_hier_
  * `path` the loads' cml_hier_path, `random`: a chase in random order). */
 cml_hier_level cml_hier_predict(const cml_hier_caps *caps, int op, int path, int random,
                                 uint64_t ws);
-
-/* Why the model names `level` for ws bytes: "it fits the 228.0 KiB of L1 per
- * SM", and the like, into buf. */
-void cml_hier_level_reason(char *buf, size_t len, const cml_hier_caps *c, cml_hier_level level,
-                           int op, int path, uint64_t ws);
 
 /* What the hardware counters of one launch say (docs/experiments/hierarchy.md):
  * NaN where a figure is not known. */
@@ -126,29 +120,6 @@ cml_status cml_hier_model_levels(cml_record *rec, const cml_hier_plan *p,
 cml_status cml_hier_chase_levels(cml_record *rec, uint64_t ws, uint64_t hop, uint64_t walk,
                                  int path, int random, uint32_t warps, const cml_hier_caps *caps);
 uint64_t cml_hier_chase_visited(uint64_t m, uint32_t warps, uint64_t walk);
-
-/* The chase's per-hop histogram (hierarchy_hist.c; its bins:
- * cml_hier_hist_bin): the lower edge of bin k in cycles (k = 32: the top
- * of bin 31), and what the counts of CML_HIER_HIST_BINS bins show. */
-double cml_hier_hist_edge(unsigned k);
-typedef struct cml_hier_modes {
-    uint64_t total;      /* hops counted */
-    double median;       /* cycles, linear within its bin; NaN with no hop */
-    int bimodal;         /* two modes: the rest is set, else NaN and 0 */
-    unsigned valley;     /* the bin between them, in neither mode */
-    double near, far;    /* the median of the bins below the valley, above it */
-    double far_fraction; /* hops above / hops below and above */
-} cml_hier_modes;
-void cml_hier_hist_modes(const uint64_t *counts, cml_hier_modes *out);
-/* Into a chase record: the extras hop_median_cycles and, with two modes,
- * near_cycles, far_cycles and far_fraction; the finding's sentence on them
- * into text (" Per hop: ..."). */
-void cml_hier_hist_record(cml_record *rec, const uint64_t *counts, char *text, size_t len);
-
-/* The table the report opens with (hierarchy_opening.c): level x (best read,
- * chase), from the records of a run; 0 when none is measured (t empty). */
-struct cml_exp_table;
-int cml_hier_opening(const cml_record *recs, size_t n, struct cml_exp_table *t);
 
 /* The chase's permutation of m slots (random: from `seed`; else the stride
  * order), and sigma^-1(s), s < m. */
