@@ -15,45 +15,15 @@
 #include "experiment_rows.h" /* the rows, declared by the build */
 #include "experiment_test_util.h"
 #include "test_util.h"
+#include "levels_test_util.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)
 
 static const cml_hier_caps caps = {64 * KIB, 4 * MIB, 0, 2, 1};
 
-/* Value, lo, hi of one figure. */
-typedef struct want3 {
-    uint64_t v, lo, hi;
-} want3;
-
-static void check_fig(const char *what, const char *fig, uint64_t v, uint64_t lo, uint64_t hi,
-                      want3 w)
-{
-    if (v != w.v || lo != w.lo || hi != w.hi)
-        fprintf(stderr, "%s %s: %llu [%llu, %llu], want %llu [%llu, %llu]\n", what, fig,
-                (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi,
-                (unsigned long long)w.v, (unsigned long long)w.lo, (unsigned long long)w.hi);
-    CHECK_EQ_U64(v, w.v);
-    CHECK_EQ_U64(lo, w.lo);
-    CHECK_EQ_U64(hi, w.hi);
-}
-
-static void check_levels(const char *what, const cml_record *rec, want3 hit, want3 l2r, want3 l2w,
-                         want3 dr, want3 dw)
-{
-    const cml_levels *l = &rec->levels;
-    CHECK(rec->has_levels && l->bounded);
-    CHECK(cml_levels_bounds_ok(l));
-    check_fig(what, "L1 hit", l->l1_hit_sectors, l->lo.l1_hit_sectors, l->hi.l1_hit_sectors, hit);
-    check_fig(what, "L2 read", l->l2_read_sectors, l->lo.l2_read_sectors, l->hi.l2_read_sectors,
-              l2r);
-    check_fig(what, "L2 write", l->l2_write_sectors, l->lo.l2_write_sectors,
-              l->hi.l2_write_sectors, l2w);
-    check_fig(what, "DRAM read", l->dram_read_bytes, l->lo.dram_read_bytes, l->hi.dram_read_bytes,
-              dr);
-    check_fig(what, "DRAM write", l->dram_write_bytes, l->lo.dram_write_bytes,
-              l->hi.dram_write_bytes, dw);
-}
+/* Every figure exact. */
+#define check_levels(what, rec, ...) check_levels_slack(what, rec, 0, __VA_ARGS__)
 
 static void bw(cml_record *rec, uint64_t ws, int op, int path, uint64_t target, int walk,
                cml_hier_plan *p)

@@ -37,48 +37,15 @@
 #include "experiment_rows.h" /* the rows, declared by the build */
 #include "experiment_test_util.h"
 #include "test_util.h"
+#include "levels_test_util.h"
 
 #define MIB (1024ull * 1024ull)
 
 static const uint64_t C = 50 * MIB, S = 37 * MIB + MIB / 2, H = 49152000, X = 800 * MIB;
 static const uint64_t LOADS = 52428800, STORES = 26214400;
 
-/* Value, lo, hi of one figure. */
-typedef struct want3 {
-    uint64_t v, lo, hi;
-} want3;
-
-/* Equal within 1: the figures are rounded from doubles. */
-static void check_fig(const char *what, const char *fig, uint64_t v, uint64_t lo, uint64_t hi,
-                      want3 w)
-{
-    const int ok = llabs((long long)(v - w.v)) <= 1 && llabs((long long)(lo - w.lo)) <= 1 &&
-                   llabs((long long)(hi - w.hi)) <= 1;
-    cml_test_checks++;
-    if (!ok) {
-        cml_test_failures++;
-        fprintf(stderr, "%s %s: %llu [%llu, %llu], want %llu [%llu, %llu]\n", what, fig,
-                (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi,
-                (unsigned long long)w.v, (unsigned long long)w.lo, (unsigned long long)w.hi);
-    }
-}
-
-static void check_levels(const char *what, const cml_record *rec, want3 hit, want3 l2r, want3 l2w,
-                         want3 dr, want3 dw)
-{
-    const cml_levels *l = &rec->levels;
-    CHECK(rec->has_levels && l->bounded);
-    CHECK(cml_levels_bounds_ok(l));
-    check_fig(what, "L1 hit", l->l1_hit_sectors, l->lo.l1_hit_sectors, l->hi.l1_hit_sectors, hit);
-    check_fig(what, "L2 read", l->l2_read_sectors, l->lo.l2_read_sectors, l->hi.l2_read_sectors,
-              l2r);
-    check_fig(what, "L2 write", l->l2_write_sectors, l->lo.l2_write_sectors,
-              l->hi.l2_write_sectors, l2w);
-    check_fig(what, "DRAM read", l->dram_read_bytes, l->lo.dram_read_bytes, l->hi.dram_read_bytes,
-              dr);
-    check_fig(what, "DRAM write", l->dram_write_bytes, l->lo.dram_write_bytes,
-              l->hi.dram_write_bytes, dw);
-}
+/* Every figure within 1: the figures are rounded from doubles. */
+#define check_levels(what, rec, ...) check_levels_slack(what, rec, 1, __VA_ARGS__)
 
 /* A record with the kernel's traffic and an H100's caches. */
 static void setup(cml_record *rec)
