@@ -26,7 +26,7 @@
 
 /* ---- kernels ------------------------------------------------------------ */
 
-enum { K_READ, K_WRITE16, K_REREAD };
+enum { K_READ, K_WRITE16, K_REREAD, K_STORE_OFF1, K_REREAD_CG };
 
 typedef struct kargs {
     int kind;
@@ -38,6 +38,8 @@ typedef struct kargs {
  *   K_WRITE16: C4[i] = v           (16 bytes a thread, float4: 2 threads a sector)
  *   K_REREAD:  each warp w reads its own 2 KiB, A[w*512 + k*32 + lane] for
  *              k = 0..15 (one 128-byte line an instruction), twice
+ *   K_STORE_OFF1: C[i + 1] = v  (4 bytes a thread, one element off alignment)
+ *   K_REREAD_CG: K_REREAD through .cg loads (past L1)
  */
 static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
@@ -53,11 +55,15 @@ static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
     case K_WRITE16:
         cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 16, C + 16 * i);
         break;
+    case K_STORE_OFF1:
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * (i + 1));
+        break;
     default: {
         const uint64_t warp = i / 32, lane = i % 32;
+        const cml_cache op = a->kind == K_REREAD_CG ? CML_CACHE_CG : CML_CACHE_CA;
         for (unsigned pass = 0; pass < 2; pass++)
             for (unsigned k = 0; k < 16; k++)
-                cml_emit(e, pass * 16 + k, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4,
+                cml_emit(e, pass * 16 + k, CML_SPACE_GLOBAL, CML_OP_LOAD, op, 4,
                          A + 4 * (warp * 512 + k * 32 + lane));
         break;
     }
@@ -298,11 +304,56 @@ static void test_json(void)
     cml_results_free(&r);
 }
 
+/* ---- requests merged in L1 -------------------------------------------------- */
+
+/*
+ * How long L1TEX holds a request, so whether a second request of the same
+ * SM for the same sector merges with it, is not known: the lower bounds of
+ * L2 writes and of L2 reads past L1 take every such request as merged.
+ *   - C[i + 1] = v over 100 blocks of 256 threads (one block an SM): warp w
+ *     covers bytes 4*(32w+1) .. 4*(32w+33) - 1, sectors 4w .. 4w+4, five
+ *     (the point: 5 * 800 = 4000 L2 writes). Sector 4w+4 is also warp
+ *     w+1's first: within a block the 8 warps touch 4*8 + 1 = 33 sectors,
+ *     so at least 33 * 100 = 3300. Blocks run on different SMs: their
+ *     shared sector is written twice even then.
+ *   - K_REREAD through .cg over 4 blocks: 32 warps each read 64 sectors
+ *     twice past L1, 4096 L2 reads at the point, 2048 if every second read
+ *     meets the first; no L1 hit either way (a merged request is no hit).
+ *   - 2^24 threads of C[i + 1] (the sampled path): 2^19 warps, the point
+ *     5 * 2^19 = 2621440, the bound at the window's merged share, 7 of
+ *     every 40 store sectors: 2621440 * 33 / 40 = 2162688.
+ */
+static void test_l1_merge(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    kargs st = {K_STORE_OFF1, 100 * 256};
+    cml_levels lv = levels_of(&c, &st);
+    CHECK_RANGE(lv, l2_write_sectors, 3300, 4000, 4000);
+    CHECK_RANGE(lv, l2_read_sectors, 0, 0, 0);
+
+    kargs cg = {K_REREAD_CG, 4 * 256};
+    lv = levels_of(&c, &cg);
+    CHECK_RANGE(lv, l2_read_sectors, 2048, 4096, 4096);
+    CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 0);
+
+    kargs big = {K_STORE_OFF1, UINT64_C(1) << 24};
+    lv = levels_of(&c, &big);
+    CHECK(lv.sampled);
+    CHECK_RANGE(lv, l2_write_sectors, 2162688, 2621440, 2621440);
+
+    /* The point never merges; a configuration asking for a merge mode the
+     * simulator does not have is refused. */
+    c.l1_merge = 2;
+    CHECK(cml_cache_config_check(&c) == CML_EINVAL);
+}
+
 int main(void)
 {
     test_stream_read();
     test_stream_write();
     test_reuse_interleaving();
+    test_l1_merge();
     test_json();
     return cml_test_summary("test_cache_bounds");
 }

@@ -58,6 +58,14 @@ typedef struct cml_cache_config {
                                     0: clean_age_bytes                              */
     uint64_t dirty_max_bytes;    /* and writes back the oldest dirty sector while more
                                     than this is dirty; 0: no limit                 */
+    unsigned l1_merge;           /* 1: L1TEX merges a sector request with an earlier
+                                    one of the same SM while L1 holds the line: a
+                                    store sector the SM stored before is no new L2
+                                    write, a .cg/.cs (bypassing) load sector it read
+                                    before no new L2 read (nor an L1 hit). How long a
+                                    request waits to merge is not known: the optimistic
+                                    extreme of cache_bounds.c takes it as forever, the
+                                    point as never (0)                               */
 } cml_cache_config;
 
 /*

@@ -11,7 +11,11 @@
  *   - optimistic: an L1 and an L2 that never give a line up, one L2, no
  *     write-back while the kernel runs: no replacement order, interleaving
  *     or copy hits more in L1 or reads less from DRAM (only compulsory
- *     misses are left);
+ *     misses are left); and L1TEX merging every request an SM sends past
+ *     L1 (a store, a load that bypasses L1) with an earlier one of the
+ *     same sector (l1_merge): how long a request waits in L1TEX, and so
+ *     whether a second one meets it, is not known, and the GPU shows such
+ *     merges (misaligned stores, a .cg stencil: docs/model.md §16.8);
  *   - write floor: the model's caches with no write-back horizon and no
  *     dirty limit: dirty data leaves L2 only when L2 has no room for it,
  *     the least any horizon writes back;
@@ -98,6 +102,7 @@ static void optimistic(cml_cache_config *c)
     c->l2_bytes = UNBOUNDED_BYTES;
     c->l2_partitions = 1;
     c->clean_age_bytes = c->partial_age_bytes = c->dirty_max_bytes = 0;
+    c->l1_merge = 1;
 }
 
 static void write_floor(cml_cache_config *c)
@@ -161,11 +166,16 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
      * schedule hits least (LRU: a smaller cache holds a subset). */
     lo->l1_hit_sectors = umin(pt.l1_hit_sectors, pes.l1_hit_sectors);
     hi->l1_hit_sectors = umax(pt.l1_hit_sectors, opt.l1_hit_sectors);
-    /* L2 reads are L1's misses (global and local): the same two runs. */
+    /* L2 reads are L1's misses (global and local), and the loads that
+     * bypass L1 but for those merged with an earlier request of the SM:
+     * the same two runs. */
     lo->l2_read_sectors = umin(pt.l2_read_sectors, opt.l2_read_sectors);
     hi->l2_read_sectors = umax(pt.l2_read_sectors, pes.l2_read_sectors);
-    /* L2 writes are every store sector: nothing cached changes them. */
-    lo->l2_write_sectors = hi->l2_write_sectors = pt.l2_write_sectors;
+    /* L2 writes: every store sector at most (no merging, the point); at
+     * least those no earlier store of the same SM to the sector took along
+     * (the optimistic run's merging). */
+    lo->l2_write_sectors = umin(pt.l2_write_sectors, opt.l2_write_sectors);
+    hi->l2_write_sectors = pt.l2_write_sectors;
     /* DRAM reads: compulsory misses at least; at most the pessimistic
      * caches' misses with every partial sector merged by the end. */
     lo->dram_read_bytes = umin(pt.dram_read_bytes, opt.dram_read_bytes);

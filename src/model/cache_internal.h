@@ -15,6 +15,8 @@ typedef struct cml_cache_sim_stats {
     uint64_t episodes;        /* times a sector became dirty (clean or absent before) */
     uint64_t partial_now;     /* dirty sectors holding only some of their bytes       */
     uint64_t merges;          /* partial sectors merged with a DRAM read at write-back */
+    uint64_t merged_loads;    /* bypassing load sectors merged in L1 (l1_merge)       */
+    uint64_t merged_stores;   /* store sectors merged in L1 (l1_merge)                */
 } cml_cache_sim_stats;
 
 void cml_cache_sim_stats_get(const cml_cache_sim *s, cml_cache_sim_stats *out);

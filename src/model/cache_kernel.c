@@ -279,7 +279,7 @@ static uint64_t scale_hits(uint64_t total, uint64_t sms, uint64_t fed, uint64_t 
 
 /* The global and local load sectors fed to SM 0 so far, and their hits. */
 typedef struct l1_count {
-    uint64_t gfed, ghit, lfed, lhit;
+    uint64_t gfed, ghit, gmerged, lfed, lhit;
 } l1_count;
 
 static l1_count l1_counts(const cml_cache_sim *sim)
@@ -287,7 +287,11 @@ static l1_count l1_counts(const cml_cache_sim *sim)
     cml_levels lv;
     cml_cache_sim_levels(sim, &lv);
     l1_count c;
-    c.gfed = lv.l1_hit_sectors + lv.l1_miss_sectors;
+    cml_cache_sim_stats st;
+    cml_cache_sim_stats_get(sim, &st);
+    /* A bypassing load merged in L1 (the l1_merge extreme) is neither. */
+    c.gmerged = st.merged_loads;
+    c.gfed = lv.l1_hit_sectors + lv.l1_miss_sectors + c.gmerged;
     c.ghit = lv.l1_hit_sectors;
     /* Local loads: those that hit, and those L2 read beyond the global misses. */
     c.lhit = lv.local_hit_sectors;
@@ -309,7 +313,7 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
         cap = 2u * k->resident; /* two waves at least: the second meets the first's lines */
     if (m > cap)
         m = cap;
-    l1_count half = {0, 0, 0, 0};
+    l1_count half = {0, 0, 0, 0, 0};
     for (uint64_t j = 0; rc == CML_OK && j < m; j += k->resident) {
         if (j && j >= m / 2 && half.gfed + half.lfed == 0)
             half = l1_counts(k->f.sim);
@@ -323,7 +327,10 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
     const uint64_t gld = exact->cls[CML_CLASS_GLOBAL_LD].sectors + exact->bulk.sectors;
     const uint64_t lld = exact->cls[CML_CLASS_LOCAL_LD].sectors;
     out->l1_hit_sectors = scale_hits(gld, k->sms, all.gfed, all.ghit, half.gfed, half.ghit);
-    out->l1_miss_sectors = gld - out->l1_hit_sectors;
+    const uint64_t missed = gld - out->l1_hit_sectors;
+    const uint64_t merged =
+        scale_hits(gld, k->sms, all.gfed, all.gmerged, half.gfed, half.gmerged);
+    out->l1_miss_sectors = missed - (merged < missed ? merged : missed);
     out->local_hit_sectors = scale_hits(lld, k->sms, all.lfed, all.lhit, half.lfed, half.lhit);
     out->l2_read_sectors = out->l1_miss_sectors + (lld - out->local_hit_sectors);
     *blocks = m;
@@ -441,7 +448,12 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
     const double st_rest = dmax(0.0, st_total - (double)w->st.store_sectors);
     const double dst = (double)(w->st.store_sectors - h->st.store_sectors);
 
-    out->l2_write_sectors = (uint64_t)st_total;
+    /* Stores merged in L1 (the l1_merge extreme) at the window's rate. */
+    out->l2_write_sectors =
+        w->st.merged_stores
+            ? round_u64(st_total * (1.0 - ratio((double)w->st.merged_stores,
+                                                (double)w->st.store_sectors)))
+            : (uint64_t)st_total;
     out->l2_read_hit_sectors =
         round_u64(ratio((double)(w->lv.l2_read_hit_sectors - h->lv.l2_read_hit_sectors),
                         (double)(w->lv.l2_read_sectors - h->lv.l2_read_sectors)) *

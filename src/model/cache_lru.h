@@ -34,6 +34,10 @@ typedef struct lru {
     uint64_t *stamp;
     uint32_t *prev, *next;
     uint8_t *valid;         /* sectors holding all 32 bytes        */
+    /* L1 only (state == 0): the sectors the SM asked for past L1 while the
+     * line was held, for the l1_merge extreme (cache.h): low 4 bits read
+     * by loads that bypass L1, high 4 bits stored. */
+    uint8_t *asked;
     /* L2 only (state != 0) */
     int state;
     uint8_t *dirty;         /* sectors not yet written back        */
@@ -79,6 +83,7 @@ static void lru_free(lru *l)
     free(l->prev);
     free(l->next);
     free(l->valid);
+    free(l->asked);
     free(l->dirty);
     free(l->partial);
     free(l->bytes);
@@ -132,6 +137,8 @@ static cml_status lru_reserve(lru *l)
             !grow((void **)&l->prev, a, sizeof *l->prev) ||
             !grow((void **)&l->next, a, sizeof *l->next) ||
             !grow((void **)&l->valid, a, sizeof *l->valid))
+            return CML_ENOMEM;
+        if (!l->state && !grow((void **)&l->asked, a, sizeof *l->asked))
             return CML_ENOMEM;
         if (l->state && (!grow((void **)&l->dirty, a, sizeof *l->dirty) ||
                          !grow((void **)&l->partial, a, sizeof *l->partial) ||
@@ -314,6 +321,8 @@ static void lru_take(lru *l, uint32_t x, int victim, uint64_t tag)
     }
     l->tag[x] = tag;
     l->valid[x] = 0;
+    if (!l->state)
+        l->asked[x] = 0;
     if (l->state) {
         l->dirty[x] = 0;
         l->partial[x] = 0;

@@ -16,6 +16,9 @@
  *     DRAM when its line is evicted, when it has aged (clean_age_bytes of
  *     later insertions) or when too much is dirty (dirty_max_bytes), and a
  *     partial one is first merged with a 32-byte DRAM read.
+ * With l1_merge (an extreme for the bounds, never the point), a request an
+ * SM sends past L1 for a sector it asked for before (a store, or a load
+ * that bypasses L1) merges with the earlier one and costs L2 nothing more.
  * docs/model.md ("The cache levels") gives the evidence for each rule.
  *
  * Every cache is fully associative with true LRU (cache_lru.h); an
@@ -559,15 +562,17 @@ static cml_status l2_read(cml_cache_sim *s, unsigned sm, uint64_t sector, uint32
     return CML_OK;
 }
 
-/* A sector L1TEX writes to L2, `mask` the bytes written. */
+/* A sector L1TEX writes to L2, `mask` the bytes written; `count` 0: merged
+ * in L1 with an earlier store of the sector (l1_merge), so not a write L2
+ * counts, but its bytes still reach the line. */
 static cml_status l2_write(cml_cache_sim *s, unsigned sm, uint64_t sector, uint32_t mask,
-                           uint32_t *home_line)
+                           int count, uint32_t *home_line)
 {
     const uint64_t tag = sector >> 2;
     const unsigned k = (unsigned)(sector & 3u);
     const uint8_t bit = (uint8_t)(1u << k);
     const unsigned home = home_of(s, tag), near = near_of(s, sm);
-    s->tot.l2_write_sectors++;
+    s->tot.l2_write_sectors += (uint64_t)(count != 0);
     if (home != near) {
         /* A copy in the writer's half would go stale: it is dropped. */
         uint32_t c = lru_find(&s->l2[near], tag);
@@ -677,6 +682,38 @@ static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *h
     return CML_OK;
 }
 
+/* The l1_merge extreme (cache.h): whether the SM asked for `sector` past
+ * L1 before, as a bypassing load (kind 0) or a store (kind 1), while its
+ * L1 held the line. A lookup only: l1_ask marks it. */
+static int l1_asked(cml_cache_sim *s, unsigned sm, uint64_t sector, unsigned kind)
+{
+    lru *l = l1_of(s, sm);
+    const uint32_t x = lru_find(l, sector >> 2);
+    return x != NIL && (l->asked[x] >> ((sector & 3u) + 4u * kind) & 1u);
+}
+
+/* Marks `sector` asked for (kind as l1_asked), taking its line into L1 if
+ * L1 does not hold it; x2: the line's home line in L2. */
+static cml_status l1_ask(cml_cache_sim *s, unsigned sm, uint64_t sector, unsigned kind,
+                         uint32_t x2)
+{
+    lru *l = l1_of(s, sm);
+    const uint64_t tag = sector >> 2;
+    uint32_t x = lru_find(l, tag);
+    if (x == NIL) {
+        int victim = 0;
+        x = lru_claim(l, &victim);
+        if (x == NIL)
+            return CML_ENOMEM;
+        lru_take(l, x, victim, tag);
+        l1_took(s, x2);
+    } else {
+        lru_touch(l, x);
+    }
+    l->asked[x] |= (uint8_t)(1u << ((sector & 3u) + 4u * kind));
+    return CML_OK;
+}
+
 /* A store sector in L1: a whole sector stored through the default path is
  * held afterwards (allocating its line); other stores update what is held.
  * x2: the line's home line in L2 (l2_write found it). Most stored lines
@@ -726,10 +763,15 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
         return rc;
     const int local = a->space == CML_SPACE_LOCAL;
     for (unsigned i = 0; i < v.n && rc == CML_OK; i++) {
+        const int merge = s->cfg.l1_merge != 0;
         if (a->op == CML_OP_STORE) {
             s->st.store_sectors++;
+            const int merged = merge && l1_asked(s, sm, v.sec[i], 1);
+            s->st.merged_stores += (uint64_t)merged;
             uint32_t x2 = NIL;
-            rc = l2_write(s, sm, v.sec[i], v.mask[i], &x2);
+            rc = l2_write(s, sm, v.sec[i], v.mask[i], !merged, &x2);
+            if (rc == CML_OK && merge && !merged)
+                rc = l1_ask(s, sm, v.sec[i], 1, x2);
             if (rc == CML_OK)
                 rc = l1_store(s, sm, v.sec[i], v.mask[i] == FULL_SECTOR,
                               local || a->cache == CML_CACHE_CA, x2);
@@ -739,9 +781,15 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
         /* .cg and .cs bypass L1; the copy engine's reads never enter it. */
         if (!local && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_CS ||
                        a->cache == CML_CACHE_BULK)) {
+            if (merge && l1_asked(s, sm, v.sec[i], 0)) {
+                s->st.merged_loads++;
+                continue;
+            }
             s->tot.l1_miss_sectors++;
-            uint32_t x2;
+            uint32_t x2 = NIL;
             rc = l2_read(s, sm, v.sec[i], &x2);
+            if (rc == CML_OK && merge)
+                rc = l1_ask(s, sm, v.sec[i], 0, x2);
             continue;
         }
         int hit = 0;

@@ -243,9 +243,9 @@ static const char *const aos_soa_validate_settings[] = {"layout=aos,soa fields=2
                                                         NULL};
 /* No explained differences: touching two fields stores twice into each
  * sector and the stores meet in L1 (docs/model-evidence.md §4.5), up to
- * half of the store sectors (24% and 49% measured for 4 and 8 fields),
- * beyond what an explanation may cover; those L2 writes stay unexplained
- * until the model's interval holds them (§4.12). */
+ * half of the store sectors (24% and 49% measured for 4 and 8 fields): the
+ * model's interval of L2 writes holds that (docs/model.md §16.8, l1_merge:
+ * each SM's sectors stored once at its low end). */
 static const cml_validate_spec aos_soa_validate = {aos_soa_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_aos_soa = {

@@ -382,9 +382,10 @@ static const cml_explained_diff expr_explained[] = {
      "the copy-out loads lose wavefronts to another block's conflicted stores on the same SM",
      CML_EXCESS, 0.10, "§4.4 shared tile of an expression store (the mechanism of §4.3)",
      "residency=one"},
-    /* Not explained (docs/model-evidence.md §4.12): the transposed store,
-     * whose blocks all store the same 256 floats (§4.5, 98.6% fewer L2
-     * writes), and the strided reads' dirty residue (§4.6, no control). */
+    /* The transposed store, whose blocks all store the same 256 floats
+     * (§4.5, 98.6% fewer L2 writes), is inside the interval of L2 writes
+     * (docs/model.md §16.8, l1_merge); the strided reads' dirty residue
+     * (§4.6, no control) is not explained (§4.12). */
 };
 static const cml_validate_spec expr_validate = {expr_validate_settings, expr_explained,
                                                 CML_COUNT(expr_explained)};

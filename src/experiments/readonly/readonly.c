@@ -283,16 +283,11 @@ static const char *const readonly_validate_settings[] = {
     "pattern=copy,stencil,hot-gather path=ca,cg,nc", NULL};
 /* Cache levels (docs/model-evidence.md): .cg loads of one sector by
  * several warps while its miss is in flight go to L2 once (§4.7: the
- * hot-gather's 3-5% of the load sectors, explained with .ca, whose L1
- * holds the sector, as the control; the stencil's 23% is beyond any
- * explanation and stays unexplained, §4.12); a gather table as large as
+ * hot-gather's 3-5% of the load sectors, the stencil's 23%), inside the
+ * model's interval of L2 reads (docs/model.md §16.8, l1_merge); a gather table as large as
  * L1, or larger, hits more than LRU over 248 KiB predicts (§4.9: up to
  * 1.2% of the load sectors), which the 16 KiB table, held whole, shows. */
 static const cml_explained_diff readonly_explained[] = {
-    {"path=cg", "lts__t_sectors_srcunit_tex_op_read",
-     "warps missing one sector while its fill is in flight send one read to L2 (.cg keeps no L1 "
-     "line)",
-     CML_DEFICIT, 0.10, "§4.7 misses meeting in flight", "path=ca"},
     {"hot-gather", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit",
      "L1 keeps more of a table as large as itself, or larger, than LRU over 248 KiB does",
      CML_EXCESS, 0.03, "§4.9 a table as large as L1", "table=16384"},
