@@ -4,6 +4,12 @@
 Usage: bench/compare_levels.py [RESULTS.json[.gz]] [--cumemlab PATH] [--registry FILE]
                                [--only EXP,...] [--all] [--markdown]
        bench/compare_levels.py --validate VALIDATE.txt [...]
+       bench/compare_levels.py --verdicts VALIDATE.json[.gz] [--markdown]
+
+The third form reads what `cumemlab validate --json` wrote, every record
+at both footprints with the model's interval, and prints the error table of
+the five cache-level figures by the verdicts validate gave
+(levels_verdicts.py): no model is run.
 
 The registry (each experiment's validate settings and the differences
 docs/model-evidence.md explains) is read from `cumemlab list --json`
@@ -203,6 +209,7 @@ def main(argv):
     registry_path = None
     only = None
     validate = None
+    verdicts = None
     show_all = False
     markdown = False
     i = 0
@@ -224,11 +231,18 @@ def main(argv):
         elif a == "--validate":
             validate = argv[i + 1]
             i += 1
+        elif a == "--verdicts":
+            verdicts = argv[i + 1]
+            i += 1
         elif a.startswith("-"):
             sys.exit("compare_levels.py: unknown option %s" % a)
         else:
             path = a
         i += 1
+    if verdicts:
+        import levels_verdicts
+        levels_verdicts.table(verdicts, markdown)
+        return
     cache = {}
     registry = load_registry(cumemlab, registry_path)
     explained = load_explained(registry)
