@@ -314,6 +314,96 @@ static void test_perm(void)
     CHECK_EQ_U64(q.mul2 * q.inv2, 1);
 }
 
+/*
+ * The chase's table built as the GPU builds it (cml_hier_chase_link, the
+ * build kernel's body, at the experiment's seed) on host memory: every slot
+ * linked once, every pointer inside the ws bytes on a slot's first byte,
+ * one cycle through all m slots; then the kernel's walk from each warp's
+ * start (cml_hier_chase_start) for two launches, staying inside. At
+ * validate's 32 KiB, hop 64, random: m = 512, an L1 launch walks 2 x 16384
+ * = 64 x 512 hops, so every warp ends each launch where it began.
+ */
+static void chase_table(uint64_t ws, uint64_t hop, int random, uint32_t warps, uint64_t walk)
+{
+    cml_hier_perm q;
+    cml_hier_chase_perm(&q, ws, hop, random);
+    CHECK_EQ_U64(q.m, ws / hop);
+    uint64_t *table = calloc(ws / 8, 8);
+    unsigned char *linked = calloc(q.m, 1), *seen = calloc(q.m, 1);
+    CHECK(table && linked && seen);
+    if (!table || !linked || !seen) {
+        free(table);
+        free(linked);
+        free(seen);
+        return;
+    }
+    const uint64_t base = (uint64_t)(uintptr_t)table, words = hop / 8;
+    uint64_t bad = 0;
+    for (uint64_t p = 0; p < q.m; p++) {
+        uint64_t slot;
+        const uint64_t next = cml_hier_chase_link(&q, p, &slot);
+        if (slot >= q.m || next >= q.m) {
+            bad++;
+            continue;
+        }
+        linked[slot]++;
+        table[slot * words] = base + hop * next;
+    }
+    uint64_t once = 0;
+    for (uint64_t s = 0; s < q.m; s++)
+        once += linked[s] == 1;
+    CHECK_EQ_U64(bad, 0);
+    CHECK_EQ_U64(once, q.m);
+    /* One cycle: from any slot, m hops through m distinct slots, back. */
+    const uint64_t first = base + hop * cml_hier_perm_apply(&q, 0);
+    uint64_t ptr = first, hops = 0, outside = 0;
+    do {
+        const uint64_t off = ptr - base;
+        if (ptr < base || off >= ws || off % hop != 0) {
+            outside++;
+            break;
+        }
+        seen[off / hop]++;
+        ptr = table[off / 8];
+        hops++;
+    } while (ptr != first && hops <= q.m);
+    CHECK_EQ_U64(outside, 0);
+    CHECK_EQ_U64(hops, q.m);
+    once = 0;
+    for (uint64_t s = 0; s < q.m; s++)
+        once += seen[s] == 1;
+    CHECK_EQ_U64(once, q.m);
+    /* Each warp's two launches of `walk` hops (warm and timed walks) from
+     * its start, inside the table, ending where the host's check wants. */
+    uint64_t wrong = 0;
+    for (uint32_t b = 0; b < warps; b++) {
+        const uint64_t p0 = (uint64_t)b * q.m / warps;
+        ptr = base + hop * cml_hier_chase_start(&q, b, warps);
+        for (uint64_t k = 0; k < 2 * walk && ptr >= base && ptr - base < ws; k++)
+            ptr = table[(ptr - base) / 8];
+        wrong += ptr != base + hop * cml_hier_perm_apply(&q, (p0 + 2 * walk) % q.m);
+        if (walk % q.m == 0)
+            wrong += ptr != base + hop * cml_hier_chase_start(&q, b, warps);
+    }
+    CHECK_EQ_U64(wrong, 0);
+    free(table);
+    free(linked);
+    free(seen);
+}
+
+static void test_chase_table(void)
+{
+    /* validate's chase (ws=32K, hop 64, random; 16384 hops at L1 sizes),
+     * at L2 sizes (4 MiB, 4096 hops) and in address order. */
+    chase_table(32 * KIB, 64, 1, 132, CML_HIER_CHASE_WALKS * 16384);
+    chase_table(4 * MIB, 64, 1, 132, CML_HIER_CHASE_WALKS * 4096);
+    chase_table(16 * KIB, 128, 0, 132, CML_HIER_CHASE_WALKS * 16384);
+    cml_hier_perm q;
+    cml_hier_chase_perm(&q, 32 * KIB, 64, 1);
+    CHECK_EQ_U64(q.m, 512);
+    CHECK_EQ_U64(q.bits, 9);
+}
+
 static const cml_traffic *cls(const cml_record *rec, cml_class c)
 {
     return &rec->model[CML_RULES_MODERN].cls[c];
@@ -597,6 +687,7 @@ int main(void)
     test_plan();
     test_stream_once_per_pass();
     test_perm();
+    test_chase_table();
     test_model_run();
     test_options();
     test_chart_marks();

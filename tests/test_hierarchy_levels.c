@@ -51,9 +51,12 @@ static void test_reads(void)
     check_levels("slice 32K ca", &rec, (want3){30720, 28672, 31744}, (want3){2048, 1024, 4096},
                  (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
     CHECK_EQ_U64(rec.levels.footprint_bytes, 36 * KIB);
-    /* The same through cg: no L1 hit, every load an L2 read. */
+    /* The same through cg: no L1 hit, every load an L2 read (the point);
+     * at least the sectors each SM reads, distinct: SM 0's blocks 0 and 2
+     * both read from part 0, SM 1's from part 1, each SM all 32 rows: 2 x
+     * 32 x 32 = 2048 (every repeat merged with one in flight). */
     bw(&rec, 32 * KIB, CML_HIER_READ, CML_HIER_CG, MIB, CML_HIER_SLICE, &p);
-    check_levels("slice 32K cg", &rec, (want3){0, 0, 0}, (want3){32768, 32768, 32768},
+    check_levels("slice 32K cg", &rec, (want3){0, 0, 0}, (want3){32768, 2048, 32768},
                  (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
     /* Shared at the same size: every block walks the whole set; the same
      * footprints, so the same figures (a block needs 32 / 4 + 16 = 24
@@ -73,8 +76,19 @@ static void test_reads(void)
     CHECK_EQ_U64(p.per_block, 1024);
     check_levels("slice 1M ca", &rec, (want3){0, 0, 98304}, (want3){131072, 32768, 131072},
                  (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
+    /* Shared through cg: every block walks all 1024 rows, so each SM
+     * reads the 32768 sectors at least once: 65536 at least. */
     bw(&rec, MIB, CML_HIER_READ, CML_HIER_CG, 4 * MIB, CML_HIER_WHOLE, &p);
-    check_levels("shared 1M cg", &rec, (want3){0, 0, 0}, (want3){131072, 131072, 131072},
+    check_levels("shared 1M cg", &rec, (want3){0, 0, 0}, (want3){131072, 65536, 131072},
+                 (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
+    /* Slice through cg, 3 MiB a launch: 768 rows a block, 3 parts of 256
+     * from part b: rows 256b .. 256b + 767 (mod 1024). SM 0's blocks 0 and
+     * 2 start at rows 0 and 512, each window cut at the other's start: 512
+     * + 512 rows; SM 1's (1, 3) at 256 and 768, the same: 2048 rows =
+     * 65536 sectors at least, of the 4 x 768 x 32 = 98304 loaded. */
+    bw(&rec, MIB, CML_HIER_READ, CML_HIER_CG, 3 * MIB, CML_HIER_SLICE, &p);
+    CHECK_EQ_U64(p.per_block, 768);
+    check_levels("slice 1M cg 3M", &rec, (want3){0, 0, 0}, (want3){98304, 65536, 98304},
                  (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
 
     /* DRAM-sized, shared beyond L2 = partitioned: 16 MiB = 16384 rows,
@@ -90,6 +104,16 @@ static void test_reads(void)
     check_levels("partitioned 16M ca", &rec, (want3){0, 0, 0}, (want3){524288, 524288, 524288},
                  (want3){128, 128, 128}, (want3){16 * MIB, 12 * MIB, 16 * MIB},
                  (want3){0, 0, 4096});
+    /* Partitioned through cg, twice over the set (32 MiB a launch, 8192
+     * loads a block): block b's load j is row b + 4j (mod 16384), so SM 0
+     * (blocks 0, 2) reads the even rows, SM 1 the odd ones, each 8192 rows
+     * twice: at least 2 x 8192 x 32 = 524288 L2 reads, at most all 1048576.
+     * DRAM: every L2 read (32 MiB), at least the set less a warm L2. */
+    bw(&rec, 16 * MIB, CML_HIER_READ, CML_HIER_CG, 32 * MIB, CML_HIER_PARTITION, &p);
+    CHECK_EQ_U64(p.per_block, 8192);
+    check_levels("partitioned 16M cg x2", &rec, (want3){0, 0, 0},
+                 (want3){1048576, 524288, 1048576}, (want3){128, 128, 128},
+                 (want3){32 * MIB, 12 * MIB, 32 * MIB}, (want3){0, 0, 4096});
     /* Slice at 16 MiB: 4 parts of 4096 rows, the same launch: a block's
      * 4096 rows are its part once, the same figures. */
     bw(&rec, 16 * MIB, CML_HIER_READ, CML_HIER_NC, 16 * MIB, CML_HIER_SLICE, &p);

@@ -3,13 +3,16 @@
  *  - the pointer chase ends where the host says: K hops from the slot it
  *    started at, through sigma^-1 and sigma, for random and address order,
  *    and the next launch starts where the last one stopped, for one warp
- *    and for a warp on every SM, each naming an SM the device has;
+ *    and for a warp on every SM, each naming an SM the device has (no
+ *    timing is asserted here: bench/hierarchy_sanity.py checks the cycles
+ *    and the clock of a run's records);
  *  - the read kernel's per-thread sums equal sums the host computes from
  *    the fill's formula, for the small-array kernels and the general one
  *    (arrays that are and are not a multiple of a 16-row step); its device
  *    checker agrees and catches a planted wrong sum;
  *  - write and copy fill every word of their output as the host says;
- *  - the tour runs end to end and every record verifies.
+ *  - the tour runs end to end, every record (3 sizes x 2 l2-modes of
+ *    reads, 3 chases) present and verified.
  * Without a GPU: "SKIP: <reason>", exit 77.
  */
 #include <stdint.h>
@@ -76,13 +79,9 @@ static void test_chase(uint64_t ws, uint64_t hop, int random, int path, uint32_t
                 CHECK_EQ_U64(o[0], want_start);
                 CHECK_EQ_U64(o[1], want_end);
                 CHECK_EQ_U64(cur[w], want_end);
-                /* A dependent load takes more than a few cycles, and the
-                 * SM clock runs between 0.2 and 5 GHz. */
-                CHECK(o[2] > 4096 * 4);
-                if (o[3] > 0) {
-                    double ghz = (double)o[2] / (double)o[3];
-                    CHECK(ghz > 0.2 && ghz < 5.0);
-                }
+                /* The timed loop ran (its cycles written); how many cycles
+                 * a load takes is timing: bench/hierarchy_sanity.py. */
+                CHECK(o[2] > 0);
                 CHECK(o[4] < sm_count);
                 CHECK_EQ_U64(o[5], 0);
             }
@@ -178,6 +177,7 @@ static void test_tour(void)
     }
     cml_results r;
     tour_run(&cml_exp_hierarchy, &plan, &pv, &r);
+    CHECK_EQ_U64(r.count, 3 * 2 + 3); /* ws=16K,4M,256M op=read,chase path=ca */
     for (size_t i = 0; i < r.count; i++) {
         const cml_record *rec = &r.items[i];
         check_tour_record(&cml_exp_hierarchy, rec);

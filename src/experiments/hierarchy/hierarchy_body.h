@@ -207,6 +207,15 @@ CML_HD uint64_t cml_hier_perm_apply(const cml_hier_perm *q, uint64_t p)
     return x;
 }
 
+/* Position p < m of the cycle: slot sigma(p) (*slot) links to slot sigma(p
+ * + 1 mod m), returned; the build kernel and the host's tests build the
+ * table from it. */
+CML_HD uint64_t cml_hier_chase_link(const cml_hier_perm *q, uint64_t p, uint64_t *slot)
+{
+    *slot = cml_hier_perm_apply(q, p);
+    return cml_hier_perm_apply(q, p + 1 == q->m ? 0 : p + 1);
+}
+
 /* The chase's table as the model sees it: the pointer at position `pos` of
  * the cycle (slot sigma(pos mod m), `hop` bytes a slot from `table`), which
  * the slot of position pos - 1 holds. The mirror's loads return it. */
@@ -740,8 +749,8 @@ __global__ void hier_build(uint64_t *table, cml_hier_perm perm, uint64_t hop_wor
 {
     for (uint64_t p = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; p < perm.m;
          p += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t s = cml_hier_perm_apply(&perm, p);
-        const uint64_t n = cml_hier_perm_apply(&perm, p + 1 == perm.m ? 0 : p + 1);
+        uint64_t s;
+        const uint64_t n = cml_hier_chase_link(&perm, p, &s);
         table[s * hop_words] = (uint64_t)(uintptr_t)(table + n * hop_words);
     }
 }

@@ -23,9 +23,14 @@
  *  - the write-back horizon and the dirty maximum: written data still in
  *    L2 at the end is not counted, so DRAM writes span 0 .. every store
  *    sector where the set fits, and lose at most an L2's worth beyond;
- *  - the DRAM read granule (32 or 64 bytes) of a chase's scattered misses.
+ *  - the DRAM read granule (32 or 64 bytes) of a chase's scattered misses;
+ *  - how many of a cg load's sectors L1TEX merges with a request of the
+ *    same SM for the same sector still in flight (no second L2 read):
+ *    none (the point) to every repeat (the lower bound: the sectors each
+ *    SM reads, distinct, summed over the SMs; sm_distinct_rows).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/hierarchy/hierarchy_body.h"
@@ -73,6 +78,58 @@ static void store(cml_levels *lv, fig hit, fig l2r, fig l2w, fig dr, fig dw)
     lv->bounded = 1;
     lv->settled = 1;
     lv->sampled = 0;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/*
+ * Rows each SM reads, distinct, summed over the SMs (block b on SM b mod
+ * S, the blocks dealt round-robin; bytes: x 1 KiB). The whole and the
+ * sliced read walks give block b the circular window of L = min(rows,
+ * per_block) rows from its start (cml_hier_block_start; the sliced one
+ * (b mod parts) x rows / parts, its parts following one another in
+ * memory), so an SM's rows are its windows' lengths, each cut at the next
+ * start of the SM's windows in address order (as cml_hier_chase_visited
+ * cuts the chase's). The partitioned walk gives SM s the rows s + S i mod
+ * rows, i < (grid / S) x per_block (its blocks s + S k, load j: row s +
+ * S (k + j grid / S)): that many, at most the rows / gcd(S, rows) of the
+ * orbit. 0 when out of memory.
+ */
+static uint64_t sm_distinct_rows(const cml_hier_plan *p, uint64_t S)
+{
+    const uint64_t rows = p->rows, B = p->grid, L = min64(rows, p->per_block);
+    if (p->stream) {
+        uint64_t a = S, b = rows;
+        while (b) {
+            const uint64_t t = a % b;
+            a = b;
+            b = t;
+        }
+        uint64_t total = 0;
+        for (uint64_t sm = 0; sm < S && sm < B; sm++)
+            total += min64((B - sm + S - 1) / S * p->per_block, rows / a);
+        return total;
+    }
+    uint64_t *start = malloc(((B + S - 1) / S) * sizeof *start), total = 0;
+    if (!start)
+        return 0;
+    for (uint64_t sm = 0; sm < S && sm < B; sm++) {
+        uint64_t n = 0;
+        for (uint64_t b = sm; b < B; b += S)
+            start[n++] = p->parts ? b % p->parts * (rows / p->parts)
+                                  : cml_hier_block_start(b, B, rows);
+        qsort(start, n, sizeof *start, cmp_u64);
+        for (uint64_t i = 0; i < n; i++) {
+            const uint64_t next = i + 1 < n ? start[i + 1] : start[0] + rows;
+            total += next == start[i] && n > 1 ? 0 : min64(L, next - start[i]);
+        }
+    }
+    free(start);
+    return total;
 }
 
 /* Loads that miss L1 are L2's reads: the L2 figure mirrors the L1 one. */
@@ -136,7 +193,15 @@ cml_status cml_hier_model_levels(cml_record *rec, const cml_hier_plan *p,
         else
             hit = make(0, 0, sub0(loads, miss_lo));
     }
-    const fig l2r = l2_reads(loads, hit);
+    fig l2r = l2_reads(loads, hit);
+    if (op == CML_HIER_READ && path == CML_HIER_CG) {
+        /* L1TEX merges a cg request with one of its SM for the same sector
+         * still in flight: at most every repeat by an SM merges. */
+        const uint64_t rows = sm_distinct_rows(p, sms);
+        if (!rows)
+            return CML_ENOMEM;
+        l2r = make(loads, min64(loads, rows * row / SECTOR), loads);
+    }
     const fig l2w = make(stores, stores, stores);
 
     /* DRAM reads: the set once where it fits L2 (cold; 0 when L2 is still

@@ -194,6 +194,18 @@ void cml_hier_perm_make(cml_hier_perm *q, uint64_t m, int random, uint64_t seed)
     q->inv2 = y;
 }
 
+#define SEED_PERM 0x41E7000000000002ull
+
+void cml_hier_chase_perm(cml_hier_perm *q, uint64_t ws, uint64_t hop, int random)
+{
+    cml_hier_perm_make(q, hop ? ws / hop : 0, random, SEED_PERM ^ ws ^ (hop << 40));
+}
+
+uint64_t cml_hier_chase_start(const cml_hier_perm *q, uint32_t b, uint32_t warps)
+{
+    return cml_hier_perm_apply(q, warps ? (uint64_t)b * q->m / warps : 0);
+}
+
 /* y = x ^ (x >> s) on k bits, undone. */
 static uint64_t unxorshift(uint64_t y, unsigned s, unsigned k)
 {

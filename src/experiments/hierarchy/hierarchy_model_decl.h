@@ -125,5 +125,11 @@ uint64_t cml_hier_chase_visited(uint64_t m, uint32_t warps, uint64_t walk);
  * order), and sigma^-1(s), s < m. */
 void cml_hier_perm_make(struct cml_hier_perm *q, uint64_t m, int random, uint64_t seed);
 uint64_t cml_hier_perm_invert(const struct cml_hier_perm *q, uint64_t s);
+/* The experiment's chase over ws bytes of pointers hop apart: its
+ * permutation (the seed from ws and hop), and the slot warp b of `warps`
+ * starts its first launch at (position b m / warps of the cycle: the warps
+ * as far apart as the cycle allows). */
+void cml_hier_chase_perm(struct cml_hier_perm *q, uint64_t ws, uint64_t hop, int random);
+uint64_t cml_hier_chase_start(const struct cml_hier_perm *q, uint32_t b, uint32_t warps);
 
 #endif
