@@ -26,7 +26,7 @@
 
 /* ---- kernels ------------------------------------------------------------ */
 
-enum { K_READ, K_WRITE16, K_REREAD, K_STORE_OFF1, K_REREAD_CG };
+enum { K_READ, K_WRITE16, K_REREAD, K_STORE_OFF1, K_REREAD_CG, K_SPREAD };
 
 typedef struct kargs {
     int kind;
@@ -40,6 +40,9 @@ typedef struct kargs {
  *              k = 0..15 (one 128-byte line an instruction), twice
  *   K_STORE_OFF1: C[i + 1] = v  (4 bytes a thread, one element off alignment)
  *   K_REREAD_CG: K_REREAD through .cg loads (past L1)
+ *   K_SPREAD:  C[i] = A[(i % 2^18) * 8 + i / 2^18] through .cg: rows of one
+ *              sector, a lane each; column i / 2^18 (each sector is read
+ *              again 2^18 threads later, beyond any sample's window)
  */
 static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
@@ -58,6 +61,13 @@ static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
     case K_STORE_OFF1:
         cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * (i + 1));
         break;
+    case K_SPREAD: {
+        const uint64_t rows = UINT64_C(1) << 18;
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CG, 4,
+                 A + 4 * ((i % rows) * 8 + i / rows));
+        cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * i);
+        break;
+    }
     default: {
         const uint64_t warp = i / 32, lane = i % 32;
         const cml_cache op = a->kind == K_REREAD_CG ? CML_CACHE_CG : CML_CACHE_CA;
@@ -215,6 +225,50 @@ static void test_reuse_interleaving(void)
     CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 65536);
 }
 
+/* ---- reuse beyond the sample, in a grid that fits in L2 ------------------ */
+
+/*
+ * K_SPREAD over 2^20 threads (4096 blocks: sampled; the window is at most
+ * 2^14 warp instructions, 2^18 threads, so it sees every load miss). A
+ * warp's 32 lanes read 32 rows: 2^15 warps x 32 = 2^20 L2 read sectors;
+ * C: 2^20 x 4 B / 32 = 131072 L2 write sectors. What the grid touches:
+ * A's 2^18 rows (8 MiB, every sector and granule) and C (4 MiB), 12 MiB,
+ * within the H100's 50 MiB, its halved 25 MiB and its 35 MiB horizon:
+ * nothing is evicted, so DRAM reads are the compulsory 8 MiB (point, lo
+ * and hi: the window's cold rate would say 32 MiB), and no write-back
+ * happens (4 MiB dirty, under the 24 MiB limit): writes [0, 0, 4 MiB].
+ * The fit rule: with two partitions each line may be held twice, so an
+ * L2 of 24 MiB holds the 12 MiB and one 128 bytes smaller does not (the
+ * window's rate comes back); a horizon below 12 MiB lets sectors age.
+ */
+static void test_spread_fits(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    kargs a = {K_SPREAD, UINT64_C(1) << 20};
+    cml_levels lv = levels_of(&c, &a);
+    CHECK(lv.sampled);
+    CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 0);
+    CHECK_RANGE(lv, l2_read_sectors, 1048576, 1048576, 1048576);
+    CHECK_RANGE(lv, l2_write_sectors, 131072, 131072, 131072);
+    CHECK_RANGE(lv, dram_read_bytes, 8 * MIB, 8 * MIB, 8 * MIB);
+    CHECK_RANGE(lv, dram_write_bytes, 0, 0, 4 * MIB);
+    CHECK_EQ_U64(lv.footprint_bytes, 12 * MIB);
+
+    c.l2_partitions = 2;
+    c.l2_bytes = 24 * MIB;
+    lv = levels_of(&c, &a);
+    CHECK_EQ_U64(lv.dram_read_bytes, 8 * MIB);
+    c.l2_bytes = 24 * MIB - 128;
+    lv = levels_of(&c, &a);
+    CHECK(lv.dram_read_bytes > 16 * MIB);
+
+    cml_cache_config_h100(&c);
+    c.clean_age_bytes = 12 * MIB - 128;
+    lv = levels_of(&c, &a);
+    CHECK(lv.dram_write_bytes > 0);
+}
+
 /* ---- the intervals in results files ------------------------------------------ */
 
 /* The text of `member` in the first object after `key` (the writer's
@@ -354,6 +408,7 @@ int main(void)
     test_stream_write();
     test_reuse_interleaving();
     test_l1_merge();
+    test_spread_fits();
     test_json();
     return cml_test_summary("test_cache_bounds");
 }

@@ -150,13 +150,17 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
     optimistic(&co);
     write_floor(&cf);
     pessimistic(&cp);
-    cml_status rc = cml_trace_levels_run(c, grid, block, fn, args, exact, &pt, &pt_part);
+    /* What the grid can touch, once for the four runs (cache_span.c). */
+    cml_kernel_span sp;
+    cml_status rc = cml_kernel_span_get(grid, block, fn, args, exact, &sp);
     if (rc == CML_OK)
-        rc = cml_trace_levels_run(&co, grid, block, fn, args, exact, &opt, &unused);
+        rc = cml_trace_levels_run_span(c, grid, block, fn, args, exact, &sp, &pt, &pt_part);
     if (rc == CML_OK)
-        rc = cml_trace_levels_run(&cf, grid, block, fn, args, exact, &flo, &unused);
+        rc = cml_trace_levels_run_span(&co, grid, block, fn, args, exact, &sp, &opt, &unused);
     if (rc == CML_OK)
-        rc = cml_trace_levels_run(&cp, grid, block, fn, args, exact, &pes, &pes_part);
+        rc = cml_trace_levels_run_span(&cf, grid, block, fn, args, exact, &sp, &flo, &unused);
+    if (rc == CML_OK)
+        rc = cml_trace_levels_run_span(&cp, grid, block, fn, args, exact, &sp, &pes, &pes_part);
     if (rc != CML_OK)
         return rc;
 

@@ -33,6 +33,28 @@ void cml_cache_sim_skip_footprint(cml_cache_sim *s);
 cml_status cml_cache_sim_reset(cml_cache_sim *s, const cml_cache_config *c, uint64_t threads);
 
 /*
+ * The most a grid's global accesses can touch (cache_span.c): the union of
+ * the hulls of each load site's addresses (load_bytes), each store site's
+ * (store_bytes) and all of them (all_bytes), rounded out to 64 bytes.
+ * known 0: not computed (a grid too large for the pass, local or copy-engine
+ * accesses, whose addresses the hulls do not bound).
+ */
+typedef struct cml_kernel_span {
+    int known;
+    uint64_t load_bytes, store_bytes, all_bytes;
+} cml_kernel_span;
+
+/* The span of a grid with the exact traffic `exact` (NULL: not computed).
+ * CML_ENOMEM, or a mirror's error. */
+cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
+                               const void *args, const cml_kernel_traffic *exact,
+                               cml_kernel_span *out);
+
+/* 1 when s is known and all of it fits in c's L2 at once (each line once
+ * per partition): no L2 miss but the first touch of a sector. */
+int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c);
+
+/*
  * cml_trace_levels under c alone, without its interval (out->bounded 0):
  * the point, or one extreme of cache_bounds.c. *partial_end_bytes: the
  * partially written sectors L2 still holds dirty at the end (a write-back
@@ -43,5 +65,13 @@ cml_status cml_trace_levels_run(const cml_cache_config *c, cml_dim3 grid, cml_di
                                 cml_thread_fn fn, const void *args,
                                 const cml_kernel_traffic *exact, cml_levels *out,
                                 uint64_t *partial_end_bytes);
+
+/* The same with the grid's span computed once by the caller (NULL: none
+ * known): a sampled run caps its DRAM rates by what fits (cache_span.c). */
+cml_status cml_trace_levels_run_span(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
+                                     cml_thread_fn fn, const void *args,
+                                     const cml_kernel_traffic *exact,
+                                     const cml_kernel_span *span, cml_levels *out,
+                                     uint64_t *partial_end_bytes);
 
 #endif

@@ -195,6 +195,7 @@ typedef struct kernel {
     unsigned resident, sms;
     feeder f;
     uint64_t partial_end;    /* bytes of partial sectors still dirty at the end */
+    const cml_kernel_span *span; /* what the grid can touch at most; NULL: unknown */
 } kernel;
 
 /*
@@ -459,15 +460,22 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
                         (double)(w->lv.l2_read_sectors - h->lv.l2_read_sectors)) *
                   (double)out->l2_read_sectors);
 
-    /* DRAM: the window, and the rest at the window's settled rates. */
-    const double miss_read = (double)w->st.miss_read_bytes + ld_rest * read_rate(h, w);
-    const double episodes = (double)w->st.episodes +
-                            st_rest * ratio((double)(w->st.episodes - h->st.episodes), dst);
+    /* DRAM: the window, and the rest at the window's settled rates. Where
+     * all the grid can touch fits in L2, nothing is evicted: a read misses
+     * only on a sector's first touch, at most the loads' span (a window of
+     * cold misses, e.g. a gather over a whole array, would carry its miss
+     * rate to reads that hit). */
+    const int fits = cml_kernel_span_fits(k->span, k->cfg);
+    double miss_read = (double)w->st.miss_read_bytes + ld_rest * read_rate(h, w);
+    double episodes = (double)w->st.episodes +
+                      st_rest * ratio((double)(w->st.episodes - h->st.episodes), dst);
+    if (fits)
+        miss_read = dmin(miss_read, (double)k->span->load_bytes);
     /* Dirty sectors by kind: those still partial (or merged partial) and
      * the rest, whole. */
     const double pw = (double)(w->st.partial_now + w->st.merges);
     const double ph = (double)(h->st.partial_now + h->st.merges);
-    const double partials = pw + st_rest * ratio(pw - ph, dst);
+    double partials = pw + st_rest * ratio(pw - ph, dst);
     const double dclock = (double)(w->st.clock - h->st.clock);
     const double share_part = ratio(pw - ph, dclock);
     const double share_whole = ratio((double)(w->st.episodes - h->st.episodes) - (pw - ph), dclock);
@@ -481,11 +489,29 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
                                      CML_SECTOR_BYTES);
     const double h_whole = age_whole > 0 && age_whole < l2_sectors ? age_whole : l2_sectors;
     const double h_part = age_part > 0 && age_part < l2_sectors ? age_part : l2_sectors;
-    const double res_part = dmin(partials, share_part * h_part);
-    double residue = dmin(episodes, share_whole * h_whole + res_part);
+    double res_whole = share_whole * h_whole;
+    double res_part = dmin(partials, share_part * h_part);
+    if (fits) {
+        /* L2 takes in at most the span (nothing is evicted, so nothing comes
+         * back): a kind whose horizon is longer never ages, and all of it
+         * written is still dirty at the end (the window's dirty share of
+         * its insertions, cold misses mostly, would say less). */
+        const double taken = (double)(k->span->all_bytes / CML_SECTOR_BYTES);
+        const double dmax_s = (double)(k->cfg->dirty_max_bytes / CML_SECTOR_BYTES);
+        const double stored = (double)(k->span->store_bytes / CML_SECTOR_BYTES);
+        if (taken <= h_whole && taken <= h_part && (dmax_s == 0 || stored <= dmax_s)) {
+            episodes = dmin(episodes, stored); /* each sector dirtied once */
+            partials = dmin(partials, episodes);
+        }
+        if (taken <= h_whole)
+            res_whole = dmax(res_whole, episodes - partials);
+        if (taken <= h_part)
+            res_part = dmin(partials, episodes);
+    }
+    double residue = dmin(episodes, res_whole + res_part);
     if (k->cfg->dirty_max_bytes)
         residue = dmin(residue, (double)(k->cfg->dirty_max_bytes / CML_SECTOR_BYTES));
-    const double uncapped = share_whole * h_whole + res_part;
+    const double uncapped = res_whole + res_part;
     const double kept_part = uncapped > 0 ? res_part * dmin(1.0, residue / uncapped) : 0.0;
     out->dram_read_bytes =
         round_u64(miss_read + CML_SECTOR_BYTES * dmax(0.0, partials - kept_part));
@@ -494,6 +520,8 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
     k->partial_end = round_u64(CML_SECTOR_BYTES * kept_part);
     out->footprint_bytes =
         round_u64((double)w->lv.footprint_bytes + (ld_rest + st_rest) * footprint_rate(h, w));
+    if (k->span && k->span->known && out->footprint_bytes > k->span->all_bytes)
+        out->footprint_bytes = k->span->all_bytes;
     out->resident_blocks = w->lv.resident_blocks;
     out->l1_bytes = w->lv.l1_bytes;
     out->simulated_blocks = rep_blocks + done;
@@ -515,6 +543,22 @@ cml_status cml_trace_levels_run(const cml_cache_config *c, cml_dim3 grid, cml_di
                                 const cml_kernel_traffic *exact, cml_levels *out,
                                 uint64_t *partial_end_bytes)
 {
+    if (!fn || !out || !valid_grid(grid, block))
+        return CML_EINVAL;
+    cml_kernel_span span;
+    cml_status rc = cml_kernel_span_get(grid, block, fn, args, exact, &span);
+    if (rc != CML_OK)
+        return rc;
+    return cml_trace_levels_run_span(c, grid, block, fn, args, exact, &span, out,
+                                     partial_end_bytes);
+}
+
+cml_status cml_trace_levels_run_span(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
+                                     cml_thread_fn fn, const void *args,
+                                     const cml_kernel_traffic *exact,
+                                     const cml_kernel_span *span, cml_levels *out,
+                                     uint64_t *partial_end_bytes)
+{
     if (!fn || !out || cml_cache_config_check(c) != CML_OK || !valid_grid(grid, block))
         return CML_EINVAL;
     kernel k;
@@ -522,6 +566,7 @@ cml_status cml_trace_levels_run(const cml_cache_config *c, cml_dim3 grid, cml_di
     k.cfg = c;
     k.fn = fn;
     k.args = args;
+    k.span = span;
     k.grid = grid;
     k.block = block;
     k.nblocks = (uint64_t)grid.x * grid.y * grid.z;

@@ -1,0 +1,137 @@
+/*
+ * What a sampled grid can touch at most: the hull of the addresses each
+ * of its global load and store sites touches over the whole grid
+ * (cml_kernel_span, cache_internal.h).
+ *
+ * Why: a sampled grid's DRAM figures are its first blocks' rates carried
+ * to the rest (cache_kernel.c). A kernel whose reuse lies farther apart
+ * than the window (a gather over a whole array) meets only cold caches in
+ * the window and would read every sector from DRAM, though the arrays fit
+ * in L2 and only their first touch misses. The hull of each site's
+ * addresses bounds the sectors the kernel can touch, so the rates can be
+ * capped by it where everything fits (docs/model.md §16.8).
+ *
+ * The pass runs every thread of the grid once (no cache is simulated), so
+ * only grids of at most SPAN_INS warp instructions get one: larger ones
+ * are the footprint=dram sizes, whose arrays never fit.
+ */
+#include "cumemlab/cache.h"
+#include "model/cache_internal.h"
+#include "model/trace_hook.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SPAN_INS (UINT64_C(1) << 20)
+/* The hulls are rounded out to the largest DRAM granule: an upper bound of
+ * the granules (32 or 64 bytes) a read can fetch. */
+#define SPAN_ALIGN UINT64_C(64)
+
+typedef struct hull {
+    uint64_t lo, hi; /* bytes [lo, hi); lo > hi: none seen */
+} hull;
+
+typedef struct span_pass {
+    hull h[CML_MAX_SITES][CML_OP_COUNT];
+    int other; /* a local or bulk access: addresses the hulls cannot bound */
+} span_pass;
+
+static cml_status on_span(void *user, uint64_t block, unsigned warp, unsigned site,
+                          const cml_access *a)
+{
+    span_pass *p = user;
+    (void)block;
+    (void)warp;
+    if (a->space == CML_SPACE_SHARED || a->space == CML_SPACE_CONSTANT)
+        return CML_OK; /* never reach L2 */
+    if (a->space != CML_SPACE_GLOBAL || a->cache == CML_CACHE_BULK || site >= CML_MAX_SITES ||
+        a->op >= CML_OP_COUNT) {
+        p->other = 1;
+        return CML_OK;
+    }
+    hull *h = &p->h[site][a->op];
+    for (unsigned l = 0; l < CML_WARP_SIZE; l++) {
+        if (!(a->active >> l & 1u))
+            continue;
+        const uint64_t x = a->addr[l], end = x + a->width;
+        if (x < h->lo)
+            h->lo = x;
+        if (end > h->hi)
+            h->hi = end;
+    }
+    return CML_OK;
+}
+
+static int by_lo(const void *x, const void *y)
+{
+    const hull *a = x, *b = y;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Bytes of the union of the hulls of ops [op0, op1] over every site, each
+ * rounded out to SPAN_ALIGN. */
+static uint64_t union_bytes(const span_pass *p, int op0, int op1)
+{
+    hull v[CML_MAX_SITES * CML_OP_COUNT];
+    size_t n = 0;
+    for (unsigned s = 0; s < CML_MAX_SITES; s++)
+        for (int op = op0; op <= op1; op++)
+            if (p->h[s][op].lo < p->h[s][op].hi) {
+                v[n].lo = p->h[s][op].lo / SPAN_ALIGN * SPAN_ALIGN;
+                v[n].hi = (p->h[s][op].hi + SPAN_ALIGN - 1u) / SPAN_ALIGN * SPAN_ALIGN;
+                n++;
+            }
+    qsort(v, n, sizeof v[0], by_lo);
+    uint64_t total = 0, lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && v[i].lo <= hi) {
+            hi = v[i].hi > hi ? v[i].hi : hi;
+            continue;
+        }
+        total += hi - lo;
+        lo = v[i].lo;
+        hi = v[i].hi;
+    }
+    return total + (hi - lo);
+}
+
+cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
+                               const void *args, const cml_kernel_traffic *exact,
+                               cml_kernel_span *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!exact || exact->bulk.instructions || exact->cls[CML_CLASS_LOCAL_LD].instructions ||
+        exact->cls[CML_CLASS_LOCAL_ST].instructions)
+        return CML_OK;
+    uint64_t ins = 0;
+    for (int c = 0; c < CML_CLASS_COUNT; c++)
+        ins += exact->cls[c].instructions;
+    if (ins > SPAN_INS)
+        return CML_OK;
+    span_pass *p = malloc(sizeof *p);
+    if (!p)
+        return CML_ENOMEM;
+    for (unsigned s = 0; s < CML_MAX_SITES; s++)
+        for (int op = 0; op < CML_OP_COUNT; op++) {
+            p->h[s][op].lo = UINT64_MAX;
+            p->h[s][op].hi = 0;
+        }
+    p->other = 0;
+    const cml_trace_hook hook = {p, on_span};
+    const uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
+    cml_status rc = cml_trace_blocks_hooked(grid, block, 0, 1, nblocks, fn, args, &hook);
+    if (rc == CML_OK && !p->other) {
+        out->known = 1;
+        out->load_bytes = union_bytes(p, CML_OP_LOAD, CML_OP_LOAD);
+        out->store_bytes = union_bytes(p, CML_OP_STORE, CML_OP_STORE);
+        out->all_bytes = union_bytes(p, CML_OP_LOAD, CML_OP_STORE);
+    }
+    free(p);
+    return rc;
+}
+
+int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c)
+{
+    /* Two partitions may hold a line twice (a far read's copy). */
+    return s && s->known && s->all_bytes * c->l2_partitions <= c->l2_bytes;
+}
