@@ -374,8 +374,9 @@ static void test_json(void)
  *     twice past L1, 4096 L2 reads at the point, 2048 if every second read
  *     meets the first; no L1 hit either way (a merged request is no hit).
  *   - 2^24 threads of C[i + 1] (the sampled path): 2^19 warps, the point
- *     5 * 2^19 = 2621440, the bound at the window's merged share, 7 of
- *     every 40 store sectors: 2621440 * 33 / 40 = 2162688.
+ *     5 * 2^19 = 2621440, the bound the window's and the rest at its second
+ *     half's merged share, 7 of every 40 store sectors throughout:
+ *     2621440 * 33 / 40 = 2162688.
  */
 static void test_l1_merge(void)
 {

@@ -178,9 +178,12 @@ static void test_chases(void)
     chase(&rec, 16 * KIB, CML_HIER_CA, 1024);
     check_levels("chase 16K", &rec, (want3){1536, 1536, 1793}, (want3){514, 257, 514},
                  (want3){8, 8, 8}, (want3){16416, 0, 32896}, (want3){0, 0, 256});
-    /* Through cg: no hit. */
+    /* Through cg: no hit; L2 reads every load at the point, at least the
+     * 256 pointers' sectors and the cursors' one (257) where every request
+     * of a sector merges with an earlier one (l1_merge's extreme, any two
+     * blocks on one SM). */
     chase(&rec, 16 * KIB, CML_HIER_CG, 1024);
-    check_levels("chase 16K cg", &rec, (want3){0, 0, 0}, (want3){2050, 2050, 2050},
+    check_levels("chase 16K cg", &rec, (want3){0, 0, 0}, (want3){2050, 257, 2050},
                  (want3){8, 8, 8}, (want3){16416, 0, 131200}, (want3){0, 0, 256});
     /* L2-resident: 1 MiB, 16384 pointers; 2048 visited, each once. No L1
      * hit under LRU; at most one (all but the 2048 sectors and the

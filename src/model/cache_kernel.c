@@ -449,11 +449,13 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
     const double st_rest = dmax(0.0, st_total - (double)w->st.store_sectors);
     const double dst = (double)(w->st.store_sectors - h->st.store_sectors);
 
-    /* Stores merged in L1 (the l1_merge extreme) at the window's rate. */
+    /* Stores merged in L1 (the l1_merge extreme): the window's, then the
+     * rest at the rate of its second half, as the other rates (a kernel
+     * whose blocks all store one set merges more the longer it runs). */
     out->l2_write_sectors =
         w->st.merged_stores
-            ? round_u64(st_total * (1.0 - ratio((double)w->st.merged_stores,
-                                                (double)w->st.store_sectors)))
+            ? round_u64(st_total - (double)w->st.merged_stores -
+                        st_rest * ratio((double)(w->st.merged_stores - h->st.merged_stores), dst))
             : (uint64_t)st_total;
     out->l2_read_hit_sectors =
         round_u64(ratio((double)(w->lv.l2_read_hit_sectors - h->lv.l2_read_hit_sectors),

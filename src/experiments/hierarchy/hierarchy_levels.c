@@ -293,7 +293,13 @@ cml_status cml_hier_chase_levels(cml_record *rec, uint64_t ws, uint64_t hop, uin
                        min64(most, W * (uint64_t)ceil((double)walk * (double)caps->l1_bytes /
                                                       (double)hop / (double)m)));
     }
-    const fig l2r = l2_reads(loads, hit);
+    fig l2r = l2_reads(loads, hit);
+    /* .cg: L1TEX may merge a load with an earlier request of its SM for the
+     * same sector (docs/model.md §16.8, l1_merge), and which SM each
+     * one-warp block lands on is the block scheduler's: at that extreme
+     * every visited sector, and the cursors, reach L2 once in all. */
+    if (path == CML_HIER_CG)
+        l2r = make(l2r.v, min64(l2r.lo, all_sectors + cursor_sectors), l2r.hi);
     const fig l2w = make(stores, stores, stores);
     /* DRAM: the visited pointers' bytes once where the table fits L2 (0
      * when L2 is warm): address order the window's bytes (64 at most a
