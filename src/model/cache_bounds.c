@@ -180,9 +180,13 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
      * (the optimistic run's merging). */
     lo->l2_write_sectors = umin(pt.l2_write_sectors, opt.l2_write_sectors);
     hi->l2_write_sectors = pt.l2_write_sectors;
-    /* DRAM reads: compulsory misses at least; at most the pessimistic
-     * caches' misses with every partial sector merged by the end. */
-    lo->dram_read_bytes = umin(pt.dram_read_bytes, opt.dram_read_bytes);
+    /* DRAM reads: compulsory misses at least (the optimistic run's, and
+     * where the span pass counted them, every granule the loads touch
+     * once: exact where the sampled run's rates round above it); at most
+     * the pessimistic caches' misses with every partial sector merged by
+     * the end. */
+    lo->dram_read_bytes =
+        umin(umin(pt.dram_read_bytes, opt.dram_read_bytes), cml_kernel_span_compulsory(&sp, c));
     hi->dram_read_bytes =
         umax(pt.dram_read_bytes + pt_part, pes.dram_read_bytes + pes_part);
     /* DRAM writes: what no horizon keeps (L2 full of dirty data) at least;

@@ -42,7 +42,18 @@ cml_status cml_cache_sim_reset(cml_cache_sim *s, const cml_cache_config *c, uint
 typedef struct cml_kernel_span {
     int known;
     uint64_t load_bytes, store_bytes, all_bytes;
+    /* The distinct 32-byte sectors and 64-byte granules the loads touch,
+     * counted exactly (a second pass over the load hulls; 0 with
+     * granules_known 0: the hulls too wide for its bitmap, or loads and
+     * stores touching one range, where L2 may serve a load what a store
+     * left): a cold L2 reads each at least once, the compulsory reads. */
+    int granules_known;
+    uint64_t load_sectors, load_granules;
 } cml_kernel_span;
+
+/* The compulsory DRAM reads of a grid whose L2 starts cold: every granule
+ * (c->dram_granule) its loads touch once; UINT64_MAX when not known. */
+uint64_t cml_kernel_span_compulsory(const cml_kernel_span *s, const cml_cache_config *c);
 
 /* The span of a grid with the exact traffic `exact` (NULL: not computed).
  * CML_ENOMEM, or a mirror's error. */

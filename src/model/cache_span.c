@@ -13,7 +13,11 @@
  *
  * The pass runs every thread of the grid once (no cache is simulated), so
  * only grids of at most SPAN_INS warp instructions get one: larger ones
- * are the footprint=dram sizes, whose arrays never fit.
+ * are the footprint=dram sizes, whose arrays never fit. Where the loads
+ * and the stores touch apart, a second pass counts the sectors and
+ * granules the loads touch exactly: the compulsory DRAM reads, the lower
+ * bound of DRAM reads (cache_bounds.c), exact where the sampled run's
+ * rates round it up (pitch2d's byte rows: 2.5%).
  */
 #include "cumemlab/cache.h"
 #include "model/cache_internal.h"
@@ -35,6 +39,16 @@ typedef struct span_pass {
     hull h[CML_MAX_SITES][CML_OP_COUNT];
     int other; /* a local or bulk access: addresses the hulls cannot bound */
 } span_pass;
+
+/* The second pass: a bit per 32-byte sector of the load hulls' union (its
+ * disjoint intervals, in address order, with the bits before each). */
+#define SPAN_MAX_SECTOR_BITS (UINT64_C(1) << 28)
+typedef struct sector_map {
+    hull iv[CML_MAX_SITES];
+    uint64_t first[CML_MAX_SITES]; /* bit of iv[i].lo */
+    size_t n;
+    uint8_t *bits;
+} sector_map;
 
 static cml_status on_span(void *user, uint64_t block, unsigned warp, unsigned site,
                           const cml_access *a)
@@ -68,9 +82,10 @@ static int by_lo(const void *x, const void *y)
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-/* Bytes of the union of the hulls of ops [op0, op1] over every site, each
- * rounded out to SPAN_ALIGN. */
-static uint64_t union_bytes(const span_pass *p, int op0, int op1)
+/* The union of the hulls of ops [op0, op1] over every site, each rounded
+ * out to SPAN_ALIGN, as disjoint intervals in address order into out (room
+ * for CML_MAX_SITES * CML_OP_COUNT); returns how many. */
+static size_t union_of(const span_pass *p, int op0, int op1, hull *out)
 {
     hull v[CML_MAX_SITES * CML_OP_COUNT];
     size_t n = 0;
@@ -82,17 +97,101 @@ static uint64_t union_bytes(const span_pass *p, int op0, int op1)
                 n++;
             }
     qsort(v, n, sizeof v[0], by_lo);
-    uint64_t total = 0, lo = 0, hi = 0;
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i && v[i].lo <= hi) {
-            hi = v[i].hi > hi ? v[i].hi : hi;
+        if (m && v[i].lo <= out[m - 1].hi) {
+            if (v[i].hi > out[m - 1].hi)
+                out[m - 1].hi = v[i].hi;
             continue;
         }
-        total += hi - lo;
-        lo = v[i].lo;
-        hi = v[i].hi;
+        out[m++] = v[i];
     }
-    return total + (hi - lo);
+    return m;
+}
+
+/* Bytes of that union. */
+static uint64_t union_bytes(const span_pass *p, int op0, int op1)
+{
+    hull v[CML_MAX_SITES * CML_OP_COUNT];
+    const size_t n = union_of(p, op0, op1, v);
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i].hi - v[i].lo;
+    return total;
+}
+
+static cml_status on_load_sector(void *user, uint64_t block, unsigned warp, unsigned site,
+                                 const cml_access *a)
+{
+    sector_map *m = user;
+    (void)block;
+    (void)warp;
+    (void)site;
+    if (a->space != CML_SPACE_GLOBAL || a->op != CML_OP_LOAD)
+        return CML_OK;
+    for (unsigned l = 0; l < CML_WARP_SIZE; l++) {
+        if (!(a->active >> l & 1u))
+            continue;
+        /* A lane's bytes lie in one hull (it was built from them). */
+        const uint64_t x = a->addr[l], last = x + a->width - 1u;
+        size_t i = 0;
+        while (i < m->n && !(m->iv[i].lo <= x && x < m->iv[i].hi))
+            i++;
+        if (i == m->n)
+            continue;
+        for (uint64_t sec = x / CML_SECTOR_BYTES; sec <= last / CML_SECTOR_BYTES; sec++) {
+            const uint64_t b = m->first[i] + sec - m->iv[i].lo / CML_SECTOR_BYTES;
+            m->bits[b >> 3] |= (uint8_t)(1u << (b & 7u));
+        }
+    }
+    return CML_OK;
+}
+
+/* The distinct sectors and 64-byte granules the loads touch: a second pass
+ * marking them in a bitmap over the load hulls (skipped, leaving
+ * granules_known 0, when the hulls span more than SPAN_MAX_SECTOR_BITS). */
+static cml_status count_load_sectors(const span_pass *p, cml_dim3 grid, cml_dim3 block,
+                                     cml_thread_fn fn, const void *args, cml_kernel_span *out)
+{
+    sector_map m;
+    memset(&m, 0, sizeof m);
+    hull v[CML_MAX_SITES * CML_OP_COUNT];
+    const size_t n = union_of(p, CML_OP_LOAD, CML_OP_LOAD, v);
+    uint64_t bits = 0;
+    for (size_t i = 0; i < n && i < CML_MAX_SITES; i++) {
+        m.iv[i] = v[i];
+        m.first[i] = bits;
+        bits += (v[i].hi - v[i].lo) / CML_SECTOR_BYTES;
+    }
+    m.n = n;
+    if (n > CML_MAX_SITES || bits > SPAN_MAX_SECTOR_BITS)
+        return CML_OK;
+    m.bits = calloc(bits / 8u + 1u, 1);
+    if (!m.bits)
+        return CML_ENOMEM;
+    const cml_trace_hook hook = {&m, on_load_sector};
+    const uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
+    cml_status rc = cml_trace_blocks_hooked(grid, block, 0, 1, nblocks, fn, args, &hook);
+    if (rc == CML_OK) {
+        /* Hulls start on a 64-byte boundary, so bits 2k and 2k+1 of an
+         * interval are one granule. */
+        uint64_t sectors = 0, granules = 0;
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t end = i + 1 < n ? m.first[i + 1] : bits;
+            for (uint64_t b = m.first[i]; b < end; b += 2) {
+                const unsigned two = (m.bits[b >> 3] >> (b & 7u) & 1u) +
+                                     (b + 1 < end ? (m.bits[(b + 1) >> 3] >> ((b + 1) & 7u) & 1u)
+                                                  : 0u);
+                sectors += two;
+                granules += two != 0;
+            }
+        }
+        out->granules_known = 1;
+        out->load_sectors = sectors;
+        out->load_granules = granules;
+    }
+    free(m.bits);
+    return rc;
 }
 
 cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
@@ -125,9 +224,20 @@ cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
         out->load_bytes = union_bytes(p, CML_OP_LOAD, CML_OP_LOAD);
         out->store_bytes = union_bytes(p, CML_OP_STORE, CML_OP_STORE);
         out->all_bytes = union_bytes(p, CML_OP_LOAD, CML_OP_STORE);
+        /* A load of what the kernel stored may be served by L2 (no DRAM
+         * read): only loads apart from every store are compulsory. */
+        if (out->load_bytes + out->store_bytes == out->all_bytes)
+            rc = count_load_sectors(p, grid, block, fn, args, out);
     }
     free(p);
     return rc;
+}
+
+uint64_t cml_kernel_span_compulsory(const cml_kernel_span *s, const cml_cache_config *c)
+{
+    if (!s || !s->known || !s->granules_known)
+        return UINT64_MAX;
+    return c->dram_granule == 64 ? s->load_granules * 64u : s->load_sectors * CML_SECTOR_BYTES;
 }
 
 int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c)
