@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The committed results (bench/results/**/*.json.gz) as a reader meets them:
 #   - `cumemlab report` renders every one: exit 0, and a terminal table that
-#     names the device and the command that made the file;
+#     names the device and the command that made the file (validate's
+#     verdicts, cumemlab-validation: bench/compare_levels.py --verdicts
+#     reads each and names the device);
 #   - nothing generated is committed there (no .html), and no plain .json;
 #   - the two cards' runs compared, by the command h100-vs-h200.md gives;
 #   - the HTML page of each full suite is at most 3 MB (it was 6.8 MB: the
@@ -16,8 +18,22 @@ here=$(cd "$(dirname "$0")" && pwd)
 results="$here/../../bench/results"
 . "$here/cli_test_util.sh" # $tmp, check, run
 
-mapfile -t files < <(find "$results" -name '*.json.gz' | sort)
+# validate's verdicts (schema cumemlab-validation) are no results file: their
+# reader is bench/compare_levels.py --verdicts, checked below.
+files=() verdicts=()
+while IFS= read -r f; do
+    if gzip -dc "$f" | head -c 400 | grep -q '"schema": *"cumemlab-validation"'; then
+        verdicts+=("$f")
+    else
+        files+=("$f")
+    fi
+done < <(find "$results" -name '*.json.gz' | sort)
 check "there are committed results to read (${#files[@]})" test ${#files[@]} -gt 0
+for f in "${verdicts[@]}"; do
+    out=$(python3 "$here/../../bench/compare_levels.py" --verdicts "$f" 2>&1)
+    check "${f#$results/}: compare_levels.py --verdicts reads it" \
+        sh -c "printf '%s' \"\$1\" | grep -q '^device: NVIDIA H'" _ "$out"
+done
 for name in h100/2026-11-24-suite h100/2026-11-24-suite-2 h200/2026-11-24-suite \
     h100/2026-11-24-hierarchy 2026-11-24-h100-expr; do
     check "$name.json.gz is there" test -s "$results/$name.json.gz"
