@@ -160,9 +160,10 @@ cml_status cml_cache_sim_new(const cml_cache_config *c, uint64_t threads, cml_ca
 void cml_cache_sim_free(cml_cache_sim *s);
 
 /*
- * One warp instruction, issued on SM `sm` (< sm_count) by the warp numbered
- * `warp` (any number unique to the warp in the grid: it places the warp's
- * local memory). Global and local loads and stores go through the caches;
+ * One warp instruction, issued on SM `sm` (< sm_count) by the warp whose
+ * local frame is `warp` (the warp's resident slot in the machine,
+ * cml_cache_warp_slot: warps that share a slot share local addresses, as on
+ * the GPU). Global and local loads and stores go through the caches;
  * shared and constant accesses are ignored. Returns CML_EINVAL for an
  * invalid access or SM, CML_EMISALIGNED as cml_model_access, CML_ENOMEM.
  */
@@ -174,7 +175,7 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
  * cml_trace_levels feeds a whole grid: instruction 0 of every warp in the
  * order given, then instruction 1 of each, ... (a warp that has run out is
  * passed by). Warp i's instructions are ins[w[i].start .. + w[i].count),
- * issued on SM w[i].sm with w[i].uid its number in the grid. For addresses
+ * issued on SM w[i].sm from resident slot w[i].uid. For addresses
  * recorded from a real kernel (cumemlab trace): fed wave by wave, blocks
  * [0, P*R), [P*R, 2*P*R), ... with P SMs and R = cml_cache_resident_blocks,
  * block b on SM b mod P and warps in block order, they go through the
@@ -185,8 +186,8 @@ typedef struct cml_cache_wave_warp {
     size_t start;   /* its first instruction in ins                    */
     uint32_t count; /* its instructions                                */
     unsigned sm;    /* the SM it runs on                               */
-    uint64_t uid;   /* unique in the grid (block * warps per block + warp):
-                       places the warp's local memory                  */
+    uint64_t uid;   /* its resident slot (cml_cache_warp_slot): places
+                       the warp's local memory                         */
 } cml_cache_wave_warp;
 cml_status cml_cache_sim_wave(cml_cache_sim *s, const cml_cache_wave_warp *w, size_t nw,
                               const cml_access *ins);
@@ -201,6 +202,17 @@ typedef struct cml_cache_wave {
     cml_cache_wave_warp *w;
     size_t nw, wcap;            /* warps */
 } cml_cache_wave;
+/*
+ * The resident slot of warp `warp` of block `block` (blocks of
+ * `warps_per_block` warps, block b on SM b mod `sms`, `resident` blocks per
+ * SM in lockstep waves): SM * (resident * warps_per_block) + the block's
+ * wave position (b / sms) mod resident * warps_per_block + warp. The GPU
+ * backs local memory per resident thread slot, not per thread of the grid:
+ * a block that starts where one finished takes its frames, so the grid's
+ * local footprint is at most SMs x resident warps x frame.
+ */
+uint64_t cml_cache_warp_slot(unsigned sms, unsigned resident, unsigned warps_per_block,
+                             uint64_t block, unsigned warp);
 /* Start a warp on SM `sm`, `uid` as cml_cache_wave_warp's. CML_ENOMEM. */
 cml_status cml_cache_wave_begin(cml_cache_wave *q, unsigned sm, uint64_t uid);
 /* An instruction of the warp begun last (one must have been). CML_ENOMEM. */

@@ -69,6 +69,7 @@ typedef struct feeder {
     unsigned sms;             /* SMs: block b runs on SM b mod sms ... */
     int sm0;                  /* ... or every block on SM 0 */
     unsigned warps_per_block;
+    unsigned resident;        /* blocks an SM holds at once (local frames) */
     cml_cache_wave q;         /* the group's warps, buffered */
     uint64_t cur_block;       /* traced index of the block being buffered */
     unsigned cur_warp;
@@ -91,6 +92,13 @@ cml_status cml_cache_sim_wave(cml_cache_sim *s, const cml_cache_wave_warp *w, si
         }
     }
     return CML_OK;
+}
+
+uint64_t cml_cache_warp_slot(unsigned sms, unsigned resident, unsigned warps_per_block,
+                             uint64_t block, unsigned warp)
+{
+    const uint64_t per_sm = (uint64_t)resident * warps_per_block;
+    return (block % sms) * per_sm + (block / sms) % resident * warps_per_block + warp;
 }
 
 cml_status cml_cache_wave_begin(cml_cache_wave *q, unsigned sm, uint64_t uid)
@@ -155,8 +163,9 @@ static cml_status on_issue(void *user, uint64_t block, unsigned warp, unsigned s
                 return rc;
         }
         const uint64_t id = f->first + block * f->stride;
-        cml_status rc = cml_cache_wave_begin(&f->q, f->sm0 ? 0u : (unsigned)(id % f->sms),
-                                             id * f->warps_per_block + warp);
+        cml_status rc = cml_cache_wave_begin(
+            &f->q, f->sm0 ? 0u : (unsigned)(id % f->sms),
+            cml_cache_warp_slot(f->sms, f->resident, f->warps_per_block, id, warp));
         if (rc != CML_OK)
             return rc;
         f->cur_block = block;
@@ -587,6 +596,7 @@ cml_status cml_trace_levels_run_span(const cml_cache_config *c, cml_dim3 grid, c
     if (!whole && !exact)
         return CML_EINVAL;
     k.f.sms = k.sms;
+    k.f.resident = k.resident;
     k.f.q = spare.q;
     memset(&spare.q, 0, sizeof spare.q);
     cml_levels lv;

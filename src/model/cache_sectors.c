@@ -61,7 +61,9 @@ static void add_chunk(cml_sectors *v, uint64_t addr, unsigned bytes)
 
 /* Local memory: frame offset o of lane l of warp w lies at word-interleaved
  * address base(w) + (floor(o/4)*32 + l)*4 + o%4 (docs/model.md section 7),
- * each warp's frames in a region of their own above every global array. */
+ * each warp slot's frames (w: cml_cache_warp_slot, so that blocks running
+ * one after another on an SM reuse them) in a region of their own above
+ * every global array. */
 #define LOCAL_REGION_BITS 37u
 static uint64_t local_base(uint64_t warp)
 {

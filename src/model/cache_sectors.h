@@ -25,8 +25,8 @@ typedef struct cml_sectors {
     uint8_t slot[SECTOR_SLOTS]; /* index + 1 in sec[] of a sector hashed here; 0: empty */
 } cml_sectors;
 
-/* The sectors of `a`, issued by warp `warp` of the grid (which places local
- * memory). CML_EMISALIGNED for an active lane off its width, CML_EINVAL for
+/* The sectors of `a`, issued from warp slot `warp` (cml_cache_warp_slot,
+ * which places local memory). CML_EMISALIGNED for an active lane off its width, CML_EINVAL for
  * a local frame offset >= 2^32. The caller has checked the width (1, 2, 4,
  * 8 or 16) and the space (global or local). */
 cml_status cml_sectors_of(const cml_access *a, uint64_t warp, cml_sectors *v);

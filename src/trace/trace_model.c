@@ -126,8 +126,10 @@ static cml_status wave_add(waves *v, uint64_t b, uint32_t warp, const cml_access
         v->wave_end = (b / v->wave_blocks + 1u) * v->wave_blocks;
     }
     if (v->q.nw == 0 || b != v->last_block || warp != v->last_warp) {
-        cml_status rc = cml_cache_wave_begin(&v->q, (unsigned)(b % v->sms),
-                                             b * v->warps_per_block + warp);
+        const unsigned resident = (unsigned)(v->wave_blocks / v->sms);
+        cml_status rc = cml_cache_wave_begin(
+            &v->q, (unsigned)(b % v->sms),
+            cml_cache_warp_slot(v->sms, resident, (unsigned)v->warps_per_block, b, warp));
         if (rc != CML_OK)
             return rc;
         v->last_block = b;
