@@ -55,6 +55,10 @@ typedef struct cml_kernel_span {
  * (c->dram_granule) its loads touch once; UINT64_MAX when not known. */
 uint64_t cml_kernel_span_compulsory(const cml_kernel_span *s, const cml_cache_config *c);
 
+/* 1 when cml_trace_levels simulates the grid whole (no sample, so no rate
+ * to cap: the span is not needed). */
+int cml_levels_whole(cml_dim3 grid, cml_dim3 block, const cml_kernel_traffic *exact);
+
 /* The span of a grid with the exact traffic `exact` (NULL: not computed).
  * CML_ENOMEM, or a mirror's error. */
 cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,

@@ -564,6 +564,17 @@ cml_status cml_trace_levels_run(const cml_cache_config *c, cml_dim3 grid, cml_di
                                      partial_end_bytes);
 }
 
+int cml_levels_whole(cml_dim3 grid, cml_dim3 block, const cml_kernel_traffic *exact)
+{
+    uint64_t ins = 0;
+    for (int cls = 0; exact && cls < CML_CLASS_COUNT; cls++)
+        ins += exact->cls[cls].instructions;
+    if (exact)
+        ins += exact->bulk.instructions;
+    const uint64_t threads = (uint64_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
+    return threads <= CML_LEVELS_FULL_THREADS && (!exact || ins <= FULL_INS);
+}
+
 cml_status cml_trace_levels_run_span(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
                                      cml_thread_fn fn, const void *args,
                                      const cml_kernel_traffic *exact,
@@ -591,8 +602,7 @@ cml_status cml_trace_levels_run_span(const cml_cache_config *c, cml_dim3 grid, c
     if (exact)
         ins += exact->bulk.instructions;
     k.ins_per_block = ins / k.nblocks ? ins / k.nblocks : 1u;
-    const int whole =
-        k.nblocks * k.threads <= CML_LEVELS_FULL_THREADS && (!exact || ins <= FULL_INS);
+    const int whole = cml_levels_whole(grid, block, exact);
     if (!whole && !exact)
         return CML_EINVAL;
     k.f.sms = k.sms;
