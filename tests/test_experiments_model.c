@@ -139,14 +139,14 @@ static void test_pitch2d(void)
      * pass counts the granules the loads touch; docs/model.md §16.8): with
      * cudaMallocPitch's 1024-byte rows a row's 777 bytes lie in granules
      * 0..12 of 64 bytes (832 B), and the images (1024 x 555 bytes apart)
-     * share none: 8 x 555 x 832 = 3694080 B, though the sampled point
+     * share none: 4 x 555 x 832 = 1847040 B, though the sampled point
      * reads more (its window's rates). */
-    CHECK_EQ_I64(run_model(&cml_exp_pitch2d, "type=u8 block=32x8 layout=pitch images=8", &r),
+    CHECK_EQ_I64(run_model(&cml_exp_pitch2d, "type=u8 block=32x8 layout=pitch images=4", &r),
                  CML_OK);
     pitch = find(&r, "width=777 height=555 type=u8 layout=pitch block=32x8");
     if (FOUND(pitch)) {
         CHECK(pitch->has_levels && pitch->levels.bounded);
-        CHECK_EQ_U64(pitch->levels.lo.dram_read_bytes, 8u * 555u * 832u);
+        CHECK_EQ_U64(pitch->levels.lo.dram_read_bytes, 4u * 555u * 832u);
         CHECK(pitch->levels.dram_read_bytes >= pitch->levels.lo.dram_read_bytes);
     }
     cml_results_free(&r);
