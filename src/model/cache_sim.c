@@ -651,6 +651,19 @@ static void l1_took(cml_cache_sim *s, uint32_t x2)
         s->l2[0].seen[x2] |= SEEN_IN_L1;
 }
 
+/* L1 `l` takes line `tag` (not held; an LRU victim makes room: L1 writes
+ * through, so nothing goes back), whose home line in L2 is x2. */
+static cml_status l1_take_line(cml_cache_sim *s, lru *l, uint64_t tag, uint32_t x2, uint32_t *x)
+{
+    int victim = 0;
+    *x = lru_claim(l, &victim);
+    if (*x == NIL)
+        return CML_ENOMEM;
+    lru_take(l, *x, victim, tag);
+    l1_took(s, x2);
+    return CML_OK;
+}
+
 /* A load sector through L1: 1 on a hit; else it is read from L2 and filled. */
 static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *hit)
 {
@@ -669,12 +682,9 @@ static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *h
     if (rc != CML_OK)
         return rc;
     if (x == NIL) {
-        int victim = 0;
-        x = lru_claim(l, &victim);
-        if (x == NIL)
-            return CML_ENOMEM;
-        lru_take(l, x, victim, tag); /* L1 is write-through: nothing to write back */
-        l1_took(s, x2);
+        rc = l1_take_line(s, l, tag, x2, &x);
+        if (rc != CML_OK)
+            return rc;
     } else {
         lru_touch(l, x);
     }
@@ -701,12 +711,9 @@ static cml_status l1_ask(cml_cache_sim *s, unsigned sm, uint64_t sector, unsigne
     const uint64_t tag = sector >> 2;
     uint32_t x = lru_find(l, tag);
     if (x == NIL) {
-        int victim = 0;
-        x = lru_claim(l, &victim);
-        if (x == NIL)
-            return CML_ENOMEM;
-        lru_take(l, x, victim, tag);
-        l1_took(s, x2);
+        cml_status rc = l1_take_line(s, l, tag, x2, &x);
+        if (rc != CML_OK)
+            return rc;
     } else {
         lru_touch(l, x);
     }
@@ -729,12 +736,9 @@ static cml_status l1_store(cml_cache_sim *s, unsigned sm, uint64_t sector, int w
     if (x == NIL) {
         if (!(whole && allocate))
             return CML_OK;
-        int victim = 0;
-        x = lru_claim(l, &victim);
-        if (x == NIL)
-            return CML_ENOMEM;
-        lru_take(l, x, victim, tag);
-        l1_took(s, x2);
+        cml_status rc = l1_take_line(s, l, tag, x2, &x);
+        if (rc != CML_OK)
+            return rc;
     } else {
         lru_touch(l, x);
     }
