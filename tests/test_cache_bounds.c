@@ -26,7 +26,7 @@
 
 /* ---- kernels ------------------------------------------------------------ */
 
-enum { K_READ, K_WRITE16, K_REREAD, K_STORE_OFF1, K_REREAD_CG, K_SPREAD };
+enum { K_READ, K_WRITE16, K_REREAD, K_STORE_OFF1, K_REREAD_CG, K_SPREAD, K_COLUMN };
 
 typedef struct kargs {
     int kind;
@@ -43,6 +43,9 @@ typedef struct kargs {
  *   K_SPREAD:  C[i] = A[(i % 2^18) * 8 + i / 2^18] through .cg: rows of one
  *              sector, a lane each; column i / 2^18 (each sector is read
  *              again 2^18 threads later, beyond any sample's window)
+ *   K_COLUMN:  C[(b*32 + lane) * 8 + w] = v for warp w of block b: a
+ *              transpose's column store, each sector's 8 floats from the
+ *              8 warps of one block
  */
 static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
@@ -60,6 +63,10 @@ static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
         break;
     case K_STORE_OFF1:
         cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * (i + 1));
+        break;
+    case K_COLUMN:
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
+                 C + 4 * (((uint64_t)t->bid.x * 32 + t->tid.x % 32) * 8 + t->tid.x / 32));
         break;
     case K_SPREAD: {
         const uint64_t rows = UINT64_C(1) << 18;
@@ -358,6 +365,45 @@ static void test_json(void)
     cml_results_free(&r);
 }
 
+/* ---- partial sectors written back before they are complete ------------------ */
+
+/*
+ * K_COLUMN over 16 blocks (one an SM): 512 sectors, each written by the 8
+ * warps of its block one float at a time, 4096 store sectors, 16 KiB.
+ *   - point (horizons 35 and 12 MiB, far beyond 16 KiB): every sector is
+ *     complete long before it could age; all 16 KiB still dirty at the end,
+ *     nothing read or written back: DRAM reads 0, writes 0 (hi 16 KiB, all
+ *     of it written back by the end).
+ *   - pessimistic (the partial horizon at its least, one sector): warp 0 of
+ *     a block brings its 32 sectors in partial, and each is merged (a
+ *     32-byte read) and written back as the next one comes in; the 32nd
+ *     has no successor before warps 1-7 complete it. Warps 1-7 find 31
+ *     sectors whole and clean, and dirty them again. So 31 merges a block,
+ *     496 in all: reads hi 496 * 32 = 15872; writes hi those 15872 and the
+ *     16 KiB dirty at the end, 32256.
+ *   - L2 writes: 4096 store sectors at the point; 512 if every store of a
+ *     sector its SM stored before merges (lo).
+ */
+static void test_partial_horizon(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    kargs col = {K_COLUMN, 16 * 256};
+    cml_levels lv = levels_of(&c, &col);
+    CHECK(!lv.sampled);
+    CHECK_RANGE(lv, l2_write_sectors, 512, 4096, 4096);
+    CHECK_RANGE(lv, dram_read_bytes, 0, 0, 15872);
+    CHECK_RANGE(lv, dram_write_bytes, 0, 0, 32256);
+    CHECK_EQ_U64(lv.l2_dirty_end_bytes, 16 * KIB);
+
+    /* A configuration with no early write-back at all keeps none: the
+     * extreme moves only a horizon the model has. */
+    c.clean_age_bytes = c.partial_age_bytes = c.dirty_max_bytes = 0;
+    lv = levels_of(&c, &col);
+    CHECK_RANGE(lv, dram_read_bytes, 0, 0, 0);
+    CHECK_RANGE(lv, dram_write_bytes, 0, 0, 16 * KIB);
+}
+
 /* ---- requests merged in L1 -------------------------------------------------- */
 
 /*
@@ -409,6 +455,7 @@ int main(void)
     test_stream_write();
     test_reuse_interleaving();
     test_l1_merge();
+    test_partial_horizon();
     test_spread_fits();
     test_json();
     return cml_test_summary("test_cache_bounds");

@@ -104,6 +104,16 @@ static void test_square(void)
         CHECK_EQ_U64(sl->wavefronts, (p ? 1 : 32) * req);
         CHECK_EQ_U64(sl->bank_conflicts, (p ? 0 : 31) * req);
     }
+    /* DRAM reads: in[] (256 MiB, 4x an H100's L2) once. A column kernel's
+     * block reads one sector per lane; the other sector of its 64-byte
+     * granule belongs to the block a grid row (256 blocks, 512 KiB of L2
+     * traffic) later, which finds it in L2: every kernel reads exactly
+     * 2^28 bytes, what its window's rates carry when they are taken over
+     * whole pairs of rows (a half of rows 3-5 would carry 2/3 of it). */
+    for (size_t i = 0; i < r.count; i++) {
+        CHECK(r.items[i].has_levels);
+        CHECK_EQ_U64(r.items[i].levels.dram_read_bytes, UINT64_C(1) << 28);
+    }
     CHECK_STR_CONTAINS(sm->finding, "32.00 wavefronts per request (31.00 conflicts)");
     CHECK_STR_CONTAINS(pad->finding, "1.00 wavefronts per request (0.00 conflicts)");
     cml_results_free(&r);

@@ -21,8 +21,9 @@
  *     the least any horizon writes back;
  *   - pessimistic: the smallest L1 (the largest shared-memory carve-out)
  *     under the schedule's most crowded interleaving, and an L2 halved by
- *     copies (every line held in both partitions), every dirty sector
- *     written back by the end.
+ *     copies (every line held in both partitions), a partial sector
+ *     written back (merged with a read) as soon as another comes in,
+ *     every dirty sector written back by the end.
  * Each interval is the hull of the point and its extremes, so it holds the
  * point also where a sampled run's scaling rounds a bound past it.
  */
@@ -119,6 +120,15 @@ static void pessimistic(cml_cache_config *c)
         const uint64_t l1 = c->l1_total_bytes - c->smem_per_sm;
         c->l1_bytes = l1 >= CML_LINE_BYTES ? l1 : CML_LINE_BYTES;
     }
+    /* The horizon of a partial sector is not known (it is a time, and the
+     * kernel's pace sets how much comes into L2 in it): at its least, a
+     * sector one store left partial is merged with a DRAM read and written
+     * back as soon as another sector comes in, before the stores that
+     * would complete it (a transpose's column, 8 warps to a sector; the
+     * GPU shows it: docs/model-evidence.md §4.11). Merged, it is whole, so
+     * this costs at most one read and one write per partial sector. */
+    if (c->partial_age_bytes || c->clean_age_bytes)
+        c->partial_age_bytes = CML_SECTOR_BYTES;
     /* Two partitions already place every copy: nothing more to take. */
     if (c->l2_partitions == 1) {
         const uint64_t half = c->l2_bytes / 2u / CML_LINE_BYTES * CML_LINE_BYTES;

@@ -422,6 +422,14 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
     uint64_t max_rounds = budget / (round * k->ins_per_block);
     if (max_rounds < MIN_ROUNDS)
         max_rounds = MIN_ROUNDS;
+    /* Rows come in pairs (a 64-byte granule's two sectors a row apart):
+     * the rates are taken over whole pairs, so the second half of the
+     * window, snaps[r/2] to snaps[r], starts on a pair (r a multiple of 4:
+     * with 6 rows the half of rows 3-5 holds two rows whose granule row 2
+     * or 4 brought in and one that brought its own, and a transpose that
+     * reads each granule once would be carried at 2/3 of its reads). */
+    if (whole_rows)
+        max_rounds = (max_rounds + 3u) / 4u * 4u;
     snap *snaps = calloc(max_rounds + 1u, sizeof *snaps);
     if (!snaps)
         return CML_ENOMEM;
@@ -435,8 +443,9 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
         take(k, &snaps[++r]);
         /* Settled: the second half of the window runs at the rates of the
          * quarter before it (a cache still warming up does not). */
-        if ((r >= MIN_ROUNDS || (whole_rows && r >= 4u)) && (!whole_rows || r % 2u == 0)) {
-            const snap *a = &snaps[r / 4], *b = &snaps[r / 2], *c = &snaps[r];
+        if (whole_rows ? r % 4u == 0 : r >= MIN_ROUNDS) {
+            const snap *a = &snaps[whole_rows ? r / 4u / 2u * 2u : r / 4u], *b = &snaps[r / 2],
+                       *c = &snaps[r];
             if (settled(read_rate(a, b), read_rate(b, c)) &&
                 settled(footprint_rate(a, b), footprint_rate(b, c))) {
                 settled_rates = 1;
@@ -519,6 +528,13 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
         if (taken <= h_part)
             res_part = dmin(partials, episodes);
     }
+    /* No more whole sectors stay dirty than were dirtied whole: a horizon
+     * longer than the grid's insertions (an L2 that never ages, the
+     * optimistic run's) would otherwise count whole sectors the kernel
+     * never wrote, and the dirty limit's share below would take the
+     * partial ones' place (every partial sector merged with a read at the
+     * end: pitch2d's byte rows, one a row, 2.5% of the reads). */
+    res_whole = dmin(res_whole, dmax(0.0, episodes - partials));
     double residue = dmin(episodes, res_whole + res_part);
     if (k->cfg->dirty_max_bytes)
         residue = dmin(residue, (double)(k->cfg->dirty_max_bytes / CML_SECTOR_BYTES));

@@ -11,16 +11,19 @@
  * addresses bounds the sectors the kernel can touch, so the rates can be
  * capped by it where everything fits (docs/model.md §16.8).
  *
- * The pass runs every thread of the grid once (no cache is simulated), so
- * only sampled grids of at most SPAN_INS warp instructions get one (2^20
- * made the model 8x slower over the experiments' defaults, 2^18 the tour
- * 1.6x, and the tests under ASan time out; 2^17: 1.3x): larger ones are mostly the footprint=dram sizes,
- * whose arrays never fit; pitch2d's byte rows at an H200's L2 footprint
- * (about 2^20) go without, their sampled lower bound 2.5% high. Where the loads
- * and the stores touch apart, a second pass counts the sectors and
- * granules the loads touch exactly: the compulsory DRAM reads, the lower
- * bound of DRAM reads (cache_bounds.c), exact where the sampled run's
- * rates round it up (pitch2d's byte rows: 2.5%).
+ * The pass runs every thread of the grid once (no cache is simulated) and,
+ * in the same pass, marks the sectors the loads touch in a bitmap per
+ * array: where the loads and the stores touch apart, their distinct
+ * sectors and granules are the compulsory DRAM reads, the lower bound of
+ * DRAM reads (cache_bounds.c), exact where the sampled run's rates round
+ * it up (pitch2d's byte rows: 2.5%). Only sampled grids of at most
+ * SPAN_INS warp instructions get one: the experiments' L2-footprint rows
+ * on the cards validated (pitch2d's byte rows at an H200's 30 MiB, about
+ * 666000; the hot gather and the stride's permutation, about 157000), not
+ * their DRAM-footprint ones, whose arrays never fit. The model-only tour
+ * takes 5.0 s with this limit, 3.1 s at 2^17 and 18.6 s at 2^20 (the
+ * development machine, 2026-11-28, one pass; the hulls and the sectors
+ * took a pass each before).
  */
 #include "cumemlab/cache.h"
 #include "model/cache_internal.h"
@@ -29,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPAN_INS (UINT64_C(1) << 17)
+#define SPAN_INS (UINT64_C(3) << 18)
 /* The hulls are rounded out to the largest DRAM granule: an upper bound of
  * the granules (32 or 64 bytes) a read can fetch. */
 #define SPAN_ALIGN UINT64_C(64)
@@ -38,21 +41,56 @@ typedef struct hull {
     uint64_t lo, hi; /* bytes [lo, hi); lo > hi: none seen */
 } hull;
 
+/* The loads' sectors, a bit each, per array of the mirrors
+ * (cml_array_base: array k at (k + 1) << 40), grown as offsets come; a
+ * load outside those arrays, or beyond SPAN_MAX_SECTOR_BITS in all, leaves
+ * the count unknown. */
+#define SPAN_ARRAYS 64u
+#define SPAN_MAX_SECTOR_BITS (UINT64_C(1) << 28)
+typedef struct sector_bits {
+    uint8_t *bits[SPAN_ARRAYS];
+    uint64_t cap[SPAN_ARRAYS]; /* bits allocated */
+    uint64_t total;            /* of all arrays */
+    int lost;                  /* a load the map could not hold */
+} sector_bits;
+
 typedef struct span_pass {
     hull h[CML_MAX_SITES][CML_OP_COUNT];
     int other; /* a local or bulk access: addresses the hulls cannot bound */
+    sector_bits loads;
 } span_pass;
 
-/* The second pass: a bit per 32-byte sector of the load hulls' union (its
- * disjoint intervals, in address order, with the bits before each). */
-#define SPAN_MAX_SECTOR_BITS (UINT64_C(1) << 28)
-typedef struct sector_map {
-    hull iv[CML_MAX_SITES];
-    uint64_t first[CML_MAX_SITES]; /* bit of iv[i].lo */
-    size_t n;
-    uint8_t *bits;
-} sector_map;
+/* Mark sector `sec` (an offset / 32) of array k; 0 when out of memory. */
+static int mark(sector_bits *m, unsigned k, uint64_t sec)
+{
+    if (sec >= m->cap[k]) {
+        uint64_t cap = m->cap[k] ? m->cap[k] : UINT64_C(1) << 16;
+        while (cap <= sec)
+            cap *= 2u;
+        if (m->total - m->cap[k] + cap > SPAN_MAX_SECTOR_BITS) {
+            m->lost = 1;
+            return 1;
+        }
+        uint8_t *b = realloc(m->bits[k], cap / 8u);
+        if (!b)
+            return 0;
+        memset(b + m->cap[k] / 8u, 0, (cap - m->cap[k]) / 8u);
+        m->total += cap - m->cap[k];
+        m->bits[k] = b;
+        m->cap[k] = cap;
+    }
+    m->bits[k][sec >> 3] |= (uint8_t)(1u << (sec & 7u));
+    return 1;
+}
 
+static void bits_free(sector_bits *m)
+{
+    for (unsigned k = 0; k < SPAN_ARRAYS; k++)
+        free(m->bits[k]);
+}
+
+/* Every thread's accesses, once: the hull of each site and op, and the
+ * sectors the loads touch. */
 static cml_status on_span(void *user, uint64_t block, unsigned warp, unsigned site,
                           const cml_access *a)
 {
@@ -67,15 +105,37 @@ static cml_status on_span(void *user, uint64_t block, unsigned warp, unsigned si
         return CML_OK;
     }
     hull *h = &p->h[site][a->op];
+    const int load = a->op == CML_OP_LOAD;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    /* Lanes of a coalesced access share sectors: a sector marked by the
+     * lane before is not marked again. */
+    uint64_t last = UINT64_MAX;
     for (unsigned l = 0; l < CML_WARP_SIZE; l++) {
         if (!(a->active >> l & 1u))
             continue;
         const uint64_t x = a->addr[l], end = x + a->width;
-        if (x < h->lo)
-            h->lo = x;
-        if (end > h->hi)
-            h->hi = end;
+        lo = x < lo ? x : lo;
+        hi = end > hi ? end : hi;
+        if (!load || p->loads.lost)
+            continue;
+        const uint64_t first = x / CML_SECTOR_BYTES, final = (end - 1u) / CML_SECTOR_BYTES;
+        if (first == last && final == last)
+            continue;
+        const uint64_t k = (x >> 40) - 1u;
+        if ((x >> 40) == 0 || k >= SPAN_ARRAYS || ((end - 1u) >> 40) != (x >> 40)) {
+            p->loads.lost = 1;
+            continue;
+        }
+        const uint64_t base = (k + 1u) << 40 >> 5; /* the array's first sector */
+        for (uint64_t sec = first; sec <= final; sec++)
+            if (!mark(&p->loads, (unsigned)k, sec - base))
+                return CML_ENOMEM;
+        last = final;
     }
+    if (lo < h->lo)
+        h->lo = lo;
+    if (hi > h->hi)
+        h->hi = hi;
     return CML_OK;
 }
 
@@ -123,78 +183,23 @@ static uint64_t union_bytes(const span_pass *p, int op0, int op1)
     return total;
 }
 
-static cml_status on_load_sector(void *user, uint64_t block, unsigned warp, unsigned site,
-                                 const cml_access *a)
+/* The distinct sectors and 64-byte granules of the loads' map (arrays
+ * start on 2^40, so bits 2g and 2g + 1 are granule g). */
+static void count_load_sectors(const sector_bits *m, cml_kernel_span *out)
 {
-    sector_map *m = user;
-    (void)block;
-    (void)warp;
-    (void)site;
-    if (a->space != CML_SPACE_GLOBAL || a->op != CML_OP_LOAD)
-        return CML_OK;
-    for (unsigned l = 0; l < CML_WARP_SIZE; l++) {
-        if (!(a->active >> l & 1u))
-            continue;
-        /* A lane's bytes lie in one hull (it was built from them). */
-        const uint64_t x = a->addr[l], last = x + a->width - 1u;
-        size_t i = 0;
-        while (i < m->n && !(m->iv[i].lo <= x && x < m->iv[i].hi))
-            i++;
-        if (i == m->n)
-            continue;
-        for (uint64_t sec = x / CML_SECTOR_BYTES; sec <= last / CML_SECTOR_BYTES; sec++) {
-            const uint64_t b = m->first[i] + sec - m->iv[i].lo / CML_SECTOR_BYTES;
-            m->bits[b >> 3] |= (uint8_t)(1u << (b & 7u));
-        }
-    }
-    return CML_OK;
-}
-
-/* The distinct sectors and 64-byte granules the loads touch: a second pass
- * marking them in a bitmap over the load hulls (skipped, leaving
- * granules_known 0, when the hulls span more than SPAN_MAX_SECTOR_BITS). */
-static cml_status count_load_sectors(const span_pass *p, cml_dim3 grid, cml_dim3 block,
-                                     cml_thread_fn fn, const void *args, cml_kernel_span *out)
-{
-    sector_map m;
-    memset(&m, 0, sizeof m);
-    hull v[CML_MAX_SITES * CML_OP_COUNT];
-    const size_t n = union_of(p, CML_OP_LOAD, CML_OP_LOAD, v);
-    uint64_t bits = 0;
-    for (size_t i = 0; i < n && i < CML_MAX_SITES; i++) {
-        m.iv[i] = v[i];
-        m.first[i] = bits;
-        bits += (v[i].hi - v[i].lo) / CML_SECTOR_BYTES;
-    }
-    m.n = n;
-    if (n > CML_MAX_SITES || bits > SPAN_MAX_SECTOR_BITS)
-        return CML_OK;
-    m.bits = calloc(bits / 8u + 1u, 1);
-    if (!m.bits)
-        return CML_ENOMEM;
-    const cml_trace_hook hook = {&m, on_load_sector};
-    const uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
-    cml_status rc = cml_trace_blocks_hooked(grid, block, 0, 1, nblocks, fn, args, &hook);
-    if (rc == CML_OK) {
-        /* Hulls start on a 64-byte boundary, so bits 2k and 2k+1 of an
-         * interval are one granule. */
-        uint64_t sectors = 0, granules = 0;
-        for (size_t i = 0; i < n; i++) {
-            const uint64_t end = i + 1 < n ? m.first[i + 1] : bits;
-            for (uint64_t b = m.first[i]; b < end; b += 2) {
-                const unsigned two = (m.bits[b >> 3] >> (b & 7u) & 1u) +
-                                     (b + 1 < end ? (m.bits[(b + 1) >> 3] >> ((b + 1) & 7u) & 1u)
-                                                  : 0u);
+    uint64_t sectors = 0, granules = 0;
+    for (unsigned k = 0; k < SPAN_ARRAYS; k++)
+        for (uint64_t i = 0; i < m->cap[k] / 8u; i++) {
+            const unsigned b = m->bits[k][i];
+            for (unsigned g = 0; g < 8u; g += 2u) {
+                const unsigned two = (b >> g & 1u) + (b >> (g + 1u) & 1u);
                 sectors += two;
                 granules += two != 0;
             }
         }
-        out->granules_known = 1;
-        out->load_sectors = sectors;
-        out->load_granules = granules;
-    }
-    free(m.bits);
-    return rc;
+    out->granules_known = 1;
+    out->load_sectors = sectors;
+    out->load_granules = granules;
 }
 
 cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
@@ -211,7 +216,7 @@ cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
     /* A grid simulated whole needs no cap (its counts are exact). */
     if (ins > SPAN_INS || cml_levels_whole(grid, block, exact))
         return CML_OK;
-    span_pass *p = malloc(sizeof *p);
+    span_pass *p = calloc(1, sizeof *p);
     if (!p)
         return CML_ENOMEM;
     for (unsigned s = 0; s < CML_MAX_SITES; s++)
@@ -230,9 +235,10 @@ cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
         out->all_bytes = union_bytes(p, CML_OP_LOAD, CML_OP_STORE);
         /* A load of what the kernel stored may be served by L2 (no DRAM
          * read): only loads apart from every store are compulsory. */
-        if (out->load_bytes + out->store_bytes == out->all_bytes)
-            rc = count_load_sectors(p, grid, block, fn, args, out);
+        if (out->load_bytes + out->store_bytes == out->all_bytes && !p->loads.lost)
+            count_load_sectors(&p->loads, out);
     }
+    bits_free(&p->loads);
     free(p);
     return rc;
 }
