@@ -347,6 +347,29 @@ static int validate_experiment(cml_lab *lab, const cml_experiment *exp, cml_resu
     return 0;
 }
 
+/* The DRAM background control's line (core/dram_background.h). */
+static void print_background(FILE *out, const cml_dram_background *b)
+{
+    if (!b->n) {
+        fprintf(out, "DRAM background: not measured; the DRAM noise floor is %.0f bytes\n",
+                CML_NOISE_FLOOR_DRAM_BYTES);
+        return;
+    }
+    fprintf(out, "DRAM background (the control of the DRAM floor: every SM waiting on the "
+                 "clock, no memory access):");
+    for (size_t i = 0; i < b->n; i++)
+        fprintf(out, "%s %.0f ms read %.0f B, written %.0f B", i ? ";" : "", b->ms[i],
+                b->read_bytes[i], b->write_bytes[i]);
+    fprintf(out, "\n  DRAM floor of a record: %.0f bytes + %.0f B/ms read, %.0f B/ms written, "
+                 "times its longest timed launch\n",
+            CML_NOISE_FLOOR_DRAM_BYTES, cml_dram_background_rate(b, 0),
+            cml_dram_background_rate(b, 1));
+}
+
+/* Idle launches of the DRAM background control, ms: from a short kernel to
+ * longer than the longest record (the hierarchy's 32 KiB copy, 83 ms). */
+static const double background_ms[] = {10, 50, 200};
+
 static int judge_file(const cml_results *r, cml_verdicts *v)
 {
     for (size_t e = 0; e < cml_experiment_count(); e++) {
@@ -418,6 +441,7 @@ static int validate_from(const cml_cli *cli)
     else
         fprintf(out, "no device: %s\n",
                 r.model_only ? "the model alone, nothing measured" : "none named in the file");
+    print_background(out, &r.background);
     fputs(experiments_heading, out);
     cml_verdicts v;
     cml_verdicts_init(&v);
@@ -606,6 +630,21 @@ int cml_cmd_validate(const cml_cli *cli)
             fprintf(out, "metric not collectable: %s: %s\n", metrics[i], mwhy);
     }
     fprintf(out, "metrics: %zu of %zu collectable\n", nok, nmet);
+    /* Before the experiments: their DRAM values are judged against it. */
+    if (cml_counters_dram_background(plan.profiler, background_ms, CML_COUNT(background_ms),
+                                     &r.background) != CML_OK) {
+        fprintf(out, "DRAM background control failed: %s\n", cml_counters_error(plan.profiler));
+        if (cml_results_diag(&r, CML_DIAG_WARNING, NULL,
+                             "validate: the DRAM background control failed (%s); DRAM values "
+                             "are judged against the fixed floor alone",
+                             cml_counters_error(plan.profiler)) != CML_OK) {
+            cml_lab_close(&lab);
+            cml_results_free(&r);
+            return CML_EXIT_FAIL;
+        }
+        memset(&r.background, 0, sizeof r.background);
+    }
+    print_background(out, &r.background);
     fputs(experiments_heading, out);
 
     cml_verdicts v;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/dram_background.h"
 #include "core/exp_desc.h"
 #include "core/peak_class.h"
 #include "cumemlab/cache.h"
@@ -158,6 +159,8 @@ typedef struct cml_results {
     int peak_given;           /* 1: peak_gbs came from --peak, not a measurement */
     int model_only;           /* 1: no GPU ran, every figure is a prediction */
     char tool_version[32];
+    /* validate's control of the DRAM noise floor (n 0: none measured). */
+    cml_dram_background background;
     /* How to draw each experiment of the results (core/exp_desc.h): what
      * the registry row said when the results were produced, or what the
      * file they were read from carries; none in files of older versions. */

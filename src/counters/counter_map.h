@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 
+#include "core/dram_background.h"
 #include "cumemlab/cache.h"
 #include "cumemlab/model.h"
 
@@ -39,7 +40,7 @@ extern "C" {
  * none (122 sectors, constant's L1 hits).
  */
 #define CML_NOISE_FLOOR_SECTOR_BYTES 32768.0
-#define CML_NOISE_FLOOR_DRAM_BYTES 262144.0
+#define CML_NOISE_FLOOR_DRAM_BYTES CML_DRAM_BACKGROUND_FIXED_BYTES
 
 typedef enum cml_ctr_kind {
     CML_CTR_EXACT = 0,

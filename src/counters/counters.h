@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/dram_background.h"
 #include "cumemlab/model.h"
 #include "gpu/gpu.h"
 
@@ -124,6 +125,17 @@ const char *cml_counters_chip(const cml_counters *c);
 size_t cml_counters_passes(const cml_counters *c);
 /* Bytes read before each range to flush L2. */
 uint64_t cml_counters_flush_bytes(const cml_counters *c);
+
+/*
+ * The DRAM background control (core/dram_background.h): n idle launches
+ * (a block of 256 threads on every SM, each waiting ms[i] milliseconds,
+ * 0 < ms <= 60000, no memory access), each profiled as a kernel is, for dram__bytes_read.sum and
+ * dram__bytes_write.sum, into *out. CML_EUNSUPPORTED (cml_counters_error
+ * says why) where the profiler cannot run or the device has no DRAM
+ * counters, CML_ECUDA for a failed launch, CML_EINVAL for bad arguments.
+ */
+cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_t n,
+                                        cml_dram_background *out);
 
 #ifdef __cplusplus
 }

@@ -141,3 +141,33 @@ extern "C" cml_status cml_ctr_cuda_noop(void *ctx)
     CML_CU_LAUNCH();
     return CML_OK;
 }
+
+/* Every thread waits on the global timer (ns) and touches no memory: the
+ * sink, the flush buffer's first word, is written only if the timer reads
+ * a value it practically never does, so the loop cannot be removed. */
+__global__ void cml_ctr_idle_kernel(unsigned long long ns, unsigned *sink)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+    if (t == 0x2bad5eed2bad5eedull)
+        sink[0] = 1u;
+}
+
+extern "C" cml_status cml_ctr_cuda_idle(void *ctx)
+{
+    const cml_ctr_idle_args *a = (const cml_ctr_idle_args *)ctx;
+    if (!a || !a->sink)
+        return CML_EINVAL;
+    /* A block of 256 threads on every SM: the GPU as busy as a kernel
+     * whose accesses stay in L1 and L2 (the DRAM reads of such kernels grow
+     * with their launch: docs/model-evidence.md §2.1). */
+    int dev = 0, sms = 0;
+    CML_CU(cudaGetDevice(&dev));
+    CML_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    cml_ctr_idle_kernel<<<(unsigned)(sms > 0 ? sms : 1), 256>>>(a->ns, (unsigned *)a->sink);
+    CML_CU_LAUNCH();
+    return CML_OK;
+}

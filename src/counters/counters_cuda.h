@@ -45,6 +45,16 @@ CML_LAUNCHER cml_status cml_ctr_cuda_sync(void);
 /* A cml_launch_fn that starts an empty kernel (ctx unused). */
 CML_LAUNCHER cml_status cml_ctr_cuda_noop(void *ctx);
 
+/* A cml_launch_fn that starts a block of 256 threads on every SM, each
+ * waiting `ns` nanoseconds on the global timer with no memory access (ctx: a cml_ctr_idle_args; sink is a
+ * device word it never writes in practice): the idle launch of the DRAM
+ * background control (core/dram_background.h). */
+typedef struct cml_ctr_idle_args {
+    unsigned long long ns;
+    void *sink;
+} cml_ctr_idle_args;
+CML_LAUNCHER cml_status cml_ctr_cuda_idle(void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

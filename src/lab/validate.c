@@ -183,14 +183,29 @@ static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo
                              c->predicted, lo, hi);
 }
 
+/* The noise floor of counter d in rec: the counter map's, and for a DRAM
+ * counter the background an idle launch as long as the record's shows,
+ * where validate measured it (bg; core/dram_background.h): its rate times
+ * the longest of the record's timed launches (the profiled launch is
+ * another one of the same kernel, its length not read). */
+static double floor_of(const cml_record *rec, const cml_counter_def *d,
+                       const cml_dram_background *bg)
+{
+    const double f = cml_counter_floor(d);
+    if (d->kind != CML_CTR_RELATIVE ||
+        (d->field != CML_CTR_DRAM_READ && d->field != CML_CTR_DRAM_WRITE))
+        return f;
+    return f + cml_dram_background_bytes(bg, d->field == CML_CTR_DRAM_WRITE, rec->timing.max_ms);
+}
+
 /* Judge one counter of rec by its map entry d: the rule, and its kind
  * before any explanation. Exact and percent as the map says; cache-level
  * ones inside the model's interval widened by the map's tolerance (of the
  * sectors the kernel asks for for L1 and L2, of the larger figure for
- * DRAM) or its floor, and not judged when measured value and model both
- * lie under the floor (cml_counter_judged). */
+ * DRAM) or its floor (floor_of), and not judged when measured value and
+ * model both lie under the floor. */
 static void judge_counter(const cml_record *rec, const cml_counter_def *d, const cml_counter *c,
-                          cml_counter_judgement *j)
+                          const cml_dram_background *bg, cml_counter_judgement *j)
 {
     memset(j, 0, sizeof *j);
     set_text(j->name, sizeof j->name, c->name);
@@ -212,14 +227,16 @@ static void judge_counter(const cml_record *rec, const cml_counter_def *d, const
         return;
     }
     model_bounds(rec, c, &j->lo, &j->hi);
-    if (!cml_counter_judged(d, c->measured, j->hi)) {
+    const double floor = floor_of(rec, d, bg);
+    if (fabs(c->measured) <= floor && fabs(j->hi) <= floor) {
         j->rule = CML_RULE_NOT_JUDGED;
         j->verdict = CML_CV_NOT_JUDGED;
+        j->floor = floor;
         return;
     }
     j->rule = CML_RULE_RELATIVE;
     j->tolerance = cml_counter_tolerance(d);
-    j->floor = cml_counter_floor(d);
+    j->floor = floor;
     double ref = level_reference(rec, d);
     if (ref <= 0) {
         /* No sectors asked for (DRAM, or none of that kind): the larger of
@@ -240,7 +257,8 @@ static void judge_counter(const cml_record *rec, const cml_counter_def *d, const
  * inside the model's interval, at least one of them judged: a control
  * without the counters it stands for (none read, none predicted, all under
  * the noise floor) proves nothing, and does not agree. */
-static int control_agrees(const cml_record *c, const char *metric_has)
+static int control_agrees(const cml_record *c, const char *metric_has,
+                          const cml_dram_background *bg)
 {
     if (c->state != CML_REC_OK || !c->measured || c->ncounters == 0)
         return 0;
@@ -251,7 +269,7 @@ static int control_agrees(const cml_record *c, const char *metric_has)
         if (!d || !strstr(x->name, metric_has))
             continue;
         cml_counter_judgement j;
-        judge_counter(c, d, x, &j);
+        judge_counter(c, d, x, bg, &j);
         if (j.verdict == CML_CV_UNEXPLAINED)
             return 0;
         judged_ones += j.verdict == CML_CV_EXACT || j.verdict == CML_CV_WITHIN;
@@ -314,7 +332,7 @@ static int explains(const cml_explained_diff *e, const cml_record *rec, const ch
     if (!e->control || !rec || !set)
         return 0;
     const cml_record *c = find_control(e, rec, set);
-    return c && control_agrees(c, e->metric_has);
+    return c && control_agrees(c, e->metric_has, &set->r->background);
 }
 
 /* The entry explaining the differing counter j of a record of experiment
@@ -405,7 +423,7 @@ cml_status cml_validate_record(const cml_experiment *exp, const cml_results *r, 
         if (!d)
             continue; /* not a counter the model speaks of */
         cml_counter_judgement *j = &js[x->ncounters++];
-        judge_counter(rec, d, c, j);
+        judge_counter(rec, d, c, &r->background, j);
         if (j->verdict != CML_CV_UNEXPLAINED)
             continue;
         /* What an explanation's bound_frac is of: the predicted wavefronts

@@ -757,6 +757,11 @@ static cml_status read_results(rd *c, const cml_jval *root, cml_results *r)
         if (!ok)
             return CML_EINVAL;
     }
+    /* dram_background: absent in files written before validate measured it
+     * (and in any other command's). */
+    v = cml_jobject_get(root, "dram_background");
+    if (v && !cml_jread_background(v, r, c->err, c->errlen))
+        return CML_EINVAL;
     /* experiments: absent in files written before they described their
      * experiments (the reports then go by the registry, chart_plan.h). */
     v = cml_jobject_get(root, "experiments");

@@ -182,6 +182,12 @@ cml_status cml_results_read_file(const char *path, cml_results *r, char *err, si
  * of memory. */
 int cml_jread_experiments(const cml_jval *v, cml_results *r, char *err, size_t errlen);
 
+/* Part of the results reader (json_read_background.c): the top-level
+ * "dram_background" v (an object or null) read into r->background. 1 read;
+ * 0 malformed, with err = "line L, column C (byte B): what" naming the
+ * member ("dram_background.controls[1].ms: out of range ..."). */
+int cml_jread_background(const cml_jval *v, cml_results *r, char *err, size_t errlen);
+
 /*
  * A results object embedded in another document (a fleet file's
  * ranks[i].results: fleet.h), read from its parsed tree by the same schema

@@ -295,6 +295,26 @@ int main(void)
     }
     cml_results_free(&r);
 
+    /* The DRAM background control (validate's, core/dram_background.h):
+     * launches that make no memory access, each profiled with the whole
+     * map; what the DRAM counters show over them is the card's (no figure
+     * is asserted: it is what validate measures), but every control is
+     * read, finite and not negative, and bad lengths are refused. */
+    {
+        const double ms[2] = {2, 20};
+        cml_dram_background bg;
+        CHECK(cml_counters_dram_background(c, ms, 2, &bg) == CML_OK);
+        CHECK_EQ_U64(bg.n, 2);
+        char what[64];
+        CHECK(cml_dram_background_check(&bg, what, sizeof what) == NULL);
+        for (size_t i = 0; i < bg.n && i < 2; i++)
+            printf("DRAM background over %.0f ms: read %.0f B, written %.0f B\n", bg.ms[i],
+                   bg.read_bytes[i], bg.write_bytes[i]);
+        const double bad[1] = {0};
+        CHECK(cml_counters_dram_background(c, bad, 1, &bg) == CML_EINVAL);
+        CHECK(cml_counters_dram_background(NULL, ms, 1, &bg) == CML_EINVAL);
+    }
+
     /* Directly: a metric this chip does not have reads NaN, the rest work. */
     cml_dbuf A = {0}, B = {0}, C = {0};
     CHECK(cml_gpu_alloc(g, &A, N * 4) == CML_OK && cml_gpu_fill_f32(g, &A, N, 1) == CML_OK);
