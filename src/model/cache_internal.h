@@ -43,10 +43,11 @@ typedef struct cml_kernel_span {
     int known;
     uint64_t load_bytes, store_bytes, all_bytes;
     /* The distinct 32-byte sectors and 64-byte granules the loads touch,
-     * counted exactly (a second pass over the load hulls; 0 with
-     * granules_known 0: the hulls too wide for its bitmap, or loads and
-     * stores touching one range, where L2 may serve a load what a store
-     * left): a cold L2 reads each at least once, the compulsory reads. */
+     * counted exactly (a bitmap per mirror array, in the same pass as the
+     * hulls; 0 with granules_known 0: a load outside the mirrors' arrays
+     * or beyond the bitmaps' 2^28 bits, or loads and stores touching one
+     * range, where L2 may serve a load what a store left): a cold L2 reads
+     * each at least once, the compulsory reads. */
     int granules_known;
     uint64_t load_sectors, load_granules;
 } cml_kernel_span;
