@@ -191,6 +191,12 @@ static cml_status write_rules(FILE *out, const void *ctx)
         cml_json_kv_double(&j, d->metric, cml_counter_floor(d) * (dram ? 1.0 : 32.0));
     }
     cml_json_end_object(&j);
+    /* The DRAM floors grow with a record's launch by what validate's
+     * background control measured (core/dram_background.h). */
+    cml_json_kv_string(&j, "dram_floor_growth",
+                       "plus the DRAM background control's rate (bytes beyond the floor per "
+                       "ms, measured by validate before the experiments: dram_background of "
+                       "its records file) times the record's longest timed launch");
     cml_json_key(&j, "explanations");
     cml_json_begin_array(&j);
     for (size_t i = 0; i < cml_experiment_count(); i++) {
