@@ -184,10 +184,11 @@ static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo
 }
 
 /* The noise floor of counter d in rec: the counter map's, and for a DRAM
- * counter the background an idle launch as long as the record's shows,
- * where validate measured it (bg; core/dram_background.h): its rate times
- * the longest of the record's timed launches (the profiled launch is
- * another one of the same kernel, its length not read). */
+ * counter what the background control (launches that make no memory
+ * access) shows over a launch as long as the record's, where validate
+ * measured it (bg; core/dram_background.h): its rate times the longest of
+ * the record's timed launches (the profiled launch is another one of the
+ * same kernel, its length not read). */
 static double floor_of(const cml_record *rec, const cml_counter_def *d,
                        const cml_dram_background *bg)
 {

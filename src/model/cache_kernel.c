@@ -531,9 +531,10 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
     /* No more whole sectors stay dirty than were dirtied whole: a horizon
      * longer than the grid's insertions (an L2 that never ages, the
      * optimistic run's) would otherwise count whole sectors the kernel
-     * never wrote, and the dirty limit's share below would take the
-     * partial ones' place (every partial sector merged with a read at the
-     * end: pitch2d's byte rows, one a row, 2.5% of the reads). */
+     * never wrote, and the residue (at most the episodes), shared between
+     * the kinds below, would leave the partial ones almost none: every
+     * partial sector merged with a read at the end (pitch2d's byte rows,
+     * one a row, 2.5% of the reads). */
     res_whole = dmin(res_whole, dmax(0.0, episodes - partials));
     double residue = dmin(episodes, res_whole + res_part);
     if (k->cfg->dirty_max_bytes)
