@@ -366,8 +366,9 @@ static void print_background(FILE *out, const cml_dram_background *b)
             cml_dram_background_rate(b, 1));
 }
 
-/* Idle launches of the DRAM background control, ms: from a short kernel to
- * longer than the longest record (the hierarchy's 32 KiB copy, 83 ms). */
+/* The DRAM background control's launches (no memory access), ms: from a
+ * short kernel to longer than the longest record (the hierarchy's 32 KiB
+ * copy, 83 ms). */
 static const double background_ms[] = {10, 50, 200};
 
 static int judge_file(const cml_results *r, cml_verdicts *v)

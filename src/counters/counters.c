@@ -472,7 +472,7 @@ cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_
     if (!v)
         return CML_ENOMEM;
     cml_status st = CML_OK;
-    for (size_t i = 0; i < n && st == CML_OK; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (!(ms[i] > 0 && ms[i] <= CML_DRAM_BACKGROUND_MAX_MS)) {
             st = CML_EINVAL;
             break;

@@ -224,7 +224,6 @@ cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
             p->h[s][op].lo = UINT64_MAX;
             p->h[s][op].hi = 0;
         }
-    p->other = 0;
     const cml_trace_hook hook = {p, on_span};
     const uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
     cml_status rc = cml_trace_blocks_hooked(grid, block, 0, 1, nblocks, fn, args, &hook);
