@@ -26,7 +26,17 @@
 
 /* ---- kernels ------------------------------------------------------------ */
 
-enum { K_READ, K_WRITE16, K_REREAD, K_STORE_OFF1, K_REREAD_CG, K_SPREAD, K_COLUMN };
+enum {
+    K_READ,
+    K_WRITE16,
+    K_REREAD,
+    K_STORE_OFF1,
+    K_REREAD_CG,
+    K_SPREAD,
+    K_COLUMN,
+    K_LAST_STORE,
+    K_PERM
+};
 
 typedef struct kargs {
     int kind;
@@ -46,6 +56,9 @@ typedef struct kargs {
  *   K_COLUMN:  C[(b*32 + lane) * 8 + w] = v for warp w of block b: a
  *              transpose's column store, each sector's 8 floats from the
  *              8 warps of one block
+ *   K_LAST_STORE: x = A[i] for every thread; the grid's last block also
+ *              stores C[tid] (256 floats, 32 sectors): stores no window of
+ *              the first blocks meets
  */
 static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
@@ -67,6 +80,16 @@ static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
     case K_COLUMN:
         cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
                  C + 4 * (((uint64_t)t->bid.x * 32 + t->tid.x % 32) * 8 + t->tid.x / 32));
+        break;
+    case K_LAST_STORE:
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, A + 4 * i);
+        if ((uint64_t)t->bid.x + 1u == t->gdim.x)
+            cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * t->tid.x);
+        break;
+    case K_PERM:
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CG, 4,
+                 A + 4 * (i * UINT64_C(2654435761) % (UINT64_C(1) << 24)));
+        cml_emit(e, 1, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4, C + 4 * i);
         break;
     case K_SPREAD: {
         const uint64_t rows = UINT64_C(1) << 18;
@@ -276,6 +299,55 @@ static void test_spread_fits(void)
     CHECK(lv.dram_write_bytes > 0);
 }
 
+/* ---- a gather over a whole array, beyond the window ------------------------ */
+
+/*
+ * K_PERM over 2^24 threads: 2^19 warps of one load and one store, 2^20
+ * warp instructions (beyond CML_SPAN_INS). Each lane reads its own sector,
+ * and the window's loads hardly ever meet a granule twice: every L2 read
+ * sector costs a 64-byte granule, whose other half some later block asks
+ * for. Carried to the end, the window's rate says 2^24 x 64 = 1 GiB, and
+ * so did the optimistic run, the low end: an L2 that keeps everything
+ * reads each of A's granules once, 64 MiB. The span pass (granules half of
+ * which the window never asked for) counts them: lo = 64 MiB exactly. C
+ * (64 MiB) and A do not fit in L2 together: the point keeps the window's
+ * rate, above the low end.
+ */
+static void test_whole_array_gather(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    kargs a = {K_PERM, UINT64_C(1) << 24};
+    cml_levels lv = levels_of(&c, &a);
+    CHECK(lv.sampled);
+    CHECK_EQ_U64(lv.lo.dram_read_bytes, 64 * MIB);
+    CHECK(lv.dram_read_bytes > 512 * MIB);
+    CHECK_RANGE(lv, l2_write_sectors, UINT64_C(1) << 21, UINT64_C(1) << 21, UINT64_C(1) << 21);
+}
+
+/* ---- stores no window meets ------------------------------------------------------ */
+
+/*
+ * K_LAST_STORE over 2^22 threads (16384 blocks, sampled): the window of
+ * the first blocks meets no store, so there is no rate to carry to the
+ * last block's 32 store sectors. Each is taken as dirtied anew and, as
+ * the kernel's last stores, still dirty in L2 at its end (1 KiB, within
+ * every horizon): no write-back while the kernel runs (the point), each
+ * written back once at most (hi 1 KiB). DRAM reads: the 16 MiB of A.
+ */
+static void test_unseen_stores(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    kargs a = {K_LAST_STORE, UINT64_C(1) << 22};
+    cml_levels lv = levels_of(&c, &a);
+    CHECK(lv.sampled);
+    CHECK_RANGE(lv, l2_write_sectors, 32, 32, 32);
+    CHECK_RANGE(lv, dram_write_bytes, 0, 0, 1 * KIB);
+    CHECK_EQ_U64(lv.l2_dirty_end_bytes, 1 * KIB);
+    CHECK_RANGE(lv, dram_read_bytes, 16 * MIB, 16 * MIB, 16 * MIB);
+}
+
 /* ---- the intervals in results files ------------------------------------------ */
 
 /* The text of `member` in the first object after `key` (the writer's
@@ -457,6 +529,8 @@ int main(void)
     test_l1_merge();
     test_partial_horizon();
     test_spread_fits();
+    test_unseen_stores();
+    test_whole_array_gather();
     test_json();
     return cml_test_summary("test_cache_bounds");
 }

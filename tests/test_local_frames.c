@@ -69,9 +69,44 @@ static void test_footprint(void)
     CHECK_EQ_U64(lv.footprint_bytes, 3072);
 }
 
+/*
+ * The same kernel over 2^15 blocks (65536 warps, 262144 warp instructions:
+ * sampled; the window of the first blocks runs one wave or two, and
+ * carried to the rest its new frames would say every warp's own). The
+ * span pass finds a thread's frame, 16 bytes, so a warp's 512 B, and the
+ * grid's local bytes are its 8 slots' frames: 4096 B, the footprint.
+ * 4096 B fits every L2 and every horizon: each stored sector is dirtied
+ * once (128 sectors) and still dirty at the end, so no DRAM write while
+ * the kernel runs (lo, point) and each written back once at most (hi:
+ * 4096). L2 writes: every store sector, 65536 warps x 16.
+ */
+static void test_frames_sampled(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    c.sm_count = 2;
+    c.resident_blocks = 2;
+    const cml_dim3 grid = {1u << 15, 1, 1}, block = {64, 1, 1};
+    cml_kernel_traffic k;
+    memset(&k, 0, sizeof k);
+    CHECK(cml_trace_kernel(CML_RULES_MODERN, grid, block, kernel, NULL, &k) == CML_OK);
+    cml_levels lv;
+    memset(&lv, 0, sizeof lv);
+    CHECK(cml_trace_levels(&c, grid, block, kernel, NULL, &k, &lv) == CML_OK);
+    CHECK(lv.sampled);
+    CHECK_EQ_U64(lv.footprint_bytes, 4096);
+    CHECK_EQ_U64(lv.l2_write_sectors, UINT64_C(65536) * 16u);
+    CHECK_EQ_U64(lv.lo.dram_write_bytes, 0);
+    CHECK_EQ_U64(lv.dram_write_bytes, 0);
+    CHECK_EQ_U64(lv.hi.dram_write_bytes, 4096);
+    CHECK_EQ_U64(lv.l2_dirty_end_bytes, 4096);
+    CHECK_EQ_U64(lv.dram_read_bytes, 0);
+}
+
 int main(void)
 {
     test_slots();
     test_footprint();
+    test_frames_sampled();
     return cml_test_summary("test_local_frames");
 }

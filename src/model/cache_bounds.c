@@ -146,6 +146,38 @@ static uint64_t umax(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
+/* Whether a sampled grid beyond CML_SPAN_INS gets the span pass. A cost
+ * choice, never a bound's width: the bounds hold with the span or without
+ * it, the span only narrows them. The pass runs every thread once: the
+ * model-only tour takes 8-9 s with this rule (7 grids get it: the hot
+ * gathers, the whole-array gathers of stride and expr, the local frames),
+ * 6 s without it, 12-13 s when any excess of DRAM bytes over the L2 read
+ * sectors counts as overfetch, 45 s when every grid up to
+ * CML_SPAN_INS_WIDE gets it (the development machine, 2026-11-28). It is
+ * spent where the window of the first blocks says least about the rest:
+ * rates that did not settle (a gather over a table meets cold sectors to
+ * the window's end and would carry their misses to the rest of the grid),
+ * granules half of which the window never asked for, and local frames
+ * that later waves take back. */
+static int span_worth(const cml_levels *pt, const cml_cache_config *c,
+                      const cml_kernel_traffic *exact, uint64_t nblocks)
+{
+    /* Local frames a later wave's blocks take back from the first's (the
+     * window of the first blocks never reaches a second wave): what the
+     * grid touches is its slots' frames, not a frame a block. */
+    const int local = exact && (exact->cls[CML_CLASS_LOCAL_LD].instructions ||
+                                exact->cls[CML_CLASS_LOCAL_ST].instructions);
+    /* Every L2 read sector a 64-byte granule of its own from DRAM, whose
+     * other sector no load of the window asked for: a gather over a
+     * whole array, whose later blocks may ask for it. (A misaligned
+     * stream fetches a few more bytes than it reads, not twice.) */
+    const int overfetch = pt->dram_read_bytes >= 2u * CML_SECTOR_BYTES * pt->l2_read_sectors &&
+                          pt->l2_read_sectors > 0;
+    return pt->sampled &&
+           (!pt->settled || overfetch ||
+            (local && nblocks > (uint64_t)c->sm_count * pt->resident_blocks));
+}
+
 cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 block,
                             cml_thread_fn fn, const void *args, const cml_kernel_traffic *exact,
                             cml_levels *out)
@@ -162,9 +194,17 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
     pessimistic(&cp);
     /* What the grid can touch, once for the four runs (cache_span.c). */
     cml_kernel_span sp;
-    cml_status rc = cml_kernel_span_get(grid, block, fn, args, exact, &sp);
+    cml_status rc = cml_kernel_span_get(grid, block, fn, args, exact, CML_SPAN_INS, &sp);
     if (rc == CML_OK)
         rc = cml_trace_levels_run_span(c, grid, block, fn, args, exact, &sp, &pt, &pt_part);
+    /* A larger grid gets the span where span_worth says so (up to
+     * CML_SPAN_INS_WIDE), and the point is run again with it. */
+    if (rc == CML_OK && !sp.known &&
+        span_worth(&pt, c, exact, (uint64_t)grid.x * grid.y * grid.z)) {
+        rc = cml_kernel_span_get(grid, block, fn, args, exact, CML_SPAN_INS_WIDE, &sp);
+        if (rc == CML_OK && sp.known)
+            rc = cml_trace_levels_run_span(c, grid, block, fn, args, exact, &sp, &pt, &pt_part);
+    }
     if (rc == CML_OK)
         rc = cml_trace_levels_run_span(&co, grid, block, fn, args, exact, &sp, &opt, &unused);
     if (rc == CML_OK)

@@ -36,7 +36,7 @@ cml_status cml_cache_sim_reset(cml_cache_sim *s, const cml_cache_config *c, uint
  * The most a grid's global accesses can touch (cache_span.c): the union of
  * the hulls of each load site's addresses (load_bytes), each store site's
  * (store_bytes) and all of them (all_bytes), rounded out to 64 bytes.
- * known 0: not computed (a grid too large for the pass, local or copy-engine
+ * known 0: not computed (a grid too large for the pass, or copy-engine
  * accesses, whose addresses the hulls do not bound).
  */
 typedef struct cml_kernel_span {
@@ -50,7 +50,20 @@ typedef struct cml_kernel_span {
      * each at least once, the compulsory reads. */
     int granules_known;
     uint64_t load_sectors, load_granules;
+    /* Local memory, backed per warp slot (cache_sectors.c: a warp's frame
+     * word-interleaved, 32 lanes a word): the bytes of one warp's frame,
+     * up to the highest offset any thread touches, and whether loads and
+     * stores touch it. The grid's local bytes are that frame times the
+     * warp slots it runs in (cml_kernel_span_local); the hulls above are
+     * of global accesses alone. */
+    uint64_t local_warp_bytes;
+    int local_loads, local_stores;
 } cml_kernel_span;
+
+/* The local bytes a grid of `warps` warps touches at most, running in
+ * `slots` warp slots: each slot's frame (0 without local accesses or
+ * with s unknown). */
+uint64_t cml_kernel_span_local(const cml_kernel_span *s, uint64_t warps, uint64_t slots);
 
 /* The compulsory DRAM reads of a grid whose L2 starts cold: every granule
  * (c->dram_granule) its loads touch once; UINT64_MAX when not known. */
@@ -60,15 +73,24 @@ uint64_t cml_kernel_span_compulsory(const cml_kernel_span *s, const cml_cache_co
  * to cap: the span is not needed). */
 int cml_levels_whole(cml_dim3 grid, cml_dim3 block, const cml_kernel_traffic *exact);
 
-/* The span of a grid with the exact traffic `exact` (NULL: not computed).
+/* The span of a grid with the exact traffic `exact` (NULL: not computed)
+ * and at most max_ins warp instructions (a larger one: not computed).
  * CML_ENOMEM, or a mirror's error. */
 cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
                                const void *args, const cml_kernel_traffic *exact,
-                               cml_kernel_span *out);
+                               uint64_t max_ins, cml_kernel_span *out);
 
-/* 1 when s is known and all of it fits in c's L2 at once (each line once
- * per partition): no L2 miss but the first touch of a sector. */
-int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c);
+/* The pass's limits, a cost and never a bound's width (cache_span.c
+ * says why): every sampled grid up to CML_SPAN_INS warp instructions;
+ * up to CML_SPAN_INS_WIDE one whose window's rates did not settle
+ * (span_worth, cache_bounds.c). */
+#define CML_SPAN_INS (UINT64_C(3) << 18)
+#define CML_SPAN_INS_WIDE (UINT64_C(1) << 22)
+
+/* 1 when s is known and all of it, with `local` bytes of local frames
+ * (cml_kernel_span_local), fits in c's L2 at once (each line once per
+ * partition): no L2 miss but the first touch of a sector. */
+int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c, uint64_t local);
 
 /*
  * cml_trace_levels under c alone, without its interval (out->bounded 0):

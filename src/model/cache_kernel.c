@@ -485,12 +485,25 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
      * only on a sector's first touch, at most the loads' span (a window of
      * cold misses, e.g. a gather over a whole array, would carry its miss
      * rate to reads that hit). */
-    const int fits = cml_kernel_span_fits(k->span, k->cfg);
+    /* Local frames come back with every block that takes a finished one's
+     * warp slot (cml_cache_warp_slot): the grid's are its slots' frames. */
+    const uint64_t wpb = k->f.warps_per_block;
+    const uint64_t local = cml_kernel_span_local(k->span, k->nblocks * wpb,
+                                                 (uint64_t)k->sms * k->resident * wpb);
+    const int fits = cml_kernel_span_fits(k->span, k->cfg, local);
     double miss_read = (double)w->st.miss_read_bytes + ld_rest * read_rate(h, w);
     double episodes = (double)w->st.episodes +
                       st_rest * ratio((double)(w->st.episodes - h->st.episodes), dst);
+    /* Stores the window's second half never met (blocks that store their
+     * result at their end, past the window: a reduction's sums) have no
+     * rate to carry: each of their sectors is taken as dirtied anew, and
+     * as the kernel's last stores, still held dirty at the end up to the
+     * horizon (written back after the kernel, not while it runs). */
+    const double unseen = dst > 0 ? 0.0 : st_rest;
+    episodes += unseen;
     if (fits)
-        miss_read = dmin(miss_read, (double)k->span->load_bytes);
+        miss_read = dmin(miss_read,
+                         (double)(k->span->load_bytes + (k->span->local_loads ? local : 0)));
     /* Dirty sectors by kind: those still partial (or merged partial) and
      * the rest, whole. */
     const double pw = (double)(w->st.partial_now + w->st.merges);
@@ -509,16 +522,18 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
                                      CML_SECTOR_BYTES);
     const double h_whole = age_whole > 0 && age_whole < l2_sectors ? age_whole : l2_sectors;
     const double h_part = age_part > 0 && age_part < l2_sectors ? age_part : l2_sectors;
-    double res_whole = share_whole * h_whole;
+    double res_whole = share_whole * h_whole + dmin(unseen, h_whole);
     double res_part = dmin(partials, share_part * h_part);
     if (fits) {
         /* L2 takes in at most the span (nothing is evicted, so nothing comes
          * back): a kind whose horizon is longer never ages, and all of it
          * written is still dirty at the end (the window's dirty share of
          * its insertions, cold misses mostly, would say less). */
-        const double taken = (double)(k->span->all_bytes / CML_SECTOR_BYTES);
+        const double taken = (double)((k->span->all_bytes + local) / CML_SECTOR_BYTES);
         const double dmax_s = (double)(k->cfg->dirty_max_bytes / CML_SECTOR_BYTES);
-        const double stored = (double)(k->span->store_bytes / CML_SECTOR_BYTES);
+        const double stored =
+            (double)((k->span->store_bytes + (k->span->local_stores ? local : 0)) /
+                     CML_SECTOR_BYTES);
         if (taken <= h_whole && taken <= h_part && (dmax_s == 0 || stored <= dmax_s)) {
             episodes = dmin(episodes, stored); /* each sector dirtied once */
             partials = dmin(partials, episodes);
@@ -548,8 +563,8 @@ static cml_status sampled(kernel *k, const cml_kernel_traffic *exact, cml_levels
     k->partial_end = round_u64(CML_SECTOR_BYTES * kept_part);
     out->footprint_bytes =
         round_u64((double)w->lv.footprint_bytes + (ld_rest + st_rest) * footprint_rate(h, w));
-    if (k->span && k->span->known && out->footprint_bytes > k->span->all_bytes)
-        out->footprint_bytes = k->span->all_bytes;
+    if (k->span && k->span->known && out->footprint_bytes > k->span->all_bytes + local)
+        out->footprint_bytes = k->span->all_bytes + local;
     out->resident_blocks = w->lv.resident_blocks;
     out->l1_bytes = w->lv.l1_bytes;
     out->simulated_blocks = rep_blocks + done;
@@ -574,7 +589,7 @@ cml_status cml_trace_levels_run(const cml_cache_config *c, cml_dim3 grid, cml_di
     if (!fn || !out || !valid_grid(grid, block))
         return CML_EINVAL;
     cml_kernel_span span;
-    cml_status rc = cml_kernel_span_get(grid, block, fn, args, exact, &span);
+    cml_status rc = cml_kernel_span_get(grid, block, fn, args, exact, CML_SPAN_INS, &span);
     if (rc != CML_OK)
         return rc;
     return cml_trace_levels_run_span(c, grid, block, fn, args, exact, &span, out,

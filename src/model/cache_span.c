@@ -17,13 +17,17 @@
  * sectors and granules are the compulsory DRAM reads, the lower bound of
  * DRAM reads (cache_bounds.c), exact where the sampled run's rates round
  * it up (pitch2d's byte rows: 2.5%). Only sampled grids of at most
- * SPAN_INS warp instructions get one: the experiments' L2-footprint rows
- * on the cards validated (pitch2d's byte rows at an H200's 30 MiB, about
- * 666000; the hot gather and the stride's permutation, about 157000), not
- * their DRAM-footprint ones, whose arrays never fit. The model-only tour
- * takes 5.0 s with this limit, 3.1 s at 2^17 and 18.6 s at 2^20 (the
- * development machine, 2026-11-28, one pass; the hulls and the sectors
- * took a pass each before).
+ * CML_SPAN_INS warp instructions get one (cache_internal.h): the
+ * experiments' L2-footprint rows on the cards validated (pitch2d's byte
+ * rows at an H200's 30 MiB, about 666000; the hot gather and the stride's
+ * permutation, about 157000), not their DRAM-footprint ones, whose arrays
+ * never fit; and up to CML_SPAN_INS_WIDE those whose window's rates did
+ * not settle (cache_bounds.c): the hot gather's DRAM-footprint rows (2^20
+ * on an H100, 1966080 on an H200), whose window still meets cold table
+ * sectors at its end. The model-only tour takes 5.0 s with the first
+ * limit, 3.1 s at 2^17 and 18.6 s at 2^20 (the development machine,
+ * 2026-11-28, one pass; the hulls and the sectors took a pass each
+ * before).
  */
 #include "cumemlab/cache.h"
 #include "model/cache_internal.h"
@@ -32,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPAN_INS (UINT64_C(3) << 18)
 /* The hulls are rounded out to the largest DRAM granule: an upper bound of
  * the granules (32 or 64 bytes) a read can fetch. */
 #define SPAN_ALIGN UINT64_C(64)
@@ -56,7 +59,9 @@ typedef struct sector_bits {
 
 typedef struct span_pass {
     hull h[CML_MAX_SITES][CML_OP_COUNT];
-    int other; /* a local or bulk access: addresses the hulls cannot bound */
+    int other; /* a copy-engine access: addresses the hulls cannot bound */
+    uint64_t local_hi; /* local frame offsets, [0, local_hi) of each thread */
+    int local_loads, local_stores;
     sector_bits loads;
 } span_pass;
 
@@ -99,6 +104,15 @@ static cml_status on_span(void *user, uint64_t block, unsigned warp, unsigned si
     (void)warp;
     if (a->space == CML_SPACE_SHARED || a->space == CML_SPACE_CONSTANT)
         return CML_OK; /* never reach L2 */
+    if (a->space == CML_SPACE_LOCAL && a->cache != CML_CACHE_BULK && a->op < CML_OP_COUNT) {
+        /* A thread's frame offsets: the frame a warp slot holds. */
+        for (unsigned l = 0; l < CML_WARP_SIZE; l++)
+            if (a->active >> l & 1u && a->addr[l] + a->width > p->local_hi)
+                p->local_hi = a->addr[l] + a->width;
+        p->local_loads |= a->op == CML_OP_LOAD;
+        p->local_stores |= a->op == CML_OP_STORE;
+        return CML_OK;
+    }
     if (a->space != CML_SPACE_GLOBAL || a->cache == CML_CACHE_BULK || site >= CML_MAX_SITES ||
         a->op >= CML_OP_COUNT) {
         p->other = 1;
@@ -204,17 +218,16 @@ static void count_load_sectors(const sector_bits *m, cml_kernel_span *out)
 
 cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
                                const void *args, const cml_kernel_traffic *exact,
-                               cml_kernel_span *out)
+                               uint64_t max_ins, cml_kernel_span *out)
 {
     memset(out, 0, sizeof *out);
-    if (!exact || exact->bulk.instructions || exact->cls[CML_CLASS_LOCAL_LD].instructions ||
-        exact->cls[CML_CLASS_LOCAL_ST].instructions)
+    if (!exact || exact->bulk.instructions)
         return CML_OK;
     uint64_t ins = 0;
     for (int c = 0; c < CML_CLASS_COUNT; c++)
         ins += exact->cls[c].instructions;
     /* A grid simulated whole needs no cap (its counts are exact). */
-    if (ins > SPAN_INS || cml_levels_whole(grid, block, exact))
+    if (ins > max_ins || cml_levels_whole(grid, block, exact))
         return CML_OK;
     span_pass *p = calloc(1, sizeof *p);
     if (!p)
@@ -236,6 +249,11 @@ cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
          * read): only loads apart from every store are compulsory. */
         if (out->load_bytes + out->store_bytes == out->all_bytes && !p->loads.lost)
             count_load_sectors(&p->loads, out);
+        /* Word-interleaved (cache_sectors.c): a frame word of 32 lanes is
+         * 128 bytes, so a warp's frame is 32 times the thread's, in words. */
+        out->local_warp_bytes = (p->local_hi + 3u) / 4u * 4u * CML_WARP_SIZE;
+        out->local_loads = p->local_loads;
+        out->local_stores = p->local_stores;
     }
     bits_free(&p->loads);
     free(p);
@@ -249,8 +267,15 @@ uint64_t cml_kernel_span_compulsory(const cml_kernel_span *s, const cml_cache_co
     return c->dram_granule == 64 ? s->load_granules * 64u : s->load_sectors * CML_SECTOR_BYTES;
 }
 
-int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c)
+uint64_t cml_kernel_span_local(const cml_kernel_span *s, uint64_t warps, uint64_t slots)
+{
+    if (!s || !s->known)
+        return 0;
+    return s->local_warp_bytes * (warps < slots ? warps : slots);
+}
+
+int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c, uint64_t local)
 {
     /* Two partitions may hold a line twice (a far read's copy). */
-    return s && s->known && s->all_bytes * c->l2_partitions <= c->l2_bytes;
+    return s && s->known && (s->all_bytes + local) * c->l2_partitions <= c->l2_bytes;
 }

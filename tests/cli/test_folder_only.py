@@ -88,6 +88,11 @@ TWO_FILE_EXTRA = {
     "hierarchy/hierarchy_model_decl.h":
         "the model's declarations (capacity rule, geometry, mirrors, cache levels), out of "
         "hierarchy_body.h, which with them passed 900 lines; the body header includes it",
+    "hierarchy/hierarchy_kernels.h":
+        "the kernels, launchers and checkers (nvcc only, about 260 lines), out of "
+        "hierarchy_body.h, which with them passed 800 lines (816); the body header includes "
+        "it at its end under __CUDACC__, so the generated kernels' file still includes the "
+        "body header alone",
     "hierarchy/hierarchy_levels.c":
         "the cache levels of hierarchy's launches in closed form with their intervals (issue "
         "22): a model of its own, about 250 lines that neither hierarchy.c nor "

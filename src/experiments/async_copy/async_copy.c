@@ -232,6 +232,11 @@ static cml_status trace_launch(cml_record *rec, const async_args *a, const async
         rec->levels.l2_write_sectors += w;
         rec->levels.lo.l2_write_sectors += w;
         rec->levels.hi.l2_write_sectors += w;
+        /* The sums are the kernel's last stores: L2 still holds them dirty
+         * at its end (the point), and each is written back at most once,
+         * during the kernel or after it (the bound). */
+        rec->levels.l2_dirty_end_bytes += w * CML_SECTOR_BYTES;
+        rec->levels.hi.dram_write_bytes += w * CML_SECTOR_BYTES;
     } else {
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "model: %s", tmp->note[0] ? tmp->note : cml_status_str(st));
