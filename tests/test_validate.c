@@ -20,6 +20,7 @@
 #define LD_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 #define SLD_WAVES "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 #define SLD_CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+#define SST_WAVES "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 #define L2_READ "lts__t_sectors_srcunit_tex_op_read.sum"
 #define DRAM_WRITE "dram__bytes_write.sum"
 
@@ -510,6 +511,70 @@ static void test_dram_background(void)
 }
 
 /* The kinds' names as the JSON writes them and the summary prints them. */
+/*
+ * Blocks sharing an SM (docs/model-evidence.md §4.3): a shared counter is
+ * judged inside [pattern, pattern + what the other blocks can cost it].
+ * The model's kernel: 1000 shared store wavefronts, 1000 shared load
+ * wavefronts (no conflict), 500 global load sectors, 400 global store
+ * sectors. Two blocks an SM: a shared load's wavefronts can be counted
+ * again once per other data-array operation: 1000 store wavefronts + 2 x
+ * 500 load sectors (fill and read) + 400 store sectors = 2400, so loads
+ * [1000, 3400] and their conflicts [0, 2400]; the stores' own bound is
+ * 1000 + 1000 + 400 = 2400 too. One block an SM: a point, as before.
+ */
+static void shared_kernel(cml_record *rec, unsigned resident)
+{
+    cml_kernel_traffic *m = &rec->model[CML_RULES_MODERN];
+    m->cls[CML_CLASS_SHARED_ST].wavefronts = 1000;
+    m->cls[CML_CLASS_SHARED_LD].wavefronts = 1000;
+    m->cls[CML_CLASS_GLOBAL_LD].sectors = 500;
+    m->cls[CML_CLASS_GLOBAL_ST].sectors = 400;
+    rec->has_levels = 1;
+    rec->levels.resident_blocks = resident;
+}
+
+static void test_shared_contention(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    cml_record *a = add(&r, "k=1");
+    shared_kernel(a, 2);
+    counter(a, SLD_WAVES, 1300, 1000);
+    counter(a, SLD_CONFLICTS, 300, 0);
+    counter(a, SST_WAVES, 1000, 1000);
+    cml_record *b = add(&r, "k=2"); /* at the bounds, and one past */
+    shared_kernel(b, 2);
+    counter(b, SLD_WAVES, 3400, 1000);
+    counter(b, SLD_CONFLICTS, 2401, 0);
+    counter(b, SST_WAVES, 999, 1000); /* never fewer than the pattern */
+    cml_record *c = add(&r, "k=3"); /* one block an SM: the pattern exactly */
+    shared_kernel(c, 1);
+    counter(c, SLD_WAVES, 1001, 1000);
+    cml_verdicts v;
+    cml_verdicts_init(&v);
+    const cml_verdict_rec *x = judge(NULL, &r, 0, &v);
+    CHECK(x->verdict == CML_VERDICT_AGREE);
+    CHECK(x->counters[0].rule == CML_RULE_INTERVAL && x->counters[0].verdict == CML_CV_WITHIN);
+    CHECK(x->counters[0].lo == 1000 && x->counters[0].hi == 3400);
+    CHECK(x->counters[1].lo == 0 && x->counters[1].hi == 2400);
+    CHECK(x->counters[1].verdict == CML_CV_WITHIN);
+    CHECK(x->counters[2].verdict == CML_CV_EXACT && x->counters[2].hi == 3400);
+    CHECK_STR_EQ(cml_rule_name(CML_RULE_INTERVAL), "interval");
+    x = judge(NULL, &r, 1, &v);
+    CHECK(x->counters[0].verdict == CML_CV_WITHIN);
+    CHECK(x->counters[1].verdict == CML_CV_UNEXPLAINED);
+    CHECK(x->counters[2].verdict == CML_CV_UNEXPLAINED);
+    x = judge(NULL, &r, 2, &v);
+    CHECK(x->counters[0].rule == CML_RULE_EXACT && x->counters[0].verdict == CML_CV_UNEXPLAINED);
+    CHECK(x->counters[0].lo == 1000 && x->counters[0].hi == 1000);
+    CHECK_EQ_U64(cml_shared_contention_bound(&a->model[CML_RULES_MODERN], CML_CLASS_SHARED_ST, 2),
+                 2400);
+    CHECK_EQ_U64(cml_shared_contention_bound(&a->model[CML_RULES_MODERN], CML_CLASS_GLOBAL_LD, 2),
+                 0);
+    cml_verdicts_free(&v);
+    cml_results_free(&r);
+}
+
 static void test_names(void)
 {
     static const char *const json[] = {"exact", "within-interval", "explained", "not-judged",
@@ -537,6 +602,7 @@ int main(void)
     test_relative();
     test_interval();
     test_dram_background();
+    test_shared_contention();
     test_names();
     return cml_test_summary("test_validate");
 }

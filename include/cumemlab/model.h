@@ -148,6 +148,23 @@ typedef struct cml_kernel_traffic {
     cml_traffic bulk;
 } cml_kernel_traffic;
 
+/*
+ * The most shared-memory wavefronts of class `shared` (CML_CLASS_SHARED_LD
+ * or _ST) that blocks sharing an SM can add to the pattern's own
+ * (cls[shared].wavefronts), which the profiler reports as bank conflicts
+ * (docs/model.md §5.2, docs/model-evidence.md §4.3). A wavefront is
+ * counted again when another block's access of another kind takes the
+ * SM's L1TEX data array in its cycle: at most once for each such access,
+ * so at most the kernel's other data-array operations: the other shared
+ * class's wavefronts, two for each global or local load sector (its fill
+ * and its read), one for each store sector and each copy-engine sector.
+ * 0 when at most one block is resident on an SM (`resident_blocks`: a
+ * block's own accesses never cost its wavefronts any, measured), or when
+ * `shared` is not a shared-memory class.
+ */
+uint64_t cml_shared_contention_bound(const cml_kernel_traffic *t, cml_class shared,
+                                     unsigned resident_blocks);
+
 typedef struct cml_dim3 { uint32_t x, y, z; } cml_dim3;
 
 /* What a thread of the mirrored kernel knows about itself. */

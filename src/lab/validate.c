@@ -199,6 +199,24 @@ static double floor_of(const cml_record *rec, const cml_counter_def *d,
     return f + cml_dram_background_bytes(bg, d->field == CML_CTR_DRAM_WRITE, rec->timing.max_ms);
 }
 
+/* The most wavefronts blocks sharing an SM can add to a shared-memory
+ * counter d of rec (cml_shared_contention_bound: its wavefronts or its
+ * bank conflicts, the same excess); 0 for any other counter, or where the
+ * model runs one block an SM. The blocks an SM holds are the model's
+ * schedule's (its levels), else its limits for the record's block (the
+ * GPU may hold fewer, never more: registers only take blocks away). */
+static uint64_t shared_contention(const cml_record *rec, const cml_counter_def *d)
+{
+    if ((d->field != CML_CTR_WAVEFRONTS && d->field != CML_CTR_BANK_CONFLICTS) ||
+        (d->cls != CML_CLASS_SHARED_LD && d->cls != CML_CLASS_SHARED_ST) || !rec->has_model)
+        return 0;
+    unsigned resident = rec->has_levels ? rec->levels.resident_blocks : 0;
+    if (!resident && rec->block && rec->cache.max_threads_per_sm)
+        resident = cml_cache_resident_blocks(&rec->cache, rec->block);
+    return cml_shared_contention_bound(&rec->model[CML_RULES_MODERN], (cml_class)d->cls,
+                                       resident);
+}
+
 /* Judge one counter of rec by its map entry d: the rule, and its kind
  * before any explanation. Exact and percent as the map says; cache-level
  * ones inside the model's interval widened by the map's tolerance (of the
@@ -218,6 +236,19 @@ static void judge_counter(const cml_record *rec, const cml_counter_def *d, const
     if (!c->has_prediction || d->kind == CML_CTR_INFO) {
         j->rule = CML_RULE_NONE;
         j->verdict = CML_CV_INFO;
+        return;
+    }
+    const uint64_t contention = shared_contention(rec, d);
+    if (contention) {
+        /* Blocks sharing an SM: the pattern's wavefronts at least, at most
+         * those another block's accesses can cost it more. */
+        j->rule = CML_RULE_INTERVAL;
+        j->lo = c->predicted;
+        j->hi = c->predicted + (double)contention;
+        if (!(c->measured >= j->lo && c->measured <= j->hi))
+            j->verdict = CML_CV_UNEXPLAINED; /* also a NaN */
+        else if (c->measured != c->predicted)
+            j->verdict = CML_CV_WITHIN;
         return;
     }
     if (d->kind != CML_CTR_RELATIVE) {
@@ -598,6 +629,7 @@ const char *cml_rule_name(cml_rule r)
     case CML_RULE_PERCENT: return "percent";
     case CML_RULE_RELATIVE: return "relative";
     case CML_RULE_NOT_JUDGED: return "not-judged";
+    case CML_RULE_INTERVAL: return "interval";
     }
     return "invalid";
 }

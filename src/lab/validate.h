@@ -70,7 +70,11 @@ typedef enum cml_rule {
     CML_RULE_PERCENT,        /* within 0.01 percentage points */
     CML_RULE_RELATIVE,       /* lo - slack <= measured <= hi + slack, slack the larger of
                                 tolerance * reference and the floor */
-    CML_RULE_NOT_JUDGED      /* a cache-level counter under its noise floor */
+    CML_RULE_NOT_JUDGED,     /* a cache-level counter under its noise floor */
+    CML_RULE_INTERVAL        /* lo <= measured <= hi, no tolerance: a shared-memory
+                                counter where blocks share an SM (lo the pattern's,
+                                hi with what other blocks can cost it:
+                                cml_shared_contention_bound) */
 } cml_rule;
 
 /* What `validate` appends to a record's variant to name the footprint it

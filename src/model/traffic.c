@@ -104,3 +104,16 @@ uint64_t cml_array_base(unsigned k)
 {
     return cml_array_base_inline(k);
 }
+
+uint64_t cml_shared_contention_bound(const cml_kernel_traffic *t, cml_class shared,
+                                     unsigned resident_blocks)
+{
+    if (!t || resident_blocks < 2 ||
+        (shared != CML_CLASS_SHARED_LD && shared != CML_CLASS_SHARED_ST))
+        return 0;
+    const cml_class other = shared == CML_CLASS_SHARED_LD ? CML_CLASS_SHARED_ST : CML_CLASS_SHARED_LD;
+    return t->cls[other].wavefronts +
+           2u * (t->cls[CML_CLASS_GLOBAL_LD].sectors + t->cls[CML_CLASS_LOCAL_LD].sectors) +
+           t->cls[CML_CLASS_GLOBAL_ST].sectors + t->cls[CML_CLASS_LOCAL_ST].sectors +
+           t->bulk.sectors;
+}
