@@ -430,7 +430,7 @@ static void test_interval(void)
 
 /*
  * The DRAM floor of a long launch: 262144 bytes, and what the background
- * control (an idle launch, core/dram_background.h) shows beyond them, at
+ * control (launches keeping L2 busy, core/dram_background.h) shows beyond them, at
  * its rate over the record's longest timed launch. The control: 200 ms with
  * 14 units of 256 KiB written (3670016 B: (3670016 - 262144) / 200 =
  * 17039.36 B/ms) and 1.6 MB read ((1600000 - 262144) / 200 = 6689.28 B/ms;

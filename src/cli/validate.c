@@ -355,8 +355,8 @@ static void print_background(FILE *out, const cml_dram_background *b)
                 CML_NOISE_FLOOR_DRAM_BYTES);
         return;
     }
-    fprintf(out, "DRAM background (the control of the DRAM floor: every SM waiting on the "
-                 "clock, no memory access):");
+    fprintf(out, "DRAM background (the control of the DRAM floor: every SM reading 32 KiB "
+                 "from L2, no DRAM access of its own):");
     for (size_t i = 0; i < b->n; i++)
         fprintf(out, "%s %.0f ms read %.0f B, written %.0f B", i ? ";" : "", b->ms[i],
                 b->read_bytes[i], b->write_bytes[i]);
@@ -366,7 +366,8 @@ static void print_background(FILE *out, const cml_dram_background *b)
             cml_dram_background_rate(b, 1));
 }
 
-/* The DRAM background control's launches (no memory access), ms: from a
+/* The DRAM background control's launches (L2 busy, no DRAM access of
+ * their own), ms: from a
  * short kernel to longer than the longest record (the hierarchy's 32 KiB
  * copy, 83 ms). */
 static const double background_ms[] = {10, 50, 200};

@@ -1,28 +1,31 @@
 /*
- * The DRAM traffic a GPU shows while no kernel touches memory: the control
- * of validate's DRAM noise floor (docs/model-evidence.md §2.1).
+ * The DRAM traffic a GPU shows while no kernel asks DRAM for anything: the
+ * control of validate's DRAM noise floor (docs/model-evidence.md §2.1).
  *
  * On an H200 the counters of a long launch hold DRAM bytes no access of
  * the kernel explains: whole 256 KiB units written, about one per 14 ms,
  * and 7-8 KB read per ms, in a 41 ms launch that reads nothing. The floor
- * under which a DRAM value is not judged grows with the launch by what an
- * idle kernel (a block on every SM waiting on the clock, no memory access) of known
- * duration shows under the same profiler, in the same run: its largest rate
- * over the controls, times the record's launch time.
+ * under which a DRAM value is not judged grows with the launch by what a
+ * kernel of known duration that keeps L2 busy with no DRAM access of its
+ * own (a block on every SM reading 32 KiB that L2 holds until the clock
+ * passes) shows under the same profiler, in the same run: its largest rate
+ * over the controls, times the record's launch time. (A control waiting on
+ * the clock with no memory access at all read 0.2-0.9 KB per ms; kernels
+ * keeping L2 busy read 2-10 KB per ms, loads or stores alike.)
  */
 #ifndef CML_CORE_DRAM_BACKGROUND_H
 #define CML_CORE_DRAM_BACKGROUND_H
 
 #include <stddef.h>
 
-/* Idle launches one run measures, at most. */
+/* Control launches one run measures, at most. */
 #define CML_DRAM_BACKGROUND_MAX 8
-/* The longest idle launch a file may name, ms (a minute). */
+/* The longest control launch a file may name, ms (a minute). */
 #define CML_DRAM_BACKGROUND_MAX_MS 60000.0
 
 typedef struct cml_dram_background {
     size_t n; /* 0: not measured (a file without it, no DRAM counters) */
-    double ms[CML_DRAM_BACKGROUND_MAX];          /* each idle launch's length */
+    double ms[CML_DRAM_BACKGROUND_MAX];          /* each control launch's length */
     double read_bytes[CML_DRAM_BACKGROUND_MAX];  /* dram__bytes_read.sum over it */
     double write_bytes[CML_DRAM_BACKGROUND_MAX]; /* dram__bytes_write.sum over it */
 } cml_dram_background;

@@ -477,10 +477,11 @@ cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_
             st = CML_EINVAL;
             break;
         }
-        /* The flush buffer's first word is the sink: it exists as long as
-         * the profiler, and the kernel never writes it in practice. */
-        cml_ctr_idle_args a = {(unsigned long long)(ms[i] * 1e6), c->flush};
-        st = cml_counters_measure(c, cml_ctr_cuda_idle, &a, names, nm, v);
+        /* The set is the flush buffer's first 32 KiB (it exists as long as
+         * the profiler, and is 3x L2): read once from DRAM at most, 32 KiB
+         * of the floor's fixed 256 KiB, then from L2. */
+        cml_ctr_busy_args a = {(unsigned long long)(ms[i] * 1e6), c->flush, 8192u};
+        st = cml_counters_measure(c, cml_ctr_cuda_l2_busy, &a, names, nm, v);
         if (st != CML_OK)
             break;
         if (rd == nm || wr == nm || !isfinite(v[rd]) || !isfinite(v[wr])) {

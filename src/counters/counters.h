@@ -127,10 +127,11 @@ size_t cml_counters_passes(const cml_counters *c);
 uint64_t cml_counters_flush_bytes(const cml_counters *c);
 
 /*
- * The DRAM background control (core/dram_background.h): n idle launches
- * (a block of 256 threads on every SM, each waiting ms[i] milliseconds,
- * 0 < ms <= 60000, no memory access), each profiled as a kernel is, for dram__bytes_read.sum and
- * dram__bytes_write.sum, into *out. CML_EUNSUPPORTED (cml_counters_error
+ * The DRAM background control (core/dram_background.h): n launches of a
+ * block of 256 threads on every SM, each reading 32 KiB that L2 holds
+ * (no DRAM access of their own past its first touch) for ms[i]
+ * milliseconds, 0 < ms <= 60000, each profiled as a kernel is, for
+ * dram__bytes_read.sum and dram__bytes_write.sum, into *out. CML_EUNSUPPORTED (cml_counters_error
  * says why) where the profiler cannot run or the device has no DRAM
  * counters, CML_ECUDA for a failed launch, CML_EINVAL for bad arguments.
  */

@@ -142,32 +142,47 @@ extern "C" cml_status cml_ctr_cuda_noop(void *ctx)
     return CML_OK;
 }
 
-/* Every thread waits on the global timer (ns) and touches no memory: the
- * sink, the flush buffer's first word, is written only if the timer reads
- * a value it practically never does, so the loop cannot be removed. */
-__global__ void cml_ctr_idle_kernel(unsigned long long ns, unsigned *sink)
+/* Every thread reads a set L2 holds (`words` 4-byte words, through .cg:
+ * past L1, so every load reaches L2) until the global timer passes `ns`:
+ * the GPU's L2 busy, and no DRAM access of the kernel's own but the set's
+ * first touch. The sum goes to the sink only if it and the timer read
+ * values they practically never do, so the loads cannot be removed. */
+__global__ void cml_ctr_l2_busy_kernel(unsigned long long ns, const unsigned *set,
+                                       unsigned words, unsigned *sink)
 {
     unsigned long long t0, t;
+    unsigned acc = 0, i = (blockIdx.x * blockDim.x + threadIdx.x) % words;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
     do {
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            unsigned v;
+            asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(set + i));
+            acc += v;
+            i += blockDim.x;
+            if (i >= words)
+                i -= words;
+        }
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     } while (t - t0 < ns);
-    if (t == 0x2bad5eed2bad5eedull)
-        sink[0] = 1u;
+    if (t == 0x2bad5eed2bad5eedull && acc == 0x2bad5eedu)
+        sink[0] = acc;
 }
 
-extern "C" cml_status cml_ctr_cuda_idle(void *ctx)
+extern "C" cml_status cml_ctr_cuda_l2_busy(void *ctx)
 {
-    const cml_ctr_idle_args *a = (const cml_ctr_idle_args *)ctx;
-    if (!a || !a->sink)
+    const cml_ctr_busy_args *a = (const cml_ctr_busy_args *)ctx;
+    if (!a || !a->set || a->words < 256u)
         return CML_EINVAL;
-    /* A block of 256 threads on every SM: the GPU as busy as a kernel
-     * whose accesses stay in L1 and L2 (the DRAM reads of such kernels grow
-     * with their launch: docs/model-evidence.md §2.1). */
+    /* A block of 256 threads on every SM, all reading the set from L2:
+     * the GPU as busy as a kernel whose accesses stay in L2 (the DRAM
+     * reads of such kernels grow with their launch, as this control's do:
+     * docs/model-evidence.md §2.1). */
     int dev = 0, sms = 0;
     CML_CU(cudaGetDevice(&dev));
     CML_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    cml_ctr_idle_kernel<<<(unsigned)(sms > 0 ? sms : 1), 256>>>(a->ns, (unsigned *)a->sink);
+    cml_ctr_l2_busy_kernel<<<(unsigned)(sms > 0 ? sms : 1), 256>>>(
+        a->ns, (const unsigned *)a->set, a->words, (unsigned *)a->set);
     CML_CU_LAUNCH();
     return CML_OK;
 }

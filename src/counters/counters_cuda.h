@@ -45,15 +45,18 @@ CML_LAUNCHER cml_status cml_ctr_cuda_sync(void);
 /* A cml_launch_fn that starts an empty kernel (ctx unused). */
 CML_LAUNCHER cml_status cml_ctr_cuda_noop(void *ctx);
 
-/* A cml_launch_fn that starts a block of 256 threads on every SM, each
- * waiting `ns` nanoseconds on the global timer with no memory access (ctx: a cml_ctr_idle_args; sink is a
- * device word it never writes in practice): the idle launch of the DRAM
- * background control (core/dram_background.h). */
-typedef struct cml_ctr_idle_args {
+/* The launch of the DRAM background control (core/dram_background.h): a
+ * block of 256 threads on every SM, each reading the first `words` 4-byte
+ * words of `set` through .cg (L2 holds them after their first touch) until
+ * `ns` nanoseconds passed on the global timer (ctx: a cml_ctr_busy_args;
+ * set's first word is also the sink the kernel never writes in practice;
+ * words >= 256). */
+typedef struct cml_ctr_busy_args {
     unsigned long long ns;
-    void *sink;
-} cml_ctr_idle_args;
-CML_LAUNCHER cml_status cml_ctr_cuda_idle(void *ctx);
+    void *set;
+    unsigned words;
+} cml_ctr_busy_args;
+CML_LAUNCHER cml_status cml_ctr_cuda_l2_busy(void *ctx);
 
 #ifdef __cplusplus
 }

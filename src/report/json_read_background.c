@@ -1,8 +1,8 @@
 /*
  * The results file's "dram_background" (docs/json-schema.md): validate's
- * idle launches, the control of the DRAM noise floor
- * (core/dram_background.h). Untrusted like the rest of the file: each
- * control is an object of three numbers, ms within (0, 60000] and bytes
+ * launches that keep L2 busy with no DRAM access of their own, the
+ * control of the DRAM noise floor (core/dram_background.h). Untrusted
+ * like the rest of the file: each control is an object of three numbers, ms within (0, 60000] and bytes
  * finite and >= 0, at most CML_DRAM_BACKGROUND_MAX of them; anything else
  * is one line naming the member. The rates beside them are what a writer
  * derived and are recomputed, not trusted.

@@ -296,7 +296,8 @@ int main(void)
     cml_results_free(&r);
 
     /* The DRAM background control (validate's, core/dram_background.h):
-     * launches that make no memory access, each profiled with the whole
+     * launches that keep L2 busy and ask DRAM for nothing of their own (32 KiB
+     * read through .cg past its first touch), each profiled with the whole
      * map; what the DRAM counters show over them is the card's (no figure
      * is asserted: it is what validate measures), but every control is
      * read, finite and not negative, and bad lengths are refused. */
