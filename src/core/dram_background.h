@@ -9,9 +9,11 @@
  * kernel of known duration that keeps L2 busy with no DRAM access of its
  * own (a block on every SM reading 32 KiB that L2 holds until the clock
  * passes) shows under the same profiler, in the same run: its largest rate
- * over the controls, times the record's launch time. (A control waiting on
- * the clock with no memory access at all read 0.2-0.9 KB per ms; kernels
- * keeping L2 busy read 2-10 KB per ms, loads or stores alike.)
+ * over the controls, times the record's launch time. (It reads 0-1.7 KB per
+ * ms beyond its unit on an H200, as a control with no memory access at all
+ * did; the hierarchy's 32 KiB kernels, which ask DRAM for nothing after
+ * their first touch, read 5-11 KB per ms, and why is not known:
+ * docs/model-evidence.md §2.1.)
  */
 #ifndef CML_CORE_DRAM_BACKGROUND_H
 #define CML_CORE_DRAM_BACKGROUND_H
