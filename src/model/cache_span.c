@@ -21,10 +21,12 @@
  * experiments' L2-footprint rows on the cards validated (pitch2d's byte
  * rows at an H200's 30 MiB, about 666000; the hot gather and the stride's
  * permutation, about 157000), not their DRAM-footprint ones, whose arrays
- * never fit; and up to CML_SPAN_INS_WIDE those whose window's rates did
- * not settle (cache_bounds.c): the hot gather's DRAM-footprint rows (2^20
- * on an H100, 1966080 on an H200), whose window still meets cold table
- * sectors at its end. The model-only tour takes 5.0 s with the first
+ * never fit; and up to CML_SPAN_INS_WIDE those span_worth picks
+ * (cache_bounds.c): windows whose rates did not settle (the hot gather's
+ * DRAM-footprint rows, 2^20 on an H100, 1966080 on an H200, still meeting
+ * cold table sectors at the window's end), windows fetching a granule for
+ * every L2 read sector (a gather over a whole array), and local frames
+ * that later waves take back. The model-only tour takes 5.0 s with the first
  * limit, 3.1 s at 2^17 and 18.6 s at 2^20 (the development machine,
  * 2026-11-28, one pass; the hulls and the sectors took a pass each
  * before).

@@ -105,15 +105,25 @@ uint64_t cml_array_base(unsigned k)
     return cml_array_base_inline(k);
 }
 
+/* a + b, UINT64_MAX where it would wrap (counts read from a file may be
+ * anything). */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 uint64_t cml_shared_contention_bound(const cml_kernel_traffic *t, cml_class shared,
                                      unsigned resident_blocks)
 {
     if (!t || resident_blocks < 2 ||
         (shared != CML_CLASS_SHARED_LD && shared != CML_CLASS_SHARED_ST))
         return 0;
-    const cml_class other = shared == CML_CLASS_SHARED_LD ? CML_CLASS_SHARED_ST : CML_CLASS_SHARED_LD;
-    return t->cls[other].wavefronts +
-           2u * (t->cls[CML_CLASS_GLOBAL_LD].sectors + t->cls[CML_CLASS_LOCAL_LD].sectors) +
-           t->cls[CML_CLASS_GLOBAL_ST].sectors + t->cls[CML_CLASS_LOCAL_ST].sectors +
-           t->bulk.sectors;
+    const cml_class other =
+        shared == CML_CLASS_SHARED_LD ? CML_CLASS_SHARED_ST : CML_CLASS_SHARED_LD;
+    const uint64_t loads =
+        add_sat(t->cls[CML_CLASS_GLOBAL_LD].sectors, t->cls[CML_CLASS_LOCAL_LD].sectors);
+    uint64_t n = add_sat(t->cls[other].wavefronts, add_sat(loads, loads)); /* fill and read */
+    n = add_sat(n, t->cls[CML_CLASS_GLOBAL_ST].sectors);
+    n = add_sat(n, t->cls[CML_CLASS_LOCAL_ST].sectors);
+    return add_sat(n, t->bulk.sectors);
 }
