@@ -16,6 +16,7 @@
 #include "report/chart_plan.h"
 #include "report/html_finding.h"
 #include "report/html_tables.h"
+#include "report/level_table.h"
 #include "report/report_util.h"
 #include "report/summary.h"
 #include "report/svg_chart.h"
@@ -347,6 +348,7 @@ static cml_status write_group(FILE *out, const group *g, size_t index)
         esc(out, cs->sentences[i]);
     }
     fputs("</p>\n", out);
+    cml_rep_html_level_table(out, g->recs, g->n); /* an experiment of levels opens with them */
     write_findings(out, g);
 
     cml_status st = CML_OK;

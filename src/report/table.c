@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "report/item_groups.h"
+#include "report/level_table.h"
 #include "report/record_metrics.h"
 #include "report/table_banner.h"
 #include "report/report_util.h"
@@ -736,6 +737,8 @@ static void print_experiment(FILE *out, const cml_record *recs, size_t n)
     if (nrows) {
         if (nrows < n)
             fputc('\n', out);
+        /* An experiment of levels opens with them (level_table.h). */
+        cml_rep_print_level_table(out, rows, nrows, TABLE_MAX_WIDTH);
         print_main_table(out, rows, nrows);
         print_levels_table(out, rows, nrows);
         print_counter_table(out, rows, nrows);
