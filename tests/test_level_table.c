@@ -36,6 +36,7 @@ static cml_record *add(cml_results *r, const char *op, const char *path, const c
     rec->measured = 1;
     rec->state = CML_REC_OK;
     rec->bandwidth_gbs = gbs;
+    rec->grid = 1056; /* 8 blocks on each of an H100's 132 SMs (cache.sm_count 0) */
     return rec;
 }
 
@@ -75,6 +76,8 @@ static void build(cml_results *r)
     add(r, "write", "", "", 8388608, 2, 2, 2000);
     add(r, "write", "", "", 16777216, 2, 2, 4000);
     add(r, "write", "", "", -5, 2, 2, -1.0); /* a hostile ws and figure: no size, no value */
+    /* two blocks storing 32 KiB: two SMs' rate, in the row but in no median */
+    add(r, "write", "", "", 32768, 2, 2, 104)->grid = 2;
     chase(r, 4194304, 2, 280, 141);
     /* DRAM */
     add(r, "read", "ca", "slice", 1073741824, 3, 3, 3000);
@@ -109,8 +112,10 @@ static void test_rows(void)
     CHECK_NEAR(l1->ns, 17, 0);
     CHECK_NEAR(l1->ws_lo, 32768, 0);
     CHECK_NEAR(l1->ws_hi, 131072, 0);
-    CHECK_EQ_U64(l2->records, 9);
-    CHECK_EQ_U64(l2->model_here, 8);
+    CHECK_EQ_U64(l2->records, 10);
+    CHECK_EQ_U64(l2->model_here, 9);
+    CHECK_EQ_U64(l2->few_blocks, 1);
+    CHECK_EQ_U64(l1->few_blocks, 0);
     CHECK_NEAR(l2->read_gbs, 9000, 0);
     CHECK_STR_EQ(l2->read_by, "ca slice");
     CHECK_NEAR(l2->write_gbs, 3000, 0);
@@ -133,7 +138,8 @@ static void test_rows(void)
     CHECK(strstr(text, "by their counters, else by the model") != NULL);
     CHECK(strstr(text, "(1 record at an edge between two levels: in no row.)") != NULL);
     CHECK(strstr(text, "(1 record with a level code this report does not know") != NULL);
-    CHECK(strstr(text, "L2, 8 of 9; else L1 1") != NULL);
+    CHECK(strstr(text, "L2, 9 of 10; else L1 1") != NULL);
+    CHECK(strstr(text, "(1 bandwidth record launched fewer blocks than the GPU has SMs") != NULL);
     CHECK(strstr(text, "L1, all 6") != NULL);
     CHECK(strstr(text, "32 KiB - 128 KiB") != NULL);
     CHECK(strstr(text, "DRAM+TLB") == NULL); /* no row without records */
@@ -144,7 +150,8 @@ static void test_rows(void)
     fclose(f);
     CHECK(strstr(text, "<th scope=\"row\">L2</th><td class=\"txt\">32 KiB - 16 MiB</td>"
                        "<td>9000</td><td class=\"txt\">ca slice</td><td>3000</td>") != NULL);
-    CHECK(strstr(text, "L2, 8 of 9; else L1 1</td>") != NULL);
+    CHECK(strstr(text, "L2, 9 of 10; else L1 1</td>") != NULL);
+    CHECK(strstr(text, "In no median: 1 bandwidth records launched fewer blocks") != NULL);
     CHECK(strstr(text, "In no row: 1 at an edge between two levels, 1 of a level code") != NULL);
     CHECK(strstr(text, "&quot;model&quot;") != NULL); /* escaped */
     free(text);

@@ -11,6 +11,7 @@
 #include "report/level_table.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,9 +96,19 @@ static int is_op(const cml_record *rec, const char *op)
     return cml_rep_param_is(rec, "op", op);
 }
 
+/* A launch of fewer blocks than the GPU has SMs measures those SMs' rate,
+ * not the level's: a write or copy of a few KiB, whose every block stores
+ * to lines of its own (2 blocks at 32 KiB; docs/experiments/hierarchy.md).
+ * sm_count 0 is an H100's 132 (core/record.h). */
+static int few_blocks(const cml_record *rec)
+{
+    const uint64_t sms = rec->cache.sm_count ? rec->cache.sm_count : 132u;
+    return rec->grid < sms;
+}
+
 static double take_bandwidth(const cml_record *rec, const void *op)
 {
-    return measured_ok(rec) && is_op(rec, op) ? rec->bandwidth_gbs : NAN;
+    return measured_ok(rec) && is_op(rec, op) && !few_blocks(rec) ? rec->bandwidth_gbs : NAN;
 }
 
 /* A read series: its path and L2 mode as the records spell them. */
@@ -213,6 +224,7 @@ int cml_rep_level_rows(const cml_record *const *recs, size_t n, cml_rep_level_ro
         w->records++;
         w->by_counters += (size_t)counted;
         w->model_here += extra(recs[i], "level_pred") == w->code;
+        w->few_blocks += measured_ok(recs[i]) && !is_op(recs[i], "chase") && few_blocks(recs[i]);
         double ws;
         if (cml_rep_param_num(recs[i], "ws", &ws) && positive(ws)) {
             w->ws_lo = !(ws >= w->ws_lo) ? ws : w->ws_lo;
@@ -287,6 +299,14 @@ static void model_text(const cml_record *const *recs, size_t n, int r,
         snprintf(buf + used, len - (size_t)used, " none %zu", none - named);
 }
 
+static size_t few_total(const cml_rep_level_row *rows)
+{
+    size_t k = 0;
+    for (int r = 0; r < CML_REP_LEVELS; r++)
+        k += rows[r].few_blocks;
+    return k;
+}
+
 static void caption_text(const cml_rep_level_row *rows, char *buf, size_t len)
 {
     size_t counted = 0, placed = 0;
@@ -357,6 +377,12 @@ void cml_rep_print_level_table(FILE *out, const cml_record *const *recs, size_t 
     if (unknown)
         fprintf(out, "(%zu record%s with a level code this report does not know: in no row.)\n",
                 unknown, unknown == 1 ? "" : "s");
+    const size_t few = few_total(rows);
+    if (few)
+        fprintf(out,
+                "(%zu bandwidth record%s launched fewer blocks than the GPU has SMs, a few SMs' "
+                "rate and not the level's: in no median.)\n",
+                few, few == 1 ? "" : "s");
     const size_t panels = cml_tt_fit(&t, max_width);
     for (size_t p = 0; p < panels; p++) {
         if (p)
@@ -402,6 +428,10 @@ void cml_rep_html_level_table(FILE *out, const cml_record *const *recs, size_t n
         fprintf(out, " In no row: %zu at an edge between two levels, %zu of a level code this "
                      "report does not know.",
                 edge, unknown);
+    if (few_total(rows))
+        fprintf(out, " In no median: %zu bandwidth records launched fewer blocks than the GPU "
+                     "has SMs (a few SMs' rate, not the level's).",
+                few_total(rows));
     fputs("</caption>\n<thead>\n<tr><td colspan=\"2\"></td>"
           "<th scope=\"colgroup\" colspan=\"2\">read</th><th scope=\"col\">write</th>"
           "<th scope=\"col\">copy</th><th scope=\"colgroup\" colspan=\"2\">latency</th>"

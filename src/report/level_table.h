@@ -25,6 +25,7 @@ typedef struct cml_rep_level_row {
     size_t records;       /* records placed here: by their counters, else by the model */
     size_t by_counters;   /* of them, placed by their counters (level_meas) */
     size_t model_here;    /* of them, the model puts here too */
+    size_t few_blocks;    /* of them, bandwidth records of fewer blocks than SMs: no median */
     double ws_lo, ws_hi;  /* their working sets (NAN: none has one) */
     double read_gbs;      /* the best read series' median (NAN: none measured) */
     char read_by[32];     /* that series: "cg slice" */

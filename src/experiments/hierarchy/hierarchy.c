@@ -640,7 +640,7 @@ static void plateaus(cml_sweep *ctx, size_t first)
     static const cml_hier_level shown[] = {CML_HIER_L1, CML_HIER_L2, CML_HIER_DRAM};
     for (size_t l = 0; l < sizeof shown / sizeof shown[0]; l++) {
         double v[64], c[64];
-        size_t n = 0, off = 0;
+        size_t n = 0, off = 0, few = 0;
         for (size_t i = first; i < ctx->out->count && n < 64; i++) {
             const hier_settings *s = cml_sweep_settings_of(ctx, i);
             const cml_record *rec = &ctx->out->items[i];
@@ -654,6 +654,12 @@ static void plateaus(cml_sweep *ctx, size_t first)
                 off++;
                 continue;
             }
+            /* A write or copy of a few KiB runs a block a part, fewer
+             * blocks than SMs: those SMs' rate, not the level's. */
+            if (!chase && rec->grid < (rec->cache.sm_count ? rec->cache.sm_count : 132u)) {
+                few++;
+                continue;
+            }
             v[n] = chase ? cml_record_extra(rec, "ns_per_load", NAN) : rec->bandwidth_gbs;
             c[n++] = chase ? cml_record_extra(rec, "cycles_per_load", NAN) : 0;
         }
@@ -665,9 +671,13 @@ static void plateaus(cml_sweep *ctx, size_t first)
             snprintf(cyc, sizeof cyc, " = %.1f cycles", medc);
         else /* sorted by median(): the largest is the last */
             snprintf(cyc, sizeof cyc, ", max %.0f", v[n - 1]);
-        char left[64] = "";
+        char left[128] = "";
+        int lw = 0;
         if (off)
-            snprintf(left, sizeof left, "; %zu more the counters place elsewhere", off);
+            lw = snprintf(left, sizeof left, "; %zu more the counters place elsewhere", off);
+        if (few && lw >= 0 && (size_t)lw < sizeof left)
+            snprintf(left + lw, sizeof left - (size_t)lw, "; %zu more on fewer blocks than SMs",
+                     few);
         int w = snprintf(line + used, sizeof line - used, "%s%s %.*f %s%s (%zu size%s%s)",
                          used ? ", " : "", cml_hier_level_name(shown[l]), chase ? 1 : 0, med,
                          chase ? "ns" : "GB/s", cyc, n, n == 1 ? "" : "s", left);
