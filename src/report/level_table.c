@@ -113,7 +113,7 @@ static double take_bandwidth(const cml_record *rec, const void *op)
 
 /* A read series: its path and L2 mode as the records spell them. */
 typedef struct series {
-    char path[16], mode[16];
+    char path[48], mode[48]; /* as cml_rep_param_text writes them: a file's label, whole */
 } series;
 
 static void series_of(const cml_record *rec, series *s)

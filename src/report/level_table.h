@@ -28,7 +28,7 @@ typedef struct cml_rep_level_row {
     size_t few_blocks;    /* of them, bandwidth records of fewer blocks than SMs: no median */
     double ws_lo, ws_hi;  /* their working sets (NAN: none has one) */
     double read_gbs;      /* the best read series' median (NAN: none measured) */
-    char read_by[32];     /* that series: "cg slice" */
+    char read_by[100];    /* that series: "cg slice" */
     double write_gbs, copy_gbs;   /* medians (NAN: none) */
     double cycles, ns;            /* the chases' median latency (NAN: none) */
 } cml_rep_level_row;
