@@ -166,6 +166,12 @@ int cml_record_residency(const cml_record *rec, uint64_t footprint)
     return cml_peak_residency(footprint, l1, l1_served, rec->cache.l2_bytes);
 }
 
+int cml_record_few_blocks(const cml_record *rec)
+{
+    const uint64_t sms = rec->cache.sm_count ? rec->cache.sm_count : 132u;
+    return rec->grid < sms;
+}
+
 void cml_record_set_peak(cml_record *rec, const cml_peak_refs *refs)
 {
     cml_record_set_peak_touching(rec, refs, 0);

@@ -202,6 +202,10 @@ const cml_record_param *cml_record_find_param(const cml_record *rec, const char 
  * record's own (rec->cache, the device's or the model's H100).
  * CML_PEAK_CLASS_L2_RESIDENT, _L1_RESIDENT or CML_PEAK_CLASS_NONE. */
 int cml_record_residency(const cml_record *rec, uint64_t footprint);
+/* 1 if rec's launch had fewer blocks than the GPU has SMs (rec->cache.sm_count,
+ * 0 an H100's 132): its bandwidth is those SMs' rate, not a level's (a
+ * hierarchy write of a few KiB runs a block a 16 KiB part). */
+int cml_record_few_blocks(const cml_record *rec);
 /* rec's share of peak against the reference of its class (core/peak_class.h:
  * its bytes read and written pick the class): peak_class, peak_ref_gbs and
  * peak_fraction. Unmeasured, no bandwidth or no reference: fraction -1 and

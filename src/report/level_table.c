@@ -11,7 +11,6 @@
 #include "report/level_table.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,17 +24,19 @@
 static const struct {
     double code;
     const char *name;
-} levels[] = {{1, "L1"}, {1.5, "L1/L2"}, {2, "L2"}, {2.5, "L2/DRAM"}, {3, "DRAM"}, {4, "DRAM+TLB"}};
+} levels[CML_REP_MODEL_LEVELS] = {{1, "L1"},   {1.5, "L1/L2"}, {2, "L2"},
+                                  {2.5, "L2/DRAM"}, {3, "DRAM"},  {4, "DRAM+TLB"}};
 
 /* Read series: at most this many (path, mode) pairs a row. */
 #define MAX_SERIES 12
 
-static const char *level_name(double code)
+/* The index in levels[] of a code, -1 for none. */
+static int level_index(double code)
 {
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    for (int i = 0; i < CML_REP_MODEL_LEVELS; i++)
         if (levels[i].code == code)
-            return levels[i].name;
-    return NULL;
+            return i;
+    return -1;
 }
 
 /* The row index of a whole level's code (1 -> 0, ..., 4 -> 3), else -1. */
@@ -70,16 +71,16 @@ static int positive(double v)
     return isfinite(v) && v > 0;
 }
 
-/* The median of what `take` gives for the row's records (NAN: none). */
+/* The median of what `take` gives for the row's records (NAN: none);
+ * rows[i]: record i's row (row_of), worked out once. */
 typedef double (*take_fn)(const cml_record *rec, const void *arg);
 
-static double median_of(const cml_record *const *recs, size_t n, int row, take_fn take,
-                        const void *arg, double *scratch)
+static double median_of(const cml_record *const *recs, size_t n, const int *rows, int row,
+                        take_fn take, const void *arg, double *scratch)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        int counted;
-        if (row_of(recs[i], &counted) != row)
+        if (rows[i] != row)
             continue;
         const double v = take(recs[i], arg);
         if (positive(v))
@@ -97,18 +98,11 @@ static int is_op(const cml_record *rec, const char *op)
 }
 
 /* A launch of fewer blocks than the GPU has SMs measures those SMs' rate,
- * not the level's: a write or copy of a few KiB, whose every block stores
- * to lines of its own (2 blocks at 32 KiB; docs/experiments/hierarchy.md).
- * sm_count 0 is an H100's 132 (core/record.h). */
-static int few_blocks(const cml_record *rec)
-{
-    const uint64_t sms = rec->cache.sm_count ? rec->cache.sm_count : 132u;
-    return rec->grid < sms;
-}
-
+ * not the level's (cml_record_few_blocks): in no median. */
 static double take_bandwidth(const cml_record *rec, const void *op)
 {
-    return measured_ok(rec) && is_op(rec, op) && !few_blocks(rec) ? rec->bandwidth_gbs : NAN;
+    return measured_ok(rec) && is_op(rec, op) && !cml_record_few_blocks(rec) ? rec->bandwidth_gbs
+                                                                             : NAN;
 }
 
 /* A read series: its path and L2 mode as the records spell them. */
@@ -157,14 +151,13 @@ static double take_ns(const cml_record *rec, const void *arg)
 /* The best read series of a row: the peers' method (every SM its own
  * slice, or a file from before the modes) before every SM reading the
  * whole set, which is another quantity (docs/experiments/hierarchy.md). */
-static void best_read(const cml_record *const *recs, size_t n, int row, double *scratch,
-                      cml_rep_level_row *out)
+static void best_read(const cml_record *const *recs, size_t n, const int *rows, int row,
+                      double *scratch, cml_rep_level_row *out)
 {
     series seen[MAX_SERIES];
     size_t ns = 0;
     for (size_t i = 0; i < n && ns < MAX_SERIES; i++) {
-        int counted;
-        if (row_of(recs[i], &counted) != row || !is_op(recs[i], "read"))
+        if (rows[i] != row || !is_op(recs[i], "read"))
             continue;
         series s;
         series_of(recs[i], &s);
@@ -180,7 +173,7 @@ static void best_read(const cml_record *const *recs, size_t n, int row, double *
         for (size_t k = 0; k < ns; k++) {
             if ((strcmp(seen[k].mode, "shared") == 0) != shared)
                 continue;
-            const double m = median_of(recs, n, row, take_read, &seen[k], scratch);
+            const double m = median_of(recs, n, rows, row, take_read, &seen[k], scratch);
             if (positive(m) && !(m <= out->read_gbs)) {
                 out->read_gbs = m;
                 snprintf(out->read_by, sizeof out->read_by, "%s%s%s", seen[k].path,
@@ -201,30 +194,38 @@ int cml_rep_level_rows(const cml_record *const *recs, size_t n, cml_rep_level_ro
                        size_t *edge, size_t *unknown)
 {
     double *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    if (!scratch)
+    int *row = malloc((n ? n : 1) * sizeof *row);
+    if (!scratch || !row) {
+        free(scratch);
+        free(row);
         return -1;
+    }
     *edge = *unknown = 0;
     for (int r = 0; r < CML_REP_LEVELS; r++) {
         cml_rep_level_row *w = &rows[r];
         memset(w, 0, sizeof *w);
         w->code = r + 1;
-        w->name = level_name(w->code);
+        w->name = levels[level_index(w->code)].name;
         w->ws_lo = w->ws_hi = NAN;
     }
     for (size_t i = 0; i < n; i++) {
         int counted;
-        const int r = row_of(recs[i], &counted);
+        const int r = row[i] = row_of(recs[i], &counted);
+        const double pred = extra(recs[i], "level_pred");
+        const int at = level_index(pred);
         if (r < 0) {
-            *edge += level_name(extra(recs[i], "level_pred")) != NULL;
-            *unknown += level_name(extra(recs[i], "level_pred")) == NULL &&
-                        !isnan(extra(recs[i], "level_pred"));
+            *edge += at >= 0;
+            *unknown += at < 0 && !isnan(pred);
             continue;
         }
         cml_rep_level_row *w = &rows[r];
         w->records++;
         w->by_counters += (size_t)counted;
-        w->model_here += extra(recs[i], "level_pred") == w->code;
-        w->few_blocks += measured_ok(recs[i]) && !is_op(recs[i], "chase") && few_blocks(recs[i]);
+        w->model_here += pred == w->code;
+        if (at >= 0 && pred != w->code)
+            w->model_elsewhere[at]++;
+        w->few_blocks +=
+            measured_ok(recs[i]) && !is_op(recs[i], "chase") && cml_record_few_blocks(recs[i]);
         double ws;
         if (cml_rep_param_num(recs[i], "ws", &ws) && positive(ws)) {
             w->ws_lo = !(ws >= w->ws_lo) ? ws : w->ws_lo;
@@ -233,13 +234,14 @@ int cml_rep_level_rows(const cml_record *const *recs, size_t n, cml_rep_level_ro
     }
     for (int r = 0; r < CML_REP_LEVELS; r++) {
         cml_rep_level_row *w = &rows[r];
-        best_read(recs, n, r, scratch, w);
-        w->write_gbs = median_of(recs, n, r, take_bandwidth, "write", scratch);
-        w->copy_gbs = median_of(recs, n, r, take_bandwidth, "copy", scratch);
-        w->cycles = median_of(recs, n, r, take_cycles, NULL, scratch);
-        w->ns = median_of(recs, n, r, take_ns, NULL, scratch);
+        best_read(recs, n, row, r, scratch, w);
+        w->write_gbs = median_of(recs, n, row, r, take_bandwidth, "write", scratch);
+        w->copy_gbs = median_of(recs, n, row, r, take_bandwidth, "copy", scratch);
+        w->cycles = median_of(recs, n, row, r, take_cycles, NULL, scratch);
+        w->ns = median_of(recs, n, row, r, take_ns, NULL, scratch);
     }
     free(scratch);
+    free(row);
     return 0;
 }
 
@@ -266,37 +268,24 @@ static void sizes_text(const cml_rep_level_row *w, char *buf, size_t len)
         snprintf(buf, len, "%s - %s", lo, hi);
 }
 
-/* "L2, 11 of 12": where the model puts the row's sizes. */
-static void model_text(const cml_record *const *recs, size_t n, int r,
-                       const cml_rep_level_row *w, char *buf, size_t len)
+/* "L2, 11 of 12; else L1 1": where the model puts the row's sizes. */
+static void model_text(const cml_rep_level_row *w, char *buf, size_t len)
 {
     if (w->model_here == w->records) {
         snprintf(buf, len, "%s, all %zu", w->name, w->records);
         return;
     }
     int used = snprintf(buf, len, "%s, %zu of %zu; else", w->name, w->model_here, w->records);
-    /* the others, by the model's level, each named once */
-    for (size_t l = 0; l < sizeof levels / sizeof levels[0] && used > 0 && (size_t)used < len;
-         l++) {
-        if (levels[l].code == w->code)
-            continue;
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-            int counted;
-            k += row_of(recs[i], &counted) == r && extra(recs[i], "level_pred") == levels[l].code;
-        }
-        if (k)
-            used += snprintf(buf + used, len - (size_t)used, " %s %zu", levels[l].name, k);
-    }
-    const size_t none = w->records - w->model_here;
     size_t named = 0;
-    for (size_t i = 0; i < n; i++) {
-        int counted;
-        named += row_of(recs[i], &counted) == r && extra(recs[i], "level_pred") != w->code &&
-                 level_name(extra(recs[i], "level_pred"));
-    }
-    if (named < none && used > 0 && (size_t)used < len)
-        snprintf(buf + used, len - (size_t)used, " none %zu", none - named);
+    for (int l = 0; l < CML_REP_MODEL_LEVELS && used > 0 && (size_t)used < len; l++)
+        if (w->model_elsewhere[l]) {
+            used += snprintf(buf + used, len - (size_t)used, " %s %zu", levels[l].name,
+                             w->model_elsewhere[l]);
+            named += w->model_elsewhere[l];
+        }
+    const size_t none = w->records - w->model_here - named; /* no level code, or another */
+    if (none && used > 0 && (size_t)used < len)
+        snprintf(buf + used, len - (size_t)used, " none %zu", none);
 }
 
 static size_t few_total(const cml_rep_level_row *rows)
@@ -323,17 +312,28 @@ static void caption_text(const cml_rep_level_row *rows, char *buf, size_t len)
                                : "by their counters, else by the model");
 }
 
+/* The rows to print: 1, 0 for records without levels (no table), -1 out
+ * of memory (said on `out` in the form's words). */
+static int rows_to_print(FILE *out, const char *oom, const cml_record *const *recs, size_t n,
+                         cml_rep_level_row *rows, size_t *edge, size_t *unknown)
+{
+    if (!cml_rep_has_levels_of_records(recs, n))
+        return 0;
+    if (cml_rep_level_rows(recs, n, rows, edge, unknown) != 0) {
+        fputs(oom, out);
+        return -1;
+    }
+    return 1;
+}
+
 void cml_rep_print_level_table(FILE *out, const cml_record *const *recs, size_t n,
                                size_t max_width)
 {
-    if (!cml_rep_has_levels_of_records(recs, n))
-        return;
     cml_rep_level_row rows[CML_REP_LEVELS];
     size_t edge = 0, unknown = 0;
-    if (cml_rep_level_rows(recs, n, rows, &edge, &unknown) != 0) {
-        fputs("(out of memory: level table not shown)\n", out);
+    if (rows_to_print(out, "(out of memory: level table not shown)\n", recs, n, rows, &edge,
+                      &unknown) != 1)
         return;
-    }
     cml_tt t;
     cml_tt_init(&t, 0);
     enum { C_LEVEL, C_SIZES, C_READ, C_BY, C_WRITE, C_COPY, C_CYC, C_NS, C_MODEL };
@@ -364,7 +364,7 @@ void cml_rep_print_level_table(FILE *out, const cml_record *const *recs, size_t 
         set_num(cells[r], C_COPY, w->copy_gbs, 0);
         set_num(cells[r], C_CYC, w->cycles, 1);
         set_num(cells[r], C_NS, w->ns, 1);
-        model_text(recs, n, r, w, buf, sizeof buf);
+        model_text(w, buf, sizeof buf);
         cml_tt_set(cells[r], C_MODEL, "%s", buf);
         cml_tt_measure(&t, cells[r], CML_TT_NO_SPAN);
     }
@@ -412,14 +412,11 @@ static void html_text(FILE *out, const char *s)
 
 void cml_rep_html_level_table(FILE *out, const cml_record *const *recs, size_t n)
 {
-    if (!cml_rep_has_levels_of_records(recs, n))
-        return;
     cml_rep_level_row rows[CML_REP_LEVELS];
     size_t edge = 0, unknown = 0;
-    if (cml_rep_level_rows(recs, n, rows, &edge, &unknown) != 0) {
-        fputs("<p>(out of memory: level table not shown)</p>\n", out);
+    if (rows_to_print(out, "<p>(out of memory: level table not shown)</p>\n", recs, n, rows,
+                      &edge, &unknown) != 1)
         return;
-    }
     char buf[400];
     caption_text(rows, buf, sizeof buf);
     fputs("<div class=\"scroll\"><table class=\"records levels\">\n<caption>", out);
@@ -428,10 +425,11 @@ void cml_rep_html_level_table(FILE *out, const cml_record *const *recs, size_t n
         fprintf(out, " In no row: %zu at an edge between two levels, %zu of a level code this "
                      "report does not know.",
                 edge, unknown);
-    if (few_total(rows))
+    const size_t few = few_total(rows);
+    if (few)
         fprintf(out, " In no median: %zu bandwidth records launched fewer blocks than the GPU "
                      "has SMs (a few SMs' rate, not the level's).",
-                few_total(rows));
+                few);
     fputs("</caption>\n<thead>\n<tr><td colspan=\"2\"></td>"
           "<th scope=\"colgroup\" colspan=\"2\">read</th><th scope=\"col\">write</th>"
           "<th scope=\"col\">copy</th><th scope=\"colgroup\" colspan=\"2\">latency</th>"
@@ -455,7 +453,7 @@ void cml_rep_html_level_table(FILE *out, const cml_record *const *recs, size_t n
         html_num(out, w->copy_gbs, 0);
         html_num(out, w->cycles, 1);
         html_num(out, w->ns, 1);
-        model_text(recs, n, r, w, buf, sizeof buf);
+        model_text(w, buf, sizeof buf);
         html_text(out, buf);
         fputs("</tr>\n", out);
     }

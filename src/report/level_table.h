@@ -18,6 +18,9 @@
  * reach. The codes are the records' `level_pred` and `level_meas` extras
  * (1, 2, 3, 4; 1.5 and 2.5 are the edges between two, in no row). */
 #define CML_REP_LEVELS 4
+/* The codes a model may give: the levels and the two edges (1, 1.5, 2,
+ * 2.5, 3, 4). */
+#define CML_REP_MODEL_LEVELS 6
 
 typedef struct cml_rep_level_row {
     const char *name;     /* "L1" */
@@ -25,6 +28,7 @@ typedef struct cml_rep_level_row {
     size_t records;       /* records placed here: by their counters, else by the model */
     size_t by_counters;   /* of them, placed by their counters (level_meas) */
     size_t model_here;    /* of them, the model puts here too */
+    size_t model_elsewhere[CML_REP_MODEL_LEVELS]; /* the others, by the model's code */
     size_t few_blocks;    /* of them, bandwidth records of fewer blocks than SMs: no median */
     double ws_lo, ws_hi;  /* their working sets (NAN: none has one) */
     double read_gbs;      /* the best read series' median (NAN: none measured) */

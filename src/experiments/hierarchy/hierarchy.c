@@ -656,7 +656,7 @@ static void plateaus(cml_sweep *ctx, size_t first)
             }
             /* A write or copy of a few KiB runs a block a part, fewer
              * blocks than SMs: those SMs' rate, not the level's. */
-            if (!chase && rec->grid < (rec->cache.sm_count ? rec->cache.sm_count : 132u)) {
+            if (!chase && cml_record_few_blocks(rec)) {
                 few++;
                 continue;
             }
