@@ -510,6 +510,84 @@ static void test_dram_background(void)
     cml_results_free(&r);
 }
 
+/*
+ * DRAM reads no SM asked for (docs/model-evidence.md §2.1): after the flush
+ * that opens every range, units outside the GPCs read their lines from
+ * DRAM again. The H200's 32 KiB write (validate of 2026-11-28, run 1): a
+ * 41 ms launch read 398336 bytes, the model none; the background control
+ * of that run read 39168, 256256 and 608512 bytes over 10, 50 and 200 ms,
+ * a rate of (608512 - 262144) / 200 = 1731.84 B/ms beyond the fixed
+ * 262144: a floor of 262144 + 41 x 1731.84 = 333149.44, which the value
+ * exceeds. Its range's L2 read misses: 12400 sectors of every unit, 830 of
+ * the GPCs (its code and constants), 0 forwarded: 32 x 11570 = 370240
+ * bytes outside the GPCs, a floor of 632384, under which it is not judged.
+ */
+static void test_outside_gpc_reads(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    r.background = (cml_dram_background){
+        3, {10, 50, 200}, {39168, 256256, 608512}, {262144, 786432, 3932160}};
+    for (int i = 0; i < 5; i++) {
+        char variant[16];
+        snprintf(variant, sizeof variant, "w=%d", i);
+        cml_record *a = add(&r, variant);
+        a->timing.max_ms = 41;
+        counter(a, "dram__bytes_read.sum", i == 2 ? 33554432.0 + 300000 : 398336, i == 2 ? 33554432 : 0);
+        if (i == 0 || i == 1 || i == 4)
+            counter(a, CML_METRIC_L2_READ_MISS_DEVICE, i == 4 ? NAN : 12400, NAN);
+        if (i == 0 || i == 4)
+            counter(a, CML_METRIC_L2_READ_MISS_GPC, 830, NAN);
+        if (i == 0 || i == 1 || i == 4)
+            counter(a, CML_METRIC_L2_READ_MISS_FABRIC, 0, NAN);
+        if (i == 2) {
+            /* A kernel reading 32 MiB: 1048576 sectors missed by the GPCs
+             * (and their code's 830), the half homed in the other partition
+             * missed there again, 100 sectors of the units outside. */
+            counter(a, CML_METRIC_L2_READ_MISS_DEVICE, 1048576 + 830 + 524288 + 100, NAN);
+            counter(a, CML_METRIC_L2_READ_MISS_GPC, 1048576 + 830, NAN);
+            counter(a, CML_METRIC_L2_READ_MISS_FABRIC, 524288, NAN);
+        }
+        if (i == 3) { /* more misses of the GPCs than of all: another pass's, 0 */
+            counter(a, CML_METRIC_L2_READ_MISS_DEVICE, 900, NAN);
+            counter(a, CML_METRIC_L2_READ_MISS_GPC, 830, NAN);
+            counter(a, CML_METRIC_L2_READ_MISS_FABRIC, 256, NAN);
+        }
+    }
+    CHECK_NEAR(cml_dram_background_rate(&r.background, 0), 1731.84, 1e-9);
+    cml_verdicts v;
+    cml_verdicts_init(&v);
+    const cml_verdict_rec *x = judge(&row, &r, 0, &v);
+    CHECK(x->verdict == CML_VERDICT_AGREE);
+    CHECK(x->counters[0].verdict == CML_CV_NOT_JUDGED);
+    CHECK_NEAR(x->counters[0].floor, 632384, 1e-6);
+    for (unsigned k = 1; k < x->ncounters; k++)
+        CHECK(x->counters[k].verdict == CML_CV_INFO);
+    /* Without the GPCs' count the kernel's own misses would count as
+     * outside: the control's rate alone. */
+    x = judge(&row, &r, 1, &v);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
+    CHECK_NEAR(x->counters[0].floor, 333149.44, 1e-6);
+    /* The forwarded misses are the kernel's: 3200 bytes outside, under the
+     * control's 71005.44, which stays the floor. */
+    x = judge(&row, &r, 2, &v);
+    CHECK_NEAR(x->counters[0].floor, 333149.44, 1e-6);
+    CHECK(x->counters[0].verdict == CML_CV_WITHIN);
+    x = judge(&row, &r, 3, &v);
+    CHECK_NEAR(x->counters[0].floor, 333149.44, 1e-6);
+    x = judge(&row, &r, 4, &v); /* a value that is not a number counts for nothing */
+    CHECK_NEAR(x->counters[0].floor, 333149.44, 1e-6);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
+
+    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(12400, 830, 0), 370240, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(1000, 800, 300), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(1000, -1, 0), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(INFINITY, 0, 0), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(1000, 0, NAN), 0, 0);
+    cml_verdicts_free(&v);
+    cml_results_free(&r);
+}
+
 /* The kinds' names as the JSON writes them and the summary prints them. */
 /*
  * Blocks sharing an SM (docs/model-evidence.md §4.3): a shared counter is
@@ -602,6 +680,7 @@ int main(void)
     test_relative();
     test_interval();
     test_dram_background();
+    test_outside_gpc_reads();
     test_shared_contention();
     test_names();
     return cml_test_summary("test_validate");

@@ -361,7 +361,8 @@ static void print_background(FILE *out, const cml_dram_background *b)
         fprintf(out, "%s %.0f ms read %.0f B, written %.0f B", i ? ";" : "", b->ms[i],
                 b->read_bytes[i], b->write_bytes[i]);
     fprintf(out, "\n  DRAM floor of a record: %.0f bytes + %.0f B/ms read, %.0f B/ms written, "
-                 "times its longest timed launch\n",
+                 "times its longest timed launch; read: or, if more, 32 B per L2 read miss of "
+                 "the units outside the GPCs in its range\n",
             CML_NOISE_FLOOR_DRAM_BYTES, cml_dram_background_rate(b, 0),
             cml_dram_background_rate(b, 1));
 }

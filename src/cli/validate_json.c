@@ -83,7 +83,9 @@ static void write_counter(cml_json *j, const cml_counter_judgement *c)
     kv_number_if(j, "lo", c->rule != CML_RULE_NONE, c->lo);
     kv_number_if(j, "hi", c->rule != CML_RULE_NONE, c->hi);
     kv_number_if(j, "tolerance", rel, c->tolerance);
-    kv_number_if(j, "floor", rel, c->floor);
+    /* The floor a value was not judged under, too (its DRAM floor is the
+     * record's own: the launch, the reads outside the GPCs). */
+    kv_number_if(j, "floor", rel || c->rule == CML_RULE_NOT_JUDGED, c->floor);
     kv_number_if(j, "reference", rel, c->reference);
     kv_number_if(j, "explain_reference", differs, c->explain_reference);
     write_explanation(j, c->why, c->why_everywhere);
@@ -196,7 +198,10 @@ static cml_status write_rules(FILE *out, const void *ctx)
     cml_json_kv_string(&j, "dram_floor_growth",
                        "plus the DRAM background control's rate (bytes beyond the floor per "
                        "ms, measured by validate before the experiments: dram_background of "
-                       "its records file) times the record's longest timed launch");
+                       "its records file) times the record's longest timed launch; for "
+                       "DRAM reads, or if more, 32 bytes per L2 read miss of the units outside "
+                       "the GPCs in the record's own range (L2 read misses to device memory of "
+                       "every unit, less the GPCs' and the forwarded ones)");
     cml_json_key(&j, "explanations");
     cml_json_begin_array(&j);
     for (size_t i = 0; i < cml_experiment_count(); i++) {

@@ -9,11 +9,11 @@
  * kernel of known duration that keeps L2 busy with no DRAM access of its
  * own (a block on every SM reading 32 KiB that L2 holds until the clock
  * passes) shows under the same profiler, in the same run: its largest rate
- * over the controls, times the record's launch time. (It reads 0-1.7 KB per
- * ms beyond its unit on an H200, as a control with no memory access at all
- * did; the hierarchy's 32 KiB kernels, which ask DRAM for nothing after
- * their first touch, read 5-11 KB per ms, and why is not known:
- * docs/model-evidence.md §2.1.)
+ * over the controls, times the record's launch time. For DRAM reads the
+ * floor takes the larger of that and the reads of units outside the GPCs
+ * in the record's own range (L2's read misses by who asked): after the
+ * flush that opens every range those units read their lines from DRAM
+ * again, in bursts one control cannot hold (docs/model-evidence.md §2.1).
  */
 #ifndef CML_CORE_DRAM_BACKGROUND_H
 #define CML_CORE_DRAM_BACKGROUND_H

@@ -15,7 +15,7 @@
 #include "cumemlab/model.h"
 
 #define CML_RECORD_MAX_PARAMS 12
-#define CML_RECORD_MAX_COUNTERS 24
+#define CML_RECORD_MAX_COUNTERS 28
 /* cml_traffic is a run of uint64_t counts (include/cumemlab/model.h). */
 #define CML_TRAFFIC_FIELDS (sizeof(cml_traffic) / sizeof(uint64_t))
 
@@ -66,7 +66,7 @@ typedef struct cml_record_param {
 
 /* A hardware counter beside the model's prediction for it (issue: counters). */
 typedef struct cml_counter {
-    char name[64];            /* ncu metric name (the longest the lab reads is 61 bytes;
+    char name[80];            /* ncu metric name (the longest the lab reads is 66 bytes;
                                  the reader refuses a longer one) */
     double measured;
     int has_prediction;

@@ -50,6 +50,18 @@ static const cml_counter_def map[] = {
      "bytes read from DRAM (L2 read misses in 64-byte pieces, partial-sector merges)"},
     {"dram__bytes_write.sum", -1, CML_CTR_DRAM_WRITE, CML_CTR_RELATIVE,
      "bytes written to DRAM during the kernel (dirty data L2 still holds is not)"},
+    /* Who asked L2 for the sectors it read from DRAM (docs/model-evidence.md
+     * §2.1): read beside the DRAM bytes, never predicted. After the L2 flush
+     * that opens every range, units outside the GPCs (not the kernel's
+     * loads, instructions or constants) read their lines from DRAM again,
+     * more the longer the launch; validate takes what they missed as DRAM
+     * reads no SM asked for (cml_counter_outside_gpc_read_bytes). */
+    {CML_METRIC_L2_READ_MISS_DEVICE, -1, CML_CTR_NONE, CML_CTR_INFO,
+     "L2 read misses to device memory, sectors, of every unit"},
+    {CML_METRIC_L2_READ_MISS_GPC, -1, CML_CTR_NONE, CML_CTR_INFO,
+     "L2 read misses to device memory, sectors, of the GPCs' requests (loads, code, constants)"},
+    {CML_METRIC_L2_READ_MISS_FABRIC, -1, CML_CTR_NONE, CML_CTR_INFO,
+     "L2 read misses, sectors, of requests the other L2 partition forwarded"},
     /* Shared memory (docs/model.md §5: wavefronts and bank conflicts, model S1). */
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", CML_CLASS_SHARED_LD,
      CML_CTR_WAVEFRONTS, CML_CTR_EXACT,
@@ -152,6 +164,22 @@ double cml_counter_tolerance(const cml_counter_def *d)
     if (!d || d->kind != CML_CTR_RELATIVE)
         return 0;
     return is_dram(d) ? 0.02 : 0.01;
+}
+
+int cml_counter_kept_at_zero(const cml_counter_def *d)
+{
+    return d && (!strcmp(d->metric, CML_METRIC_L2_READ_MISS_DEVICE) ||
+                 !strcmp(d->metric, CML_METRIC_L2_READ_MISS_GPC) ||
+                 !strcmp(d->metric, CML_METRIC_L2_READ_MISS_FABRIC));
+}
+
+double cml_counter_outside_gpc_read_bytes(double device, double gpc, double fabric)
+{
+    if (!(isfinite(device) && isfinite(gpc) && isfinite(fabric)) || device < 0 || gpc < 0 ||
+        fabric < 0)
+        return 0;
+    const double outside = device - gpc - fabric;
+    return outside > 0 ? 32.0 * outside : 0;
 }
 
 double cml_counter_floor(const cml_counter_def *d)

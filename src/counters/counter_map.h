@@ -42,6 +42,19 @@ extern "C" {
 #define CML_NOISE_FLOOR_SECTOR_BYTES 32768.0
 #define CML_NOISE_FLOOR_DRAM_BYTES CML_DRAM_BACKGROUND_FIXED_BYTES
 
+/*
+ * L2 read misses by who asked (INFO rows of the map). A GPC's request that
+ * misses counts once under GPC (its L2 partition's miss) and, where the
+ * line's home is the other partition, once more under FABRIC (the miss
+ * there); a unit outside the GPCs (host interface, copy engines, memory
+ * management) counts under neither. DEVICE - GPC - FABRIC sectors are
+ * thus read misses of units outside the GPCs, or fewer: the FABRIC count
+ * also holds such units' forwarded misses, which the difference keeps.
+ */
+#define CML_METRIC_L2_READ_MISS_DEVICE "lts__t_sectors_aperture_device_op_read_lookup_miss.sum"
+#define CML_METRIC_L2_READ_MISS_GPC "lts__t_sectors_srcnode_gpc_aperture_device_op_read_lookup_miss.sum"
+#define CML_METRIC_L2_READ_MISS_FABRIC "lts__t_sectors_srcunit_ltcfabric_op_read_lookup_miss.sum"
+
 typedef enum cml_ctr_kind {
     CML_CTR_EXACT = 0,
     CML_CTR_PERCENT,
@@ -117,6 +130,18 @@ int cml_counter_judged(const cml_counter_def *d, double measured, double model_h
  * point (predicted) for other metrics, or when lv is NULL or unbounded. */
 void cml_counter_level_bounds(const cml_counter_def *d, const cml_levels *lv, double predicted,
                               double *lo, double *hi);
+
+/* Whether a record keeps d's value when it is 0 (a counter the model does
+ * not predict is left out at 0): the three L2-miss counters, where 0 is a
+ * figure validate reads and absent means not collected. */
+int cml_counter_kept_at_zero(const cml_counter_def *d);
+
+/* The DRAM bytes a range read for L2 read misses of units outside the
+ * GPCs, from its three L2-miss counters (CML_METRIC_L2_READ_MISS_*, values
+ * `device`, `gpc`, `fabric` in sectors): 32 x (device - gpc - fabric), 0
+ * where that is not above 0 or a value is not a finite count >= 0 (a file's
+ * values, or counters this GPU cannot collect: NAN). */
+double cml_counter_outside_gpc_read_bytes(double device, double gpc, double fabric);
 
 const char *cml_ctr_kind_name(cml_ctr_kind k);    /* "exact", "percent", "info", "relative" */
 const char *cml_ctr_field_name(cml_ctr_field f);  /* "sectors", ...            */

@@ -116,7 +116,7 @@ static void fill_record(cml_record *rec, const double *v)
         int has = rec->has_model &&
                   cml_counter_predict_levels(d, &rec->model[CML_RULES_MODERN],
                                              rec->has_levels ? &rec->levels : NULL, &pred);
-        if (isnan(v[i]) || (v[i] == 0 && (!has || pred == 0)))
+        if (isnan(v[i]) || (v[i] == 0 && (!has || pred == 0) && !cml_counter_kept_at_zero(d)))
             continue;
         cml_counter *c = &rec->counters[rec->ncounters++];
         snprintf(c->name, sizeof c->name, "%s", d->metric);

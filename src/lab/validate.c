@@ -183,12 +183,42 @@ static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo
                              c->predicted, lo, hi);
 }
 
+/* The measured value of rec's counter `name` into *v: 0 where it was not
+ * read (the record lacks it). */
+static int counter_of(const cml_record *rec, const char *name, double *v)
+{
+    for (unsigned k = 0; k < rec->ncounters && k < CML_RECORD_MAX_COUNTERS; k++)
+        if (strcmp(rec->counters[k].name, name) == 0) {
+            *v = rec->counters[k].measured;
+            return 1;
+        }
+    return 0;
+}
+
+/* The DRAM bytes rec's range read for units outside the GPCs
+ * (cml_counter_outside_gpc_read_bytes), where it holds all three L2-miss
+ * counters; 0 without them (a file from before them, a GPU that cannot
+ * collect one: the kernel's own misses would count as outside). */
+static double outside_gpc_reads(const cml_record *rec)
+{
+    double device, gpc, fabric;
+    if (!counter_of(rec, CML_METRIC_L2_READ_MISS_DEVICE, &device) ||
+        !counter_of(rec, CML_METRIC_L2_READ_MISS_GPC, &gpc) ||
+        !counter_of(rec, CML_METRIC_L2_READ_MISS_FABRIC, &fabric))
+        return 0;
+    return cml_counter_outside_gpc_read_bytes(device, gpc, fabric);
+}
+
 /* The noise floor of counter d in rec: the counter map's, and for a DRAM
- * counter what the background control (launches that make no memory
- * access) shows over a launch as long as the record's, where validate
- * measured it (bg; core/dram_background.h): its rate times the longest of
- * the record's timed launches (the profiled launch is another one of the
- * same kernel, its length not read). */
+ * counter what no access of the kernel read or wrote over a launch as long
+ * as the record's (docs/model-evidence.md §2.1). Written: what the
+ * background control shows (bg; core/dram_background.h), its rate times
+ * the longest of the record's timed launches (the profiled launch is
+ * another one of the same kernel, its length not read). Read: the larger
+ * of that and the reads of units outside the GPCs in the record's own
+ * range (outside_gpc_reads), two measures of one mechanism, the second
+ * taken in the record's range (though the profiler may read it in another
+ * pass than the DRAM bytes). */
 static double floor_of(const cml_record *rec, const cml_counter_def *d,
                        const cml_dram_background *bg)
 {
@@ -196,7 +226,13 @@ static double floor_of(const cml_record *rec, const cml_counter_def *d,
     if (d->kind != CML_CTR_RELATIVE ||
         (d->field != CML_CTR_DRAM_READ && d->field != CML_CTR_DRAM_WRITE))
         return f;
-    return f + cml_dram_background_bytes(bg, d->field == CML_CTR_DRAM_WRITE, rec->timing.max_ms);
+    double extra = cml_dram_background_bytes(bg, d->field == CML_CTR_DRAM_WRITE, rec->timing.max_ms);
+    if (d->field == CML_CTR_DRAM_READ) {
+        const double outside = outside_gpc_reads(rec);
+        if (outside > extra)
+            extra = outside;
+    }
+    return f + extra;
 }
 
 /* The most wavefronts blocks sharing an SM can add to a shared-memory

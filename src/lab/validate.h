@@ -83,7 +83,7 @@ typedef enum cml_rule {
 #define CML_FOOTPRINT_TAG " footprint="
 
 typedef struct cml_counter_judgement {
-    char name[64];
+    char name[80];
     cml_counter_verdict verdict;
     cml_rule rule;
     double measured;

@@ -180,6 +180,11 @@ void cml_rep_counter_label(const char *metric, char *buf, size_t len)
         {"lts__t_sectors_srcunit_tex_op_write", "L2wr"},
         {"dram__bytes_read", "DRAMrd"},
         {"dram__bytes_write", "DRAMwr"},
+        /* L2 read misses by who asked (counter_map.h): before "all", whose
+         * name the GPCs' holds. */
+        {"srcnode_gpc_aperture_device_op_read_lookup_miss", "L2miss.gpc"},
+        {"srcunit_ltcfabric_op_read_lookup_miss", "L2miss.fwd"},
+        {"lts__t_sectors_aperture_device_op_read_lookup_miss", "L2miss.all"},
     };
     static const struct { const char *has, *prefix; } space[] = {
         {"mem_global_op_ld", "ld"}, {"mem_global_op_st", "st"},

@@ -67,7 +67,9 @@ int cml_rep_counter_agrees(double measured, double predicted);
  * A counter's short label, from its ncu metric name: "ld.sectors",
  * "st.requests", "ld.eff" (global), "lld.", "lst." (local), "sld.", "sst."
  * (shared, "wavefronts" and "bank_conflicts"), "ld.inst", "sld.inst",
- * "L1hit", "L2rd", "L2wr", "DRAMrd", "DRAMwr"; any other name unchanged.
+ * "L1hit", "L2rd", "L2wr", "DRAMrd", "DRAMwr", the L2 read misses of
+ * every unit, the GPCs and forwarded ones "L2miss.all", ".gpc", ".fwd";
+ * any other name unchanged.
  */
 void cml_rep_counter_label(const char *metric, char *buf, size_t len);
 
