@@ -51,6 +51,8 @@ extern "C" {
  * thus read misses of units outside the GPCs, or fewer: the FABRIC count
  * also holds such units' forwarded misses, which the difference keeps.
  */
+/* L1TEX's L2 read sectors that hit in the partition they reached first. */
+#define CML_METRIC_L2_READ_HIT_TEX "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"
 #define CML_METRIC_L2_READ_MISS_DEVICE "lts__t_sectors_aperture_device_op_read_lookup_miss.sum"
 #define CML_METRIC_L2_READ_MISS_GPC "lts__t_sectors_srcnode_gpc_aperture_device_op_read_lookup_miss.sum"
 #define CML_METRIC_L2_READ_MISS_FABRIC "lts__t_sectors_srcunit_ltcfabric_op_read_lookup_miss.sum"
@@ -132,8 +134,9 @@ void cml_counter_level_bounds(const cml_counter_def *d, const cml_levels *lv, do
                               double *lo, double *hi);
 
 /* Whether a record keeps d's value when it is 0 (a counter the model does
- * not predict is left out at 0): the three L2-miss counters, where 0 is a
- * figure validate reads and absent means not collected. */
+ * not predict is left out at 0): the L2 hit and the three L2-miss
+ * counters, where 0 is a figure (l2-residency's hit rate, validate's read
+ * floor) and absent means not collected. */
 int cml_counter_kept_at_zero(const cml_counter_def *d);
 
 /* The DRAM bytes a range read for L2 read misses of units outside the

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "counters/counter_map.h"
 #include "counters/counters.h"
 #include "experiments/l2_residency/l2_residency_body.h"
 #include "gpu/gpu_internal.h"
@@ -462,7 +463,7 @@ static void measured_finding(cml_record *rec)
     const double rd = cml_l2r_counter(rec, "dram__bytes_read.sum");
     const double wr = cml_l2r_counter(rec, "dram__bytes_write.sum");
     const double l2 = cml_l2r_counter(rec, "lts__t_sectors_srcunit_tex_op_read.sum");
-    const double hit = cml_l2r_counter(rec, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
+    const double hit = cml_l2r_counter(rec, CML_METRIC_L2_READ_HIT_TEX);
     const double stream = (double)rec->bytes_written;
     size_t used = strlen(rec->finding);
     if (!isfinite(rd)) {
