@@ -42,13 +42,13 @@ static const cml_counter_def map[] = {
      CML_CTR_RELATIVE, "global load sectors that hit in L1"},
     {"lts__t_sectors_srcunit_tex_op_read.sum", -1, CML_CTR_L2_READ, CML_CTR_RELATIVE,
      "sectors L1TEX read from L2 (global and local loads that missed L1)"},
-    /* The store sectors (L1 is write-through, E5); fewer when stores of
-     * different instructions to one sector meet in L1 before leaving it. */
     /* Of those, the ones that hit in the L2 partition they reached first
      * (a miss there may still hit in the other partition): l2-residency's
      * L2 hit rate (docs/experiments/l2-residency.md); not predicted. */
     {CML_METRIC_L2_READ_HIT_TEX, -1, CML_CTR_NONE, CML_CTR_INFO,
      "sectors L1TEX read from L2 that hit in the partition they reached first"},
+    /* The store sectors (L1 is write-through, E5); fewer when stores of
+     * different instructions to one sector meet in L1 before leaving it. */
     {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_L2_WRITE, CML_CTR_RELATIVE,
      "sectors L1TEX wrote to L2 (the global + local store sectors)"},
     {"dram__bytes_read.sum", -1, CML_CTR_DRAM_READ, CML_CTR_RELATIVE,

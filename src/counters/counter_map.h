@@ -42,6 +42,9 @@ extern "C" {
 #define CML_NOISE_FLOOR_SECTOR_BYTES 32768.0
 #define CML_NOISE_FLOOR_DRAM_BYTES CML_DRAM_BACKGROUND_FIXED_BYTES
 
+/* L1TEX's L2 read sectors that hit in the partition they reached first. */
+#define CML_METRIC_L2_READ_HIT_TEX "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"
+
 /*
  * L2 read misses by who asked (INFO rows of the map). A GPC's request that
  * misses counts once under GPC (its L2 partition's miss) and, where the
@@ -51,8 +54,6 @@ extern "C" {
  * thus read misses of units outside the GPCs, or fewer: the FABRIC count
  * also holds such units' forwarded misses, which the difference keeps.
  */
-/* L1TEX's L2 read sectors that hit in the partition they reached first. */
-#define CML_METRIC_L2_READ_HIT_TEX "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"
 #define CML_METRIC_L2_READ_MISS_DEVICE "lts__t_sectors_aperture_device_op_read_lookup_miss.sum"
 #define CML_METRIC_L2_READ_MISS_GPC "lts__t_sectors_srcnode_gpc_aperture_device_op_read_lookup_miss.sum"
 #define CML_METRIC_L2_READ_MISS_FABRIC "lts__t_sectors_srcunit_ltcfabric_op_read_lookup_miss.sum"

@@ -183,8 +183,8 @@ static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo
                              c->predicted, lo, hi);
 }
 
-/* The measured value of rec's counter `name` into *v: 0 where it was not
- * read (the record lacks it). */
+/* The measured value of rec's counter `name` into *v: 1, or 0 where the
+ * record lacks it (not read). */
 static int counter_of(const cml_record *rec, const char *name, double *v)
 {
     for (unsigned k = 0; k < rec->ncounters && k < CML_RECORD_MAX_COUNTERS; k++)
