@@ -30,6 +30,7 @@ static struct {
     uint64_t next_alloc;
     size_t releases;         /* release calls */
     size_t calls_at_release; /* measure calls made when it was last called */
+    int zero;                /* every value 0 */
 } fake;
 
 static cml_status fake_launch(void *ctx)
@@ -69,7 +70,7 @@ static cml_status fake_measure(void *user, size_t k, const cml_launch_fn *launch
             return CML_ECUDA;
         }
         for (size_t m = 0; m < n; m++)
-            values[j * n + m] = value_of(((const args *)ctx[j])->id, m);
+            values[j * n + m] = fake.zero ? 0 : value_of(((const args *)ctx[j])->id, m);
     }
     return CML_OK;
 }
@@ -373,6 +374,31 @@ static void test_bad_use(void)
     cml_results_free(&other);
 }
 
+/* A counter read as 0 that the model does not predict is left out of the
+ * record, but for the L2 hit and the three L2-miss counters: a 0 there is a
+ * figure (l2-residency's hit rate, validate's DRAM read floor), absent means
+ * not read. */
+static void test_zeros_kept(void)
+{
+    cml_counters_pass *p = new_pass();
+    fake.zero = 1;
+    cml_results r;
+    cml_results_init(&r);
+    cml_counters_pass_begin(p, &r);
+    queue(p, &r, 0);
+    cml_counters_pass_flush(p);
+    const cml_record *rec = &r.items[0];
+    CHECK(rec->ncounters == 4);
+    for (unsigned m = 0; m < rec->ncounters; m++) {
+        CHECK(rec->counters[m].measured == 0);
+        CHECK(cml_counter_kept_at_zero(cml_counter_map_find(rec->counters[m].name)));
+    }
+    CHECK(rec->ncounters == 4 && !strcmp(rec->counters[0].name, CML_METRIC_L2_READ_HIT_TEX) &&
+          !strcmp(rec->counters[3].name, CML_METRIC_L2_READ_MISS_FABRIC));
+    cml_counters_pass_free(p);
+    cml_results_free(&r);
+}
+
 int main(void)
 {
     test_deferred_until_flush();
@@ -383,5 +409,6 @@ int main(void)
     test_arguments_copied();
     test_failures();
     test_bad_use();
+    test_zeros_kept();
     return cml_test_summary("test_counters_pass");
 }
