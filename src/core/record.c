@@ -149,6 +149,20 @@ const cml_record_param *cml_record_find_param(const cml_record *rec, const char 
     return NULL;
 }
 
+const cml_counter *cml_record_find_counter(const cml_record *rec, const char *name)
+{
+    for (unsigned i = 0; i < rec->ncounters && i < CML_RECORD_MAX_COUNTERS; i++)
+        if (strcmp(rec->counters[i].name, name) == 0)
+            return &rec->counters[i];
+    return NULL;
+}
+
+double cml_record_counter_value(const cml_record *rec, const char *name)
+{
+    const cml_counter *c = cml_record_find_counter(rec, name);
+    return c ? c->measured : NAN;
+}
+
 int cml_record_residency(const cml_record *rec, uint64_t footprint)
 {
     uint64_t l1 = 0;

@@ -195,6 +195,11 @@ void cml_record_add_extra(cml_record *rec, const char *name, double value, const
 /* The extra figure `name` of rec, or `missing` when it has none. */
 double cml_record_extra(const cml_record *rec, const char *name, double missing);
 const cml_record_param *cml_record_find_param(const cml_record *rec, const char *name);
+
+/* The counter named `name` of rec, or NULL; its measured value, or NAN
+ * where rec lacks it (not read). */
+const cml_counter *cml_record_find_counter(const cml_record *rec, const char *name);
+double cml_record_counter_value(const cml_record *rec, const char *name);
 /* The cache rec's working set lives in (cml_peak_residency): the model's
  * footprint when rec has the cache levels (L1 when more of its sectors hit
  * there than miss or are stored through to L2), else `footprint` (bytes the

@@ -183,30 +183,18 @@ static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo
                              c->predicted, lo, hi);
 }
 
-/* The measured value of rec's counter `name` into *v: 1, or 0 where the
- * record lacks it (not read). */
-static int counter_of(const cml_record *rec, const char *name, double *v)
-{
-    for (unsigned k = 0; k < rec->ncounters && k < CML_RECORD_MAX_COUNTERS; k++)
-        if (strcmp(rec->counters[k].name, name) == 0) {
-            *v = rec->counters[k].measured;
-            return 1;
-        }
-    return 0;
-}
-
 /* The DRAM bytes rec's range read for units outside the GPCs
  * (cml_counter_outside_gpc_read_bytes), where it holds all three L2-miss
  * counters; 0 without them (a file from before them, a GPU that cannot
  * collect one: the kernel's own misses would count as outside). */
 static double outside_gpc_reads(const cml_record *rec)
 {
-    double device, gpc, fabric;
-    if (!counter_of(rec, CML_METRIC_L2_READ_MISS_DEVICE, &device) ||
-        !counter_of(rec, CML_METRIC_L2_READ_MISS_GPC, &gpc) ||
-        !counter_of(rec, CML_METRIC_L2_READ_MISS_FABRIC, &fabric))
+    const cml_counter *device = cml_record_find_counter(rec, CML_METRIC_L2_READ_MISS_DEVICE);
+    const cml_counter *gpc = cml_record_find_counter(rec, CML_METRIC_L2_READ_MISS_GPC);
+    const cml_counter *fabric = cml_record_find_counter(rec, CML_METRIC_L2_READ_MISS_FABRIC);
+    if (!device || !gpc || !fabric)
         return 0;
-    return cml_counter_outside_gpc_read_bytes(device, gpc, fabric);
+    return cml_counter_outside_gpc_read_bytes(device->measured, gpc->measured, fabric->measured);
 }
 
 /* The noise floor of counter d in rec: the counter map's, and for a DRAM
@@ -226,7 +214,8 @@ static double floor_of(const cml_record *rec, const cml_counter_def *d,
     if (d->kind != CML_CTR_RELATIVE ||
         (d->field != CML_CTR_DRAM_READ && d->field != CML_CTR_DRAM_WRITE))
         return f;
-    double extra = cml_dram_background_bytes(bg, d->field == CML_CTR_DRAM_WRITE, rec->timing.max_ms);
+    double extra =
+        cml_dram_background_bytes(bg, d->field == CML_CTR_DRAM_WRITE, rec->timing.max_ms);
     if (d->field == CML_CTR_DRAM_READ) {
         const double outside = outside_gpc_reads(rec);
         if (outside > extra)

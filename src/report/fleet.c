@@ -284,12 +284,11 @@ static int speed_of(const cml_record *rec, cml_fleet_kind *kind, double *v, doub
  * exact. */
 static int counter_of(const cml_record *rec, const char *name, double *v)
 {
-    for (unsigned i = 0; i < rec->ncounters && i < CML_RECORD_MAX_COUNTERS; i++)
-        if (strcmp(rec->counters[i].name, name) == 0) {
-            *v = rec->counters[i].measured;
-            return isfinite(*v);
-        }
-    return 0;
+    const cml_counter *c = cml_record_find_counter(rec, name);
+    if (!c)
+        return 0;
+    *v = c->measured;
+    return isfinite(*v);
 }
 
 static int is_exact(const char *name)

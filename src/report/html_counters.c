@@ -34,15 +34,6 @@ static void count_text(char *buf, size_t len, double v)
         snprintf(buf, len, "%.6g", v);
 }
 
-/* The record's counter named `name`, or NULL. */
-static const cml_counter *find_counter(const cml_record *r, const char *name)
-{
-    for (unsigned k = 0; k < r->ncounters && k < CML_RECORD_MAX_COUNTERS; k++)
-        if (!strcmp(r->counters[k].name, name))
-            return &r->counters[k];
-    return NULL;
-}
-
 static void write_cell(FILE *out, const cml_counter *ct)
 {
     char m[48], p[48];
@@ -114,7 +105,7 @@ void cml_html_counters_table(FILE *out, const cml_record *const *recs, size_t n)
         esc(out, r->variant);
         fputs("</th>", out);
         for (size_t j = 0; j < nnames; j++)
-            write_cell(out, find_counter(r, names[j]));
+            write_cell(out, cml_record_find_counter(r, names[j]));
         fputs("</tr>\n", out);
     }
     fputs("</tbody>\n</table></div>\n</details>\n", out);

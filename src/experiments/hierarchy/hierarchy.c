@@ -564,23 +564,15 @@ static cml_status hier_measure(cml_sweep *ctx, void *vs, cml_record *rec)
 
 /* ---- after the sweep: what the counters say --------------------------------- */
 
-static double counter(const cml_record *rec, const char *name)
-{
-    for (unsigned k = 0; k < rec->ncounters && k < CML_RECORD_MAX_COUNTERS; k++)
-        if (strcmp(rec->counters[k].name, name) == 0)
-            return rec->counters[k].measured;
-    return NAN;
-}
-
 static void counters_verdict(cml_record *rec, const hier_settings *s)
 {
     cml_hier_counts c = {
-        counter(rec, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
-        counter(rec, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
-        counter(rec, "lts__t_sectors_srcunit_tex_op_read.sum"),
-        counter(rec, "dram__bytes_read.sum"),
-        counter(rec, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
-        counter(rec, "dram__bytes_write.sum"),
+        cml_record_counter_value(rec, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+        cml_record_counter_value(rec, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
+        cml_record_counter_value(rec, "lts__t_sectors_srcunit_tex_op_read.sum"),
+        cml_record_counter_value(rec, "dram__bytes_read.sum"),
+        cml_record_counter_value(rec, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+        cml_record_counter_value(rec, "dram__bytes_write.sum"),
     };
     if (!isfinite(c.ld_sectors) || !isfinite(c.dram_read))
         return;

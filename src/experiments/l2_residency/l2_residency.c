@@ -62,7 +62,6 @@ typedef struct l2r_state {
 #define L2R_SEED_CHUNK 0x12E5000000000003ull
 
 /* The counters by name (counter_map.c): NaN when the record has none. */
-static double cml_l2r_counter(const cml_record *rec, const char *metric);
 
 /* The model's sentence for rec (and its extras), with the set-aside and
  * the window's bytes (a window covers at most
@@ -382,14 +381,6 @@ static const cml_validate_spec l2r_validate = {l2r_validate_settings, NULL, 0};
 
 #define MIB (1024.0 * 1024.0)
 
-static double cml_l2r_counter(const cml_record *rec, const char *metric)
-{
-    for (unsigned i = 0; i < rec->ncounters && i < CML_RECORD_MAX_COUNTERS; i++)
-        if (strcmp(rec->counters[i].name, metric) == 0)
-            return rec->counters[i].measured;
-    return NAN;
-}
-
 static cml_status l2r_check_cb(void *ctx, unsigned long long *d_counters)
 {
     return cml_l2r_check(ctx, L2R_SEED_X, L2R_SEED_H, d_counters);
@@ -460,10 +451,10 @@ static cml_status window_end(l2r_state *st, cml_record *rec)
 /* Measured figures into extras and the finding's second half. */
 static void measured_finding(cml_record *rec)
 {
-    const double rd = cml_l2r_counter(rec, "dram__bytes_read.sum");
-    const double wr = cml_l2r_counter(rec, "dram__bytes_write.sum");
-    const double l2 = cml_l2r_counter(rec, "lts__t_sectors_srcunit_tex_op_read.sum");
-    const double hit = cml_l2r_counter(rec, CML_METRIC_L2_READ_HIT_TEX);
+    const double rd = cml_record_counter_value(rec, "dram__bytes_read.sum");
+    const double wr = cml_record_counter_value(rec, "dram__bytes_write.sum");
+    const double l2 = cml_record_counter_value(rec, "lts__t_sectors_srcunit_tex_op_read.sum");
+    const double hit = cml_record_counter_value(rec, CML_METRIC_L2_READ_HIT_TEX);
     const double stream = (double)rec->bytes_written;
     size_t used = strlen(rec->finding);
     if (!isfinite(rd)) {
