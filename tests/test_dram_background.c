@@ -34,7 +34,10 @@ static void test_round_trip(void)
     char *none = render_json(&r);
     CHECK(strstr(none, "dram_background") == NULL); /* other files stay as they were */
     free(none);
-    cml_dram_background bg = {3, {10, 50, 200}, {81920, 300000, 1.6e6}, {0, 262144, 3670016}};
+    cml_dram_background bg = {.n = 3,
+                              .ms = {10, 50, 200},
+                              .read_bytes = {81920, 300000, 1.6e6},
+                              .write_bytes = {0, 262144, 3670016}};
     r.background = bg;
     char *j1 = render_json(&r);
     CHECK_STR_CONTAINS(j1, "\"dram_background\": {");
@@ -48,6 +51,29 @@ static void test_round_trip(void)
     CHECK(back.background.ms[2] == 200 && back.background.write_bytes[2] == 3670016);
     CHECK(back.background.read_bytes[0] == 81920);
     char *j2 = render_json(&back);
+    CHECK(strcmp(j1, j2) == 0);
+    CHECK(strstr(j1, "stream_controls") == NULL); /* only where measured */
+    free(j1);
+    free(j2);
+    cml_results_free(&back);
+
+    /* With stream controls: 40000 - 17039.36 x 0.05 = 39148.032 and
+     * 30000 - 17039.36 x 0.04 = 29318.4257 beyond the rate: the larger. */
+    r.background.stream_n = 2;
+    r.background.stream_ms[0] = 0.05;
+    r.background.stream_ms[1] = 0.04;
+    r.background.stream_read_bytes[0] = 1.5e8;
+    r.background.stream_read_bytes[1] = 1.6e8;
+    r.background.stream_write_bytes[0] = 40000;
+    r.background.stream_write_bytes[1] = 30000;
+    j1 = render_json(&r);
+    CHECK_STR_CONTAINS(j1, "\"stream_controls\": [");
+    CHECK_STR_CONTAINS(j1, "\"dirty_write_bytes\": 39148.032");
+    CHECK(cml_results_from_json(j1, strlen(j1), &back, err, sizeof err) == CML_OK);
+    CHECK_EQ_U64(back.background.stream_n, 2);
+    CHECK(back.background.stream_ms[1] == 0.04 && back.background.stream_read_bytes[1] == 1.6e8);
+    CHECK(back.background.stream_write_bytes[0] == 40000);
+    j2 = render_json(&back);
     CHECK(strcmp(j1, j2) == 0);
     free(j1);
     free(j2);
@@ -111,6 +137,30 @@ static void test_hostile(void)
                        : "{\"ms\": 1, \"read_bytes\": 0, \"write_bytes\": 0}");
     strcat(many, "]}");
     expect_refused(many, "[", "9 controls, at most 8");
+
+    /* The stream controls: the same rules under their own name. */
+    const char *ok = "{\"controls\": [{\"ms\": 5, \"read_bytes\": 5, \"write_bytes\": 0}], ";
+    char doc_s[1200];
+    snprintf(doc_s, sizeof doc_s, "%s\"stream_controls\": {}}", ok);
+    expect_refused(doc_s, "{}}", "dram_background.stream_controls: expected an array");
+    snprintf(doc_s, sizeof doc_s, "%s\"stream_controls\": [true]}", ok);
+    expect_refused(doc_s, "true", "stream_controls[0]: expected an object");
+    snprintf(doc_s, sizeof doc_s,
+             "%s\"stream_controls\": [{\"ms\": 0.05, \"write_bytes\": 0}]}", ok);
+    expect_refused(doc_s, "{\"ms\": 0.05", "stream_controls[0]: missing member \"read_bytes\"");
+    snprintf(doc_s, sizeof doc_s,
+             "%s\"stream_controls\": [{\"ms\": 0.05, \"read_bytes\": 1, \"write_bytes\": "
+             "-3}]}",
+             ok);
+    expect_refused(doc_s, "{\"ms\": 0.05", "stream_controls[0].write_bytes: out of range");
+    snprintf(doc_s, sizeof doc_s,
+             "%s\"stream_controls\": [{\"ms\": -1, \"read_bytes\": 1, \"write_bytes\": 3}]}",
+             ok);
+    expect_refused(doc_s, "{\"ms\": -1", "stream_controls[0].ms: out of range");
+    char many_s[1024];
+    snprintf(many_s, sizeof many_s, "%s\"stream_controls\": %s", ok,
+             strstr(many, "["));
+    expect_refused(many_s, "[{\"ms\": 1", "stream_controls: 9 controls, at most 8");
 
     /* null: no control, read as a file without it. */
     const char *doc = "{\"schema\": \"cumemlab-results\", \"schema_version\": 1, "

@@ -464,7 +464,8 @@ static void test_dram_background(void)
     cml_record *big = add(&r, "bg=3");
     big->timing.max_ms = 10;
     counter(big, DRAM_WRITE, 100.8e6, 100e6);
-    cml_dram_background bg = {2, {50, 200}, {300000, 1.6e6}, {262144, 3670016}};
+    cml_dram_background bg = {
+        .n = 2, .ms = {50, 200}, .read_bytes = {300000, 1.6e6}, .write_bytes = {262144, 3670016}};
     CHECK(cml_dram_background_check(&bg, (char[32]){0}, 32) == NULL);
     CHECK_NEAR(cml_dram_background_rate(&bg, 1), 17039.36, 1e-9);
     CHECK_NEAR(cml_dram_background_rate(&bg, 0), 6689.28, 1e-9);
@@ -511,6 +512,87 @@ static void test_dram_background(void)
 }
 
 /*
+ * The lines dirty in L2 at a launch's start (core/dram_background.h): a
+ * kernel streaming through L2 writes them back. The H200's reduce
+ * (async-copy workload=reduce method=async-cg, validate of 2026-11-29 run
+ * 4): 339200 B written in a launch of at most 0.25 ms, the model 4224 at
+ * most. The background control as above (17039.36 B/ms written); two
+ * stream controls wrote 61440 B in 0.045 ms and 88576 B in 0.047 ms, a
+ * third 500 B in 0.05 ms (under its rate x length: it counts 0), a fourth
+ * 325120 B in 0.433 ms (a whole unit caught: 325120 - 7378.04288 -
+ * 262144 = 55597.95712):
+ *   dirty = max(61440 - 17039.36 x 0.045, 88576 - 17039.36 x 0.047, ...)
+ *         = max(60673.2288, 87775.15008, 0, 55597.95712) = 87775.15008;
+ *   write floor = 262144 + 17039.36 x 0.25 + 87775.15008 = 354178.99008:
+ *   the 339200 B are not judged; 380000 B stay unexplained. The read floor
+ *   does not take it: 262144 + 6689.28 x 0.25 = 263816.32. Without stream
+ *   controls the write floor is 266403.84, and 339200 is unexplained.
+ */
+static void test_dirty_at_start(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    static const double written[2] = {339200, 380000};
+    for (int i = 0; i < 2; i++) {
+        char variant[16];
+        snprintf(variant, sizeof variant, "dirty=%d", i);
+        cml_record *a = add(&r, variant);
+        a->timing.max_ms = 0.25;
+        counter(a, DRAM_WRITE, written[i], 4224);
+        counter(a, "dram__bytes_read.sum", 251664128, 251658240);
+    }
+    cml_dram_background bg = {
+        .n = 2, .ms = {50, 200}, .read_bytes = {300000, 1.6e6}, .write_bytes = {262144, 3670016}};
+    bg.stream_n = 4;
+    const double sms[4] = {0.045, 0.047, 0.05, 0.433}, swr[4] = {61440, 88576, 500, 325120};
+    for (int i = 0; i < 4; i++) {
+        bg.stream_ms[i] = sms[i];
+        bg.stream_read_bytes[i] = 150e6;
+        bg.stream_write_bytes[i] = swr[i];
+    }
+    CHECK(cml_dram_background_check(&bg, (char[64]){0}, 64) == NULL);
+    CHECK_NEAR(cml_dram_background_dirty(&bg), 87775.15008, 1e-6);
+    r.background = bg;
+    cml_verdicts v;
+    cml_verdicts_init(&v);
+    const cml_verdict_rec *x = judge(&row, &r, 0, &v);
+    CHECK(x->counters[0].verdict == CML_CV_NOT_JUDGED);
+    CHECK_NEAR(x->counters[0].floor, 354178.99008, 1e-6);
+    CHECK(x->counters[1].verdict == CML_CV_WITHIN);
+    CHECK_NEAR(x->counters[1].floor, 263816.32, 1e-6);
+    x = judge(&row, &r, 1, &v);
+    CHECK(x->counters[0].verdict == CML_CV_UNEXPLAINED);
+    r.background.stream_n = 0;
+    CHECK(cml_dram_background_dirty(&r.background) == 0);
+    x = judge(&row, &r, 0, &v);
+    CHECK(x->counters[0].verdict == CML_CV_UNEXPLAINED);
+    CHECK_NEAR(x->counters[0].floor, 266403.84, 1e-6);
+    /* The unit-catching control alone: its 55597.95712 beyond the unit. */
+    cml_dram_background one = bg;
+    one.stream_n = 1;
+    one.stream_ms[0] = 0.433;
+    one.stream_write_bytes[0] = 325120;
+    CHECK_NEAR(cml_dram_background_dirty(&one), 55597.95712, 1e-6);
+
+    /* A stream control a file cannot hold: refused by the check, by name;
+     * a non-finite one counts for nothing in the sum. */
+    char what[64];
+    cml_dram_background bad = bg;
+    bad.stream_ms[2] = 0;
+    CHECK_STR_EQ(cml_dram_background_check(&bad, what, sizeof what), "stream_controls[2].ms");
+    bad = bg;
+    bad.stream_write_bytes[1] = INFINITY;
+    CHECK_STR_EQ(cml_dram_background_check(&bad, what, sizeof what),
+                 "stream_controls[1].write_bytes");
+    CHECK_NEAR(cml_dram_background_dirty(&bad), 60673.2288, 1e-6);
+    bad.stream_n = CML_DRAM_BACKGROUND_MAX + 1;
+    CHECK_STR_EQ(cml_dram_background_check(&bad, what, sizeof what),
+                 "stream_controls (9, at most 8)");
+    cml_verdicts_free(&v);
+    cml_results_free(&r);
+}
+
+/*
  * DRAM reads no SM asked for (docs/model-evidence.md §2.1): after the flush
  * that opens every range, units outside the GPCs read their lines from
  * DRAM again. The H200's 32 KiB write (validate of 2026-11-28, run 1): a
@@ -526,8 +608,10 @@ static void test_outside_gpc_reads(void)
 {
     cml_results r;
     cml_results_init(&r);
-    r.background = (cml_dram_background){
-        3, {10, 50, 200}, {39168, 256256, 608512}, {262144, 786432, 3932160}};
+    r.background = (cml_dram_background){.n = 3,
+                                         .ms = {10, 50, 200},
+                                         .read_bytes = {39168, 256256, 608512},
+                                         .write_bytes = {262144, 786432, 3932160}};
     for (int i = 0; i < 5; i++) {
         char variant[16];
         snprintf(variant, sizeof variant, "w=%d", i);
@@ -680,6 +764,7 @@ int main(void)
     test_relative();
     test_interval();
     test_dram_background();
+    test_dirty_at_start();
     test_outside_gpc_reads();
     test_shared_contention();
     test_names();

@@ -360,11 +360,19 @@ static void print_background(FILE *out, const cml_dram_background *b)
     for (size_t i = 0; i < b->n; i++)
         fprintf(out, "%s %.0f ms read %.0f B, written %.0f B", i ? ";" : "", b->ms[i],
                 b->read_bytes[i], b->write_bytes[i]);
+    if (b->stream_n) {
+        fprintf(out, "\n  stream controls (the L2 flush read again right after the flush, "
+                     "nothing written), DRAM written:");
+        for (size_t i = 0; i < b->stream_n; i++)
+            fprintf(out, "%s %.0f B in %.3f ms", i ? ";" : "", b->stream_write_bytes[i],
+                    b->stream_ms[i]);
+    }
     fprintf(out, "\n  DRAM floor of a record: %.0f bytes + %.0f B/ms read, %.0f B/ms written, "
                  "times its longest timed launch; read: or, if more, 32 B per L2 read miss of "
-                 "the units outside the GPCs in its range\n",
+                 "the units outside the GPCs in its range; written: + %.0f B, the lines dirty "
+                 "in L2 at a launch's start (the stream controls' most)\n",
             CML_NOISE_FLOOR_DRAM_BYTES, cml_dram_background_rate(b, 0),
-            cml_dram_background_rate(b, 1));
+            cml_dram_background_rate(b, 1), cml_dram_background_dirty(b));
 }
 
 /* The DRAM background control's launches (L2 busy, no DRAM access of
@@ -635,7 +643,7 @@ int cml_cmd_validate(const cml_cli *cli)
     fprintf(out, "metrics: %zu of %zu collectable\n", nok, nmet);
     /* Before the experiments: their DRAM values are judged against it. */
     if (cml_counters_dram_background(plan.profiler, background_ms, CML_COUNT(background_ms),
-                                     &r.background) != CML_OK) {
+                                     CML_DRAM_BACKGROUND_MAX, &r.background) != CML_OK) {
         fprintf(out, "DRAM background control failed: %s\n", cml_counters_error(plan.profiler));
         if (cml_results_diag(&r, CML_DIAG_WARNING, NULL,
                              "validate: the DRAM background control failed (%s); DRAM values "

@@ -201,7 +201,11 @@ static cml_status write_rules(FILE *out, const void *ctx)
                        "its records file) times the record's longest timed launch; for "
                        "DRAM reads, or if more, 32 bytes per L2 read miss of the units outside "
                        "the GPCs in the record's own range (L2 read misses to device memory of "
-                       "every unit, less the GPCs' and the forwarded ones)");
+                       "every unit, less the GPCs' and the forwarded ones); for DRAM writes, "
+                       "plus the lines dirty in L2 at a launch's start: the most the stream "
+                       "controls (the L2 flush read again in a range right after the flush) "
+                       "wrote beyond the background's rate times their length, less a whole "
+                       "262144-byte unit where they caught one");
     cml_json_key(&j, "explanations");
     cml_json_begin_array(&j);
     for (size_t i = 0; i < cml_experiment_count(); i++) {

@@ -14,6 +14,17 @@
  * in the record's own range (L2's read misses by who asked): after the
  * flush that opens every range those units read their lines from DRAM
  * again, in bursts one control cannot hold (docs/model-evidence.md §2.1).
+ *
+ * DRAM writes take one more part: the lines other units left dirty in L2
+ * when a launch begins (written after the flush had passed them), which a
+ * kernel streaming through L2 writes back whatever it writes itself. The
+ * stream control measures them: the flush kernel again (3x L2 read through
+ * .cg, nothing written) in a range of its own right after the flush, as
+ * every record's range begins. What it writes beyond the background's rate
+ * over its length is those lines (a whole unit it caught is the fixed
+ * part's); the largest over the stream controls is added to every
+ * record's DRAM write floor (a record can write back at most the lines
+ * that were dirty at its start).
  */
 #ifndef CML_CORE_DRAM_BACKGROUND_H
 #define CML_CORE_DRAM_BACKGROUND_H
@@ -30,6 +41,12 @@ typedef struct cml_dram_background {
     double ms[CML_DRAM_BACKGROUND_MAX];          /* each control launch's length */
     double read_bytes[CML_DRAM_BACKGROUND_MAX];  /* dram__bytes_read.sum over it */
     double write_bytes[CML_DRAM_BACKGROUND_MAX]; /* dram__bytes_write.sum over it */
+    /* The stream controls (0: not measured, files before them): each
+     * launch's length and its DRAM bytes, as above. */
+    size_t stream_n;
+    double stream_ms[CML_DRAM_BACKGROUND_MAX];
+    double stream_read_bytes[CML_DRAM_BACKGROUND_MAX];
+    double stream_write_bytes[CML_DRAM_BACKGROUND_MAX];
 } cml_dram_background;
 
 /* The fixed part of the DRAM floor, a launch of any length: one 256 KiB
@@ -48,9 +65,19 @@ double cml_dram_background_rate(const cml_dram_background *b, int write);
  * finite). */
 double cml_dram_background_bytes(const cml_dram_background *b, int write, double ms);
 
-/* Whether every control is a launch of 0 < ms <= CML_DRAM_BACKGROUND_MAX_MS
- * with finite byte counts >= 0 (a file's values, checked before use):
- * NULL, or the first bad value's name into `what` (e.g. "ms[2]"). */
+/* The lines dirty in L2 at a launch's start, in bytes: the largest, over
+ * the stream controls, of what one wrote beyond the background's write
+ * rate times its length, less one fixed unit where that is at least a unit
+ * (a control that caught one of the background's 256 KiB units; the lines
+ * measured are 15-90 KB, so this never takes a larger count of dirty
+ * lines for a unit unless they reach 256 KiB, and then it errs strict);
+ * never below 0; 0 when none was measured. */
+double cml_dram_background_dirty(const cml_dram_background *b);
+
+/* Whether every control, stream controls included, is a launch of 0 < ms
+ * <= CML_DRAM_BACKGROUND_MAX_MS with finite byte counts >= 0 (a file's
+ * values, checked before use): NULL, or the first bad value's name into
+ * `what` (e.g. "controls[2].ms", "stream_controls[0].write_bytes"). */
 const char *cml_dram_background_check(const cml_dram_background *b, char *what, size_t len);
 
 #endif

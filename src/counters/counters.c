@@ -271,6 +271,21 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
             goto out;
         }
         for (size_t j = 0; j < k; j++) {
+            /* Start before the flush, not between it and the first range:
+             * what Start does (15-50 ms) left the first range of every pass
+             * more lines dirty in L2 than the others, which a kernel
+             * streaming through L2 wrote back (the first of eight stream
+             * controls wrote 47-55 KB to DRAM, the rest 15-38 KB; H200,
+             * docs/model-evidence.md §2.1). Between ranges the session is
+             * started anyway: only pushed ranges are counted. */
+            if (!started) {
+                CUpti_RangeProfiler_Start_Params start = {
+                    .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+                start.pRangeProfilerObject = obj;
+                CALL(c, cuptiRangeProfilerStart, &start, out);
+                started = 1;
+                c->t.start_ms += lap_ms(&t0);
+            }
             /* Cold caches for every range, as ncu's --cache-control all. The
              * flush runs outside any range, and is waited for before the
              * range opens, so none of its traffic is counted. */
@@ -284,14 +299,6 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
                 goto out;
             }
             c->t.flush_ms += lap_ms(&t0);
-            if (!started) {
-                CUpti_RangeProfiler_Start_Params start = {
-                    .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-                start.pRangeProfilerObject = obj;
-                CALL(c, cuptiRangeProfilerStart, &start, out);
-                started = 1;
-                c->t.start_ms += lap_ms(&t0);
-            }
             /* A name of its own: ranges of one name are one range to the
              * profiler, their counts summed (seen on CUDA 13.0). */
             char range_name[32];
@@ -449,10 +456,39 @@ cml_status cml_counters_measure(cml_counters *c, cml_launch_fn launch, void *ctx
     return cml_counters_measure_batch(c, 1, &launch, &ctx, metrics, n, values, NULL);
 }
 
-cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_t n,
-                                        cml_dram_background *out)
+/* The stream controls of cml_counters_dram_background, in one batch (as
+ * the records are profiled), into out; v holds nm values per launch. */
+static cml_status stream_controls(cml_counters *c, size_t streams, const char *const *names,
+                                  size_t nm, size_t rd, size_t wr, double *v,
+                                  cml_dram_background *out)
 {
-    if (!c || !ms || !out || n > CML_DRAM_BACKGROUND_MAX)
+    cml_ctr_stream_args a[CML_DRAM_BACKGROUND_MAX];
+    cml_launch_fn fn[CML_DRAM_BACKGROUND_MAX];
+    void *ctx[CML_DRAM_BACKGROUND_MAX];
+    for (size_t i = 0; i < streams; i++) {
+        a[i] = (cml_ctr_stream_args){c->flush, c->flush_bytes, 0};
+        fn[i] = cml_ctr_cuda_stream;
+        ctx[i] = &a[i];
+    }
+    cml_status st = cml_counters_measure_batch(c, streams, fn, ctx, names, nm, v, NULL);
+    for (size_t i = 0; st == CML_OK && i < streams; i++) {
+        if (!isfinite(v[i * nm + rd]) || !isfinite(v[i * nm + wr]) || !(a[i].ms > 0)) {
+            snprintf(c->err, sizeof c->err,
+                     "stream control %zu: no DRAM bytes or no length (%.3f ms)", i, a[i].ms);
+            return CML_EUNSUPPORTED;
+        }
+        out->stream_ms[i] = a[i].ms;
+        out->stream_read_bytes[i] = v[i * nm + rd];
+        out->stream_write_bytes[i] = v[i * nm + wr];
+        out->stream_n = i + 1;
+    }
+    return st;
+}
+
+cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_t n,
+                                        size_t streams, cml_dram_background *out)
+{
+    if (!c || !ms || !out || n > CML_DRAM_BACKGROUND_MAX || streams > CML_DRAM_BACKGROUND_MAX)
         return CML_EINVAL;
     memset(out, 0, sizeof *out);
     /* The whole counter map, as every record is profiled: the same
@@ -468,7 +504,7 @@ cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_
         if (!strcmp(names[k], "dram__bytes_write.sum"))
             wr = k;
     }
-    double *v = calloc(nm ? nm : 1, sizeof *v);
+    double *v = calloc(nm ? nm * CML_DRAM_BACKGROUND_MAX : 1, sizeof *v);
     if (!v)
         return CML_ENOMEM;
     cml_status st = CML_OK;
@@ -496,6 +532,8 @@ cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_
         out->write_bytes[i] = v[wr];
         out->n = i + 1;
     }
+    if (st == CML_OK && streams && rd < nm && wr < nm)
+        st = stream_controls(c, streams, names, nm, rd, wr, v, out);
     free(v);
     return st;
 }

@@ -131,12 +131,16 @@ uint64_t cml_counters_flush_bytes(const cml_counters *c);
  * block of 256 threads on every SM, each reading 32 KiB that L2 holds
  * (no DRAM access of their own past its first touch) for ms[i]
  * milliseconds, 0 < ms <= 60000, each profiled as a kernel is, for
- * dram__bytes_read.sum and dram__bytes_write.sum, into *out. CML_EUNSUPPORTED (cml_counters_error
- * says why) where the profiler cannot run or the device has no DRAM
- * counters, CML_ECUDA for a failed launch, CML_EINVAL for bad arguments.
+ * dram__bytes_read.sum and dram__bytes_write.sum, into *out; then
+ * `streams` stream controls (at most CML_DRAM_BACKGROUND_MAX), each the
+ * L2 flush read again in a range of its own after the flush, as every
+ * record's range begins, timed by events. CML_EUNSUPPORTED
+ * (cml_counters_error says why) where the profiler cannot run or the
+ * device has no DRAM counters, CML_ECUDA for a failed launch, CML_EINVAL
+ * for bad arguments.
  */
 cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_t n,
-                                        cml_dram_background *out);
+                                        size_t streams, cml_dram_background *out);
 
 #ifdef __cplusplus
 }

@@ -110,7 +110,7 @@ __global__ void cml_ctr_flush_kernel(const uint4 *p, size_t n, unsigned *sink)
         sink[0] = x;
 }
 
-extern "C" cml_status cml_ctr_cuda_flush(void *buf, uint64_t bytes)
+static cml_status flush_launch(void *buf, uint64_t bytes)
 {
     if (!buf || bytes < 16)
         return CML_EINVAL;
@@ -122,8 +122,49 @@ extern "C" cml_status cml_ctr_cuda_flush(void *buf, uint64_t bytes)
     cml_ctr_flush_kernel<<<grid, 512>>>((const uint4 *)buf, (size_t)(bytes / 16),
                                         (unsigned *)buf);
     CML_CU_LAUNCH();
+    return CML_OK;
+}
+
+extern "C" cml_status cml_ctr_cuda_flush(void *buf, uint64_t bytes)
+{
+    cml_status st = flush_launch(buf, bytes);
+    if (st != CML_OK)
+        return st;
     CML_CU(cudaDeviceSynchronize());
     return CML_OK;
+}
+
+/* The events' part of cml_ctr_cuda_stream: e0, the flush, e1, waited for. */
+static cml_status stream_timed(cml_ctr_stream_args *a, cudaEvent_t e0, cudaEvent_t e1)
+{
+    CML_CU(cudaEventRecord(e0));
+    cml_status st = flush_launch(a->buf, a->bytes);
+    if (st != CML_OK)
+        return st;
+    CML_CU(cudaEventRecord(e1));
+    CML_CU(cudaEventSynchronize(e1));
+    float ms = 0;
+    CML_CU(cudaEventElapsedTime(&ms, e0, e1));
+    if ((double)ms > a->ms)
+        a->ms = (double)ms;
+    return CML_OK;
+}
+
+extern "C" cml_status cml_ctr_cuda_stream(void *ctx)
+{
+    cml_ctr_stream_args *a = (cml_ctr_stream_args *)ctx;
+    if (!a || !a->buf || a->bytes < 16)
+        return CML_EINVAL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    CML_CU(cudaEventCreate(&e0));
+    cml_status st = cml_gpu_check((int)cudaEventCreate(&e1), "cudaEventCreate(&e1)", __FILE__,
+                                  __LINE__);
+    if (st == CML_OK)
+        st = stream_timed(a, e0, e1);
+    (void)cudaEventDestroy(e0);
+    if (e1)
+        (void)cudaEventDestroy(e1);
+    return st;
 }
 
 extern "C" cml_status cml_ctr_cuda_sync(void)

@@ -39,6 +39,17 @@ CML_LAUNCHER void cml_ctr_cuda_free(void *buf);
  * (cml_gpu_last_error names the call). */
 CML_LAUNCHER cml_status cml_ctr_cuda_flush(void *buf, uint64_t bytes);
 
+/* The launch of the DRAM background's stream control
+ * (core/dram_background.h): the flush kernel over the flush buffer (ctx: a
+ * cml_ctr_stream_args), between two events, waited for; ms becomes the
+ * longest of its launches so far (one per profiler pass). */
+typedef struct cml_ctr_stream_args {
+    void *buf;
+    uint64_t bytes;
+    double ms;
+} cml_ctr_stream_args;
+CML_LAUNCHER cml_status cml_ctr_cuda_stream(void *ctx);
+
 /* cudaDeviceSynchronize, checked. */
 CML_LAUNCHER cml_status cml_ctr_cuda_sync(void);
 

@@ -120,10 +120,11 @@ uint64_t cml_counters_flush_bytes(const cml_counters *c)
 }
 
 cml_status cml_counters_dram_background(cml_counters *c, const double *ms, size_t n,
-                                        cml_dram_background *out)
+                                        size_t streams, cml_dram_background *out)
 {
     (void)ms;
     (void)n;
+    (void)streams;
     if (out)
         memset(out, 0, sizeof *out);
     /* No profiler opens in this build, so there is none to ask. */

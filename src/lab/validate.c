@@ -220,6 +220,8 @@ static double floor_of(const cml_record *rec, const cml_counter_def *d,
         const double outside = outside_gpc_reads(rec);
         if (outside > extra)
             extra = outside;
+    } else {
+        extra += cml_dram_background_dirty(bg);
     }
     return f + extra;
 }

@@ -331,22 +331,34 @@ static void write_desc(cml_json *j, const cml_exp_desc *d)
     cml_json_end_object(j);
 }
 
+static void write_controls(cml_json *j, const char *key, size_t n, const double *ms,
+                           const double *rd, const double *wr)
+{
+    cml_json_key(j, key);
+    cml_json_begin_array(j);
+    for (size_t i = 0; i < n && i < CML_DRAM_BACKGROUND_MAX; i++) {
+        cml_json_begin_object(j);
+        cml_json_kv_double(j, "ms", ms[i]);
+        cml_json_kv_double(j, "read_bytes", rd[i]);
+        cml_json_kv_double(j, "write_bytes", wr[i]);
+        cml_json_end_object(j);
+    }
+    cml_json_end_array(j);
+}
+
 static void write_background(cml_json *j, const cml_dram_background *b)
 {
     cml_json_key(j, "dram_background");
     cml_json_begin_object(j);
-    cml_json_key(j, "controls");
-    cml_json_begin_array(j);
-    for (size_t i = 0; i < b->n && i < CML_DRAM_BACKGROUND_MAX; i++) {
-        cml_json_begin_object(j);
-        cml_json_kv_double(j, "ms", b->ms[i]);
-        cml_json_kv_double(j, "read_bytes", b->read_bytes[i]);
-        cml_json_kv_double(j, "write_bytes", b->write_bytes[i]);
-        cml_json_end_object(j);
-    }
-    cml_json_end_array(j);
+    write_controls(j, "controls", b->n, b->ms, b->read_bytes, b->write_bytes);
     cml_json_kv_double(j, "read_bytes_per_ms", cml_dram_background_rate(b, 0));
     cml_json_kv_double(j, "write_bytes_per_ms", cml_dram_background_rate(b, 1));
+    /* Only where measured: older files stay as they were. */
+    if (b->stream_n) {
+        write_controls(j, "stream_controls", b->stream_n, b->stream_ms, b->stream_read_bytes,
+                       b->stream_write_bytes);
+        cml_json_kv_double(j, "dirty_write_bytes", cml_dram_background_dirty(b));
+    }
     cml_json_end_object(j);
 }
 
@@ -403,7 +415,7 @@ cml_status cml_report_json(FILE *out, const cml_results *r)
     cml_json_end_array(&j);
     /* validate's control of the DRAM noise floor (core/dram_background.h):
      * only where it was measured, so other files stay as they were. */
-    if (r->background.n)
+    if (r->background.n || r->background.stream_n)
         write_background(&j, &r->background);
     /* What a reader needs to draw each experiment (core/exp_desc.h): left
      * out when the results carry none, so that a file of an older version,

@@ -52,7 +52,8 @@ f = doc["noise_floor_bytes"]
 assert f["dram__bytes_read.sum"] == 262144 and f["dram__bytes_write.sum"] == 262144, f
 assert f["lts__t_sectors_srcunit_tex_op_read.sum"] == 32768, f
 assert len(f) == 5, f
-assert "background control" in doc["dram_floor_growth"], doc'
+assert "background control" in doc["dram_floor_growth"], doc
+assert "stream controls" in doc["dram_floor_growth"], doc'
 # The same entries as list --json carries, experiment by experiment.
 "$bin" list --json "$tmp/reg.json"
 py "the same explanations as list --json" '

@@ -304,16 +304,29 @@ int main(void)
     {
         const double ms[2] = {2, 20};
         cml_dram_background bg;
-        CHECK(cml_counters_dram_background(c, ms, 2, &bg) == CML_OK);
+        CHECK(cml_counters_dram_background(c, ms, 2, 3, &bg) == CML_OK);
         CHECK_EQ_U64(bg.n, 2);
+        CHECK_EQ_U64(bg.stream_n, 3);
         char what[64];
         CHECK(cml_dram_background_check(&bg, what, sizeof what) == NULL);
         for (size_t i = 0; i < bg.n && i < 2; i++)
             printf("DRAM background over %.0f ms: read %.0f B, written %.0f B\n", bg.ms[i],
                    bg.read_bytes[i], bg.write_bytes[i]);
+        /* A stream control reads the flush buffer (3x L2) after the flush
+         * read it whole: L2 then holds at most its last third, so at least
+         * two thirds come from DRAM. */
+        const double flush = (double)cml_counters_flush_bytes(c);
+        for (size_t i = 0; i < bg.stream_n && i < 3; i++) {
+            printf("stream control over %.3f ms: read %.0f B of %.0f, written %.0f B\n",
+                   bg.stream_ms[i], bg.stream_read_bytes[i], flush, bg.stream_write_bytes[i]);
+            CHECK(bg.stream_ms[i] > 0);
+            CHECK(bg.stream_read_bytes[i] >= flush * 2.0 / 3.0);
+        }
         const double bad[1] = {0};
-        CHECK(cml_counters_dram_background(c, bad, 1, &bg) == CML_EINVAL);
-        CHECK(cml_counters_dram_background(NULL, ms, 1, &bg) == CML_EINVAL);
+        CHECK(cml_counters_dram_background(c, bad, 1, 0, &bg) == CML_EINVAL);
+        CHECK(cml_counters_dram_background(NULL, ms, 1, 0, &bg) == CML_EINVAL);
+        CHECK(cml_counters_dram_background(c, ms, 1, CML_DRAM_BACKGROUND_MAX + 1, &bg) ==
+              CML_EINVAL);
     }
 
     /* Directly: a metric this chip does not have reads NaN, the rest work. */
