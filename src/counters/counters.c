@@ -272,12 +272,13 @@ static cml_status profile(cml_counters *c, config *f, size_t k, const cml_launch
         }
         for (size_t j = 0; j < k; j++) {
             /* Start before the flush, not between it and the first range:
-             * what Start does (15-50 ms) left the first range of every pass
-             * more lines dirty in L2 than the others, which a kernel
-             * streaming through L2 wrote back (the first of eight stream
-             * controls wrote 47-55 KB to DRAM, the rest 15-38 KB; H200,
-             * docs/model-evidence.md §2.1). Between ranges the session is
-             * started anyway: only pushed ranges are counted. */
+             * what Start does (95 ms a measurement on the H200) left the
+             * first range of every pass more lines dirty in L2 than the
+             * others, which a kernel streaming through L2 wrote back (the
+             * first of eight stream controls wrote 47-55 KB to DRAM, the
+             * rest 15-38 KB; H200, docs/model-evidence.md §2.1). Between
+             * ranges the session is started anyway: only pushed ranges are
+             * counted. */
             if (!started) {
                 CUpti_RangeProfiler_Start_Params start = {
                     .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
