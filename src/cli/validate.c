@@ -644,16 +644,26 @@ int cml_cmd_validate(const cml_cli *cli)
     /* Before the experiments: their DRAM values are judged against it. */
     if (cml_counters_dram_background(plan.profiler, background_ms, CML_COUNT(background_ms),
                                      CML_DRAM_BACKGROUND_MAX, &r.background) != CML_OK) {
+        /* The stream controls come last: where only they failed, the busy
+         * controls stand and DRAM writes are judged without the lines dirty
+         * at a launch's start (a lower floor, never a higher one). */
+        const int busy_ok = r.background.n == CML_COUNT(background_ms);
         fprintf(out, "DRAM background control failed: %s\n", cml_counters_error(plan.profiler));
         if (cml_results_diag(&r, CML_DIAG_WARNING, NULL,
-                             "validate: the DRAM background control failed (%s); DRAM values "
-                             "are judged against the fixed floor alone",
+                             busy_ok ? "validate: the DRAM background's stream controls failed "
+                                       "(%s); DRAM writes are judged without the lines dirty "
+                                       "in L2 at a launch's start"
+                                     : "validate: the DRAM background control failed (%s); DRAM "
+                                       "values are judged against the fixed floor alone",
                              cml_counters_error(plan.profiler)) != CML_OK) {
             cml_lab_close(&lab);
             cml_results_free(&r);
             return CML_EXIT_FAIL;
         }
-        memset(&r.background, 0, sizeof r.background);
+        if (busy_ok)
+            r.background.stream_n = 0;
+        else
+            memset(&r.background, 0, sizeof r.background);
     }
     print_background(out, &r.background);
     fputs(experiments_heading, out);
