@@ -61,8 +61,6 @@ typedef struct l2r_state {
 #define L2R_SEED_H 0x12E5000000000002ull
 #define L2R_SEED_CHUNK 0x12E5000000000003ull
 
-/* The counters by name (counter_map.c): NaN when the record has none. */
-
 /* The model's sentence for rec (and its extras), with the set-aside and
  * the window's bytes (a window covers at most
  * cudaDevAttrMaxAccessPolicyWindowSize), both in MiB. */
