@@ -35,7 +35,9 @@ enum {
     K_SPREAD,
     K_COLUMN,
     K_LAST_STORE,
-    K_PERM
+    K_PERM,
+    K_SAME,
+    K_SAME_CG
 };
 
 typedef struct kargs {
@@ -59,6 +61,8 @@ typedef struct kargs {
  *   K_LAST_STORE: x = A[i] for every thread; the grid's last block also
  *              stores C[tid] (256 floats, 32 sectors): stores no window of
  *              the first blocks meets
+ *   K_SAME:    x = A[tid] in every block: each block reads the same 1 KiB
+ *   K_SAME_CG: K_SAME through .cg loads (past L1)
  */
 static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
@@ -80,6 +84,11 @@ static void kernel(const cml_thread *t, const void *vargs, cml_emitter *e)
     case K_COLUMN:
         cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_STORE, CML_CACHE_CA, 4,
                  C + 4 * (((uint64_t)t->bid.x * 32 + t->tid.x % 32) * 8 + t->tid.x / 32));
+        break;
+    case K_SAME:
+    case K_SAME_CG:
+        cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD,
+                 a->kind == K_SAME ? CML_CACHE_CA : CML_CACHE_CG, 4, A + 4 * t->tid.x);
         break;
     case K_LAST_STORE:
         cml_emit(e, 0, CML_SPACE_GLOBAL, CML_OP_LOAD, CML_CACHE_CA, 4, A + 4 * i);
@@ -255,6 +264,55 @@ static void test_reuse_interleaving(void)
     CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 65536);
 }
 
+/* ---- blocks that share sectors, on SMs of their own ------------------------ */
+
+/*
+ * Which SM the block scheduler gives a block is not known, and Hopper's L2
+ * Request Coalescer merges a read with another SM's request for the same
+ * sector while it is in flight: the optimistic run takes every SM as one
+ * (l1_pooled). K_SAME over 32 blocks on 16 SMs (two an SM, one wave):
+ * every block reads the same 32 sectors, 1024 load sectors in all.
+ *   - point (block b on SM b mod 16): each SM misses the 32 once, 16 x 32
+ *     = 512 L2 reads, the other 512 hit;
+ *   - pessimistic: 32 sectors fit any L1: the point again;
+ *   - optimistic (one L1): all but the first 32 hit, 992; 32 L2 reads.
+ * K_SAME_CG bypasses L1: 1024 L2 reads at the point and the high end, 32
+ * at the low end (every later read merged), never a hit. DRAM reads the
+ * 1 KiB once, 16 granules, in every case.
+ */
+static void test_shared_sectors(void)
+{
+    cml_cache_config c;
+    cml_cache_config_h100(&c);
+    c.sm_count = 16;
+    kargs a = {K_SAME, 32 * 256};
+    cml_levels lv = levels_of(&c, &a);
+    CHECK(!lv.sampled);
+    CHECK_RANGE(lv, l1_hit_sectors, 512, 512, 992);
+    CHECK_RANGE(lv, l2_read_sectors, 32, 512, 512);
+    CHECK_RANGE(lv, dram_read_bytes, 1 * KIB, 1 * KIB, 1 * KIB);
+
+    kargs g = {K_SAME_CG, 32 * 256};
+    lv = levels_of(&c, &g);
+    CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 0);
+    CHECK_RANGE(lv, l2_read_sectors, 32, 1024, 1024);
+    CHECK_RANGE(lv, dram_read_bytes, 1 * KIB, 1 * KIB, 1 * KIB);
+
+    /* Sampled (4096 blocks, 131072 load sectors): the span counts the 32
+     * distinct sectors, so the extremes hold without the sample: at most
+     * 131072 - 32 = 131040 hits, at least 32 L2 reads. */
+    kargs big = {K_SAME, UINT64_C(1) << 20};
+    lv = levels_of(&c, &big);
+    CHECK(lv.sampled);
+    CHECK_EQ_U64(lv.hi.l1_hit_sectors, 131040);
+    CHECK_EQ_U64(lv.lo.l2_read_sectors, 32);
+
+    /* Pooling is an extreme of the bounds only; a value other than 0 or 1
+     * is refused. */
+    c.l1_pooled = 2;
+    CHECK(cml_cache_config_check(&c) == CML_EINVAL);
+}
+
 /* ---- reuse beyond the sample, in a grid that fits in L2 ------------------ */
 
 /*
@@ -265,7 +323,10 @@ static void test_reuse_interleaving(void)
  * A's 2^18 rows (8 MiB, every sector and granule) and C (4 MiB), 12 MiB,
  * within the H100's 50 MiB, its halved 25 MiB and its 35 MiB horizon:
  * nothing is evicted, so DRAM reads are the compulsory 8 MiB (point, lo
- * and hi: the window's cold rate would say 32 MiB), and no write-back
+ * and hi: the window's cold rate would say 32 MiB). Each of A's 2^18
+ * sectors is read by 8 warps 2^18 threads apart: at least once in all
+ * (every later read merged with one in flight, the L2 Request Coalescer's
+ * extreme): L2 reads [262144, 1048576]; .cg, so no L1 hit. No write-back
  * happens (4 MiB dirty, under the 24 MiB limit): writes [0, 0, 4 MiB].
  * The fit rule: with two partitions each line may be held twice, so an
  * L2 of 24 MiB holds the 12 MiB and one 128 bytes smaller does not (the
@@ -279,7 +340,7 @@ static void test_spread_fits(void)
     cml_levels lv = levels_of(&c, &a);
     CHECK(lv.sampled);
     CHECK_RANGE(lv, l1_hit_sectors, 0, 0, 0);
-    CHECK_RANGE(lv, l2_read_sectors, 1048576, 1048576, 1048576);
+    CHECK_RANGE(lv, l2_read_sectors, 262144, 1048576, 1048576);
     CHECK_RANGE(lv, l2_write_sectors, 131072, 131072, 131072);
     CHECK_RANGE(lv, dram_read_bytes, 8 * MIB, 8 * MIB, 8 * MIB);
     CHECK_RANGE(lv, dram_write_bytes, 0, 0, 4 * MIB);
@@ -485,16 +546,15 @@ static void test_partial_horizon(void)
  *   - C[i + 1] = v over 100 blocks of 256 threads (one block an SM): warp w
  *     covers bytes 4*(32w+1) .. 4*(32w+33) - 1, sectors 4w .. 4w+4, five
  *     (the point: 5 * 800 = 4000 L2 writes). Sector 4w+4 is also warp
- *     w+1's first: within a block the 8 warps touch 4*8 + 1 = 33 sectors,
- *     so at least 33 * 100 = 3300. Blocks run on different SMs: their
- *     shared sector is written twice even then.
+ *     w+1's first: the 800 warps touch 4*800 + 1 = 3201 sectors, the low
+ *     end (every SM as one: neighbouring blocks may share an SM).
  *   - K_REREAD through .cg over 4 blocks: 32 warps each read 64 sectors
  *     twice past L1, 4096 L2 reads at the point, 2048 if every second read
  *     meets the first; no L1 hit either way (a merged request is no hit).
  *   - 2^24 threads of C[i + 1] (the sampled path): 2^19 warps, the point
  *     5 * 2^19 = 2621440, the bound the window's and the rest at its second
- *     half's merged share, 7 of every 40 store sectors throughout:
- *     2621440 * 33 / 40 = 2162688.
+ *     half's merged share, one of every five store sectors (every SM as
+ *     one): the 4 * 2^19 + 1 = 2097153 sectors the grid touches.
  */
 static void test_l1_merge(void)
 {
@@ -502,7 +562,7 @@ static void test_l1_merge(void)
     cml_cache_config_h100(&c);
     kargs st = {K_STORE_OFF1, 100 * 256};
     cml_levels lv = levels_of(&c, &st);
-    CHECK_RANGE(lv, l2_write_sectors, 3300, 4000, 4000);
+    CHECK_RANGE(lv, l2_write_sectors, 3201, 4000, 4000);
     CHECK_RANGE(lv, l2_read_sectors, 0, 0, 0);
 
     kargs cg = {K_REREAD_CG, 4 * 256};
@@ -513,7 +573,7 @@ static void test_l1_merge(void)
     kargs big = {K_STORE_OFF1, UINT64_C(1) << 24};
     lv = levels_of(&c, &big);
     CHECK(lv.sampled);
-    CHECK_RANGE(lv, l2_write_sectors, 2162688, 2621440, 2621440);
+    CHECK_RANGE(lv, l2_write_sectors, 2097153, 2621440, 2621440);
 
     /* The point never merges; a configuration asking for a merge mode the
      * simulator does not have is refused. */
@@ -527,6 +587,7 @@ int main(void)
     test_stream_write();
     test_reuse_interleaving();
     test_l1_merge();
+    test_shared_sectors();
     test_partial_horizon();
     test_spread_fits();
     test_unseen_stores();

@@ -52,11 +52,11 @@ static void test_reads(void)
                  (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
     CHECK_EQ_U64(rec.levels.footprint_bytes, 36 * KIB);
     /* The same through cg: no L1 hit, every load an L2 read (the point);
-     * at least the sectors each SM reads, distinct: SM 0's blocks 0 and 2
-     * both read from part 0, SM 1's from part 1, each SM all 32 rows: 2 x
-     * 32 x 32 = 2048 (every repeat merged with one in flight). */
+     * at least the sectors the grid reads, distinct: the set's 32 rows,
+     * 32 x 32 = 1024 (every repeat merged with one in flight, in L1TEX or
+     * from another SM in the L2 Request Coalescer). */
     bw(&rec, 32 * KIB, CML_HIER_READ, CML_HIER_CG, MIB, CML_HIER_SLICE, &p);
-    check_levels("slice 32K cg", &rec, (want3){0, 0, 0}, (want3){32768, 2048, 32768},
+    check_levels("slice 32K cg", &rec, (want3){0, 0, 0}, (want3){32768, 1024, 32768},
                  (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
     /* Shared at the same size: every block walks the whole set; the same
      * footprints, so the same figures (a block needs 32 / 4 + 16 = 24
@@ -76,19 +76,19 @@ static void test_reads(void)
     CHECK_EQ_U64(p.per_block, 1024);
     check_levels("slice 1M ca", &rec, (want3){0, 0, 98304}, (want3){131072, 32768, 131072},
                  (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
-    /* Shared through cg: every block walks all 1024 rows, so each SM
-     * reads the 32768 sectors at least once: 65536 at least. */
+    /* Shared through cg: every block walks all 1024 rows, so the grid
+     * reads the 32768 sectors at least once: 32768 at least. */
     bw(&rec, MIB, CML_HIER_READ, CML_HIER_CG, 4 * MIB, CML_HIER_WHOLE, &p);
-    check_levels("shared 1M cg", &rec, (want3){0, 0, 0}, (want3){131072, 65536, 131072},
+    check_levels("shared 1M cg", &rec, (want3){0, 0, 0}, (want3){131072, 32768, 131072},
                  (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
     /* Slice through cg, 3 MiB a launch: 768 rows a block, 3 parts of 256
-     * from part b: rows 256b .. 256b + 767 (mod 1024). SM 0's blocks 0 and
-     * 2 start at rows 0 and 512, each window cut at the other's start: 512
-     * + 512 rows; SM 1's (1, 3) at 256 and 768, the same: 2048 rows =
-     * 65536 sectors at least, of the 4 x 768 x 32 = 98304 loaded. */
+     * from part b: rows 256b .. 256b + 767 (mod 1024). The four blocks
+     * start at rows 0, 256, 512 and 768, each window cut at the next
+     * start: the 1024 rows = 32768 sectors at least, of the 4 x 768 x 32
+     * = 98304 loaded. */
     bw(&rec, MIB, CML_HIER_READ, CML_HIER_CG, 3 * MIB, CML_HIER_SLICE, &p);
     CHECK_EQ_U64(p.per_block, 768);
-    check_levels("slice 1M cg 3M", &rec, (want3){0, 0, 0}, (want3){98304, 65536, 98304},
+    check_levels("slice 1M cg 3M", &rec, (want3){0, 0, 0}, (want3){98304, 32768, 98304},
                  (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
 
     /* DRAM-sized, shared beyond L2 = partitioned: 16 MiB = 16384 rows,

@@ -66,6 +66,14 @@ typedef struct cml_cache_config {
                                     request waits to merge is not known: the optimistic
                                     extreme of cache_bounds.c takes it as forever, the
                                     point as never (0)                               */
+    unsigned l1_pooled;          /* 1: every SM's requests meet in one L1 and one set
+                                    of requests past it, as if one SM: a sector any
+                                    SM took may hit (the block scheduler placed the
+                                    blocks sharing it on one SM), and a read past L1
+                                    merges with any SM's earlier one (the L2 Request
+                                    Coalescer found it in flight). The optimistic
+                                    extreme of cache_bounds.c; the point runs each
+                                    SM alone (0)                                      */
 } cml_cache_config;
 
 /*

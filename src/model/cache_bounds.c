@@ -16,6 +16,11 @@
  *     same sector (l1_merge): how long a request waits in L1TEX, and so
  *     whether a second one meets it, is not known, and the GPU shows such
  *     merges (misaligned stores, a .cg stencil: docs/model.md §16.8);
+ *     and every SM as one (l1_pooled): which SM the block scheduler
+ *     gives a block is not known, so blocks that share a sector may share
+ *     an SM and hit in its L1; and the L2 Request Coalescer merges a read
+ *     with another SM's request for its sector still in flight (the H200
+ *     counts it: docs/model-evidence.md §4.7), for a time not known;
  *   - write floor: the model's caches with no write-back horizon and no
  *     dirty limit: dirty data leaves L2 only when L2 has no room for it,
  *     the least any horizon writes back;
@@ -104,6 +109,7 @@ static void optimistic(cml_cache_config *c)
     c->l2_partitions = 1;
     c->clean_age_bytes = c->partial_age_bytes = c->dirty_max_bytes = 0;
     c->l1_merge = 1;
+    c->l1_pooled = 1;
 }
 
 static void write_floor(cml_cache_config *c)
@@ -225,9 +231,24 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
      * the same two runs. */
     lo->l2_read_sectors = umin(pt.l2_read_sectors, opt.l2_read_sectors);
     hi->l2_read_sectors = umax(pt.l2_read_sectors, pes.l2_read_sectors);
+    /* A sampled run sees reuse only inside its sample (a gather over a
+     * whole array meets a sector again far from its first touch). Where
+     * the span counted the loads' distinct sectors, the extreme of every
+     * SM as one is known without the sample: no fewer L2 reads than the
+     * sectors (none of them stored by the grid: granules_known), and where
+     * every global load looks up L1, no more hits than every load sector
+     * but each sector's first touch. */
+    if (opt.sampled && sp.known && sp.granules_known && exact) {
+        const uint64_t gld = exact->cls[CML_CLASS_GLOBAL_LD].sectors;
+        if (!sp.bypass_loads)
+            hi->l1_hit_sectors =
+                umax(hi->l1_hit_sectors, gld > sp.load_sectors ? gld - sp.load_sectors : 0);
+        lo->l2_read_sectors = umin(lo->l2_read_sectors, sp.load_sectors);
+    }
     /* L2 writes: every store sector at most (no merging, the point); at
-     * least those no earlier store of the same SM to the sector took along
-     * (the optimistic run's merging). */
+     * least those no earlier store to the sector took along (the
+     * optimistic run's merging, every SM as one: any two blocks may share
+     * an SM). */
     lo->l2_write_sectors = umin(pt.l2_write_sectors, opt.l2_write_sectors);
     hi->l2_write_sectors = pt.l2_write_sectors;
     /* DRAM reads: compulsory misses at least (the optimistic run's, and

@@ -58,6 +58,10 @@ typedef struct cml_kernel_span {
      * of global accesses alone. */
     uint64_t local_warp_bytes;
     int local_loads, local_stores;
+    /* Whether any global load bypasses L1 (.cg, .cs): such a load never
+     * hits, so "every load sector but each sector's first" bounds L1 hits
+     * only where none does. */
+    int bypass_loads;
 } cml_kernel_span;
 
 /* The local bytes a grid of `warps` warps touches at most, running in

@@ -309,7 +309,8 @@ static l1_count l1_counts(const cml_cache_sim *sim)
     return c;
 }
 
-/* SM 0's blocks (0, P, 2P, ...) in waves: the L1 hits of every SM. */
+/* SM 0's blocks (0, P, 2P, ...) in waves: the L1 hits of every SM (the
+ * first blocks where every SM is one). */
 static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_levels *out,
                              uint64_t *blocks)
 {
@@ -317,7 +318,10 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
     if (rc != CML_OK)
         return rc;
     cml_cache_sim_skip_footprint(k->f.sim);
-    uint64_t m = (k->nblocks + k->sms - 1u) / k->sms;
+    /* Every SM as one (l1_pooled, cache.h): the grid's first blocks, each
+     * beside its neighbours, are the sample of the one L1. */
+    const uint64_t sms = k->cfg->l1_pooled ? 1u : k->sms;
+    uint64_t m = (k->nblocks + sms - 1u) / sms;
     uint64_t cap = REP_INS / k->ins_per_block;
     if (cap < 2u * k->resident)
         cap = 2u * k->resident; /* two waves at least: the second meets the first's lines */
@@ -328,7 +332,7 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
         if (j && j >= m / 2 && half.gfed + half.lfed == 0)
             half = l1_counts(k->f.sim);
         uint64_t count = m - j < k->resident ? m - j : k->resident;
-        rc = run_group(&k->f, k->fn, k->args, k->grid, k->block, j * k->sms, k->sms, count, 1);
+        rc = run_group(&k->f, k->fn, k->args, k->grid, k->block, j * sms, sms, count, 1);
     }
     if (rc != CML_OK)
         return rc;
@@ -336,12 +340,11 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
     /* The copy engine's sectors bypass L1 as .cg ones do (fed, never hit). */
     const uint64_t gld = exact->cls[CML_CLASS_GLOBAL_LD].sectors + exact->bulk.sectors;
     const uint64_t lld = exact->cls[CML_CLASS_LOCAL_LD].sectors;
-    out->l1_hit_sectors = scale_hits(gld, k->sms, all.gfed, all.ghit, half.gfed, half.ghit);
+    out->l1_hit_sectors = scale_hits(gld, sms, all.gfed, all.ghit, half.gfed, half.ghit);
     const uint64_t missed = gld - out->l1_hit_sectors;
-    const uint64_t merged =
-        scale_hits(gld, k->sms, all.gfed, all.gmerged, half.gfed, half.gmerged);
+    const uint64_t merged = scale_hits(gld, sms, all.gfed, all.gmerged, half.gfed, half.gmerged);
     out->l1_miss_sectors = missed - (merged < missed ? merged : missed);
-    out->local_hit_sectors = scale_hits(lld, k->sms, all.lfed, all.lhit, half.lfed, half.lhit);
+    out->local_hit_sectors = scale_hits(lld, sms, all.lfed, all.lhit, half.lfed, half.lhit);
     out->l2_read_sectors = out->l1_miss_sectors + (lld - out->local_hit_sectors);
     *blocks = m;
     return CML_OK;

@@ -18,7 +18,8 @@
  *     partial one is first merged with a 32-byte DRAM read.
  * With l1_merge (an extreme for the bounds, never the point), a request an
  * SM sends past L1 for a sector it asked for before (a store, or a load
- * that bypasses L1) merges with the earlier one and costs L2 nothing more.
+ * that bypasses L1) merges with the earlier one and costs L2 nothing more;
+ * with l1_pooled as well, every SM is SM 0 (one L1, one set of requests).
  * docs/model.md ("The cache levels") gives the evidence for each rule.
  *
  * Every cache is fully associative with true LRU (cache_lru.h); an
@@ -761,6 +762,10 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
         return CML_EINVAL;
     if (a->active == 0 || a->space == CML_SPACE_SHARED || a->space == CML_SPACE_CONSTANT)
         return CML_OK;
+    /* The pooled extreme: every SM's requests through SM 0's L1 and merge
+     * marks (cache.h, l1_pooled). */
+    if (s->cfg.l1_pooled)
+        sm = 0;
     cml_sectors v;
     cml_status rc = cml_sectors_of(a, warp, &v);
     if (rc != CML_OK)

@@ -64,6 +64,7 @@ typedef struct span_pass {
     int other; /* a copy-engine access: addresses the hulls cannot bound */
     uint64_t local_hi; /* local frame offsets, [0, local_hi) of each thread */
     int local_loads, local_stores;
+    int bypass_loads; /* a global load past L1 (.cg, .cs) */
     sector_bits loads;
 } span_pass;
 
@@ -122,6 +123,7 @@ static cml_status on_span(void *user, uint64_t block, unsigned warp, unsigned si
     }
     hull *h = &p->h[site][a->op];
     const int load = a->op == CML_OP_LOAD;
+    p->bypass_loads |= load && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_CS);
     uint64_t lo = UINT64_MAX, hi = 0;
     /* Lanes of a coalesced access share sectors: a sector marked by the
      * lane before is not marked again. */
@@ -256,6 +258,7 @@ cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
         out->local_warp_bytes = (p->local_hi + 3u) / 4u * 4u * CML_WARP_SIZE;
         out->local_loads = p->local_loads;
         out->local_stores = p->local_stores;
+        out->bypass_loads = p->bypass_loads;
     }
     bits_free(&p->loads);
     free(p);

@@ -21,8 +21,11 @@
  * cml_counters_measure with a metric that does not exist: NaN for it, values
  * for the others; a batch of three launches with their own counts and a
  * failing one named; a queued launch profiled before its buffer is freed.
- * Without a GPU, or where the profiler cannot run (no permission, another
- * profiler attached, no CUPTI): "SKIP: <reason>", exit 77.
+ * First, without the profiler (so that compute-sanitizer, under which the
+ * profiler does not run, sees its kernel): the stream control's launch
+ * alone. Without a GPU, or where the profiler cannot run (no permission,
+ * another profiler attached, no CUPTI): "SKIP: <reason>", exit 77 (exit 1
+ * if the launch alone failed).
  */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +36,7 @@
 #include "core/param.h"
 #include "counters/counter_map.h"
 #include "counters/counters.h"
+#include "counters/counters_cuda.h"
 #include "lab/counters_pass.h"
 #include "experiments/registry.h"
 #include "experiments/offset/offset_body.h"
@@ -141,18 +145,52 @@ static void compare_batched(const cml_results *batch, const cml_results *first,
     }
 }
 
+/* The DRAM background's stream control launched as validate launches it
+ * (cml_ctr_cuda_stream: the flush kernel over the flush buffer, 3x L2,
+ * between two events), twice: a length each time, the longer kept; a
+ * buffer of less than one 16-byte load and no arguments are refused. */
+static void test_stream_launch_alone(void)
+{
+    void *buf = NULL;
+    uint64_t bytes = 0;
+    char why[256] = "";
+    cml_status st = cml_ctr_cuda_flush_alloc(&buf, &bytes, why, sizeof why);
+    CHECK(st == CML_OK);
+    if (st != CML_OK) {
+        fprintf(stderr, "cml_ctr_cuda_flush_alloc: %s\n", why);
+        return;
+    }
+    CHECK(bytes >= UINT64_C(64) << 20);
+    cml_ctr_stream_args a = {buf, bytes, 0.0};
+    CHECK(cml_ctr_cuda_stream(&a) == CML_OK);
+    const double first = a.ms;
+    CHECK(first > 0);
+    CHECK(cml_ctr_cuda_stream(&a) == CML_OK);
+    CHECK(a.ms >= first);
+    cml_ctr_stream_args small = {buf, 8, 0.0};
+    CHECK(cml_ctr_cuda_stream(&small) == CML_EINVAL);
+    CHECK(cml_ctr_cuda_stream(NULL) == CML_EINVAL);
+    CHECK(cml_ctr_cuda_flush(buf, bytes) == CML_OK);
+    cml_ctr_cuda_free(buf);
+    printf("stream control alone: %.3f ms at most over 2 launches of %.0f MiB\n", a.ms,
+           (double)bytes / 1048576.0);
+}
+
 int main(void)
 {
     cml_gpu *g = NULL;
     int rc = gpu_test_open(&g, "cml_gpu_open");
     if (rc)
         return rc;
+    test_stream_launch_alone();
     char why[512];
     cml_counters *c = NULL;
     cml_status st = cml_counters_open(0, &c, why, sizeof why);
     if (st == CML_EUNSUPPORTED) {
-        printf("SKIP: hardware counters unavailable: %s\n", why);
         cml_gpu_close(g);
+        if (cml_test_failures)
+            return cml_test_summary("gpu_test_counters");
+        printf("SKIP: hardware counters unavailable: %s\n", why);
         return 77;
     }
     CHECK(st == CML_OK);

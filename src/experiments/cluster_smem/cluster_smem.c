@@ -164,17 +164,17 @@ static void levels_add(cml_record *rec, uint64_t l2_read, uint64_t l2_write)
  * (phase_mirror), then the ends' L2 traffic: the checksum's and the
  * chase's stores (one sector each, written through to L2) and the chase's
  * `steps` loads, .cg (L1 bypassed) of words the neighbour has just
- * written: each an L2 read that hits, no DRAM. per_sm: blocks an SM holds.
+ * written: each an L2 read that hits, no DRAM.
  *
  * The latency fill's chain (the same `words` for every block) is read
  * through L1: the model places each block on an SM of its own, so every
- * block misses it (the point and the bound above), but the hardware may
- * place blocks of a cluster on one SM, whose L1 then serves the later
- * ones (an H100 read it from L2 once for clusters of 2 and 4): the lower
- * bound is one read per SM the cluster needs at least, ceil(grid / per_sm).
+ * block misses it (the point), but the hardware may place blocks of a
+ * cluster on one SM, whose L1 then serves the later ones (an H100 read it
+ * from L2 once for clusters of 2 and 4): the interval's optimistic run
+ * takes every SM as one (docs/model.md §16.8, l1_pooled), the chain read
+ * from L2 once in all.
  */
-static cml_status trace_launch(cml_record *rec, const cluster_args *a, unsigned steps,
-                               unsigned per_sm)
+static cml_status trace_launch(cml_record *rec, const cluster_args *a, unsigned steps)
 {
     const uint64_t rounds = a->words / (4 * CML_CL_BLOCK);
     cml_status st =
@@ -198,13 +198,6 @@ static cml_status trace_launch(cml_record *rec, const cluster_args *a, unsigned 
         const cml_kernel_traffic *end = &tmp->model[CML_RULES_MODERN];
         levels_add(rec, end->cls[CML_CLASS_GLOBAL_LD].sectors,
                    end->cls[CML_CLASS_GLOBAL_ST].sectors);
-        if (a->test == CML_CL_LATENCY && per_sm > 0) {
-            const uint64_t chain = (uint64_t)a->words * 4 / CML_SECTOR_BYTES;
-            const uint64_t shared = a->grid - cml_div_up(a->grid, per_sm);
-            if (rec->levels.lo.l2_read_sectors >= shared * chain)
-                rec->levels.lo.l2_read_sectors -= shared * chain;
-            rec->levels.hi.l1_hit_sectors += shared * chain;
-        }
     } else if (tmp) {
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "model: %s", tmp->note[0] ? tmp->note : cml_status_str(st));
@@ -354,7 +347,7 @@ static cml_status cluster_variant(cml_sweep *ctx, void *vs, cml_record *rec)
                           : (uint64_t)s->grid * 4 * (uint64_t)s->steps;
     rec->bytes_written = 0;
     cluster_args a = {(int)s->test, (int)s->source, c, s->words, (unsigned)s->passes, s->grid};
-    st = trace_launch(rec, &a, (unsigned)s->steps, model_per_sm(plan, s->words));
+    st = trace_launch(rec, &a, (unsigned)s->steps);
     if (st)
         return st;
     if (s->test == CML_CL_BANDWIDTH && s->source == CML_CL_DSMEM)

@@ -24,10 +24,11 @@
  *    L2 at the end is not counted, so DRAM writes span 0 .. every store
  *    sector where the set fits, and lose at most an L2's worth beyond;
  *  - the DRAM read granule (32 or 64 bytes) of a chase's scattered misses;
- *  - how many of a cg load's sectors L1TEX merges with a request of the
- *    same SM for the same sector still in flight (no second L2 read):
- *    none (the point) to every repeat (the lower bound: the sectors each
- *    SM reads, distinct, summed over the SMs; sm_distinct_rows).
+ *  - how many of a cg load's sectors meet a request for the same sector
+ *    still in flight, in L1TEX or, from any SM, in the L2 Request
+ *    Coalescer (no second L2 read): none (the point) to every repeat (the
+ *    lower bound: the sectors the grid reads, distinct; distinct_rows,
+ *    every SM as one, docs/model.md §16.8).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -87,46 +88,29 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /*
- * Rows each SM reads, distinct, summed over the SMs (block b on SM b mod
- * S, the blocks dealt round-robin; bytes: x 1 KiB). The whole and the
- * sliced read walks give block b the circular window of L = min(rows,
- * per_block) rows from its start (cml_hier_block_start; the sliced one
- * (b mod parts) x rows / parts, its parts following one another in
- * memory), so an SM's rows are its windows' lengths, each cut at the next
- * start of the SM's windows in address order (as cml_hier_chase_visited
- * cuts the chase's). The partitioned walk gives SM s the rows s + S i mod
- * rows, i < (grid / S) x per_block (its blocks s + S k, load j: row s +
- * S (k + j grid / S)): that many, at most the rows / gcd(S, rows) of the
- * orbit. 0 when out of memory.
+ * Rows the grid reads, distinct (bytes: x 1 KiB). The whole and the sliced
+ * read walks give block b the circular window of L = min(rows, per_block)
+ * rows from its start (cml_hier_block_start; the sliced one (b mod parts)
+ * x rows / parts, its parts following one another in memory), so the
+ * grid's rows are its windows' lengths, each cut at the next start in
+ * address order (as cml_hier_chase_visited cuts the chase's). The
+ * partitioned walk reads rows 0 .. grid x per_block - 1 (mod rows). 0 when
+ * out of memory.
  */
-static uint64_t sm_distinct_rows(const cml_hier_plan *p, uint64_t S)
+static uint64_t distinct_rows(const cml_hier_plan *p)
 {
     const uint64_t rows = p->rows, B = p->grid, L = min64(rows, p->per_block);
-    if (p->stream) {
-        uint64_t a = S, b = rows;
-        while (b) {
-            const uint64_t t = a % b;
-            a = b;
-            b = t;
-        }
-        uint64_t total = 0;
-        for (uint64_t sm = 0; sm < S && sm < B; sm++)
-            total += min64((B - sm + S - 1) / S * p->per_block, rows / a);
-        return total;
-    }
-    uint64_t *start = malloc(((B + S - 1) / S) * sizeof *start), total = 0;
+    if (p->stream)
+        return min64(B * p->per_block, rows);
+    uint64_t *start = malloc(B * sizeof *start), total = 0;
     if (!start)
         return 0;
-    for (uint64_t sm = 0; sm < S && sm < B; sm++) {
-        uint64_t n = 0;
-        for (uint64_t b = sm; b < B; b += S)
-            start[n++] = p->parts ? b % p->parts * (rows / p->parts)
-                                  : cml_hier_block_start(b, B, rows);
-        qsort(start, n, sizeof *start, cmp_u64);
-        for (uint64_t i = 0; i < n; i++) {
-            const uint64_t next = i + 1 < n ? start[i + 1] : start[0] + rows;
-            total += next == start[i] && n > 1 ? 0 : min64(L, next - start[i]);
-        }
+    for (uint64_t b = 0; b < B; b++)
+        start[b] = p->parts ? b % p->parts * (rows / p->parts) : cml_hier_block_start(b, B, rows);
+    qsort(start, B, sizeof *start, cmp_u64);
+    for (uint64_t i = 0; i < B; i++) {
+        const uint64_t next = i + 1 < B ? start[i + 1] : start[0] + rows;
+        total += next == start[i] && B > 1 ? 0 : min64(L, next - start[i]);
     }
     free(start);
     return total;
@@ -195,9 +179,10 @@ cml_status cml_hier_model_levels(cml_record *rec, const cml_hier_plan *p,
     }
     fig l2r = l2_reads(loads, hit);
     if (op == CML_HIER_READ && path == CML_HIER_CG) {
-        /* L1TEX merges a cg request with one of its SM for the same sector
-         * still in flight: at most every repeat by an SM merges. */
-        const uint64_t rows = sm_distinct_rows(p, sms);
+        /* A cg request meets one for the same sector still in flight (its
+         * SM's in L1TEX, any SM's in the L2 Request Coalescer): at most
+         * every repeat in the grid merges. */
+        const uint64_t rows = distinct_rows(p);
         if (!rows)
             return CML_ENOMEM;
         l2r = make(loads, min64(loads, rows * row / SECTOR), loads);

@@ -21,6 +21,9 @@
  *    evict_first, evict_last and streaming as orders or as hints, how much
  *    of the set-aside the persisting lines fill (half, held twice), and
  *    which marked lines outlast the flush before the counters' launch;
+ *  - L2 reads: how many hot reads the L2 Request Coalescer merges with
+ *    another SM's request still in flight (none, the point; at most all
+ *    but each hot sector's first);
  *  - DRAM writes: the write-back horizon and the dirty maximum.
  */
 #include <math.h>
@@ -169,7 +172,14 @@ cml_status cml_l2r_levels(cml_record *rec, int policy, uint64_t l2, uint64_t hot
      * bytes for each 128-byte line request; a 512-byte run holds its
      * 256-byte blocks already (the point), but counted per request it is
      * twice the sectors at most (hi). */
-    const double l2r_v = (double)(loads - hit.v), l2r_lo = (double)(loads - hit.hi);
+    const double l2r_v = (double)(loads - hit.v);
+    /* At least: x's sectors and each hot sector once in all. Warps on
+     * different SMs read the same hot chunk, and the L2 Request Coalescer
+     * merges a read with any SM's request for its sector still in flight
+     * (docs/model.md §16.8, l1_pooled): at that extreme every later read
+     * of a hot sector merges. */
+    const double l2r_lo =
+        dmin((double)(loads - hit.hi), (double)loads / 2 + dmin(H / SECTOR, (double)loads / 2));
     const double l2r_hi = (double)(loads - hit.lo) * (policy == CML_L2R_PREFETCH_256 ? 2 : 1);
     const fig l2r = make(l2r_v, l2r_lo, l2r_hi);
     const fig l2w = make((double)stores, (double)stores, (double)stores);

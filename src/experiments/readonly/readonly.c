@@ -281,24 +281,14 @@ static const cml_chart_spec readonly_charts[] = {
 
 static const char *const readonly_validate_settings[] = {
     "pattern=copy,stencil,hot-gather path=ca,cg,nc", NULL};
-/* Cache levels (docs/model-evidence.md): .cg loads of one sector by
- * several warps while its miss is in flight go to L2 once (§4.7: the
- * hot-gather's 3-5% of the load sectors, the stencil's 23%), inside the
- * model's interval of L2 reads (docs/model.md §16.8, l1_merge); a gather table as large as
- * L1, or larger, hits more than LRU over 248 KiB predicts (§4.9: up to
- * 1.2% of the load sectors), which the 16 KiB table, held whole, shows. */
-static const cml_explained_diff readonly_explained[] = {
-    {"hot-gather", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit",
-     "L1 keeps more of a table as large as itself, or larger, than LRU over 248 KiB does",
-     CML_EXCESS, 0.03, "§4.9 a table as large as L1", "table=16384"},
-    {"hot-gather", "lts__t_sectors_srcunit_tex_op_read",
-     "L1 keeps more of a table as large as itself, or larger, than LRU over 248 KiB does, and "
-     "L2 sees fewer of its sectors",
-     CML_DEFICIT, 0.03, "§4.9 a table as large as L1", "table=16384"},
-};
-static const cml_validate_spec readonly_validate = {readonly_validate_settings,
-                                                    readonly_explained,
-                                                    CML_COUNT(readonly_explained)};
+/* Cache levels (docs/model-evidence.md): loads of one sector by several
+ * warps while its miss is in flight go to L2 once (§4.7: the .cg
+ * hot-gather's 3-5% of the load sectors, the stencil's 23%, merged by the
+ * L2 Request Coalescer), and a gather table as large as L1, or larger,
+ * hits more than LRU over 248 KiB predicts (§4.9: up to 1.2% of the load
+ * sectors): both inside the model's intervals (docs/model.md §16.8,
+ * l1_merge and l1_pooled). */
+static const cml_validate_spec readonly_validate = {readonly_validate_settings, NULL, 0};
 
 const cml_experiment cml_exp_readonly = {
     .key = "read-only",
