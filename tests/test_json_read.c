@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/record.h"
+#include "cumemlab/cache.h"
 #include "report/json_read.h"
 #include "report/report.h"
 #include "report_test_util.h"
@@ -768,8 +769,76 @@ static void test_peak_classes(void)
     cml_results_free(&r);
 }
 
+/* A record with a model but no cache levels (shared-memory traffic only)
+ * still carries what the model assumed (model.assumed beside null levels):
+ * how many blocks share an SM, which bounds the shared counters validate
+ * judges. Written, read back into the record's cache config, stable; a
+ * wrong type or a missing member named. */
+static void test_assumed_without_levels(void)
+{
+    cml_results r, back;
+    cml_results_init(&r);
+    cml_record *a = cml_results_add(&r, "expr", "shared column: tx*32");
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    a->has_model = 1;
+    a->block = 256;
+    a->model[CML_RULES_MODERN].cls[CML_CLASS_SHARED_LD] =
+        (cml_traffic){.instructions = 32768, .requests = 32768, .wavefronts = 1048576,
+                      .ideal_wavefronts = 32768, .bank_conflicts = 1015808};
+    cml_cache_config_h100(&a->cache);
+    a->cache.smem_per_block = 4096;
+    char *j1 = render_json(&r);
+    const char *lv = strstr(j1, "\"levels\": null");
+    CHECK(lv != NULL && strstr(lv, "\"assumed\": {") != NULL);
+    char err[512] = "";
+    CHECK(cml_results_from_json(j1, strlen(j1), &back, err, sizeof err) == CML_OK);
+    if (back.count == 1) {
+        const cml_record *b = &back.items[0];
+        CHECK(!b->has_levels && b->has_model);
+        CHECK(b->cache.sm_count == 132 && b->cache.max_threads_per_sm == 2048);
+        CHECK(b->cache.smem_per_block == 4096 && b->cache.l2_bytes == a->cache.l2_bytes);
+        /* 2048 threads an SM, 256 a block: 8 blocks share it, as in the run. */
+        CHECK(cml_cache_resident_blocks(&b->cache, 256) == 8);
+        char *j2 = render_json(&back);
+        CHECK(strcmp(j1, j2) == 0);
+        free(j2);
+    }
+    cml_results_free(&back);
+
+    /* The object replaced by a number (it holds no nested object, so its
+     * first '}' closes it). */
+    char *bad = strdup(j1);
+    char *at = bad ? strstr(bad, "\"assumed\": {") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        char *open = strchr(at, '{'), *close = strchr(at, '}');
+        *open = '7';
+        memmove(open + 1, close + 1, strlen(close + 1) + 1);
+        CHECK(cml_results_from_json(bad, strlen(bad), &back, err, sizeof err) == CML_EINVAL);
+        CHECK_STR_CONTAINS(err, "model.assumed");
+        CHECK(strchr(err, '\n') == NULL);
+    }
+    free(bad);
+    /* A member left out: the line that holds it cut. */
+    bad = strdup(j1);
+    at = bad ? strstr(bad, "\"sm_count\": 132,") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        const size_t cut = (size_t)(strchr(at, '\n') - at) + 1;
+        memmove(at, at + cut, strlen(at + cut) + 1);
+        CHECK(cml_results_from_json(bad, strlen(bad), &back, err, sizeof err) == CML_EINVAL);
+        CHECK_STR_CONTAINS(err, "missing member \"sm_count\"");
+    }
+    free(bad);
+    free(j1);
+    cml_results_free(&r);
+}
+
 int main(void)
 {
+    test_assumed_without_levels();
     test_diagnostics();
     test_malformed();
     test_values();

@@ -111,6 +111,28 @@ static void write_bound(cml_json *j, const char *key, const cml_level_bounds *b)
     cml_json_end_object(j);
 }
 
+/* What the model assumed of the GPU and the launch (cml_cache_config). */
+static void write_assumed(cml_json *j, const cml_cache_config *c)
+{
+    cml_json_key(j, "assumed");
+    cml_json_begin_object(j);
+    cml_json_kv_u64(j, "sm_count", c->sm_count);
+    cml_json_kv_u64(j, "max_threads_per_sm", c->max_threads_per_sm);
+    cml_json_kv_u64(j, "max_blocks_per_sm", c->max_blocks_per_sm);
+    cml_json_kv_u64(j, "l1_total_bytes", c->l1_total_bytes);
+    cml_json_kv_u64(j, "smem_per_sm", c->smem_per_sm);
+    cml_json_kv_u64(j, "smem_per_block", c->smem_per_block);
+    cml_json_kv_u64(j, "l1_bytes", c->l1_bytes);
+    cml_json_kv_u64(j, "resident_blocks", c->resident_blocks);
+    cml_json_kv_u64(j, "l2_bytes", c->l2_bytes);
+    cml_json_kv_u64(j, "l2_partitions", c->l2_partitions);
+    cml_json_kv_u64(j, "dram_granule", c->dram_granule);
+    cml_json_kv_u64(j, "clean_age_bytes", c->clean_age_bytes);
+    cml_json_kv_u64(j, "partial_age_bytes", c->partial_age_bytes);
+    cml_json_kv_u64(j, "dirty_max_bytes", c->dirty_max_bytes);
+    cml_json_end_object(j);
+}
+
 /* The cache levels: the figures, their intervals (when derived), then what
  * the model assumed. */
 void cml_json_levels(cml_json *j, const cml_levels *l, const cml_cache_config *c)
@@ -135,23 +157,7 @@ void cml_json_levels(cml_json *j, const cml_levels *l, const cml_cache_config *c
         write_bound(j, "lo", &l->lo);
         write_bound(j, "hi", &l->hi);
     }
-    cml_json_key(j, "assumed");
-    cml_json_begin_object(j);
-    cml_json_kv_u64(j, "sm_count", c->sm_count);
-    cml_json_kv_u64(j, "max_threads_per_sm", c->max_threads_per_sm);
-    cml_json_kv_u64(j, "max_blocks_per_sm", c->max_blocks_per_sm);
-    cml_json_kv_u64(j, "l1_total_bytes", c->l1_total_bytes);
-    cml_json_kv_u64(j, "smem_per_sm", c->smem_per_sm);
-    cml_json_kv_u64(j, "smem_per_block", c->smem_per_block);
-    cml_json_kv_u64(j, "l1_bytes", c->l1_bytes);
-    cml_json_kv_u64(j, "resident_blocks", c->resident_blocks);
-    cml_json_kv_u64(j, "l2_bytes", c->l2_bytes);
-    cml_json_kv_u64(j, "l2_partitions", c->l2_partitions);
-    cml_json_kv_u64(j, "dram_granule", c->dram_granule);
-    cml_json_kv_u64(j, "clean_age_bytes", c->clean_age_bytes);
-    cml_json_kv_u64(j, "partial_age_bytes", c->partial_age_bytes);
-    cml_json_kv_u64(j, "dirty_max_bytes", c->dirty_max_bytes);
-    cml_json_end_object(j);
+    write_assumed(j, c);
     cml_json_end_object(j);
 }
 
@@ -210,10 +216,16 @@ static void write_model(cml_json *j, const cml_record *rec)
         cml_json_end_object(j);
     }
     cml_json_key(j, "levels");
-    if (rec->has_levels)
+    if (rec->has_levels) {
         cml_json_levels(j, &rec->levels, &rec->cache);
-    else
+    } else {
         cml_json_null(j);
+        /* Without levels, what the model assumed still decides how many
+         * blocks share an SM (validate's interval of shared counters):
+         * written so that `validate --from` judges as the run did. */
+        if (rec->cache.max_threads_per_sm)
+            write_assumed(j, &rec->cache);
+    }
     cml_json_key(j, "sample");
     write_sample(j, rec);
     cml_json_end_object(j);

@@ -383,6 +383,38 @@ static int read_bounds(rd *c, const cml_jval *o, const char *w, cml_levels *l)
     return 1;
 }
 
+/* An "assumed" object (the cml_cache_config the model ran under) into k;
+ * w names it in errors. */
+static int read_assumed(rd *c, const cml_jval *a, const char *w, cml_cache_config *k)
+{
+    uint64_t sm = 0, threads = 0, blocks = 0, parts = 0, granule = 0, kres = 0;
+    if (!(get_u64(c, a, w, "sm_count", &sm) &&
+          get_u64(c, a, w, "max_threads_per_sm", &threads) &&
+          get_u64(c, a, w, "max_blocks_per_sm", &blocks) &&
+          get_u64(c, a, w, "l1_total_bytes", &k->l1_total_bytes) &&
+          get_u64(c, a, w, "smem_per_sm", &k->smem_per_sm) &&
+          get_u64(c, a, w, "smem_per_block", &k->smem_per_block) &&
+          get_u64(c, a, w, "l1_bytes", &k->l1_bytes) &&
+          get_u64(c, a, w, "resident_blocks", &kres) &&
+          get_u64(c, a, w, "l2_bytes", &k->l2_bytes) &&
+          get_u64(c, a, w, "l2_partitions", &parts) &&
+          get_u64(c, a, w, "dram_granule", &granule) &&
+          get_u64(c, a, w, "clean_age_bytes", &k->clean_age_bytes) &&
+          get_u64(c, a, w, "partial_age_bytes", &k->partial_age_bytes) &&
+          get_u64(c, a, w, "dirty_max_bytes", &k->dirty_max_bytes)))
+        return 0;
+    const uint64_t lim = UINT32_MAX;
+    if (sm > lim || threads > lim || blocks > lim || parts > lim || granule > lim || kres > lim)
+        return rfail(c, a, "%s: a count beyond %llu", w, (unsigned long long)lim);
+    k->sm_count = (unsigned)sm;
+    k->max_threads_per_sm = (unsigned)threads;
+    k->max_blocks_per_sm = (unsigned)blocks;
+    k->resident_blocks = (unsigned)kres;
+    k->l2_partitions = (unsigned)parts;
+    k->dram_granule = (unsigned)granule;
+    return 1;
+}
+
 /* model.levels: the cache levels and what they assumed (absent in files
  * written before the cache model: no levels). */
 static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *rec)
@@ -392,10 +424,8 @@ static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *
     if (!need_type(c, o, where, "levels", CML_J_OBJECT))
         return 0;
     cml_levels *l = &rec->levels;
-    cml_cache_config *k = &rec->cache;
     char method[16];
-    uint64_t resident = 0, sm = 0, threads = 0, blocks = 0, parts = 0, granule = 0,
-             kres = 0;
+    uint64_t resident = 0;
     if (!(get_u64(c, o, w, "l1_hit_sectors", &l->l1_hit_sectors) &&
           get_u64(c, o, w, "l1_miss_sectors", &l->l1_miss_sectors) &&
           get_u64(c, o, w, "local_hit_sectors", &l->local_hit_sectors) &&
@@ -416,35 +446,14 @@ static int read_levels(rd *c, const cml_jval *o, const char *where, cml_record *
         return rfail(c, o, "%s.method: expected \"whole\" or \"sampled\", found \"%s\"",
                      w, method);
     l->sampled = strcmp(method, "sampled") == 0;
+    if (resident > UINT32_MAX)
+        return rfail(c, o, "%s.resident_blocks: a count beyond %llu", w,
+                     (unsigned long long)UINT32_MAX);
+    l->resident_blocks = (unsigned)resident;
     const cml_jval *a = need(c, o, w, "assumed");
     snprintf(wa, sizeof wa, "%s.assumed", w);
-    if (!a || !need_type(c, a, w, "assumed", CML_J_OBJECT) ||
-        !(get_u64(c, a, wa, "sm_count", &sm) &&
-          get_u64(c, a, wa, "max_threads_per_sm", &threads) &&
-          get_u64(c, a, wa, "max_blocks_per_sm", &blocks) &&
-          get_u64(c, a, wa, "l1_total_bytes", &k->l1_total_bytes) &&
-          get_u64(c, a, wa, "smem_per_sm", &k->smem_per_sm) &&
-          get_u64(c, a, wa, "smem_per_block", &k->smem_per_block) &&
-          get_u64(c, a, wa, "l1_bytes", &k->l1_bytes) &&
-          get_u64(c, a, wa, "resident_blocks", &kres) &&
-          get_u64(c, a, wa, "l2_bytes", &k->l2_bytes) &&
-          get_u64(c, a, wa, "l2_partitions", &parts) &&
-          get_u64(c, a, wa, "dram_granule", &granule) &&
-          get_u64(c, a, wa, "clean_age_bytes", &k->clean_age_bytes) &&
-          get_u64(c, a, wa, "partial_age_bytes", &k->partial_age_bytes) &&
-          get_u64(c, a, wa, "dirty_max_bytes", &k->dirty_max_bytes)))
+    if (!a || !need_type(c, a, w, "assumed", CML_J_OBJECT) || !read_assumed(c, a, wa, &rec->cache))
         return 0;
-    const uint64_t lim = UINT32_MAX;
-    if (resident > lim || sm > lim || threads > lim || blocks > lim || parts > lim ||
-        granule > lim || kres > lim)
-        return rfail(c, a, "%s: a count beyond %llu", wa, (unsigned long long)lim);
-    l->resident_blocks = (unsigned)resident;
-    k->sm_count = (unsigned)sm;
-    k->max_threads_per_sm = (unsigned)threads;
-    k->max_blocks_per_sm = (unsigned)blocks;
-    k->resident_blocks = (unsigned)kres;
-    k->l2_partitions = (unsigned)parts;
-    k->dram_granule = (unsigned)granule;
     rec->has_levels = 1;
     return 1;
 }
@@ -515,6 +524,15 @@ static int read_model(rd *c, const cml_jval *m, const char *where, cml_record *r
     const cml_jval *lv = cml_jobject_get(m, "levels");
     if (lv && lv->type != CML_J_NULL && !read_levels(c, lv, w, rec))
         return 0;
+    /* What the model assumed, beside null levels (files since 2026-11-29):
+     * how many blocks share an SM. */
+    const cml_jval *as = cml_jobject_get(m, "assumed");
+    if (as && !rec->has_levels) {
+        char wa[128];
+        snprintf(wa, sizeof wa, "%s.assumed", w);
+        if (!need_type(c, as, w, "assumed", CML_J_OBJECT) || !read_assumed(c, as, wa, &rec->cache))
+            return 0;
+    }
     const cml_jval *sm = cml_jobject_get(m, "sample");
     if (sm && sm->type != CML_J_NULL && !read_sample(c, sm, w, rec))
         return 0;
