@@ -20,7 +20,7 @@ mkdir -p "$out"
 "$peer" > "$out/gpu-l2-cache.txt" 2>&1
 echo "gpu-l2-cache exit $?"
 sizes=$(python3 "$here/hierarchy_vs_gpu_l2_cache.py" sizes "$out/gpu-l2-cache.txt" "$max") || exit 1
-"$bin" run hierarchy --op read --path cg --l2-mode slice --ws "$sizes" \
+"$bin" run hierarchy --op read --path nc,cg --l2-mode slice --ws "$sizes" \
   --json "$out/hier.json" > "$out/hier.txt" 2>&1
 echo "cumemlab run hierarchy exit $?"
 python3 "$here/hierarchy_vs_gpu_l2_cache.py" compare "$out/gpu-l2-cache.txt" \

@@ -213,6 +213,39 @@ static void test_plan(void)
     /* Partitioning needs a word per thread: 512 KiB < 1056 KiB stays whole. */
     cml_hier_plan_bw(512 * KIB, CML_HIER_READ, 132, 2048, GIB, 1, &p);
     CHECK_EQ_U64(p.stream, 0);
+    /* The sliced read, gpu-l2-cache's chunks (CML_HIER_SLICE = 2). Its
+     * 1536 KiB: 96 pieces of 16 KiB, 3 chunks of 32 pieces, a block reads
+     * its chunk once (512 rows); 4 GiB a launch = ceil(4096 / 1.5) = 2731
+     * rounds of 3 blocks of 1024 threads. */
+    cml_hier_plan_bw(1536 * KIB, CML_HIER_READ, 132, 2048, 4 * GIB, 2, &p);
+    CHECK_EQ_U64(p.parts, 3);
+    CHECK_EQ_U64(p.chunk, 32);
+    CHECK_EQ_U64(p.per_block, 512);
+    CHECK_EQ_U64(p.grid, 8193);
+    CHECK_EQ_U64(p.launch_bytes, 8193ull * 512 * 1024);
+    CHECK_EQ_U64(cml_hier_bw_block(CML_HIER_READ, p.chunk), 1024);
+    /* Its word: block 4 reads chunk 4 mod 3 = 1; load 6 of thread 1000 is
+     * in its second piece (6 / 4 = 1): piece 1 + 3 x 1 = 4, gpu-l2-cache's
+     * piece C i + b mod C; row 4 x 16 + 1000 / 256 + 4 x (6 mod 4) = 75,
+     * word 75 x 256 + 1000 mod 256 = 19432. */
+    CHECK_EQ_U64(cml_hier_chunk_word(4, 1000, 3, 32, 6), 19432);
+    /* 528 KiB: 33 pieces, chunks of 11 (the largest divisor up to 32), 3
+     * of them; 32 / 11 -> 3 passes, 33 pieces not a whole number of
+     * 4-piece steps -> 4 passes, 44 pieces = 704 rows; 3 MiB a launch: 2
+     * rounds, 6 blocks. 16 KiB: one piece, read 32 times by each block. */
+    cml_hier_plan_bw(528 * KIB, CML_HIER_READ, 132, 2048, 3 * MIB, 2, &p);
+    CHECK_EQ_U64(p.parts, 3);
+    CHECK_EQ_U64(p.chunk, 11);
+    CHECK_EQ_U64(p.per_block, 704);
+    CHECK_EQ_U64(p.grid, 6);
+    cml_hier_plan_bw(16 * KIB, CML_HIER_READ, 132, 2048, 16 * KIB, 2, &p);
+    CHECK(p.parts == 1 && p.chunk == 1 && p.per_block == 512 && p.grid == 1);
+    /* A set of whole KiB but not whole pieces has no chunks: refused. */
+    cml_hier_plan_bw(20 * KIB, CML_HIER_READ, 132, 2048, GIB, 2, &p);
+    CHECK_EQ_U64(p.rows, 0);
+    /* Writes keep their parts. */
+    cml_hier_plan_bw(1536 * KIB, CML_HIER_WRITE, 132, 2048, 4 * GIB, 2, &p);
+    CHECK(p.parts > 0 && p.chunk == 0 && p.grid == p.parts);
     /* The blocks' first rows: spread evenly, on whole steps. */
     CHECK_EQ_U64(cml_hier_block_start(0, 8, 1024), 0);
     CHECK_EQ_U64(cml_hier_block_start(3, 8, 1024), 384);
@@ -244,13 +277,13 @@ static void test_stream_once_per_pass(void)
             for (uint64_t t = 0; t < CML_HIER_BLOCK; t++)
                 for (uint64_t j = 0; j < p.per_block; j++) {
                     const uint64_t n = j * T + b * CML_HIER_BLOCK + t;
-                    const uint64_t w = cml_hier_word(1, 0, 0, b, t, p.grid, p.rows, j);
+                    const uint64_t w = cml_hier_word(1, 0, b, t, p.grid, p.rows, j);
                     CHECK(w < W);
                     if (n < W * passes && w < W)
                         seen[(n / W) * W + w]++;
                     /* A warp's 32 lanes: 32 consecutive words. */
                     if (t % 32 == 0 && w < W)
-                        CHECK_EQ_U64(cml_hier_word(1, 0, 0, b, t + 31, p.grid, p.rows, j), w + 31);
+                        CHECK_EQ_U64(cml_hier_word(1, 0, b, t + 31, p.grid, p.rows, j), w + 31);
                 }
         int once = 1;
         for (uint64_t i = 0; i < W * passes; i++)
@@ -508,6 +541,46 @@ static void test_model_run(void)
     cml_results_free(&r);
 }
 
+/* The groups of a per-hop latency histogram, by hand: a near group of 10
+ * bins of 100 hops (bins 30-39: 240-319 cycles of 8), a far one of 16
+ * bins of 50 (55-70), one stray hop at bin 200 (under 0.1% of 1801). */
+static void test_latency_groups(void)
+{
+    uint64_t bins[CML_HIER_HIST_BINS] = {0};
+    for (unsigned i = 30; i < 40; i++)
+        bins[i] = 100;
+    for (unsigned i = 55; i < 71; i++)
+        bins[i] = 50;
+    bins[200] = 1;
+    cml_hier_group g[4];
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 0.001, 4, g, 4), 2);
+    /* The near: 1000 hops, half reached at bin 34 (5 x 100); the far: 800,
+     * half at its 8th bin, 62. */
+    CHECK(g[0].first == 30 && g[0].last == 39 && g[0].hops == 1000 && g[0].median == 34);
+    CHECK(g[1].first == 55 && g[1].last == 70 && g[1].hops == 800 && g[1].median == 62);
+    /* With no floor the stray hop is a group of its own. */
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 0.0, 4, g, 4), 3);
+    CHECK(g[2].first == 200 && g[2].last == 200 && g[2].hops == 1);
+    /* Three empty bins inside a group do not end it (4 do): bins 34-36
+     * emptied, the near group 700 hops, half reached at bin 33 (400). */
+    bins[34] = bins[35] = bins[36] = 0;
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 0.001, 4, g, 4), 2);
+    CHECK(g[0].first == 30 && g[0].last == 39 && g[0].hops == 700 && g[0].median == 33);
+    bins[37] = 0;
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 0.001, 4, g, 4), 3);
+    CHECK(g[0].last == 33 && g[1].first == 38 && g[1].last == 39);
+    /* At most `max`; nothing from an empty histogram or bad arguments. */
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 0.001, 4, g, 1), 1);
+    memset(bins, 0, sizeof bins);
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 0.001, 4, g, 4), 0);
+    bins[0] = 5;
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 1.0, 4, g, 4), 0);
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 0.001, 0, g, 4), 0);
+    CHECK_EQ_U64(cml_hier_latency_groups(NULL, CML_HIER_HIST_BINS, 0.001, 4, g, 4), 0);
+    CHECK_EQ_U64(cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, 0.001, 4, g, 4), 1);
+    CHECK(g[0].first == 0 && g[0].last == 0 && g[0].median == 0 && g[0].hops == 5);
+}
+
 static void test_options(void)
 {
     check_refused(&cml_exp_hierarchy, "ws", "512", "--ws");
@@ -545,6 +618,15 @@ static void test_options(void)
     CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_EINVAL);
     CHECK_STR_CONTAINS(err, "--ws: 16384 does not suit --op copy: copy needs a multiple of 2048 "
                             "bytes, 32768 at least");
+    /* A slice read needs whole 16 KiB pieces (gpu-l2-cache's); the
+     * shared read takes any 1 KiB. */
+    CHECK_EQ_I64(cml_param_set(&pv, "ws", "20K", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_param_set(&pv, "op", "read", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_EINVAL);
+    CHECK_STR_CONTAINS(err, "--ws: 20480 does not suit --op read: a slice read (--l2-mode "
+                            "slice) needs a multiple of 16384 bytes");
+    CHECK_EQ_I64(cml_param_set(&pv, "l2-mode", "shared", err, sizeof err), CML_OK);
+    CHECK_EQ_I64(cml_lab_check_options(&cml_exp_hierarchy, &pv, err, sizeof err), CML_OK);
     CHECK_EQ_I64(cml_param_set(&pv, "op", "read,write,copy,chase", err, sizeof err), CML_OK);
     /* Every default size suits every op. */
     CHECK_EQ_I64(cml_param_defaults(cml_exp_hierarchy.options, cml_exp_hierarchy.noptions, &pv,
@@ -690,6 +772,7 @@ int main(void)
     test_chase_table();
     test_model_run();
     test_options();
+    test_latency_groups();
     test_chart_marks();
     test_level_chart();
     return cml_test_summary("test_hierarchy");

@@ -37,27 +37,29 @@ static void test_reads(void)
 {
     cml_record rec;
     cml_hier_plan p;
-    /* L1-resident, slice, ca: 32 rows, 2 parts of 16 (min(32 / 16, 4)),
-     * 1 MiB a launch = 256 rows a block: 4 x 256 rows = 32768 load sectors,
-     * a row of sums a block = 128 store sectors. A block touches the whole
-     * 32 KiB, an SM (2 blocks) 32 KiB <= 0.9 x 64 KiB: it fits. Misses:
-     * once per SM 2 x 1024 (the point), once in all 1024, once per block
-     * 4 x 1024. The set and the sums (36 KiB) fit L2: the set read once
-     * (0 when L2 is warm); the 4 KiB of sums written back at most. */
+    /* L1-resident, slice, ca: 32 rows = 2 pieces of 16, one chunk of 2
+     * pieces (the largest divisor of 2 up to 32), read R = 32 / 2 = 16
+     * times a block: 512 rows a block; 1 MiB a launch = 2 blocks (a
+     * multiple of the 1 chunk), 32768 load sectors, no sums stored (the
+     * timed launch stores none). A block touches its 32 KiB chunk, an SM
+     * (1 block) 32 KiB <= 0.9 x 64 KiB: it fits. Misses: once per SM
+     * 2 x 1024 (the point), once in all 1024, once per block 2 x 1024. The
+     * set fits L2: read once (0 when L2 is warm); nothing written. */
     bw(&rec, 32 * KIB, CML_HIER_READ, CML_HIER_CA, MIB, CML_HIER_SLICE, &p);
-    CHECK_EQ_U64(p.parts, 2);
-    CHECK_EQ_U64(p.grid, 4);
-    CHECK_EQ_U64(p.per_block, 256);
-    check_levels("slice 32K ca", &rec, (want3){30720, 28672, 31744}, (want3){2048, 1024, 4096},
-                 (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
-    CHECK_EQ_U64(rec.levels.footprint_bytes, 36 * KIB);
+    CHECK_EQ_U64(p.parts, 1);
+    CHECK_EQ_U64(p.chunk, 2);
+    CHECK_EQ_U64(p.grid, 2);
+    CHECK_EQ_U64(p.per_block, 512);
+    check_levels("slice 32K ca", &rec, (want3){30720, 30720, 31744}, (want3){2048, 1024, 2048},
+                 (want3){0, 0, 0}, (want3){32768, 0, 32768}, (want3){0, 0, 0});
+    CHECK_EQ_U64(rec.levels.footprint_bytes, 32 * KIB);
     /* The same through cg: no L1 hit, every load an L2 read (the point);
      * at least the sectors the grid reads, distinct: the set's 32 rows,
      * 32 x 32 = 1024 (every repeat merged with one in flight, in L1TEX or
      * from another SM in the L2 Request Coalescer). */
     bw(&rec, 32 * KIB, CML_HIER_READ, CML_HIER_CG, MIB, CML_HIER_SLICE, &p);
     check_levels("slice 32K cg", &rec, (want3){0, 0, 0}, (want3){32768, 1024, 32768},
-                 (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
+                 (want3){0, 0, 0}, (want3){32768, 0, 32768}, (want3){0, 0, 0});
     /* Shared at the same size: every block walks the whole set; the same
      * footprints, so the same figures (a block needs 32 / 4 + 16 = 24
      * rows, the launch 256). */
@@ -66,30 +68,31 @@ static void test_reads(void)
     check_levels("shared 32K ca", &rec, (want3){30720, 28672, 31744}, (want3){2048, 1024, 4096},
                  (want3){128, 128, 128}, (want3){32768, 0, 32768}, (want3){0, 0, 4096});
 
-    /* L2-resident, slice, ca: 1 MiB = 1024 rows, 4 parts of 256; 4 MiB a
-     * launch = 1024 rows a block, 131072 load sectors. A block reads 1024
-     * rows of the set (4 passes of a part, the next part each): 1 MiB, an
-     * SM 1 MiB > 57.6 KiB. LRU: no hit; at most all but the set's 32768
-     * cold misses. 1 MiB + 4 KiB fit 0.75 x 4 MiB: the set once. */
+    /* L2-resident, slice, ca: 1 MiB = 64 pieces, 2 chunks of 32 (pieces
+     * 0, 2, 4, ... and 1, 3, 5, ...), read once a block: 512 rows; 4 MiB a
+     * launch = 8 blocks, 131072 load sectors. A block reads its 512 KiB
+     * chunk, an SM (4 blocks) the whole 1 MiB > 57.6 KiB. LRU: no hit; at
+     * most all but the set's 32768 cold misses. 1 MiB fits 0.75 x 4 MiB:
+     * the set once. */
     bw(&rec, MIB, CML_HIER_READ, CML_HIER_CA, 4 * MIB, CML_HIER_SLICE, &p);
-    CHECK_EQ_U64(p.parts, 4);
-    CHECK_EQ_U64(p.per_block, 1024);
+    CHECK_EQ_U64(p.parts, 2);
+    CHECK_EQ_U64(p.chunk, 32);
+    CHECK_EQ_U64(p.grid, 8);
+    CHECK_EQ_U64(p.per_block, 512);
     check_levels("slice 1M ca", &rec, (want3){0, 0, 98304}, (want3){131072, 32768, 131072},
-                 (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
+                 (want3){0, 0, 0}, (want3){MIB, 0, MIB}, (want3){0, 0, 0});
     /* Shared through cg: every block walks all 1024 rows, so the grid
      * reads the 32768 sectors at least once: 32768 at least. */
     bw(&rec, MIB, CML_HIER_READ, CML_HIER_CG, 4 * MIB, CML_HIER_WHOLE, &p);
     check_levels("shared 1M cg", &rec, (want3){0, 0, 0}, (want3){131072, 32768, 131072},
                  (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
-    /* Slice through cg, 3 MiB a launch: 768 rows a block, 3 parts of 256
-     * from part b: rows 256b .. 256b + 767 (mod 1024). The four blocks
-     * start at rows 0, 256, 512 and 768, each window cut at the next
-     * start: the 1024 rows = 32768 sectors at least, of the 4 x 768 x 32
-     * = 98304 loaded. */
+    /* Slice through cg, 3 MiB a launch: 3 rounds over the 2 chunks, 6
+     * blocks of 512 rows, 98304 load sectors; the grid reads every one of
+     * the 1024 rows, so 32768 L2 reads at least. */
     bw(&rec, MIB, CML_HIER_READ, CML_HIER_CG, 3 * MIB, CML_HIER_SLICE, &p);
-    CHECK_EQ_U64(p.per_block, 768);
+    CHECK_EQ_U64(p.grid, 6);
     check_levels("slice 1M cg 3M", &rec, (want3){0, 0, 0}, (want3){98304, 32768, 98304},
-                 (want3){128, 128, 128}, (want3){MIB, 0, MIB}, (want3){0, 0, 4096});
+                 (want3){0, 0, 0}, (want3){MIB, 0, MIB}, (want3){0, 0, 0});
 
     /* DRAM-sized, shared beyond L2 = partitioned: 16 MiB = 16384 rows,
      * 16 MiB a launch = 4096 rows a block (once over the set). A block's
@@ -114,13 +117,16 @@ static void test_reads(void)
     check_levels("partitioned 16M cg x2", &rec, (want3){0, 0, 0},
                  (want3){1048576, 524288, 1048576}, (want3){128, 128, 128},
                  (want3){32 * MIB, 12 * MIB, 32 * MIB}, (want3){0, 0, 4096});
-    /* Slice at 16 MiB: 4 parts of 4096 rows, the same launch: a block's
-     * 4096 rows are its part once, the same figures. */
+    /* Slice at 16 MiB: 1024 pieces, 32 chunks of 32, one round = 32 blocks
+     * of 512 KiB = the launch's 16 MiB, every sector read once: L1 hit 0
+     * exactly (an SM's 16 blocks touch 8 MiB, and no re-read to hit),
+     * 524288 L2 reads. DRAM as partitioned; nothing stored, so nothing
+     * written back. */
     bw(&rec, 16 * MIB, CML_HIER_READ, CML_HIER_NC, 16 * MIB, CML_HIER_SLICE, &p);
-    CHECK_EQ_U64(p.parts, 4);
+    CHECK_EQ_U64(p.parts, 32);
+    CHECK_EQ_U64(p.grid, 32);
     check_levels("slice 16M nc", &rec, (want3){0, 0, 0}, (want3){524288, 524288, 524288},
-                 (want3){128, 128, 128}, (want3){16 * MIB, 12 * MIB, 16 * MIB},
-                 (want3){0, 0, 4096});
+                 (want3){0, 0, 0}, (want3){16 * MIB, 12 * MIB, 16 * MIB}, (want3){0, 0, 0});
 }
 
 static void test_writes(void)

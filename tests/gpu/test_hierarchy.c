@@ -86,6 +86,31 @@ static void test_chase(uint64_t ws, uint64_t hop, int random, int path, uint32_t
                 CHECK_EQ_U64(o[5], 0);
             }
         }
+        /* The per-hop chase from there: every warp's bins count its 4096
+         * timed hops, and it leaves its cursor 2 x 4096 on (warm + timed). */
+        cml_dbuf hist = {0};
+        const size_t nb = (size_t)warps * CML_HIER_HIST_BINS;
+        uint32_t *bins = malloc(nb * sizeof *bins);
+        CHECK(bins && cml_gpu_alloc(g, &hist, nb * 4) == CML_OK);
+        if (bins && hist.ptr) {
+            CHECK(cml_gpu_poison(g, &hist) == CML_OK);
+            const cml_hier_hist_args h = {cursor.ptr, hist.ptr, 4096, warps, path};
+            CHECK(cml_hier_chase_hist_launch(&h) == CML_OK);
+            CHECK(cml_gpu_download(g, bins, &hist, nb * 4) == CML_OK);
+            CHECK(cml_gpu_download(g, cur, &cursor, 8 * (size_t)warps) == CML_OK);
+            for (uint32_t w = 0; w < warps; w++) {
+                uint64_t n = 0;
+                for (unsigned i = 0; i < CML_HIER_HIST_BINS; i++)
+                    n += bins[(size_t)w * CML_HIER_HIST_BINS + i];
+                CHECK_EQ_U64(n, 4096);
+                pos[w] = (pos[w] + 2 * 4096) % q.m;
+                CHECK_EQ_U64(cur[w], base + hop * cml_hier_perm_apply(&q, pos[w]));
+            }
+            const cml_hier_hist_args bad = {cursor.ptr, hist.ptr, 100, warps, path};
+            CHECK(cml_hier_chase_hist_launch(&bad) == CML_EINVAL); /* not whole steps */
+        }
+        free(bins);
+        cml_gpu_free(g, &hist);
     }
     free(pos);
     free(cur);
@@ -104,7 +129,9 @@ static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk,
     cml_hier_plan p;
     cml_hier_plan_bw(ws, op, grid, CML_HIER_BLOCK, walk, how, &p);
     CHECK(p.rows > 0 && p.stream == (how == CML_HIER_PARTITION) &&
-          (p.parts > 0) == (how == CML_HIER_SLICE));
+          (p.parts > 0) == (how == CML_HIER_SLICE) &&
+          (p.chunk > 0) == (how == CML_HIER_SLICE && op == CML_HIER_READ));
+    const unsigned block = cml_hier_bw_block(op, p.chunk);
     const uint64_t words = p.rows * CML_HIER_BLOCK;
     cml_dbuf A = {0}, C = {0}, out = {0};
     if (op != CML_HIER_WRITE) {
@@ -114,31 +141,33 @@ static void test_bw(int op, int path, uint64_t ws, unsigned grid, uint64_t walk,
     if (op != CML_HIER_READ)
         CHECK(cml_gpu_alloc(g, &C, words * 4) == CML_OK);
     else
-        CHECK(cml_gpu_alloc(g, &out, (size_t)p.grid * CML_HIER_BLOCK * 4) == CML_OK);
+        CHECK(cml_gpu_alloc(g, &out, (size_t)p.grid * block * 4) == CML_OK);
     cml_dbuf *res = op == CML_HIER_READ ? &out : &C;
     if (res->ptr && (op == CML_HIER_WRITE || A.ptr)) {
         CHECK(cml_gpu_poison(g, res) == CML_OK);
         cml_hier_bw_args a = {A.ptr, C.ptr, out.ptr, p.rows, p.per_block, p.grid, 0xC0FFEEu,
-                              op, path, p.stream, p.parts};
+                              op, path, p.stream, p.parts, p.chunk, 1};
         CHECK(cml_hier_bw_launch(&a) == CML_OK);
         char what[96];
         snprintf(what, sizeof what, "op=%d path=%d ws=%llu grid=%u per_block=%llu parts=%llu",
                  op, path, (unsigned long long)ws, p.grid, (unsigned long long)p.per_block,
                  (unsigned long long)p.parts);
         if (op == CML_HIER_READ) {
-            const uint64_t n = (uint64_t)p.grid * CML_HIER_BLOCK;
+            const uint64_t n = (uint64_t)p.grid * block;
+            const uint64_t loads = p.per_block * CML_HIER_BLOCK / block; /* a thread's */
             uint32_t *want = malloc(n * sizeof *want);
             CHECK(want != NULL);
             if (want && fetch(g, &out, n * 4)) {
                 /* Walk every block's rows, as the kernel is meant to. */
                 for (uint64_t b = 0; b < p.grid; b++)
-                    for (uint64_t t = 0; t < CML_HIER_BLOCK; t++) {
+                    for (uint64_t t = 0; t < block; t++) {
                         uint32_t acc = 0;
-                        for (uint64_t j = 0; j < p.per_block; j++)
+                        for (uint64_t j = 0; j < loads; j++)
                             acc += cml_hier_input_word(
-                                SEED, cml_hier_word(p.stream, p.parts, 1, b, t, p.grid,
-                                                    p.rows, j));
-                        want[b * CML_HIER_BLOCK + t] = acc;
+                                SEED, p.chunk ? cml_hier_chunk_word(b, t, p.parts, p.chunk, j)
+                                              : cml_hier_word(p.stream, 0, b, t, p.grid,
+                                                              p.rows, j));
+                        want[b * block + t] = acc;
                     }
                 compare_words(what, "sums", n, ref_want, want);
                 check_checker_bytes(g, what, check_cb, &a, &out, 4, 4, 4 * (n / 3), SIZE_MAX, 0);
@@ -207,17 +236,18 @@ int main(void)
     test_bw(CML_HIER_READ, CML_HIER_CG, 37 * 1024, 6, 100 * 1024, CML_HIER_PARTITION);
     test_bw(CML_HIER_WRITE, CML_HIER_CA, 101 * 1024, 7, 300 * 1024, CML_HIER_PARTITION);
     test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 256 * 1024, CML_HIER_PARTITION);
-    /* Sliced (l2-mode=slice; writes and copies at every size), a block of
-     * 256 threads a "SM" here: reads rotating their parts, parts fewer
-     * than blocks (64 rows: 4 parts for 5 blocks) and as many (256 rows, 8
-     * blocks: 8 parts of 32 rows); a part not a multiple of a step (48
-     * rows, 2 blocks: 2 parts of 24); a write's and a copy's grid cut to
-     * their parts (37 rows: no 2 equal parts, one of 37 rows, one block;
-     * 1024 rows on 132: 64 parts of 16; a 200 KiB copy: 100 rows, 5 parts
-     * of 20). */
+    /* Sliced reads, gpu-l2-cache's chunks (cml_hier_plan_bw's rule): 16
+     * KiB, one piece read 32 times by one block; 64 KiB, one chunk of 4
+     * pieces read 8 times; 2 MiB, 4 chunks of 32 pieces, 8 blocks; 528
+     * KiB, 33 pieces: 3 chunks of 11, each read 4 times (44 pieces, a whole
+     * number of 16-load steps), 6 blocks. Sliced writes and copies, a
+     * block of 256 threads a "SM" here, the grid cut to their parts (37
+     * rows: no 2 equal parts, one of 37 rows, one block; 1024 rows on 132:
+     * 64 parts of 16; a 200 KiB copy: 100 rows, 5 parts of 20). */
+    test_bw(CML_HIER_READ, CML_HIER_CA, 16 * 1024, 5, 16 * 1024, CML_HIER_SLICE);
     test_bw(CML_HIER_READ, CML_HIER_CA, 64 * 1024, 5, 256 * 1024, CML_HIER_SLICE);
-    test_bw(CML_HIER_READ, CML_HIER_CG, 256 * 1024, 8, 1024 * 1024, CML_HIER_SLICE);
-    test_bw(CML_HIER_READ, CML_HIER_NC, 48 * 1024, 2, 200 * 1024, CML_HIER_SLICE);
+    test_bw(CML_HIER_READ, CML_HIER_CG, 2048 * 1024, 8, 4096 * 1024, CML_HIER_SLICE);
+    test_bw(CML_HIER_READ, CML_HIER_NC, 528 * 1024, 2, 3 * 1024 * 1024, CML_HIER_SLICE);
     test_bw(CML_HIER_WRITE, CML_HIER_CA, 37 * 1024, 7, 100 * 1024, CML_HIER_SLICE);
     test_bw(CML_HIER_WRITE, CML_HIER_CA, 1024 * 1024, 132, 4 * 1024 * 1024, CML_HIER_SLICE);
     test_bw(CML_HIER_COPY, CML_HIER_CA, 200 * 1024, 9, 256 * 1024, CML_HIER_SLICE);

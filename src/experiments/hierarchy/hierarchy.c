@@ -79,7 +79,7 @@ static const cml_param_def hier_params[] = {
 #define WRITE_KEY 0x5A17C3E9u
 
 /* Device buffers the experiment holds between points. */
-enum { SLOT_A = 0, SLOT_C, SLOT_OUT, SLOT_TABLE, SLOT_CURSOR, SLOT_CHASE_OUT, NSLOTS };
+enum { SLOT_A = 0, SLOT_C, SLOT_OUT, SLOT_TABLE, SLOT_CURSOR, SLOT_CHASE_OUT, SLOT_HIST, NSLOTS };
 
 typedef struct hier_state {
     cml_dbuf buf[NSLOTS];
@@ -181,7 +181,7 @@ static void add_level_extras(cml_record *rec, const cml_hier_caps *caps, cml_hie
 /* Can op walk a working set of ws bytes (chase: pointers hop bytes
  * apart)? 1 if so; else 0 with what it needs in `needs`. The variants
  * fail a record by it, and the row's check refuses the command line by it. */
-static int ws_fits(uint64_t ws, int op, uint64_t hop, char *needs, size_t len)
+static int ws_fits(uint64_t ws, int op, int mode, uint64_t hop, char *needs, size_t len)
 {
     if (op == CML_HIER_CHASE) {
         if (hop && ws % hop == 0 && ws / hop >= 2)
@@ -192,6 +192,14 @@ static int ws_fits(uint64_t ws, int op, uint64_t hop, char *needs, size_t len)
     }
     cml_hier_plan p;
     cml_hier_plan_bw(ws, op, 1, CML_HIER_BLOCK, 1, 0, &p);
+    if (p.rows && op == CML_HIER_READ && mode == MODE_SLICE) {
+        cml_hier_plan_bw(ws, op, 1, CML_HIER_BLOCK, 1, CML_HIER_SLICE, &p);
+        if (!p.rows) {
+            snprintf(needs, len, "a slice read (--l2-mode slice) needs a multiple of %u bytes "
+                     "(gpu-l2-cache's pieces of 16 KiB)", CML_HIER_ROW_BYTES * CML_HIER_STEP);
+            return 0;
+        }
+    }
     if (p.rows)
         return 1;
     const unsigned arrays = op == CML_HIER_COPY ? 2 : 1;
@@ -212,8 +220,8 @@ static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
     bw_plan(plan, s, caps, level, &p);
     if (!p.rows) {
         /* (the row's check refuses such a size on the command line) */
-        char needs[160] = "";
-        ws_fits(ws, op, 0, needs, sizeof needs);
+        char needs[200] = "";
+        ws_fits(ws, op, (int)s->mode, 0, needs, sizeof needs);
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "ws=%llu: %s", (unsigned long long)ws, needs);
         return CML_OK;
@@ -227,8 +235,13 @@ static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
     add_level_extras(rec, caps, level);
     cml_record_add_extra(rec, "passes", (double)walked / (double)(p.rows * CML_HIER_ROW_BYTES),
                          "x");
-    if (p.parts)
+    if (p.chunk) {
+        cml_record_add_extra(rec, "chunks", (double)p.parts, "");
+        cml_record_add_extra(rec, "chunk_bytes", (double)(p.chunk * CML_HIER_STEP *
+                                                          CML_HIER_ROW_BYTES), "B");
+    } else if (p.parts) {
         cml_record_add_extra(rec, "parts", (double)p.parts, "");
+    }
     cml_status st = cml_hier_trace_bw(rec, &p, op, path);
     if (st == CML_OK)
         st = cml_hier_model_levels(rec, &p, caps, op, path);
@@ -237,11 +250,15 @@ static cml_status bw_variant(const cml_plan *plan, const hier_settings *s,
     char w[32], why[160], who[160];
     cml_fmt_bytes(w, sizeof w, (double)ws);
     level_reason(why, sizeof why, caps, level, op, path, ws);
-    if (p.parts)
+    if (p.chunk)
+        snprintf(who, sizeof who, "%u blocks of %u threads, block b on chunk b mod %llu (%llu "
+                 "pieces of 16 KiB, %llu KiB apart: gpu-l2-cache's geometry),", (unsigned)p.grid,
+                 CML_HIER_CHUNK_BLOCK, (unsigned long long)p.parts, (unsigned long long)p.chunk,
+                 (unsigned long long)(p.parts * CML_HIER_STEP));
+    else if (p.parts)
         snprintf(who, sizeof who, "%u blocks, each on a part of its own (%llu parts of %llu "
-                 "KiB%s),", (unsigned)p.grid, (unsigned long long)p.parts,
-                 (unsigned long long)(p.rows / p.parts),
-                 op == CML_HIER_READ ? ", the next part each pass" : "");
+                 "KiB),", (unsigned)p.grid, (unsigned long long)p.parts,
+                 (unsigned long long)(p.rows / p.parts));
     else
         snprintf(who, sizeof who, "%s", p.stream ? "The grid, partitioned (each pass every "
                                                    "byte once),"
@@ -271,8 +288,8 @@ static cml_status chase_variant(hier_settings *s, const cml_hier_caps *caps, uin
 {
     const uint64_t ws = (uint64_t)s->ws, hop = (uint64_t)s->hop;
     const int path = (int)s->path, random = s->pattern == 0;
-    char needs[160];
-    if (!ws_fits(ws, CML_HIER_CHASE, hop, needs, sizeof needs)) {
+    char needs[200];
+    if (!ws_fits(ws, CML_HIER_CHASE, -1, hop, needs, sizeof needs)) {
         rec->state = CML_REC_FAILED;
         cml_record_note(rec, "ws=%llu: %s", (unsigned long long)ws, needs);
         return CML_OK;
@@ -377,9 +394,19 @@ static cml_status take_buffers(cml_sweep *ctx, cml_record *rec, const buf_need n
     return CML_OK;
 }
 
+/* The sliced read's timed launches store no sums (as gpu-l2-cache stores
+ * none): its check runs one more launch of the same kernel that stores
+ * them, into the poisoned out, and checks that. */
 static cml_status bw_check_cb(void *vctx, unsigned long long *d_counters)
 {
-    return cml_hier_bw_check(vctx, SEED_A, d_counters);
+    cml_hier_bw_args a = *(const cml_hier_bw_args *)vctx;
+    if (a.op == CML_HIER_READ && !a.sums) {
+        a.sums = 1;
+        cml_status st = cml_hier_bw_launch(&a);
+        if (st != CML_OK)
+            return st;
+    }
+    return cml_hier_bw_check(&a, SEED_A, d_counters);
 }
 
 static cml_status bw_measure(cml_sweep *ctx, const hier_settings *s, cml_record *rec)
@@ -398,17 +425,19 @@ static cml_status bw_measure(cml_sweep *ctx, const hier_settings *s, cml_record 
     if (op != CML_HIER_READ)
         need[SLOT_C] = (buf_need){array, 0, 0};
     else
-        need[SLOT_OUT] = (buf_need){(size_t)p.grid * CML_HIER_BLOCK * 4, 0, 0};
+        need[SLOT_OUT] = (buf_need){(size_t)p.grid * cml_hier_bw_block(op, p.chunk) * 4, 0, 0};
     cml_status st = take_buffers(ctx, rec, need);
     if (st || rec->state != CML_REC_OK)
         return st;
     cml_hier_bw_args a = {.A = g->buf[SLOT_A].ptr, .C = g->buf[SLOT_C].ptr,
                           .out = g->buf[SLOT_OUT].ptr, .rows = p.rows, .per_block = p.per_block,
                           .grid = p.grid, .key = WRITE_KEY, .op = op, .path = path,
-                          .stream = p.stream, .parts = p.parts};
+                          .stream = p.stream, .parts = p.parts, .chunk = p.chunk,
+                          .sums = op == CML_HIER_READ && !p.chunk};
     cml_dbuf *out = op == CML_HIER_READ ? &g->buf[SLOT_OUT] : &g->buf[SLOT_C];
     st = cml_exp_measure(ctx->plan, rec, out, cml_hier_bw_launch, &a,
-                         cml_hier_bw_kernel(op, path, p.rows, p.stream), CML_HIER_BLOCK, 0, bw_check_cb, &a);
+                         cml_hier_bw_kernel(op, path, p.rows, p.stream, p.chunk),
+                         cml_hier_bw_block(op, p.chunk), 0, bw_check_cb, &a);
     if (st == CML_OK)
         add_text(rec, " Measured %.0f GB/s.", rec->bandwidth_gbs);
     return st;
@@ -504,6 +533,95 @@ static void chase_figures(cml_record *rec, const chase_check_ctx *c)
     free(cyc);
 }
 
+/*
+ * Near and far (docs/experiments/hierarchy.md): one more launch of the
+ * chase from where it stopped, each hop timed on its own, the warps' bins
+ * summed; the groups its latencies fall in (each bin 0.1% of the hops at
+ * least, a group ending at 4 bins = 32 cycles below that), those of 5% of
+ * the hops or more reported: with two or more, the lowest is the nearer
+ * (for an SM, the lines its own L2 half holds), the highest the farther.
+ * Timing each hop adds a few cycles (the mean of the bins against the
+ * untimed chase's median), taken off every group's median.
+ */
+#define GROUP_FLOOR 0.001
+#define GROUP_GAP 4u
+#define GROUP_SHARE 0.05
+#define GROUPS_MAX 8u
+
+static cml_status chase_groups(cml_sweep *ctx, const hier_settings *s, cml_record *rec,
+                               uint32_t warps)
+{
+    hier_state *g = ctx->state;
+    const size_t n = (size_t)warps * CML_HIER_HIST_BINS;
+    uint32_t *got = malloc(n * sizeof *got);
+    uint64_t *bins = calloc(CML_HIER_HIST_BINS, sizeof *bins);
+    cml_status st = got && bins ? CML_OK : CML_ENOMEM;
+    const cml_hier_hist_args a = {g->buf[SLOT_CURSOR].ptr, g->buf[SLOT_HIST].ptr,
+                                  (uint64_t)s->hops, warps, (int)s->path};
+    if (st == CML_OK)
+        st = cml_hier_chase_hist_launch(&a);
+    if (st == CML_OK)
+        st = cml_gpu_download(ctx->plan->gpu, got, &g->buf[SLOT_HIST], n * sizeof *got);
+    if (st != CML_OK) {
+        free(got);
+        free(bins);
+        return cml_exp_fail(ctx->plan, rec, st);
+    }
+    uint64_t total = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        bins[i % CML_HIER_HIST_BINS] += got[i];
+        total += got[i];
+        sum += got[i] * ((double)(i % CML_HIER_HIST_BINS) + 0.5) * CML_HIER_HIST_CYCLES;
+    }
+    free(got);
+    cml_hier_group gr[GROUPS_MAX];
+    const unsigned ng = cml_hier_latency_groups(bins, CML_HIER_HIST_BINS, GROUP_FLOOR, GROUP_GAP,
+                                                gr, GROUPS_MAX);
+    free(bins);
+    const double plain = cml_record_extra(rec, "cycles_per_load", NAN);
+    if (total != (uint64_t)warps * (uint64_t)s->hops || !isfinite(plain)) {
+        cml_record_note(rec, "the per-hop chase counted %llu hops of %llu: no groups",
+                        (unsigned long long)total,
+                        (unsigned long long)((uint64_t)warps * (uint64_t)s->hops));
+        return CML_OK;
+    }
+    const double extra = sum / (double)total - plain;
+    cml_record_add_extra(rec, "hop_timing_cycles", extra, "cycles");
+    unsigned kept[GROUPS_MAX], nk = 0;
+    for (unsigned i = 0; i < ng; i++)
+        if ((double)gr[i].hops >= GROUP_SHARE * (double)total)
+            kept[nk++] = i;
+    cml_record_add_extra(rec, "latency_groups", nk, "");
+    if (nk < 2) {
+        add_text(rec, " Its hops, each timed, fall in one group.");
+        return CML_OK;
+    }
+    const cml_hier_group *nr = &gr[kept[0]], *fr = &gr[kept[nk - 1]];
+    const double near = ((double)nr->median + 0.5) * CML_HIER_HIST_CYCLES - extra;
+    const double far = ((double)fr->median + 0.5) * CML_HIER_HIST_CYCLES - extra;
+    const double ns = 100.0 * (double)nr->hops / (double)total;
+    const double fs = 100.0 * (double)fr->hops / (double)total;
+    /* What the groups are, by the level the model puts the size at: below
+     * L2 an L1 hit and a miss differ too, so no halves are named there. */
+    const double level = cml_record_extra(rec, "level_pred", 0);
+    const char *what = level < 2.0   ? "L1's hits and what misses it, not L2's halves"
+                       : level < 2.5 ? "the near and far halves of L2"
+                       : level < 3.0 ? "L2's near and far halves and DRAM, at L2's edge"
+                                     : "DRAM through the near or the far half of L2";
+    if (level >= 2.0) {
+        cml_record_add_extra(rec, "near_cycles", near, "cycles");
+        cml_record_add_extra(rec, "near_share", ns, "%");
+        cml_record_add_extra(rec, "far_cycles", far, "cycles");
+        cml_record_add_extra(rec, "far_share", fs, "%");
+    }
+    add_text(rec, " Its hops, each timed, fall in %u groups: the fastest %.0f%% at %.0f cycles, "
+                  "the slowest %.0f%% at %.0f (medians; timing a hop added %.1f cycles, taken "
+                  "off): %s.",
+             nk, ns, near, fs, far, extra, what);
+    return CML_OK;
+}
+
 static cml_status chase_measure(cml_sweep *ctx, const hier_settings *s, cml_record *rec)
 {
     hier_state *g = ctx->state;
@@ -520,6 +638,7 @@ static cml_status chase_measure(cml_sweep *ctx, const hier_settings *s, cml_reco
     need[SLOT_TABLE] = (buf_need){(size_t)s->ws, 0, 1};
     need[SLOT_CURSOR] = (buf_need){8 * (size_t)warps, 0, 1};
     need[SLOT_CHASE_OUT] = (buf_need){8 * CML_HIER_CHASE_OUT_WORDS * (size_t)warps, 0, 0};
+    need[SLOT_HIST] = (buf_need){4 * CML_HIER_HIST_BINS * (size_t)warps, 0, 0};
     cml_status st = take_buffers(ctx, rec, need);
     if (st || rec->state != CML_REC_OK)
         return st;
@@ -549,6 +668,7 @@ static cml_status chase_measure(cml_sweep *ctx, const hier_settings *s, cml_reco
     if (st == CML_OK && rec->state == CML_REC_OK && rec->measured) {
         chase_figures(rec, &c);
         cml_record_set_peak(rec, NULL);
+        st = chase_groups(ctx, s, rec, warps);
     }
     free(start);
     return st;
@@ -725,16 +845,21 @@ static void hier_release(cml_sweep *ctx)
 static cml_status hier_check(const cml_param_values *pv, char *err, size_t errlen)
 {
     const int iws = cml_param_index(pv, "ws"), iop = cml_param_index(pv, "op"),
-              ihop = cml_param_index(pv, "hop");
-    if (iws < 0 || iop < 0 || ihop < 0)
+              ihop = cml_param_index(pv, "hop"), imode = cml_param_index(pv, "l2-mode");
+    if (iws < 0 || iop < 0 || ihop < 0 || imode < 0)
         return CML_OK;
-    const cml_param_list *ws = &pv->list[iws], *ops = &pv->list[iop], *hops = &pv->list[ihop];
+    const cml_param_list *ws = &pv->list[iws], *ops = &pv->list[iop], *hops = &pv->list[ihop],
+                         *modes = &pv->list[imode];
     for (size_t o = 0; o < ops->count; o++)
         for (size_t w = 0; w < ws->count; w++)
-            for (size_t h = 0; h < (ops->v[o] == CML_HIER_CHASE ? hops->count : 1); h++) {
-                char needs[160];
-                if (ws_fits((uint64_t)ws->v[w], (int)ops->v[o], (uint64_t)hops->v[h], needs,
-                            sizeof needs))
+            for (size_t h = 0; h < (ops->v[o] == CML_HIER_CHASE ? hops->count
+                                    : ops->v[o] == CML_HIER_READ ? modes->count
+                                                                 : 1);
+                 h++) {
+                char needs[200];
+                const int chase = ops->v[o] == CML_HIER_CHASE, read = ops->v[o] == CML_HIER_READ;
+                if (ws_fits((uint64_t)ws->v[w], (int)ops->v[o], read ? (int)modes->v[h] : -1,
+                            chase ? (uint64_t)hops->v[h] : 0, needs, sizeof needs))
                     continue;
                 snprintf(err, errlen, "--ws: %lld does not suit --op %s: %s", (long long)ws->v[w],
                          hier_ops[ops->v[o]], needs);

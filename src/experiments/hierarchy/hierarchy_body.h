@@ -99,30 +99,44 @@ CML_HD uint64_t cml_hier_stream_word(uint64_t b, uint64_t t, uint64_t grid, uint
 }
 
 /*
- * The sliced walk (`parts` > 0; the peers' method, gpu-l2-cache): the array
- * is cut into `parts` equal contiguous parts of n = rows / parts rows (the
- * plan makes parts divide rows and n >= 16, a step), and every block walks
- * one part at a time, n rows from its first. A write or copy (`rotate` 0)
- * walks part b mod parts again and again: with as many blocks as parts
- * (the plan's grid), no two blocks store to one line. A read (`rotate` 1)
- * walks part (b + q) mod parts in its q-th pass: at any moment the blocks
- * read different parts, as gpu-l2-cache's blocks read different chunks,
- * and the part a block reads next was last read by the block after it,
- * on another SM, so an SM meets a part again only after the whole set
- * went by (what keeps a set larger than an SM's L1 out of it, as in
- * gpu-l2-cache where every block reads its chunk once).
+ * The sliced write and copy (`parts` > 0): the array is cut into `parts`
+ * equal contiguous parts of n = rows / parts rows (the plan makes parts
+ * divide rows and n >= 16, a step), and block b walks part b mod parts
+ * again and again: with as many blocks as parts (the plan's grid), no two
+ * blocks (so no two SMs) store to one line. Word of thread t of block b at
+ * its j-th store.
  */
-CML_HD uint64_t cml_hier_slice_part(uint64_t b, uint64_t parts, int rotate, uint64_t q)
-{
-    return (b + (rotate ? q : 0)) % parts;
-}
-
-/* Word of thread t of block b at its j-th load of the sliced walk. */
-CML_HD uint64_t cml_hier_slice_word(uint64_t b, uint64_t t, uint64_t parts, int rotate,
-                                    uint64_t rows, uint64_t j)
+CML_HD uint64_t cml_hier_slice_word(uint64_t b, uint64_t t, uint64_t parts, uint64_t rows,
+                                    uint64_t j)
 {
     const uint64_t n = rows / parts;
-    return (cml_hier_slice_part(b, parts, rotate, j / n) * n + j % n) * CML_HIER_BLOCK + t;
+    return (b % parts * n + j % n) * CML_HIER_BLOCK + t;
+}
+
+/*
+ * The sliced read (`parts` chunks of `chunk` pieces; the peers' method,
+ * gpu-l2-cache's geometry, its main.cu read line by line): the set is cut
+ * into pieces of 16 rows (16 KiB) and chunk c holds pieces c, c + parts,
+ * c + 2 parts, ... (a chunk's pieces spread parts x 16 KiB apart, as
+ * gpu-l2-cache's 32 pieces of its chunk c are). Block b, of
+ * CML_HIER_CHUNK_BLOCK threads (gpu-l2-cache's 1024), reads chunk b mod
+ * parts, piece after piece, its pieces again (`per_block` rows in all)
+ * until a block has read about gpu-l2-cache's 512 KiB; the grid is many
+ * such blocks that come and go on any SM, as gpu-l2-cache's 200,000.
+ * Thread T reads rows T / 256 + 4u (u < 4) of a piece, word T mod 256 of
+ * each: a warp's load is 128 contiguous bytes, a piece four loads a thread.
+ */
+#define CML_HIER_CHUNK_BLOCK 1024u
+#define CML_HIER_CHUNK_PIECES 32u /* gpu-l2-cache's chunk: 32 pieces, 512 KiB */
+#define CML_HIER_PIECE_LOADS 4u   /* a thread's loads in one piece */
+
+CML_HD uint64_t cml_hier_chunk_word(uint64_t b, uint64_t T, uint64_t parts, uint64_t chunk,
+                                    uint64_t j)
+{
+    const uint64_t piece = b % parts + parts * (j / CML_HIER_PIECE_LOADS % chunk);
+    return (piece * CML_HIER_STEP + T / CML_HIER_BLOCK +
+            CML_HIER_PIECE_LOADS * (j % CML_HIER_PIECE_LOADS)) * CML_HIER_BLOCK +
+           T % CML_HIER_BLOCK;
 }
 
 /* The small-array kernel that walks `rows` rows, or 0 for the general one. */
@@ -139,13 +153,14 @@ CML_HD uint64_t cml_hier_row(uint64_t b, uint64_t grid, uint64_t rows, uint64_t 
     return (cml_hier_block_start(b, grid, rows) + j) % rows;
 }
 
-/* Word of thread t of block b at its j-th load, in any of the three walks
- * (`parts` > 0: sliced; else `stream`: partitioned; else whole). */
-CML_HD uint64_t cml_hier_word(int stream, uint64_t parts, int rotate, uint64_t b, uint64_t t,
-                              uint64_t grid, uint64_t rows, uint64_t j)
+/* Word of thread t of block b at its j-th access, in any of the three walks
+ * of 256-thread blocks (`parts` > 0: a sliced write's or copy's; else
+ * `stream`: partitioned; else whole). */
+CML_HD uint64_t cml_hier_word(int stream, uint64_t parts, uint64_t b, uint64_t t, uint64_t grid,
+                              uint64_t rows, uint64_t j)
 {
     if (parts)
-        return cml_hier_slice_word(b, t, parts, rotate, rows, j);
+        return cml_hier_slice_word(b, t, parts, rows, j);
     if (stream)
         return cml_hier_stream_word(b, t, grid, rows, j);
     return cml_hier_row(b, grid, rows, j) * CML_HIER_BLOCK + t;
@@ -234,7 +249,7 @@ CML_HD uint64_t cml_hier_chain_ptr(const cml_hier_chain *c, uint64_t pos)
 typedef struct cml_hier_bw_args {
     const uint32_t *A; /* read, copy: the input, rows * 256 words */
     uint32_t *C;       /* write, copy: the output, rows * 256 words */
-    uint32_t *out;     /* read: one sum per thread, grid * 256 words */
+    uint32_t *out;     /* read: one sum per thread, grid * block words */
     uint64_t rows;     /* rows of 1 KiB in each array */
     uint64_t per_block;/* rows each block walks per launch, a multiple of 16 */
     uint32_t grid;     /* blocks of CML_HIER_BLOCK threads */
@@ -242,8 +257,12 @@ typedef struct cml_hier_bw_args {
     int op;            /* CML_HIER_READ, _WRITE or _COPY */
     int path;          /* read: cml_hier_path */
     int stream;        /* the partitioned walk (cml_hier_stream_word; rows >= grid) */
-    uint64_t parts;    /* > 0: the sliced walk (cml_hier_slice_word; 16 rows a part at
-                          least, parts dividing rows); reads rotate their parts */
+    uint64_t parts;    /* > 0: the sliced walk: writes and copies cml_hier_slice_word's
+                          parts (16 rows a part at least, parts dividing rows), reads
+                          cml_hier_chunk_word's chunks */
+    uint64_t chunk;    /* sliced read: pieces a chunk (rows = parts x chunk x 16) */
+    int sums;          /* read: store each thread's sum in out (the sliced read's timed
+                          launches store none, as gpu-l2-cache; its checked launch does) */
 } cml_hier_bw_args;
 
 /* One pointer-chase launch: `warps` blocks of one warp (one per SM, as the
@@ -268,7 +287,13 @@ typedef struct cml_hier_chase_args {
 CML_LAUNCHER cml_status cml_hier_bw_launch(void *args);
 /* The __global__ function a bandwidth launch runs, for the occupancy
  * calculator (NULL for arguments out of range). */
-CML_LAUNCHER const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream);
+CML_LAUNCHER const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream,
+                                            uint64_t chunk);
+/* Threads a block of that launch: CML_HIER_CHUNK_BLOCK for the sliced read. */
+CML_HD unsigned cml_hier_bw_block(int op, uint64_t chunk)
+{
+    return op == CML_HIER_READ && chunk ? CML_HIER_CHUNK_BLOCK : CML_HIER_BLOCK;
+}
 /* Count wrong words into d_counters[0] (zeroed by the caller) and the lowest
  * wrong index into d_counters[1] (all ones from the caller): read: every
  * thread's sum (A filled with seed); write and copy: every word of C. */
@@ -280,6 +305,21 @@ CML_LAUNCHER cml_status cml_hier_bw_check(const cml_hier_bw_args *a, uint64_t se
 CML_LAUNCHER cml_status cml_hier_chase_build(uint64_t *table, const cml_hier_perm *perm,
                                              uint64_t hop_words);
 CML_LAUNCHER cml_status cml_hier_chase_launch(void *args);
+
+/* One launch of the per-hop chase (cml_hier_chase_hist_body): the same
+ * warps from the same cursors, `hops` warming, then `hops` each timed on
+ * its own into CML_HIER_HIST_BINS bins of CML_HIER_HIST_CYCLES cycles
+ * (the last: everything beyond) a warp, hist[b * BINS + bin]. */
+#define CML_HIER_HIST_BINS 512u
+#define CML_HIER_HIST_CYCLES 8u
+typedef struct cml_hier_hist_args {
+    uint64_t *cursor;  /* `warps` words, left where the walk stopped */
+    uint32_t *hist;    /* warps * CML_HIER_HIST_BINS counts */
+    uint64_t hops;     /* a multiple of 16 */
+    uint32_t warps;    /* 1 .. CML_HIER_CHASE_MAX_WARPS */
+    int path;
+} cml_hier_hist_args;
+CML_LAUNCHER cml_status cml_hier_chase_hist_launch(const cml_hier_hist_args *args);
 CML_LAUNCHER const void *cml_hier_chase_kernel(int path);
 
 #ifdef __cplusplus
@@ -475,34 +515,81 @@ CML_BODY uint32_t cml_hier_stream(CML_CTX, int op, int path, const uint32_t *A, 
 }
 
 /*
- * Loads j .. j + count - 1 of block b's sliced walk (cml_hier_slice_word):
- * each pass's piece through cml_hier_walk on the part it reads. The kernel
- * walks all of a block's loads, the mirror one step of them.
+ * Accesses j .. j + count - 1 of block b's sliced write or copy
+ * (cml_hier_slice_word): each pass over its part through cml_hier_walk.
+ * The kernel walks all of a block's accesses, the mirror one step of them.
  */
 CML_BODY uint32_t cml_hier_slice(CML_CTX, int op, int path, const uint32_t *A, uint32_t *C,
                                  uint64_t rows, uint64_t parts, uint64_t b, uint64_t j,
                                  uint64_t count, unsigned t, uint32_t key, uint32_t acc)
 {
     const uint64_t n = rows / parts;
-    const int rotate = op == CML_HIER_READ;
     while (count > 0) {
         const uint64_t r = j % n, piece = n - r < count ? n - r : count;
-        acc = cml_hier_walk(CML_CTX_ARG, op, path, 0, A, C,
-                            cml_hier_slice_part(b, parts, rotate, j / n) * n, n, r, piece, t,
-                            key, acc);
+        acc = cml_hier_walk(CML_CTX_ARG, op, path, 0, A, C, b % parts * n, n, r, piece, t, key,
+                            acc);
         j += piece;
         count -= piece;
     }
     return acc;
 }
 
-/* A bandwidth kernel's thread: its walk, then the read's sum (site 0). */
+/*
+ * Loads j .. j + count - 1 (j and count multiples of 16) of thread T of
+ * block b in the sliced read (cml_hier_chunk_word): 16 loads in flight,
+ * four pieces a step. The piece index is stepped and wrapped by
+ * subtraction, not divided: a 64-bit division a step would cost more issue
+ * slots than the loads leave at L2's rate (2 KiB a warp step, ~54 SM
+ * cycles at 38 B per cycle per SM).
+ */
+CML_BODY uint32_t cml_hier_chunks(CML_CTX, int path, const uint32_t *A, uint64_t parts,
+                                  uint64_t chunk, uint64_t b, uint64_t j, uint64_t count,
+                                  unsigned T, uint32_t acc)
+{
+    const uint32_t *first = A + (b % parts) * CML_HIER_STEP * CML_HIER_BLOCK + T;
+    const uint64_t apart = parts * CML_HIER_STEP * CML_HIER_BLOCK; /* words, piece to piece */
+    uint64_t at = j / CML_HIER_PIECE_LOADS % chunk;
+    for (uint64_t k = 0; k < count; k += CML_HIER_STEP) {
+        uint64_t off[CML_HIER_STEP / CML_HIER_PIECE_LOADS];
+        uint64_t x = at;
+        CML_UNROLL
+        for (int s = 0; s < (int)(CML_HIER_STEP / CML_HIER_PIECE_LOADS); s++) {
+            off[s] = x * apart;
+            if (++x == chunk)
+                x = 0;
+        }
+        at = x;
+        uint32_t v[CML_HIER_STEP];
+        CML_UNROLL
+        for (int u = 0; u < (int)CML_HIER_STEP; u++)
+            v[u] = CML_LD_FN1(u, cml_hier_path_cache(path), uint32_t, first,
+                              off[u / (int)CML_HIER_PIECE_LOADS] +
+                                  (uint64_t)(u % (int)CML_HIER_PIECE_LOADS) *
+                                      CML_HIER_PIECE_LOADS * CML_HIER_BLOCK,
+                              cml_hier_ld32, path);
+        CML_UNROLL
+        for (int u = 0; u < (int)CML_HIER_STEP; u++)
+            acc += v[u];
+    }
+    return acc;
+}
+
+/* A bandwidth kernel's thread: its walk, then the read's sum (site 0) where
+ * `sums` asks for it. */
 CML_BODY void cml_hier_bw_body(CML_CTX, int op, int path, int small, int stream, uint64_t parts,
-                               const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
-                               uint64_t per_block, uint32_t grid, uint32_t key)
+                               uint64_t chunk, int sums, const uint32_t *A, uint32_t *C,
+                               uint32_t *out, uint64_t rows, uint64_t per_block, uint32_t grid,
+                               uint32_t key)
 {
     const unsigned t = CML_TID_X;
     uint32_t acc = 0;
+    if (op == CML_HIER_READ && parts && chunk) {
+        acc = cml_hier_chunks(CML_CTX_ARG, path, A, parts, chunk, CML_BID_X, 0,
+                              per_block * CML_HIER_BLOCK / CML_HIER_CHUNK_BLOCK, t, acc);
+        if (sums)
+            CML_ST(0, CML_ST_PLAIN, out, (uint64_t)CML_BID_X * CML_HIER_CHUNK_BLOCK + t, acc);
+        return;
+    }
     if (parts) {
         acc = cml_hier_slice(CML_CTX_ARG, op, path, A, C, rows, parts, CML_BID_X, 0, per_block,
                              t, key, acc);
@@ -514,7 +601,7 @@ CML_BODY void cml_hier_bw_body(CML_CTX, int op, int path, int small, int stream,
                             small ? 0 : cml_hier_block_start(CML_BID_X, grid, rows), per_block,
                             t, key, acc);
     }
-    if (op == CML_HIER_READ)
+    if (op == CML_HIER_READ && sums)
         CML_ST(0, CML_ST_PLAIN, out, (uint64_t)CML_BID_X * CML_HIER_BLOCK + t, acc);
 }
 
@@ -557,6 +644,51 @@ CML_BODY void cml_hier_chase_body(CML_CTX, int path, uint64_t *cursor, uint64_t 
         CML_ST(3, CML_ST_PLAIN, o, 2, make_ulonglong2(cml_hier_smid(), 0));
         CML_ST(4, CML_ST_PLAIN, cursor, b, p);
     }
+}
+
+/*
+ * The per-hop chase (near and far halves of L2, docs/experiments/
+ * hierarchy.md "Near and far"): warp b warms with `hops` hops, then times
+ * each of `hops` more on its own: clock64, the load, the loaded pointer
+ * stored to shared memory (the store waits for the load, so the second
+ * clock64 does too), clock64; lane 0 counts the difference into its bin.
+ * The store and the count add a few cycles a hop, which the host measures
+ * against the untimed chase and takes off. Sites: 16 the cursor, 17 the
+ * timed load, 18-21 shared memory, 22-23 the counts and the cursor out.
+ */
+CML_BODY void cml_hier_chase_hist_body(CML_CTX, int path, uint64_t *cursor, uint32_t *hist,
+                                       uint64_t hops, const cml_hier_chain *chain,
+                                       uint64_t first)
+{
+    CML_SHARED_ARRAY(uint32_t, h, CML_HIER_HIST_BINS, 0);
+    CML_SHARED_ARRAY(volatile uint64_t, sink, CML_WARP_SIZE, 4 * CML_HIER_HIST_BINS);
+    const unsigned t = CML_TID_X;
+    const uint64_t b = CML_BID_X;
+    for (unsigned i = t; i < CML_HIER_HIST_BINS; i += CML_WARP_SIZE)
+        CML_STS(18, h, i, 0u);
+    CML_SYNC();
+    uint64_t p = CML_LDV_FN1(16, cml_hier_path_cache(path), uint64_t, cursor, b, cml_hier_ld64,
+                             path, cml_hier_chain_ptr(chain, first));
+    p = cml_hier_hops(CML_CTX_ARG, path, p, hops, chain, first);
+    for (uint64_t k = 0; k < hops; k++) {
+        const long long c0 = cml_hier_clock();
+        const uint64_t q = CML_LDV_FN1(17, cml_hier_path_cache(path), uint64_t,
+                                       (const uint64_t *)(uintptr_t)p, 0, cml_hier_ld64, path,
+                                       cml_hier_chain_ptr(chain, first + hops + k + 1));
+        CML_STS(19, sink, t, q);
+        const long long c1 = cml_hier_clock();
+        p = q;
+        if (t == 0) {
+            const uint64_t d = (uint64_t)(c1 - c0) / CML_HIER_HIST_CYCLES;
+            const unsigned bin = d < CML_HIER_HIST_BINS ? (unsigned)d : CML_HIER_HIST_BINS - 1;
+            CML_STS(21, h, bin, CML_LDS(20, uint32_t, h, bin) + 1u);
+        }
+    }
+    CML_SYNC();
+    for (unsigned i = t; i < CML_HIER_HIST_BINS; i += CML_WARP_SIZE)
+        CML_ST(22, CML_ST_PLAIN, hist, b * CML_HIER_HIST_BINS + i, CML_LDS(20, uint32_t, h, i));
+    if (t == 0)
+        CML_ST(23, CML_ST_PLAIN, cursor, b, p);
 }
 
 #ifdef __CUDACC__

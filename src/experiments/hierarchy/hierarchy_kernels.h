@@ -14,27 +14,54 @@
 
 #define ROW CML_HIER_BLOCK /* words per row */
 
-/* The whole walk (parts = 0) and, with SMALL = 0, the sliced one too. */
+/* The whole walk (parts = 0) and, with SMALL = 0, the sliced write and copy too. */
 template <int OP, int PATH, int SMALL>
 __global__ void __launch_bounds__(CML_HIER_BLOCK)
     hier_bw(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows, uint64_t per_block,
-            uint32_t grid, uint32_t key, uint64_t parts)
+            uint32_t grid, uint32_t key, uint64_t parts, uint64_t chunk, int sums)
 {
-    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, SMALL, 0, SMALL ? 0 : parts, A, C, out, rows,
-                     per_block, grid, key);
+    (void)chunk;
+    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, SMALL, 0, SMALL ? 0 : parts, 0, sums, A, C, out,
+                     rows, per_block, grid, key);
 }
 
 template <int OP, int PATH>
 __global__ void __launch_bounds__(CML_HIER_BLOCK)
     hier_bw_stream(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
-                   uint64_t per_block, uint32_t grid, uint32_t key, uint64_t parts)
+                   uint64_t per_block, uint32_t grid, uint32_t key, uint64_t parts,
+                   uint64_t chunk, int sums)
 {
     (void)parts;
-    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, 0, 1, 0, A, C, out, rows, per_block, grid, key);
+    (void)chunk;
+    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, 0, 1, 0, 0, sums, A, C, out, rows, per_block,
+                     grid, key);
+}
+
+/* The sliced read: gpu-l2-cache's blocks of 1024 threads, two resident on
+ * an SM of 2048 threads as its are: 32 registers a thread at most (42
+ * unbounded left one block an SM, which idles between blocks: 8-26% below
+ * gpu-l2-cache on an H200, bench/results/h200/2026-11-29-slice-chunks/).
+ * The SMs of 1024 or 1536 threads (sm_75, sm_86, sm_87, sm_89, sm_12x)
+ * hold one such block whatever its registers. */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || \
+                               __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
+                               __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030)
+#define CML_HIER_CHUNK_RESIDENT 2
+#else
+#define CML_HIER_CHUNK_RESIDENT 1
+#endif
+template <int PATH>
+__global__ void __launch_bounds__(CML_HIER_CHUNK_BLOCK, CML_HIER_CHUNK_RESIDENT)
+    hier_chunk_read(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
+                    uint64_t per_block, uint32_t grid, uint32_t key, uint64_t parts,
+                    uint64_t chunk, int sums)
+{
+    cml_hier_bw_body(CML_KERNEL_CTX, CML_HIER_READ, PATH, 0, 0, parts, chunk, sums, A, C, out,
+                     rows, per_block, grid, key);
 }
 
 typedef void (*bw_kernel)(const uint32_t *, uint32_t *, uint32_t *, uint64_t, uint64_t, uint32_t,
-                          uint32_t, uint64_t);
+                          uint32_t, uint64_t, uint64_t, int);
 
 /* [op][path][small: 0, 1, 2, 4, 8 as index 0..4]; write and copy ignore the path. */
 #define SMALLS(OP, PATH)                                                                    \
@@ -45,6 +72,8 @@ static const bw_kernel read_kernels[CML_HIER_PATH_COUNT][5] = {
     SMALLS(CML_HIER_READ, CML_HIER_NC)};
 static const bw_kernel write_kernels[5] = SMALLS(CML_HIER_WRITE, CML_HIER_CA);
 static const bw_kernel copy_kernels[5] = SMALLS(CML_HIER_COPY, CML_HIER_CA);
+static const bw_kernel chunk_read_kernels[CML_HIER_PATH_COUNT] = {
+    hier_chunk_read<CML_HIER_CA>, hier_chunk_read<CML_HIER_CG>, hier_chunk_read<CML_HIER_NC>};
 static const bw_kernel stream_read_kernels[CML_HIER_PATH_COUNT] = {
     hier_bw_stream<CML_HIER_READ, CML_HIER_CA>, hier_bw_stream<CML_HIER_READ, CML_HIER_CG>,
     hier_bw_stream<CML_HIER_READ, CML_HIER_NC>};
@@ -55,10 +84,12 @@ static int small_index(uint64_t rows)
     return index[cml_hier_small_rows(rows)];
 }
 
-static bw_kernel pick(int op, int path, uint64_t rows, int stream)
+static bw_kernel pick(int op, int path, uint64_t rows, int stream, uint64_t chunk)
 {
     if (path < 0 || path >= CML_HIER_PATH_COUNT)
         return NULL;
+    if (chunk)
+        return op == CML_HIER_READ && !stream ? chunk_read_kernels[path] : NULL;
     if (stream) {
         switch (op) {
         case CML_HIER_READ: return stream_read_kernels[path];
@@ -76,21 +107,28 @@ static bw_kernel pick(int op, int path, uint64_t rows, int stream)
     }
 }
 
-extern "C" const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream)
+extern "C" const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream,
+                                          uint64_t chunk)
 {
-    return (const void *)pick(op, path, rows, stream);
+    return (const void *)pick(op, path, rows, stream, chunk);
 }
 
 /* The arguments a kernel may run with: a walk of whole steps over arrays
  * that exist, on the arrays its operation uses. */
 static int bw_args_ok(const cml_hier_bw_args *a)
 {
-    if (!a || !pick(a->op, a->path, a->rows, a->stream) || a->rows == 0 || a->grid == 0 ||
-        a->per_block == 0 || a->per_block % CML_HIER_STEP != 0 ||
-        (a->stream && a->rows < a->grid) ||
-        (a->parts && (a->stream || a->rows % a->parts != 0 ||
-                      a->rows / a->parts < CML_HIER_STEP)))
+    if (!a || !pick(a->op, a->path, a->rows, a->stream, a->chunk) || a->rows == 0 ||
+        a->grid == 0 || a->per_block == 0 || a->per_block % CML_HIER_STEP != 0 ||
+        (a->stream && a->rows < a->grid))
         return 0;
+    if (a->chunk) /* the sliced read: whole chunks, 16 loads a thread a step */
+        return a->parts && a->rows / a->parts / CML_HIER_STEP == a->chunk &&
+               a->rows % (a->parts * CML_HIER_STEP) == 0 &&
+               a->per_block % (CML_HIER_STEP * CML_HIER_CHUNK_BLOCK / CML_HIER_BLOCK) == 0 &&
+               a->A && a->out;
+    if (a->parts && (a->op == CML_HIER_READ || a->stream || a->rows % a->parts != 0 ||
+                     a->rows / a->parts < CML_HIER_STEP))
+        return 0; /* (a sliced read is the chunks') */
     if (a->op == CML_HIER_READ)
         return a->A && a->out;
     if (a->op == CML_HIER_WRITE)
@@ -103,8 +141,10 @@ extern "C" cml_status cml_hier_bw_launch(void *vctx)
     const cml_hier_bw_args *a = (const cml_hier_bw_args *)vctx;
     if (!bw_args_ok(a) || a->grid > 0x7FFFFFFFu)
         return CML_EINVAL;
-    pick(a->op, a->path, a->rows, a->stream)<<<a->grid, CML_HIER_BLOCK>>>(
-        a->A, a->C, a->out, a->rows, a->per_block, a->grid, a->key, a->parts);
+    const bw_kernel k = pick(a->op, a->path, a->rows, a->stream, a->chunk);
+    k<<<a->grid, cml_hier_bw_block(a->op, a->chunk)>>>(
+        a->A, a->C, a->out, a->rows, a->per_block, a->grid, a->key, a->parts, a->chunk,
+        a->sums);
     CML_CU_LAUNCH();
     return CML_OK;
 }
@@ -115,14 +155,28 @@ __device__ void count_bad(unsigned long long *bad, unsigned long long *first, ui
     atomicMin(first, (unsigned long long)j);
 }
 
-/* Read: thread (b, t) walked rows (start + j) mod rows, j < per_block (or
- * its part's rows from the part's first): q whole passes over every row
- * and `rem` rows from its start. The sum is
- * recomputed from the fill's formula, not from the array. */
+/* Read: thread (b, t) walked rows (start + j) mod rows, j < per_block: q
+ * whole passes over every row and `rem` rows from its start (the sliced
+ * read: its chunk's words, load by load). The sum is recomputed from the
+ * fill's formula, not from the array. */
 __global__ void hier_read_check(const uint32_t *out, uint64_t rows, uint64_t per_block,
-                                uint32_t grid, int stream, uint64_t parts, uint64_t seed,
-                                unsigned long long *bad, unsigned long long *first)
+                                uint32_t grid, int stream, uint64_t parts, uint64_t chunk,
+                                uint64_t seed, unsigned long long *bad,
+                                unsigned long long *first)
 {
+    if (chunk) { /* the sliced read: every thread's loads, one by one */
+        const uint64_t loads = per_block * CML_HIER_BLOCK / CML_HIER_CHUNK_BLOCK;
+        for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+             j < (uint64_t)grid * CML_HIER_CHUNK_BLOCK; j += (uint64_t)gridDim.x * blockDim.x) {
+            const uint64_t b = j / CML_HIER_CHUNK_BLOCK, T = j % CML_HIER_CHUNK_BLOCK;
+            uint32_t want = 0;
+            for (uint64_t k = 0; k < loads; k++)
+                want += cml_hier_input_word(seed, cml_hier_chunk_word(b, T, parts, chunk, k));
+            if (out[j] != want)
+                count_bad(bad, first, j);
+        }
+        return;
+    }
     if (stream) { /* each thread's own words, one by one */
         for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
              j < (uint64_t)grid * ROW; j += (uint64_t)gridDim.x * blockDim.x) {
@@ -140,16 +194,6 @@ __global__ void hier_read_check(const uint32_t *out, uint64_t rows, uint64_t per
          j += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t b = j / ROW, t = j % ROW;
         uint32_t want = 0;
-        if (parts) { /* pass by pass, each the sum of its part's n rows */
-            const uint64_t n = rows / parts;
-            for (uint64_t k = 0; k < per_block; k += n)
-                for (uint64_t r = 0; r < n && k + r < per_block; r++)
-                    want += cml_hier_input_word(seed, cml_hier_slice_word(b, t, parts, 1, rows,
-                                                                          k + r));
-            if (out[j] != want)
-                count_bad(bad, first, j);
-            continue;
-        }
         const uint64_t q = per_block / rows, rem = per_block % rows;
         uint32_t pass = 0, part = 0;
         if (q)
@@ -183,7 +227,7 @@ extern "C" cml_status cml_hier_bw_check(const cml_hier_bw_args *a, uint64_t seed
         return CML_EINVAL;
     if (a->op == CML_HIER_READ)
         hier_read_check<<<1024, 256>>>(a->out, a->rows, a->per_block, a->grid, a->stream,
-                                       a->parts, seed, d_counters, d_counters + 1);
+                                       a->parts, a->chunk, seed, d_counters, d_counters + 1);
     else
         hier_store_check<<<1024, 256>>>(a->C, a->rows * ROW, a->op, a->key, seed, d_counters,
                                         d_counters + 1);
@@ -233,10 +277,13 @@ extern "C" const void *cml_hier_chase_kernel(int path)
 /* The chase wants the whole L1 as cache (no shared memory carved out), as
  * a latency benchmark on its own would get; a per-kernel preference, set
  * once, not a device-wide setting. */
-static cml_status prefer_l1(const void *fn)
+static cml_status prefer_l1(const void *fn, int *done)
 {
+    if (*done)
+        return CML_OK;
     CML_CU(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
                                 (int)cudaSharedmemCarveoutMaxL1));
+    *done = 1;
     return CML_OK;
 }
 
@@ -247,13 +294,35 @@ extern "C" cml_status cml_hier_chase_launch(void *vctx)
         a->warps == 0 || a->warps > CML_HIER_CHASE_MAX_WARPS || a->path < 0 || a->path >= CML_HIER_PATH_COUNT || ((uintptr_t)a->out & 15u) != 0)
         return CML_EINVAL;
     static int preferred[CML_HIER_PATH_COUNT];
-    if (!preferred[a->path]) {
-        cml_status st = prefer_l1((const void *)chases[a->path]);
-        if (st != CML_OK)
-            return st;
-        preferred[a->path] = 1;
-    }
+    cml_status st = prefer_l1((const void *)chases[a->path], &preferred[a->path]);
+    if (st != CML_OK)
+        return st;
     chases[a->path]<<<a->warps, CML_WARP_SIZE>>>(a->cursor, a->out, a->hops);
+    CML_CU_LAUNCH();
+    return CML_OK;
+}
+
+template <int PATH>
+__global__ void hier_chase_hist(uint64_t *cursor, uint32_t *hist, uint64_t hops)
+{
+    cml_hier_chase_hist_body(CML_KERNEL_CTX, PATH, cursor, hist, hops, NULL, 0);
+}
+
+typedef void (*hist_kernel)(uint64_t *, uint32_t *, uint64_t);
+static const hist_kernel hists[CML_HIER_PATH_COUNT] = {
+    hier_chase_hist<CML_HIER_CA>, hier_chase_hist<CML_HIER_CG>, hier_chase_hist<CML_HIER_NC>};
+
+extern "C" cml_status cml_hier_chase_hist_launch(const cml_hier_hist_args *a)
+{
+    if (!a || !a->cursor || !a->hist || a->hops == 0 || a->hops % CML_HIER_STEP != 0 ||
+        a->warps == 0 || a->warps > CML_HIER_CHASE_MAX_WARPS || a->path < 0 ||
+        a->path >= CML_HIER_PATH_COUNT)
+        return CML_EINVAL;
+    static int preferred[CML_HIER_PATH_COUNT]; /* as the chase: the whole L1 as cache */
+    cml_status st = prefer_l1((const void *)hists[a->path], &preferred[a->path]);
+    if (st != CML_OK)
+        return st;
+    hists[a->path]<<<a->warps, CML_WARP_SIZE>>>(a->cursor, a->hist, a->hops);
     CML_CU_LAUNCH();
     return CML_OK;
 }

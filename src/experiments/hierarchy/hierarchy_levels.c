@@ -88,8 +88,9 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /*
- * Rows the grid reads, distinct (bytes: x 1 KiB). The whole and the sliced
- * read walks give block b the circular window of L = min(rows, per_block)
+ * Rows the grid reads, distinct (bytes: x 1 KiB). The sliced read reads
+ * them all (its grid a multiple of its chunks). The whole walk and the
+ * sliced write give block b the circular window of L = min(rows, per_block)
  * rows from its start (cml_hier_block_start; the sliced one (b mod parts)
  * x rows / parts, its parts following one another in memory), so the
  * grid's rows are its windows' lengths, each cut at the next start in
@@ -102,6 +103,8 @@ static uint64_t distinct_rows(const cml_hier_plan *p)
     const uint64_t rows = p->rows, B = p->grid, L = min64(rows, p->per_block);
     if (p->stream)
         return min64(B * p->per_block, rows);
+    if (p->chunk) /* the sliced read: a grid of whole rounds over every chunk */
+        return rows;
     uint64_t *start = malloc(B * sizeof *start), total = 0;
     if (!start)
         return 0;
@@ -150,15 +153,18 @@ cml_status cml_hier_model_levels(cml_record *rec, const cml_hier_plan *p,
     const uint64_t set = p->rows * row;                 /* one array's bytes */
     const uint64_t walked = B * p->per_block * row;     /* per array per launch */
     const uint64_t loads = op == CML_HIER_WRITE ? 0 : walked / SECTOR;
-    /* A read stores one 4-byte sum per thread: a row (32 sectors) a block. */
-    const uint64_t stores = op == CML_HIER_READ ? B * row / SECTOR : walked / SECTOR;
-    const uint64_t sums = op == CML_HIER_READ ? B * row : 0;
+    /* A read stores one 4-byte sum per thread: a row (32 sectors) a block;
+     * the sliced read's timed launch none (gpu-l2-cache's stores none). */
+    const uint64_t sums = op == CML_HIER_READ && !p->chunk ? B * row : 0;
+    const uint64_t stores = op == CML_HIER_READ ? sums / SECTOR : walked / SECTOR;
     const uint64_t foot = set * (op == CML_HIER_COPY ? 2 : 1) + sums;
 
     /* Bytes one block touches (its footprint) and one SM (its blocks',
      * dealt round-robin: ceil(B / SMs) a SM). */
     uint64_t per_block = set; /* the whole walk */
-    if (p->parts && op != CML_HIER_READ)
+    if (p->chunk)
+        per_block = p->chunk * CML_HIER_STEP * row; /* its chunk, R times */
+    else if (p->parts && op != CML_HIER_READ)
         per_block = set / p->parts; /* its own part, again and again */
     else if (p->parts || p->stream)
         per_block = min64(set, p->per_block * row); /* a row's worth a load, on */

@@ -131,6 +131,44 @@ int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured)
  * of a write or copy on a part of its own (the grid cut to the parts). The
  * per-block walk needs 16 rows at least (a step's 16 loads on 16 distinct
  * rows): smaller arrays get rows = 0. */
+/*
+ * The sliced read (cml_hier_chunk_word): N = rows / 16 pieces of 16 KiB
+ * (rows a multiple of 16, else none), chunks of K pieces, K the largest
+ * divisor of N up to gpu-l2-cache's 32 (its data sets, multiples of 512
+ * KiB, get its very chunks), parts = N / K of them. A block reads its chunk
+ * R times, R the fewest passes that make at least 32 pieces (about
+ * gpu-l2-cache's 512 KiB a block, so a small set's block still reads long
+ * enough to outlast its start) and a whole number of 16-load steps (K x R
+ * a multiple of 4). The grid: as many blocks as make `target` bytes, a
+ * multiple of the chunks (every chunk read as often).
+ */
+static void chunk_plan(uint64_t rows, uint64_t target, cml_hier_plan *out)
+{
+    const uint64_t pieces = rows / CML_HIER_STEP;
+    if (rows % CML_HIER_STEP != 0 || pieces == 0) {
+        out->rows = 0;
+        return;
+    }
+    uint64_t k = pieces < CML_HIER_CHUNK_PIECES ? pieces : CML_HIER_CHUNK_PIECES;
+    while (pieces % k != 0)
+        k--;
+    const uint64_t steps_of = CML_HIER_CHUNK_BLOCK / CML_HIER_BLOCK; /* pieces a 16-load step */
+    uint64_t r = cml_div_up(CML_HIER_CHUNK_PIECES, k);
+    while (k * r % steps_of != 0)
+        r++;
+    out->parts = pieces / k;
+    out->chunk = k;
+    out->per_block = k * r * CML_HIER_STEP;
+    const uint64_t round = out->parts * out->per_block * CML_HIER_ROW_BYTES;
+    uint64_t rounds = cml_div_up(target, round);
+    if (rounds == 0)
+        rounds = 1;
+    if (rounds * out->parts > 0x7FFFFFFFu)
+        rounds = 0x7FFFFFFFu / out->parts;
+    out->grid = (uint32_t)(rounds * out->parts);
+    out->launch_bytes = (uint64_t)out->grid * out->per_block * CML_HIER_ROW_BYTES;
+}
+
 void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
                       uint64_t target, int walk, cml_hier_plan *out)
 {
@@ -148,6 +186,10 @@ void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm
     if (!out->stream && rows_ws < CML_HIER_STEP)
         return;
     out->rows = rows_ws;
+    if (walk == CML_HIER_SLICE && op == CML_HIER_READ) {
+        chunk_plan(rows_ws, target, out);
+        return;
+    }
     if (walk == CML_HIER_SLICE) {
         /* The most equal parts of a step at least, no more than blocks. */
         uint64_t most = rows_ws / CML_HIER_STEP < out->grid ? rows_ws / CML_HIER_STEP : out->grid;
@@ -264,12 +306,14 @@ static void bw_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
     uint32_t *C = CML_ARRAY(uint32_t, 1);
     const int small = p->parts ? 0 : (int)cml_hier_small_rows(p->rows);
     if (a->sums) {
-        cml_hier_bw_body(c, a->op, a->path, small, p->stream, p->parts, A, C,
+        cml_hier_bw_body(c, a->op, a->path, small, p->stream, p->parts, 0, 1, A, C,
                          CML_ARRAY(uint32_t, 2), p->rows, 0, p->grid, 0);
         return;
     }
     const uint64_t b = t->bid.x / a->steps, j = t->bid.x % a->steps * CML_HIER_STEP;
-    if (p->parts)
+    if (p->chunk)
+        cml_hier_chunks(c, a->path, A, p->parts, p->chunk, b, j, CML_HIER_STEP, t->tid.x, 0);
+    else if (p->parts)
         cml_hier_slice(c, a->op, a->path, A, C, p->rows, p->parts, b, j, CML_HIER_STEP,
                        t->tid.x, 0, 0);
     else if (p->stream)
@@ -305,15 +349,21 @@ cml_status cml_hier_trace_bw(cml_record *rec, const cml_hier_plan *p, int op, in
     if (!p->rows || !p->per_block || op < 0 || op >= CML_HIER_CHASE || path < 0 ||
         path >= CML_HIER_PATH_COUNT)
         return CML_EINVAL;
-    bw_mirror m = {p, p->per_block / CML_HIER_STEP, op, path, 0};
+    if (p->chunk && (op != CML_HIER_READ || !p->parts))
+        return CML_EINVAL;
+    /* The sliced read's blocks of 1024 make 16 loads a thread per 64 rows;
+     * its timed launches store no sums (cml_hier_bw_args.sums). */
+    const unsigned block = cml_hier_bw_block(op, p->chunk);
+    const uint64_t step_rows = CML_HIER_STEP * block / CML_HIER_BLOCK;
+    bw_mirror m = {p, p->per_block / step_rows, op, path, 0};
     rec->has_model = 0;
-    cml_status st = trace_add(rec, (uint64_t)p->grid * m.steps, CML_HIER_BLOCK, bw_thread, &m);
-    if (st == CML_OK && op == CML_HIER_READ) {
+    cml_status st = trace_add(rec, (uint64_t)p->grid * m.steps, block, bw_thread, &m);
+    if (st == CML_OK && op == CML_HIER_READ && !p->chunk) {
         m.sums = 1;
         st = trace_add(rec, p->grid, CML_HIER_BLOCK, bw_thread, &m);
     }
     rec->grid = p->grid;
-    rec->block = CML_HIER_BLOCK;
+    rec->block = block;
     return st;
 }
 
@@ -367,4 +417,51 @@ cml_status cml_hier_trace_chase(cml_record *rec, const cml_hier_perm *perm, uint
     rec->grid = warps;
     rec->block = CML_WARP_SIZE;
     return CML_OK;
+}
+
+/* ---- per-hop latencies ------------------------------------------------------ */
+
+unsigned cml_hier_latency_groups(const uint64_t *bins, unsigned n, double floor, unsigned gap,
+                                 cml_hier_group *out, unsigned max)
+{
+    if (!bins || !out || max == 0 || gap == 0 || !(floor >= 0.0 && floor < 1.0))
+        return 0;
+    uint64_t total = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += bins[i];
+    if (total == 0)
+        return 0;
+    const double least = floor * (double)total;
+    unsigned count = 0, i = 0;
+    while (i < n && count < max) {
+        while (i < n && (bins[i] == 0 || (double)bins[i] < least))
+            i++;
+        if (i == n)
+            break;
+        /* A group from bin i: on until gap low bins in a row. */
+        unsigned last = i, low = 0;
+        uint64_t hops = 0;
+        for (unsigned j = i; j < n && low < gap; j++) {
+            if (bins[j] > 0 && (double)bins[j] >= least) {
+                last = j;
+                low = 0;
+            } else {
+                low++;
+            }
+        }
+        for (unsigned j = i; j <= last; j++)
+            hops += bins[j];
+        uint64_t seen = 0;
+        unsigned median = i;
+        for (unsigned j = i; j <= last; j++) {
+            seen += bins[j];
+            if (2 * seen >= hops) {
+                median = j;
+                break;
+            }
+        }
+        out[count++] = (cml_hier_group){i, last, median, hops};
+        i = last + 1;
+    }
+    return count;
 }

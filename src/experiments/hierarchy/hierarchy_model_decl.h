@@ -83,11 +83,14 @@ typedef struct cml_hier_plan {
     uint64_t rows;       /* 1 KiB rows per array (0: ws does not fit the op's arrays) */
     uint64_t per_block;  /* rows each block walks per launch */
     uint32_t grid;       /* blocks launched: SMs x resident blocks of 256 threads, or
-                            the parts of a sliced write or copy */
+                            the parts of a sliced write or copy, or the sliced read's
+                            blocks of 1024 (a multiple of its chunks) */
     uint32_t sms;        /* SMs of the device the grid spreads over */
     uint64_t launch_bytes; /* bytes loaded plus bytes stored per launch */
     int stream;          /* the partitioned walk (cml_hier_stream_word) */
-    uint64_t parts;      /* > 0: the sliced walk (cml_hier_slice_word) */
+    uint64_t parts;      /* > 0: the sliced walk: a write's or copy's parts
+                            (cml_hier_slice_word), a read's chunks (cml_hier_chunk_word) */
+    uint64_t chunk;      /* the sliced read: pieces of 16 rows a chunk */
 } cml_hier_plan;
 
 /* How the blocks share the working set (the `l2-mode` of reads). */
@@ -99,7 +102,8 @@ enum {
 
 /* `target` bytes walked per array per launch at least; `walk`: one of the
  * three above (the partitioned walk where the array holds a word per
- * thread; the sliced one cuts min(grid, rows / 16) parts). */
+ * thread; the sliced write or copy cuts min(grid, rows / 16) parts, the
+ * sliced read gpu-l2-cache's chunks: rows a multiple of 16, else rows = 0). */
 void cml_hier_plan_bw(uint64_t ws, int op, unsigned sms, unsigned threads_per_sm,
                       uint64_t target, int walk, cml_hier_plan *out);
 
@@ -131,5 +135,18 @@ uint64_t cml_hier_perm_invert(const struct cml_hier_perm *q, uint64_t s);
  * as far apart as the cycle allows). */
 void cml_hier_chase_perm(struct cml_hier_perm *q, uint64_t ws, uint64_t hop, int random);
 uint64_t cml_hier_chase_start(const struct cml_hier_perm *q, uint32_t b, uint32_t warps);
+
+/* The groups of a per-hop latency histogram (docs/experiments/hierarchy.md,
+ * "Near and far"): runs of bins each holding at least `floor` of all the
+ * hops, a run ending where `gap` bins or more in a row hold fewer. Each
+ * group: its first and last bin, its hops, and its median bin (where half
+ * its hops are reached). At most `max` groups, in bin order; returns how
+ * many (0 for an empty histogram or bad arguments). */
+typedef struct cml_hier_group {
+    unsigned first, last, median;
+    uint64_t hops;
+} cml_hier_group;
+unsigned cml_hier_latency_groups(const uint64_t *bins, unsigned n, double floor, unsigned gap,
+                                 cml_hier_group *out, unsigned max);
 
 #endif
