@@ -20,7 +20,13 @@ mkdir -p "$out"
 "$peer" > "$out/gpu-l2-cache.txt" 2>&1
 echo "gpu-l2-cache exit $?"
 sizes=$(python3 "$here/hierarchy_vs_gpu_l2_cache.py" sizes "$out/gpu-l2-cache.txt" "$max") || exit 1
-"$bin" run hierarchy --op read --path nc,cg --l2-mode slice --ws "$sizes" \
+# The peer's launch: 200,000 blocks of 512 KiB (--walk, bytes a launch). The
+# default launch (about 8,000 blocks, 0.4 ms) read 2-9% faster below 8 MiB on
+# an H200, and as the peer with the peer's length: the launch's length is the
+# difference (bench/results/h200/2026-11-29-slice-chunks/, the controls with
+# both; why a short launch reads faster there was not isolated).
+walk=$((200000 * 512 * 1024))
+"$bin" run hierarchy --op read --path nc,cg --l2-mode slice --walk "$walk" --ws "$sizes" \
   --json "$out/hier.json" > "$out/hier.txt" 2>&1
 echo "cumemlab run hierarchy exit $?"
 python3 "$here/hierarchy_vs_gpu_l2_cache.py" compare "$out/gpu-l2-cache.txt" \

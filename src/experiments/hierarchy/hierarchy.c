@@ -396,11 +396,21 @@ static cml_status take_buffers(cml_sweep *ctx, cml_record *rec, const buf_need n
 
 /* The sliced read's timed launches store no sums (as gpu-l2-cache stores
  * none): its check runs one more launch of the same kernel that stores
- * them, into the poisoned out, and checks that. */
+ * them, into the poisoned out, and checks that: the grid's first blocks,
+ * every chunk twice at least (all of a grid of 4096 blocks or fewer), so
+ * that out stays small beside 200,000 blocks' 800 MB of sums. */
+static uint32_t check_grid(const cml_hier_plan *p)
+{
+    const uint64_t want = p->parts * 2 > 4096 ? p->parts * 2 : 4096;
+    return p->chunk && want < p->grid ? (uint32_t)want : p->grid;
+}
+
 static cml_status bw_check_cb(void *vctx, unsigned long long *d_counters)
 {
     cml_hier_bw_args a = *(const cml_hier_bw_args *)vctx;
     if (a.op == CML_HIER_READ && !a.sums) {
+        cml_hier_plan p = {.grid = a.grid, .parts = a.parts, .chunk = a.chunk};
+        a.grid = check_grid(&p);
         a.sums = 1;
         cml_status st = cml_hier_bw_launch(&a);
         if (st != CML_OK)
@@ -425,7 +435,8 @@ static cml_status bw_measure(cml_sweep *ctx, const hier_settings *s, cml_record 
     if (op != CML_HIER_READ)
         need[SLOT_C] = (buf_need){array, 0, 0};
     else
-        need[SLOT_OUT] = (buf_need){(size_t)p.grid * cml_hier_bw_block(op, p.chunk) * 4, 0, 0};
+        need[SLOT_OUT] = (buf_need){(size_t)check_grid(&p) * cml_hier_bw_block(op, p.chunk) * 4,
+                                    0, 0};
     cml_status st = take_buffers(ctx, rec, need);
     if (st || rec->state != CML_REC_OK)
         return st;

@@ -357,6 +357,15 @@ __device__ __forceinline__ void cml_hier_st32(uint32_t *p, uint32_t v)
 }
 
 #define cml_hier_clock() clock64()
+/* clock64 with a memory clobber: the compiler may not move a memory access
+ * across it (the per-hop chase's count of the hop before would otherwise
+ * slide into the next hop's window: 33-42 cycles a hop on an H200). */
+__device__ __forceinline__ long long cml_hier_clock_fenced(void)
+{
+    long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
+    return t;
+}
 __device__ __forceinline__ unsigned long long cml_hier_smid(void)
 {
     unsigned id;
@@ -371,6 +380,7 @@ __device__ __forceinline__ uint64_t cml_hier_ns(void)
 }
 #else /* the mirror times nothing */
 #define cml_hier_clock() 0LL
+#define cml_hier_clock_fenced() 0LL
 #define cml_hier_smid() 0ull
 #define cml_hier_ns() ((uint64_t)0)
 #endif
@@ -536,11 +546,14 @@ CML_BODY uint32_t cml_hier_slice(CML_CTX, int op, int path, const uint32_t *A, u
 
 /*
  * Loads j .. j + count - 1 (j and count multiples of 16) of thread T of
- * block b in the sliced read (cml_hier_chunk_word): 16 loads in flight,
- * four pieces a step. The piece index is stepped and wrapped by
- * subtraction, not divided: a 64-bit division a step would cost more issue
- * slots than the loads leave at L2's rate (2 KiB a warp step, ~54 SM
- * cycles at 38 B per cycle per SM).
+ * block b in the sliced read (cml_hier_chunk_word): 16 loads a step, four
+ * pieces, each piece's four loads summed as they come. The piece index is
+ * stepped and wrapped by subtraction, not divided (a 64-bit division a
+ * piece would cost more issue slots than the loads leave at L2's rate).
+ * The shape is measured: the same loads held in an array of 16 and summed
+ * after the step, with the pieces' offsets in an array of 4, capped a
+ * 1.5 MiB set at 10.7 TB/s on an H200, where this one reads 13.2 and
+ * gpu-l2-cache 12.8 (bench/results/h200/2026-11-29-slice-chunks/).
  */
 CML_BODY uint32_t cml_hier_chunks(CML_CTX, int path, const uint32_t *A, uint64_t parts,
                                   uint64_t chunk, uint64_t b, uint64_t j, uint64_t count,
@@ -548,28 +561,20 @@ CML_BODY uint32_t cml_hier_chunks(CML_CTX, int path, const uint32_t *A, uint64_t
 {
     const uint32_t *first = A + (b % parts) * CML_HIER_STEP * CML_HIER_BLOCK + T;
     const uint64_t apart = parts * CML_HIER_STEP * CML_HIER_BLOCK; /* words, piece to piece */
-    uint64_t at = j / CML_HIER_PIECE_LOADS % chunk;
+    uint64_t x = j / CML_HIER_PIECE_LOADS % chunk;
     for (uint64_t k = 0; k < count; k += CML_HIER_STEP) {
-        uint64_t off[CML_HIER_STEP / CML_HIER_PIECE_LOADS];
-        uint64_t x = at;
         CML_UNROLL
         for (int s = 0; s < (int)(CML_HIER_STEP / CML_HIER_PIECE_LOADS); s++) {
-            off[s] = x * apart;
+            const uint64_t at = x * apart;
             if (++x == chunk)
                 x = 0;
+            CML_UNROLL
+            for (int r = 0; r < (int)CML_HIER_PIECE_LOADS; r++)
+                acc += CML_LD_FN1(s * (int)CML_HIER_PIECE_LOADS + r, cml_hier_path_cache(path),
+                                  uint32_t, first,
+                                  at + (uint64_t)r * CML_HIER_PIECE_LOADS * CML_HIER_BLOCK,
+                                  cml_hier_ld32, path);
         }
-        at = x;
-        uint32_t v[CML_HIER_STEP];
-        CML_UNROLL
-        for (int u = 0; u < (int)CML_HIER_STEP; u++)
-            v[u] = CML_LD_FN1(u, cml_hier_path_cache(path), uint32_t, first,
-                              off[u / (int)CML_HIER_PIECE_LOADS] +
-                                  (uint64_t)(u % (int)CML_HIER_PIECE_LOADS) *
-                                      CML_HIER_PIECE_LOADS * CML_HIER_BLOCK,
-                              cml_hier_ld32, path);
-        CML_UNROLL
-        for (int u = 0; u < (int)CML_HIER_STEP; u++)
-            acc += v[u];
     }
     return acc;
 }
@@ -671,12 +676,12 @@ CML_BODY void cml_hier_chase_hist_body(CML_CTX, int path, uint64_t *cursor, uint
                              path, cml_hier_chain_ptr(chain, first));
     p = cml_hier_hops(CML_CTX_ARG, path, p, hops, chain, first);
     for (uint64_t k = 0; k < hops; k++) {
-        const long long c0 = cml_hier_clock();
+        const long long c0 = cml_hier_clock_fenced();
         const uint64_t q = CML_LDV_FN1(17, cml_hier_path_cache(path), uint64_t,
                                        (const uint64_t *)(uintptr_t)p, 0, cml_hier_ld64, path,
                                        cml_hier_chain_ptr(chain, first + hops + k + 1));
         CML_STS(19, sink, t, q);
-        const long long c1 = cml_hier_clock();
+        const long long c1 = cml_hier_clock_fenced();
         p = q;
         if (t == 0) {
             const uint64_t d = (uint64_t)(c1 - c0) / CML_HIER_HIST_CYCLES;

@@ -287,11 +287,20 @@ static cml_status prefer_l1(const void *fn, int *done)
     return CML_OK;
 }
 
+/* A chase launch's shape: cursors and output, whole steps of hops, warps
+ * and path in range (the chase's output 16-byte words, aligned). */
+static int chase_shape_ok(const void *cursor, const void *out, uint64_t hops, uint32_t warps,
+                          int path)
+{
+    return cursor && out && hops != 0 && hops % CML_HIER_STEP == 0 && warps != 0 &&
+           warps <= CML_HIER_CHASE_MAX_WARPS && path >= 0 && path < CML_HIER_PATH_COUNT;
+}
+
 extern "C" cml_status cml_hier_chase_launch(void *vctx)
 {
     const cml_hier_chase_args *a = (const cml_hier_chase_args *)vctx;
-    if (!a || !a->cursor || !a->out || a->hops == 0 || a->hops % CML_HIER_STEP != 0 ||
-        a->warps == 0 || a->warps > CML_HIER_CHASE_MAX_WARPS || a->path < 0 || a->path >= CML_HIER_PATH_COUNT || ((uintptr_t)a->out & 15u) != 0)
+    if (!a || !chase_shape_ok(a->cursor, a->out, a->hops, a->warps, a->path) ||
+        ((uintptr_t)a->out & 15u) != 0)
         return CML_EINVAL;
     static int preferred[CML_HIER_PATH_COUNT];
     cml_status st = prefer_l1((const void *)chases[a->path], &preferred[a->path]);
@@ -314,9 +323,7 @@ static const hist_kernel hists[CML_HIER_PATH_COUNT] = {
 
 extern "C" cml_status cml_hier_chase_hist_launch(const cml_hier_hist_args *a)
 {
-    if (!a || !a->cursor || !a->hist || a->hops == 0 || a->hops % CML_HIER_STEP != 0 ||
-        a->warps == 0 || a->warps > CML_HIER_CHASE_MAX_WARPS || a->path < 0 ||
-        a->path >= CML_HIER_PATH_COUNT)
+    if (!a || !chase_shape_ok(a->cursor, a->hist, a->hops, a->warps, a->path))
         return CML_EINVAL;
     static int preferred[CML_HIER_PATH_COUNT]; /* as the chase: the whole L1 as cache */
     cml_status st = prefer_l1((const void *)hists[a->path], &preferred[a->path]);
