@@ -65,9 +65,9 @@ static const cml_param_def hier_params[] = {
      0, 0, "random", hier_patterns, 0, CML_FIELD(hier_settings, pattern), "op=chase"},
     {"path", "loads: ca = L1 and L2, cg = L2 only, nc = read-only path", 0, 0, "ca,cg,nc",
      hier_paths, 0, CML_FIELD(hier_settings, path), "op=read,chase"},
-    {"l2-mode", "read: slice = every block reads its own part of the set (gpu-l2-cache's "
-                "method), shared = every block reads all of it (the grid partitioned from the "
-                "L2/DRAM edge on)",
+    {"l2-mode", "read: slice = gpu-l2-cache's method (block b of 1024 threads reads chunk b "
+                "mod C, 16 KiB pieces C apart; ws a multiple of 16K), shared = every block "
+                "reads all of it (the grid partitioned from the L2/DRAM edge on)",
      0, 0, "slice,shared", hier_modes, 0, CML_FIELD(hier_settings, mode), "op=read"},
     {"op", "read, write, copy: bandwidth; chase: latency of dependent loads", 0, 0,
      "read,write,copy,chase", hier_ops, 0, CML_FIELD(hier_settings, op), NULL},
