@@ -18,6 +18,7 @@
 #include "report/svg_chart.h"
 #include "test_util.h"
 #include "experiments/registry.h"
+#include "model/trace_hook.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)
@@ -541,6 +542,72 @@ static void test_model_run(void)
     cml_results_free(&r);
 }
 
+/* The sliced read's body, traced as the model traces it: every load of
+ * every lane at the word cml_hier_chunk_word gives, the word the checker
+ * and the GPU test's host reference add. The kernel steps its chunk and
+ * piece by increments; the formula divides. */
+typedef struct chunk_case {
+    uint64_t parts, chunk, loads;
+    uint32_t blocks;
+    uint64_t *next;   /* [blocks][32 warps]: the warp's next load */
+    uint64_t wrong, seen;
+} chunk_case;
+
+static void chunk_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
+{
+    const chunk_case *a = vargs;
+    cml_hier_chunks(CML_MIRROR_CTX(t, e), CML_HIER_CG, CML_ARRAY(const uint32_t, 0), a->parts,
+                    a->chunk, t->bid.x, 0, a->loads, t->tid.x, 0);
+}
+
+static cml_status chunk_listen(void *user, uint64_t block, unsigned warp, unsigned site,
+                               const cml_access *acc)
+{
+    (void)site;
+    chunk_case *a = user;
+    const uint64_t k = a->next[block * 32 + warp]++;
+    for (unsigned l = 0; l < 32; l++) {
+        const uint64_t want = cml_array_base(0) +
+                              4 * cml_hier_chunk_word(block, warp * 32 + l, a->parts, a->chunk, k);
+        a->wrong += !((acc->active >> l) & 1u) || acc->addr[l] != want;
+        a->seen++;
+    }
+    return CML_OK;
+}
+
+static void check_chunks(uint64_t parts, uint64_t chunk, uint64_t loads, uint32_t blocks)
+{
+    chunk_case a = {parts, chunk, loads, blocks, calloc((size_t)blocks * 32, 8), 0, 0};
+    CHECK(a.next != NULL);
+    if (!a.next)
+        return;
+    const cml_dim3 grid = {blocks, 1, 1}, block = {CML_HIER_CHUNK_BLOCK, 1, 1};
+    const cml_trace_hook hook = {&a, chunk_listen};
+    CHECK_EQ_I64(cml_trace_blocks_hooked(grid, block, 0, 1, blocks, chunk_thread, &a, &hook),
+                 CML_OK);
+    CHECK_EQ_U64(a.seen, (uint64_t)blocks * CML_HIER_CHUNK_BLOCK * loads);
+    CHECK_EQ_U64(a.wrong, 0);
+    free(a.next);
+}
+
+static void test_chunk_walk(void)
+{
+    /* gpu-l2-cache's 1.5 MiB: 3 chunks of 32 pieces, a block on its own. */
+    check_chunks(3, 32, 128, 4);
+    /* 528 KiB: chunks of 11, 44 pieces a block: its chunk, then the next
+     * three (mod 3). */
+    check_chunks(3, 11, 176, 4);
+    /* 592 KiB, 37 pieces (a prime): chunks of one piece, a block on from
+     * piece b through 32 pieces, none twice. */
+    check_chunks(37, 1, 128, 3);
+    for (uint64_t q = 1; q < 32; q++)
+        CHECK(cml_hier_chunk_word(5, 0, 37, 1, 4 * q) != cml_hier_chunk_word(5, 0, 37, 1, 0));
+    /* The formula by hand: block 2 of 3 chunks of 11, its 13th piece (load
+     * 4 x 12 + 1) is the second of chunk (2 + 12 / 11) mod 3 = 0: piece 0
+     * + 3 x 1 = 3; row 3 x 16 + 0 + 4 x 1 = 52, word 52 x 256 + 7. */
+    CHECK_EQ_U64(cml_hier_chunk_word(2, 7, 3, 11, 49), 52 * 256 + 7);
+}
+
 /* The groups of a per-hop latency histogram, by hand: a near group of 10
  * bins of 100 hops (bins 30-39: 240-319 cycles of 8), a far one of 16
  * bins of 50 (55-70), one stray hop at bin 200 (under 0.1% of 1801). */
@@ -773,6 +840,7 @@ int main(void)
     test_model_run();
     test_options();
     test_latency_groups();
+    test_chunk_walk();
     test_chart_marks();
     test_level_chart();
     return cml_test_summary("test_hierarchy");

@@ -239,8 +239,9 @@ int main(void)
     /* Sliced reads, gpu-l2-cache's chunks (cml_hier_plan_bw's rule): 16
      * KiB, one piece read 32 times by one block; 64 KiB, one chunk of 4
      * pieces read 8 times; 2 MiB, 4 chunks of 32 pieces, 8 blocks; 528
-     * KiB, 33 pieces: 3 chunks of 11, each read 4 times (44 pieces, a whole
-     * number of 16-load steps), 6 blocks. Sliced writes and copies, a
+     * KiB, 33 pieces: 3 chunks of 11, a block reading 4 of them, its own
+     * and the next three (44 pieces, a whole number of 16-load steps), 6
+     * blocks. Sliced writes and copies, a
      * block of 256 threads a "SM" here, the grid cut to their parts (37
      * rows: no 2 equal parts, one of 37 rows, one block; 1024 rows on 132:
      * 64 parts of 16; a 200 KiB copy: 100 rows, 5 parts of 20). */

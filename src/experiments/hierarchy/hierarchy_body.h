@@ -120,9 +120,13 @@ CML_HD uint64_t cml_hier_slice_word(uint64_t b, uint64_t t, uint64_t parts, uint
  * c + 2 parts, ... (a chunk's pieces spread parts x 16 KiB apart, as
  * gpu-l2-cache's 32 pieces of its chunk c are). Block b, of
  * CML_HIER_CHUNK_BLOCK threads (gpu-l2-cache's 1024), reads chunk b mod
- * parts, piece after piece, its pieces again (`per_block` rows in all)
- * until a block has read about gpu-l2-cache's 512 KiB; the grid is many
- * such blocks that come and go on any SM, as gpu-l2-cache's 200,000.
+ * parts, piece after piece; where a chunk is shorter than gpu-l2-cache's
+ * 32 pieces, the chunks after it, (b + 1) mod parts, ... (`per_block`
+ * rows in all), until it has read about gpu-l2-cache's 512 KiB: a block
+ * meets a piece again only after the whole set (a set of 37 pieces has
+ * chunks of one; re-reading one chunk would read one piece 32 times in a
+ * row, from L1). The grid is many such blocks that come and go on any SM,
+ * as gpu-l2-cache's 200,000.
  * Thread T reads rows T / 256 + 4u (u < 4) of a piece, word T mod 256 of
  * each: a warp's load is 128 contiguous bytes, a piece four loads a thread.
  */
@@ -133,7 +137,8 @@ CML_HD uint64_t cml_hier_slice_word(uint64_t b, uint64_t t, uint64_t parts, uint
 CML_HD uint64_t cml_hier_chunk_word(uint64_t b, uint64_t T, uint64_t parts, uint64_t chunk,
                                     uint64_t j)
 {
-    const uint64_t piece = b % parts + parts * (j / CML_HIER_PIECE_LOADS % chunk);
+    const uint64_t q = j / CML_HIER_PIECE_LOADS; /* the block's q-th piece */
+    const uint64_t piece = (b + q / chunk) % parts + parts * (q % chunk);
     return (piece * CML_HIER_STEP + T / CML_HIER_BLOCK +
             CML_HIER_PIECE_LOADS * (j % CML_HIER_PIECE_LOADS)) * CML_HIER_BLOCK +
            T % CML_HIER_BLOCK;
@@ -561,20 +566,25 @@ CML_BODY uint32_t cml_hier_chunks(CML_CTX, int path, const uint32_t *A, uint64_t
                                   uint64_t chunk, uint64_t b, uint64_t j, uint64_t count,
                                   unsigned T, uint32_t acc)
 {
-    const uint32_t *first = A + (b % parts) * CML_HIER_STEP * CML_HIER_BLOCK + T;
     const uint64_t apart = parts * CML_HIER_STEP * CML_HIER_BLOCK; /* words, piece to piece */
-    uint64_t x = j / CML_HIER_PIECE_LOADS % chunk;
+    const uint64_t q = j / CML_HIER_PIECE_LOADS;
+    uint64_t c = (b + q / chunk) % parts, x = q % chunk; /* the chunk, the piece in it */
+    const uint32_t *first = A + c * CML_HIER_STEP * CML_HIER_BLOCK + T;
     for (uint64_t k = 0; k < count; k += CML_HIER_STEP) {
         CML_UNROLL
         for (int s = 0; s < (int)(CML_HIER_STEP / CML_HIER_PIECE_LOADS); s++) {
-            const uint64_t at = x * apart;
-            if (++x == chunk)
+            const uint32_t *piece = first + x * apart;
+            if (++x == chunk) { /* on to the next chunk (once a block at 32 pieces) */
                 x = 0;
+                if (++c == parts)
+                    c = 0;
+                first = A + c * CML_HIER_STEP * CML_HIER_BLOCK + T;
+            }
             CML_UNROLL
             for (int r = 0; r < (int)CML_HIER_PIECE_LOADS; r++)
                 acc += CML_LD_FN1(s * (int)CML_HIER_PIECE_LOADS + r, cml_hier_path_cache(path),
-                                  uint32_t, first,
-                                  at + (uint64_t)r * CML_HIER_PIECE_LOADS * CML_HIER_BLOCK,
+                                  uint32_t, piece,
+                                  (uint64_t)r * CML_HIER_PIECE_LOADS * CML_HIER_BLOCK,
                                   cml_hier_ld32, path);
         }
     }

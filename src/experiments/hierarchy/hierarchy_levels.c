@@ -162,12 +162,10 @@ cml_status cml_hier_model_levels(cml_record *rec, const cml_hier_plan *p,
     /* Bytes one block touches (its footprint) and one SM (its blocks',
      * dealt round-robin: ceil(B / SMs) a SM). */
     uint64_t per_block = set; /* the whole walk */
-    if (p->chunk)
-        per_block = p->chunk * CML_HIER_STEP * row; /* its chunk, R times */
-    else if (p->parts && op != CML_HIER_READ)
+    if (p->parts && op != CML_HIER_READ)
         per_block = set / p->parts; /* its own part, again and again */
-    else if (p->parts || p->stream)
-        per_block = min64(set, p->per_block * row); /* a row's worth a load, on */
+    else if (p->parts || p->stream) /* the sliced read's chunks and the partitioned */
+        per_block = min64(set, p->per_block * row); /* walk move on: a row's worth a load */
     const uint64_t per_sm_blocks = (B + sms - 1) / sms, used = min64(B, sms);
     const uint64_t per_sm = min64(set, per_sm_blocks * per_block);
 

@@ -135,8 +135,8 @@ int cml_hier_levels_agree(cml_hier_level predicted, cml_hier_level measured)
  * The sliced read (cml_hier_chunk_word): N = rows / 16 pieces of 16 KiB
  * (rows a multiple of 16, else none), chunks of K pieces, K the largest
  * divisor of N up to gpu-l2-cache's 32 (its data sets, multiples of 512
- * KiB, get its very chunks), parts = N / K of them. A block reads its chunk
- * R times, R the fewest passes that make at least 32 pieces (about
+ * KiB, get its very chunks), parts = N / K of them. A block reads R
+ * chunks, its own and those after it, R the fewest that make at least 32 pieces (about
  * gpu-l2-cache's 512 KiB a block, so a small set's block still reads long
  * enough to outlast its start) and a whole number of 16-load steps (K x R
  * a multiple of 4). The grid: as many blocks as make `target` bytes, a
