@@ -671,7 +671,7 @@ CML_BODY void cml_hier_chase_body(CML_CTX, int path, uint64_t *cursor, uint64_t 
  * clock64 does too), clock64; lane 0 counts the difference into its bin.
  * Timing a hop adds cycles (33-42 on an H200), which the host measures
  * against the untimed chase and takes off. Sites: 16 the cursor, 17 the
- * timed load, 18-21 shared memory, 22-23 the counts and the cursor out.
+ * timed load, 18-21 and 24 shared memory, 22-23 the counts and the cursor out.
  */
 CML_BODY void cml_hier_chase_hist_body(CML_CTX, int path, uint64_t *cursor, uint32_t *hist,
                                        uint64_t hops, const cml_hier_chain *chain,
@@ -703,7 +703,7 @@ CML_BODY void cml_hier_chase_hist_body(CML_CTX, int path, uint64_t *cursor, uint
     }
     CML_SYNC();
     for (unsigned i = t; i < CML_HIER_HIST_BINS; i += CML_WARP_SIZE)
-        CML_ST(22, CML_ST_PLAIN, hist, b * CML_HIER_HIST_BINS + i, CML_LDS(20, uint32_t, h, i));
+        CML_ST(22, CML_ST_PLAIN, hist, b * CML_HIER_HIST_BINS + i, CML_LDS(24, uint32_t, h, i));
     if (t == 0)
         CML_ST(23, CML_ST_PLAIN, cursor, b, p);
 }
