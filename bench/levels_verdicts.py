@@ -116,10 +116,14 @@ def table(path, markdown=False, out=sys.stdout):
         md, p90, mx = percentile(e, 0.5), percentile(e, 0.9), max(e) if e else None
         f = lambda x: "-" if x is None else "%.2f%%" % (100 * x)
         w, where = worst[label]
-        print("%-7s values %5d  inside %5d  tol %4d  explained %4d  not judged %4d  "
-              "unexplained %4d  error median %s p90 %s max %s  outside by at most %s%s" %
-              (label, len(e), tot["inside"], tot["tol"], tot["explained"], tot["not-judged"],
-               tot["unexplained"], f(md), f(p90), f(mx), f(w) if where else "0",
+        judged = sum(tot[k] for k in KINDS if k != "not-judged")
+        # the error is over the judged values measured above 0 (a relative
+        # error of a 0 has no meaning): fewer than the judged where some are 0
+        print("%-7s judged %5d  inside %5d  tol %4d  explained %4d  unexplained %4d  "
+              "not judged %4d  error (over %d measured > 0) median %s p90 %s max %s  outside by "
+              "at most %s%s" %
+              (label, judged, tot["inside"], tot["tol"], tot["explained"], tot["unexplained"],
+               tot["not-judged"], len(e), f(md), f(p90), f(mx), f(w) if where else "0",
                (" (" + where + ")") if where else ""), file=out)
     print("\nunexplained (%d):" % len(unexplained), file=out)
     for u in unexplained:

@@ -31,14 +31,25 @@ static struct {
     size_t releases;         /* release calls */
     size_t calls_at_release; /* measure calls made when it was last called */
     int zero;                /* every value 0 */
+    /* The window sessions (counter_map.h): calls, their launches per id,
+     * the passes they report, a failure for every one, and an offset added
+     * to their values (so that a test tells them from the map's). */
+    size_t window_calls, window_n;
+    int in_window, window_seen[1024];
+    int window_fail_id;      /* this launch fails in a window's session only */
+    size_t window_passes;
+    cml_status window_st;
+    double window_offset;
+    size_t last_passes;
 } fake;
 
 static cml_status fake_launch(void *ctx)
 {
     const args *a = ctx;
     if (a->id >= 0 && a->id < 1024)
-        fake.seen[a->id]++;
-    return a->id == fake.fail_id ? CML_ECUDA : CML_OK;
+        (fake.in_window ? fake.window_seen : fake.seen)[a->id]++;
+    return a->id == fake.fail_id || (fake.in_window && a->id == fake.window_fail_id) ? CML_ECUDA
+                                                                                   : CML_OK;
 }
 
 /* Value of metric m for launch id: never 0. */
@@ -52,16 +63,24 @@ static cml_status fake_measure(void *user, size_t k, const cml_launch_fn *launch
                                double *values, size_t *failed, char *err, size_t errlen)
 {
     (void)user;
-    (void)metrics;
-    if (fake.calls < 64) {
-        fake.k[fake.calls] = k;
-        fake.n[fake.calls] = n;
+    /* A window: its own few metrics (the map's are many more). */
+    fake.in_window = n != cml_counter_map_count();
+    if (fake.in_window) {
+        fake.window_calls++;
+        fake.window_n = n;
+        fake.last_passes = fake.window_passes;
+    } else {
+        if (fake.calls < 64) {
+            fake.k[fake.calls] = k;
+            fake.n[fake.calls] = n;
+        }
+        fake.calls++;
+        fake.last_passes = 6;
     }
-    fake.calls++;
     *failed = SIZE_MAX;
-    if (fake.profiler_st != CML_OK) {
+    if (fake.profiler_st != CML_OK || (fake.in_window && fake.window_st != CML_OK)) {
         snprintf(err, errlen, "fake profiler refuses");
-        return fake.profiler_st;
+        return fake.profiler_st != CML_OK ? fake.profiler_st : fake.window_st;
     }
     for (size_t j = 0; j < k; j++) {
         if (launch[j](ctx[j]) != CML_OK) {
@@ -69,10 +88,23 @@ static cml_status fake_measure(void *user, size_t k, const cml_launch_fn *launch
             snprintf(err, errlen, "launch %d failed", ((const args *)ctx[j])->id);
             return CML_ECUDA;
         }
-        for (size_t m = 0; m < n; m++)
-            values[j * n + m] = fake.zero ? 0 : value_of(((const args *)ctx[j])->id, m);
+        for (size_t m = 0; m < n; m++) {
+            /* a metric's value by its row in the map, whichever session */
+            const cml_counter_def *d = cml_counter_map_find(metrics[m]);
+            const size_t row = d ? (size_t)(d - cml_counter_map_at(0)) : 999;
+            values[j * n + m] =
+                fake.zero ? 0
+                          : value_of(((const args *)ctx[j])->id, row) +
+                                (fake.in_window ? fake.window_offset : 0);
+        }
     }
     return CML_OK;
+}
+
+static size_t fake_passes(void *user)
+{
+    (void)user;
+    return fake.last_passes;
 }
 
 static uint64_t fake_next_alloc(void *user)
@@ -92,8 +124,10 @@ static cml_counters_pass *new_pass(void)
 {
     memset(&fake, 0, sizeof fake);
     fake.fail_id = -1;
+    fake.window_fail_id = -1;
     fake.next_alloc = 10;
-    cml_counters_backend b = {fake_measure, fake_next_alloc, NULL, fake_release};
+    fake.window_passes = 1;
+    cml_counters_backend b = {fake_measure, fake_next_alloc, NULL, fake_release, fake_passes};
     cml_counters_pass *p = cml_counters_pass_new(&b);
     CHECK(p != NULL);
     return p;
@@ -375,9 +409,9 @@ static void test_bad_use(void)
 }
 
 /* A counter read as 0 that the model does not predict is left out of the
- * record, but for the L2 hit and the three L2-miss counters: a 0 there is a
- * figure (l2-residency's hit rate, validate's DRAM read floor), absent means
- * not read. */
+ * record, but for the L2 hit and the L2 read-miss and write counters by who
+ * asked: a 0 there is a figure (l2-residency's hit rate, validate's DRAM
+ * floors), absent means not read. */
 static void test_zeros_kept(void)
 {
     cml_counters_pass *p = new_pass();
@@ -388,13 +422,97 @@ static void test_zeros_kept(void)
     queue(p, &r, 0);
     cml_counters_pass_flush(p);
     const cml_record *rec = &r.items[0];
-    CHECK(rec->ncounters == 4);
+    CHECK(rec->ncounters == 7);
     for (unsigned m = 0; m < rec->ncounters; m++) {
         CHECK(rec->counters[m].measured == 0);
         CHECK(cml_counter_kept_at_zero(cml_counter_map_find(rec->counters[m].name)));
     }
-    CHECK(rec->ncounters == 4 && !strcmp(rec->counters[0].name, CML_METRIC_L2_READ_HIT_TEX) &&
-          !strcmp(rec->counters[3].name, CML_METRIC_L2_READ_MISS_FABRIC));
+    CHECK(rec->ncounters == 7 && !strcmp(rec->counters[0].name, CML_METRIC_L2_READ_HIT_TEX) &&
+          !strcmp(rec->counters[3].name, CML_METRIC_L2_READ_MISS_FABRIC) &&
+          !strcmp(rec->counters[4].name, CML_METRIC_L2_WRITE_DEVICE) &&
+          !strcmp(rec->counters[6].name, CML_METRIC_L2_WRITE_FABRIC));
+    cml_counters_pass_free(p);
+    cml_results_free(&r);
+}
+
+/* Whether metric name is one of a window's. */
+static int in_a_window(const char *name)
+{
+    for (size_t w = 0; w < CML_COUNTER_WINDOWS; w++)
+        for (size_t m = 0; m < CML_COUNTER_WINDOW_METRICS; m++)
+            if (!strcmp(cml_counter_window(w)[m], name))
+                return 1;
+    return 0;
+}
+
+/* Each window's metrics are profiled again, in a session of their own
+ * after the map's, over the same launches; the window's values replace the
+ * map's where that session took one pass. Where it took more, or failed,
+ * the map's values stay and the results say so once; a launch that faults
+ * there fails its record. */
+static void test_windows(void)
+{
+    /* One pass: the windows' values, the rest the map's. */
+    cml_counters_pass *p = new_pass();
+    fake.window_offset = 0.25;
+    cml_results r;
+    cml_results_init(&r);
+    cml_counters_pass_begin(p, &r);
+    for (int id = 0; id < 3; id++)
+        queue(p, &r, id);
+    cml_counters_pass_flush(p);
+    CHECK(fake.calls == 1 && fake.window_calls == CML_COUNTER_WINDOWS);
+    CHECK(fake.window_n == CML_COUNTER_WINDOW_METRICS);
+    CHECK(cml_counters_pass_windows(p) == CML_COUNTER_WINDOWS);
+    size_t windowed = 0;
+    for (int id = 0; id < 3; id++) {
+        const cml_record *rec = &r.items[id];
+        CHECK(fake.seen[id] == 1 && fake.window_seen[id] == CML_COUNTER_WINDOWS);
+        for (unsigned m = 0; m < rec->ncounters; m++) {
+            const int w = in_a_window(rec->counters[m].name);
+            windowed += (size_t)w;
+            CHECK_NEAR(rec->counters[m].measured, value_of(id, m) + (w ? 0.25 : 0), 0.0);
+        }
+    }
+    CHECK(windowed == 3 * CML_COUNTER_WINDOWS * CML_COUNTER_WINDOW_METRICS);
+    CHECK(r.ndiags == 0);
+    cml_counters_pass_free(p);
+    cml_results_free(&r);
+
+    /* Two passes, then a failure: the map's values, one warning each. */
+    for (int bad = 0; bad < 2; bad++) {
+        p = new_pass();
+        fake.window_offset = 0.25;
+        if (bad)
+            fake.window_st = CML_EUNSUPPORTED;
+        else
+            fake.window_passes = 2;
+        cml_results_init(&r);
+        cml_counters_pass_begin(p, &r);
+        queue(p, &r, 0);
+        queue(p, &r, 1);
+        cml_counters_pass_flush(p);
+        queue(p, &r, 2);
+        cml_counters_pass_flush(p);
+        for (int id = 0; id < 3; id++)
+            check_filled(&r, (size_t)id, id);
+        CHECK(cml_counters_pass_windows(p) == 0);
+        CHECK(r.ndiags == 1 && r.diags[0].level == CML_DIAG_WARNING &&
+              strstr(r.diags[0].message, bad ? "fake profiler refuses" : "more than one pass"));
+        cml_counters_pass_free(p);
+        cml_results_free(&r);
+    }
+
+    /* A launch that faults in a window's session fails its record. */
+    p = new_pass();
+    fake.window_fail_id = 1;
+    cml_results_init(&r);
+    cml_counters_pass_begin(p, &r);
+    queue(p, &r, 0);
+    queue(p, &r, 1);
+    cml_counters_pass_flush(p);
+    CHECK(r.items[0].state == CML_REC_OK && r.items[1].state == CML_REC_FAILED);
+    CHECK(strstr(r.items[1].note, "launch 1 failed") != NULL);
     cml_counters_pass_free(p);
     cml_results_free(&r);
 }
@@ -410,5 +528,6 @@ int main(void)
     test_failures();
     test_bad_use();
     test_zeros_kept();
+    test_windows();
     return cml_test_summary("test_counters_pass");
 }

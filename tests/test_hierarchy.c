@@ -553,11 +553,16 @@ typedef struct chunk_case {
     uint64_t wrong, seen;
 } chunk_case;
 
+/* A thread of the kernel (its body, its `rotate` as the launcher picks it:
+ * per_block rows of 256 threads are `loads` a thread of 1024). */
 static void chunk_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
 {
     const chunk_case *a = vargs;
-    cml_hier_chunks(CML_MIRROR_CTX(t, e), CML_HIER_CG, CML_ARRAY(const uint32_t, 0), a->parts,
-                    a->chunk, t->bid.x, 0, a->loads, t->tid.x, 0);
+    const uint64_t per_block = a->loads * CML_HIER_CHUNK_BLOCK / CML_HIER_BLOCK;
+    cml_hier_bw_body(CML_MIRROR_CTX(t, e), CML_HIER_READ, CML_HIER_CG, 0, 0, a->parts, a->chunk,
+                     cml_hier_chunk_rotates(a->chunk, per_block), 0,
+                     CML_ARRAY(const uint32_t, 0), NULL, NULL, a->parts * a->chunk * 16,
+                     per_block, a->blocks, 0);
 }
 
 static cml_status chunk_listen(void *user, uint64_t block, unsigned warp, unsigned site,
@@ -606,6 +611,10 @@ static void test_chunk_walk(void)
      * 4 x 12 + 1) is the second of chunk (2 + 12 / 11) mod 3 = 0: piece 0
      * + 3 x 1 = 3; row 3 x 16 + 0 + 4 x 1 = 52, word 52 x 256 + 7. */
     CHECK_EQ_U64(cml_hier_chunk_word(2, 7, 3, 11, 49), 52 * 256 + 7);
+    /* The kernel that moves on: a block's pieces, per_block / 16, past its
+     * chunk's (512 rows: 32 pieces). */
+    CHECK(!cml_hier_chunk_rotates(32, 512) && cml_hier_chunk_rotates(11, 704) &&
+          cml_hier_chunk_rotates(1, 512) && !cml_hier_chunk_rotates(11, 176));
 }
 
 /* The groups of a per-hop latency histogram, by hand: a near group of 10

@@ -672,6 +672,70 @@ static void test_outside_gpc_reads(void)
     cml_results_free(&r);
 }
 
+/*
+ * The DRAM write floor takes the larger of the background's rate and the
+ * writes of units outside the GPCs in the record's own range. Hand-derived
+ * from an H200 run (bench/results/h200/2026-11-29-slice-chunks/, validate
+ * run 3): async-copy's reduce, a 0.26 ms launch whose 132 blocks write
+ * 4224 bytes of sums (the model's 4224, a point), measured 289024 bytes
+ * written (a 256 KiB unit of the background and 26880). Background controls
+ * of 10, 50, 200 ms wrote 262144, 786432, 3932160: a rate of
+ * (3932160 - 262144) / 200 = 18350.08 B/ms, 4771.0208 over 0.26 ms; one
+ * stream control of 0.4 ms wrote 18688: 18688 - 0.4 x 18350.08 = 11347.968
+ * dirty. The floor without the range's own writes: 262144 + 4771.0208 +
+ * 11347.968 = 278262.9888, and 4224 + that is under 289024: unexplained.
+ * Its range's L2 write sectors: 1200 of every unit, 132 of the GPCs, 66
+ * forwarded: 32 x 1002 = 32064 bytes outside the GPCs, over the rate's
+ * 4771.0208: a floor of 262144 + 32064 + 11347.968 = 305555.968, over
+ * the value and the model's 4224, not judged.
+ * 300 sectors of every unit (3264 bytes outside) leave the rate's floor;
+ * without the GPCs' count (a file from before them) so does the rest.
+ */
+static void test_outside_gpc_writes(void)
+{
+    cml_results r;
+    cml_results_init(&r);
+    r.background = (cml_dram_background){.n = 3,
+                                         .ms = {10, 50, 200},
+                                         .read_bytes = {0, 0, 0},
+                                         .write_bytes = {262144, 786432, 3932160},
+                                         .stream_n = 1,
+                                         .stream_ms = {0.4},
+                                         .stream_read_bytes = {0},
+                                         .stream_write_bytes = {18688}};
+    static const double all_units[3] = {1200, 300, 1200};
+    for (int i = 0; i < 3; i++) {
+        char variant[16];
+        snprintf(variant, sizeof variant, "w=%d", i);
+        cml_record *a = add(&r, variant);
+        a->timing.max_ms = 0.26;
+        counter(a, "dram__bytes_write.sum", 289024, 4224);
+        counter(a, CML_METRIC_L2_WRITE_DEVICE, all_units[i], NAN);
+        if (i != 2)
+            counter(a, CML_METRIC_L2_WRITE_GPC, 132, NAN);
+        counter(a, CML_METRIC_L2_WRITE_FABRIC, 66, NAN);
+    }
+    CHECK_NEAR(cml_dram_background_rate(&r.background, 1), 18350.08, 1e-9);
+    CHECK_NEAR(cml_dram_background_dirty(&r.background), 11347.968, 1e-9);
+    cml_verdicts v;
+    cml_verdicts_init(&v);
+    const cml_verdict_rec *x = judge(&row, &r, 0, &v);
+    CHECK(x->verdict == CML_VERDICT_AGREE);
+    CHECK(x->counters[0].verdict == CML_CV_NOT_JUDGED);
+    CHECK_NEAR(x->counters[0].floor, 305555.968, 1e-6);
+    x = judge(&row, &r, 1, &v);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
+    CHECK_NEAR(x->counters[0].floor, 278262.9888, 1e-6);
+    x = judge(&row, &r, 2, &v);
+    CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
+    CHECK_NEAR(x->counters[0].floor, 278262.9888, 1e-6);
+    CHECK_NEAR(cml_counter_outside_gpc_write_bytes(1200, 132, 66), 32064, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_write_bytes(100, 132, 66), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_write_bytes(NAN, 132, 66), 0, 0);
+    cml_verdicts_free(&v);
+    cml_results_free(&r);
+}
+
 /* The kinds' names as the JSON writes them and the summary prints them. */
 /*
  * Blocks sharing an SM (docs/model-evidence.md §4.3): a shared counter is
@@ -766,6 +830,7 @@ int main(void)
     test_dram_background();
     test_dirty_at_start();
     test_outside_gpc_reads();
+    test_outside_gpc_writes();
     test_shared_contention();
     test_names();
     return cml_test_summary("test_validate");

@@ -368,9 +368,10 @@ static void print_background(FILE *out, const cml_dram_background *b)
                     b->stream_ms[i]);
     }
     fprintf(out, "\n  DRAM floor of a record: %.0f bytes + %.0f B/ms read, %.0f B/ms written, "
-                 "times its longest timed launch; read: or, if more, 32 B per L2 read miss of "
-                 "the units outside the GPCs in its range; written: + %.0f B, the lines dirty "
-                 "in L2 at a launch's start (the stream controls' most)\n",
+                 "times its longest timed launch, or, if more, 32 B per L2 read miss (read) or "
+                 "L2 write (written) of the units outside the GPCs in its range; written: + "
+                 "%.0f B, the lines dirty in L2 at a launch's start (the stream controls' "
+                 "most)\n",
             CML_NOISE_FLOOR_DRAM_BYTES, cml_dram_background_rate(b, 0),
             cml_dram_background_rate(b, 1), cml_dram_background_dirty(b));
 }

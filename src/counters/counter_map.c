@@ -51,9 +51,9 @@ static const cml_counter_def map[] = {
      * different instructions to one sector meet in L1 before leaving it. */
     {"lts__t_sectors_srcunit_tex_op_write.sum", -1, CML_CTR_L2_WRITE, CML_CTR_RELATIVE,
      "sectors L1TEX wrote to L2 (the global + local store sectors)"},
-    {"dram__bytes_read.sum", -1, CML_CTR_DRAM_READ, CML_CTR_RELATIVE,
+    {CML_METRIC_DRAM_READ, -1, CML_CTR_DRAM_READ, CML_CTR_RELATIVE,
      "bytes read from DRAM (L2 read misses in 64-byte pieces, partial-sector merges)"},
-    {"dram__bytes_write.sum", -1, CML_CTR_DRAM_WRITE, CML_CTR_RELATIVE,
+    {CML_METRIC_DRAM_WRITE, -1, CML_CTR_DRAM_WRITE, CML_CTR_RELATIVE,
      "bytes written to DRAM during the kernel (dirty data L2 still holds is not)"},
     /* Who asked L2 for the sectors it read from DRAM (docs/model-evidence.md
      * §2.1): read beside the DRAM bytes, never predicted. After the L2 flush
@@ -67,6 +67,15 @@ static const cml_counter_def map[] = {
      "L2 read misses to device memory, sectors, of the GPCs' requests (loads, code, constants)"},
     {CML_METRIC_L2_READ_MISS_FABRIC, -1, CML_CTR_NONE, CML_CTR_INFO,
      "L2 read misses, sectors, of requests the other L2 partition forwarded"},
+    /* Who wrote into L2, the same way: lines units outside the GPCs wrote
+     * during the range, which L2 may write back to DRAM before it ends
+     * (cml_counter_outside_gpc_write_bytes; validate's DRAM write floor). */
+    {CML_METRIC_L2_WRITE_DEVICE, -1, CML_CTR_NONE, CML_CTR_INFO,
+     "L2 write sectors to device memory, of every unit"},
+    {CML_METRIC_L2_WRITE_GPC, -1, CML_CTR_NONE, CML_CTR_INFO,
+     "L2 write sectors to device memory, of the GPCs' stores"},
+    {CML_METRIC_L2_WRITE_FABRIC, -1, CML_CTR_NONE, CML_CTR_INFO,
+     "L2 write sectors of requests the other L2 partition forwarded"},
     /* Shared memory (docs/model.md §5: wavefronts and bank conflicts, model S1). */
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", CML_CLASS_SHARED_LD,
      CML_CTR_WAVEFRONTS, CML_CTR_EXACT,
@@ -171,21 +180,50 @@ double cml_counter_tolerance(const cml_counter_def *d)
     return is_dram(d) ? 0.02 : 0.01;
 }
 
-int cml_counter_kept_at_zero(const cml_counter_def *d)
+static const char *const windows[CML_COUNTER_WINDOWS][CML_COUNTER_WINDOW_METRICS] = {
+    {CML_METRIC_DRAM_READ, CML_METRIC_L2_READ_MISS_DEVICE, CML_METRIC_L2_READ_MISS_GPC,
+     CML_METRIC_L2_READ_MISS_FABRIC},
+    {CML_METRIC_DRAM_WRITE, CML_METRIC_L2_WRITE_DEVICE, CML_METRIC_L2_WRITE_GPC,
+     CML_METRIC_L2_WRITE_FABRIC},
+};
+
+const char *const *cml_counter_window(size_t w)
 {
-    return d && (!strcmp(d->metric, CML_METRIC_L2_READ_HIT_TEX) ||
-                 !strcmp(d->metric, CML_METRIC_L2_READ_MISS_DEVICE) ||
-                 !strcmp(d->metric, CML_METRIC_L2_READ_MISS_GPC) ||
-                 !strcmp(d->metric, CML_METRIC_L2_READ_MISS_FABRIC));
+    return w < CML_COUNTER_WINDOWS ? windows[w] : NULL;
 }
 
-double cml_counter_outside_gpc_read_bytes(double device, double gpc, double fabric)
+int cml_counter_kept_at_zero(const cml_counter_def *d)
+{
+    if (!d)
+        return 0;
+    if (!strcmp(d->metric, CML_METRIC_L2_READ_HIT_TEX))
+        return 1;
+    /* the windows' counters but the DRAM bytes, which the model predicts */
+    for (size_t w = 0; w < CML_COUNTER_WINDOWS; w++)
+        for (size_t m = 1; m < CML_COUNTER_WINDOW_METRICS; m++)
+            if (!strcmp(d->metric, windows[w][m]))
+                return 1;
+    return 0;
+}
+
+/* 32 x (device - gpc - fabric) sectors, 0 where not above 0 or not counts. */
+static double outside_gpc_bytes(double device, double gpc, double fabric)
 {
     if (!(isfinite(device) && isfinite(gpc) && isfinite(fabric)) || device < 0 || gpc < 0 ||
         fabric < 0)
         return 0;
     const double outside = device - gpc - fabric;
     return outside > 0 ? 32.0 * outside : 0;
+}
+
+double cml_counter_outside_gpc_read_bytes(double device, double gpc, double fabric)
+{
+    return outside_gpc_bytes(device, gpc, fabric);
+}
+
+double cml_counter_outside_gpc_write_bytes(double device, double gpc, double fabric)
+{
+    return outside_gpc_bytes(device, gpc, fabric);
 }
 
 double cml_counter_floor(const cml_counter_def *d)

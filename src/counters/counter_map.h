@@ -58,6 +58,29 @@ extern "C" {
 #define CML_METRIC_L2_READ_MISS_GPC "lts__t_sectors_srcnode_gpc_aperture_device_op_read_lookup_miss.sum"
 #define CML_METRIC_L2_READ_MISS_FABRIC "lts__t_sectors_srcunit_ltcfabric_op_read_lookup_miss.sum"
 
+/* L2 write sectors to device memory by who wrote them, counted as the read
+ * misses are (DEVICE - GPC - FABRIC: writes of units outside the GPCs), and
+ * the two DRAM counters: docs/model-evidence.md §2.1. */
+#define CML_METRIC_L2_WRITE_DEVICE "lts__t_sectors_aperture_device_op_write.sum"
+#define CML_METRIC_L2_WRITE_GPC "lts__t_sectors_srcnode_gpc_aperture_device_op_write.sum"
+#define CML_METRIC_L2_WRITE_FABRIC "lts__t_sectors_srcunit_ltcfabric_op_write.sum"
+#define CML_METRIC_DRAM_READ "dram__bytes_read.sum"
+#define CML_METRIC_DRAM_WRITE "dram__bytes_write.sum"
+
+/*
+ * The windows: metrics read in a profiling session of their own, so that
+ * they come from one pass, one replay of the launch (the whole map takes
+ * several, each a replay of its own, and what units outside the GPCs do
+ * differs from one replay to the next). Window 0: DRAM reads and the three
+ * read-miss counters; window 1: DRAM writes and the three write counters.
+ * validate's DRAM floor sets a DRAM count against the outside units'
+ * traffic of the same replay.
+ */
+#define CML_COUNTER_WINDOWS 2
+#define CML_COUNTER_WINDOW_METRICS 4
+/* Window w's metric names (w < CML_COUNTER_WINDOWS), or NULL. */
+const char *const *cml_counter_window(size_t w);
+
 typedef enum cml_ctr_kind {
     CML_CTR_EXACT = 0,
     CML_CTR_PERCENT,
@@ -135,9 +158,9 @@ void cml_counter_level_bounds(const cml_counter_def *d, const cml_levels *lv, do
                               double *lo, double *hi);
 
 /* Whether a record keeps d's value when it is 0 (a counter the model does
- * not predict is left out at 0): the L2 hit and the three L2-miss
- * counters, where 0 is a figure (l2-residency's hit rate, validate's read
- * floor) and absent means not collected. */
+ * not predict is left out at 0): the L2 hit and the L2 read-miss and write
+ * counters by who asked, where 0 is a figure (l2-residency's hit rate,
+ * validate's DRAM floors) and absent means not collected. */
 int cml_counter_kept_at_zero(const cml_counter_def *d);
 
 /* The DRAM bytes a range read for L2 read misses of units outside the
@@ -146,6 +169,9 @@ int cml_counter_kept_at_zero(const cml_counter_def *d);
  * where that is not above 0 or a value is not a finite count >= 0 (a file's
  * values, or counters this GPU cannot collect: NAN). */
 double cml_counter_outside_gpc_read_bytes(double device, double gpc, double fabric);
+/* The same for the three write counters (CML_METRIC_L2_WRITE_*): bytes
+ * units outside the GPCs wrote into L2 over the range. */
+double cml_counter_outside_gpc_write_bytes(double device, double gpc, double fabric);
 
 const char *cml_ctr_kind_name(cml_ctr_kind k);    /* "exact", "percent", "info", "relative" */
 const char *cml_ctr_field_name(cml_ctr_field f);  /* "sectors", ...            */

@@ -32,6 +32,8 @@ struct cml_counters_pass {
     size_t n, cap;
     uint64_t mark;      /* buffers numbered below this may be used by a queued launch */
     int flushing;
+    int windows_warned; /* a window's failure said for these results */
+    size_t windows_read; /* windows read in one pass, all results */
 };
 
 cml_counters_pass *cml_counters_pass_new(const cml_counters_backend *backend)
@@ -65,14 +67,21 @@ void cml_counters_pass_begin(cml_counters_pass *p, cml_results *out)
     if (!p)
         return;
     /* What was queued for other results is read into them first. */
-    if (p->out != out)
+    if (p->out != out) {
         cml_counters_pass_flush(p);
+        p->windows_warned = 0;
+    }
     p->out = out;
 }
 
 size_t cml_counters_pass_pending(const cml_counters_pass *p)
 {
     return p ? p->n : 0;
+}
+
+size_t cml_counters_pass_windows(const cml_counters_pass *p)
+{
+    return p ? p->windows_read : 0;
 }
 
 cml_status cml_counters_pass_add(cml_counters_pass *p, cml_record *rec, cml_launch_fn launch,
@@ -138,9 +147,62 @@ static void note_failure(cml_record *rec, cml_status st, const char *err)
     }
 }
 
-/* Profile the k jobs at[0..k-1] in one session. A launch that fails is
- * taken out and the others are profiled again, so one bad launch costs only
- * its own record. */
+/* The index in the map of each metric of window w, into at[]. */
+static void window_index(size_t w, size_t *at)
+{
+    const char *const *names = cml_counter_window(w);
+    for (size_t m = 0; m < CML_COUNTER_WINDOW_METRICS; m++) {
+        const cml_counter_def *d = cml_counter_map_find(names[m]);
+        at[m] = d ? (size_t)(d - cml_counter_map_at(0)) : SIZE_MAX;
+    }
+}
+
+/* The windows (counter_map.h, CML_COUNTER_WINDOWS) of the k launches whose
+ * map values v holds: each window's metrics profiled again in a session of
+ * their own, their values put in place of the map session's where that
+ * session took one pass. Otherwise the map's values stay, from different
+ * replays, and the results' diagnostics say so once (validate's DRAM floor
+ * then sets counts of different replays against each other). A launch
+ * that faults in a window's session fails its record. */
+static void run_windows(cml_counters_pass *p, job **at, size_t k, const cml_launch_fn *launch,
+                        void *const *ctx, double *v)
+{
+    const size_t n = cml_counter_map_count();
+    double w[CML_COUNTERS_MAX_BATCH * CML_COUNTER_WINDOW_METRICS];
+    char err[512];
+    for (size_t win = 0; win < CML_COUNTER_WINDOWS; win++) {
+        size_t idx[CML_COUNTER_WINDOW_METRICS];
+        window_index(win, idx);
+        size_t failed = SIZE_MAX;
+        err[0] = '\0';
+        cml_status st = p->b.measure(p->b.user, k, launch, ctx, cml_counter_window(win),
+                                     CML_COUNTER_WINDOW_METRICS, w, &failed, err, sizeof err);
+        const size_t passes = st == CML_OK && p->b.passes ? p->b.passes(p->b.user) : 1;
+        if (st == CML_ECUDA && failed < k) /* a launch that faults fails its record */
+            note_failure(&p->out->items[at[failed]->index], st, err);
+        if (st != CML_OK || passes != 1) {
+            if (!p->windows_warned)
+                (void)cml_results_diag(
+                    p->out, CML_DIAG_WARNING, p->out->items[at[0]->index].experiment,
+                    "the DRAM %s counters and L2's by who asked were read in different "
+                    "replays of a launch (their own session: %s); validate's DRAM floor sets "
+                    "them against each other all the same",
+                    win ? "write" : "read",
+                    st != CML_OK ? (*err ? err : cml_status_str(st)) : "more than one pass");
+            p->windows_warned = 1;
+            continue;
+        }
+        p->windows_read++;
+        for (size_t j = 0; j < k; j++)
+            for (size_t m = 0; m < CML_COUNTER_WINDOW_METRICS; m++)
+                if (idx[m] < n)
+                    v[j * n + idx[m]] = w[j * CML_COUNTER_WINDOW_METRICS + m];
+    }
+}
+
+/* Profile the k jobs at[0..k-1] in one session, then their windows. A
+ * launch that fails is taken out and the others are profiled again, so one
+ * bad launch costs only its own record. */
 static void run_batch(cml_counters_pass *p, job **at, size_t k)
 {
     cml_launch_fn launch[CML_COUNTERS_MAX_BATCH];
@@ -161,6 +223,7 @@ static void run_batch(cml_counters_pass *p, job **at, size_t k)
         if (!v)
             snprintf(err, sizeof err, "out of host memory");
         if (st == CML_OK) {
+            run_windows(p, at, k, launch, ctx, v);
             for (size_t j = 0; j < k; j++)
                 fill_record(&p->out->items[at[j]->index], v + j * n);
             break;
@@ -249,11 +312,16 @@ static void real_release(void *user)
     cml_gpu_release_kept(((real_backend *)user)->gpu);
 }
 
+static size_t real_passes(void *user)
+{
+    return cml_counters_passes(((const real_backend *)user)->profiler);
+}
+
 cml_counters_pass *cml_counters_pass_open(struct cml_counters *profiler, cml_gpu *gpu)
 {
     if (!profiler || !gpu)
         return NULL;
-    cml_counters_backend b = {real_measure, real_next_alloc, NULL, real_release};
+    cml_counters_backend b = {real_measure, real_next_alloc, NULL, real_release, real_passes};
     cml_counters_pass *p = cml_counters_pass_new(&b);
     if (p) {
         p->real.profiler = profiler;
@@ -274,6 +342,24 @@ cml_status cml_counters_now(struct cml_counters *profiler, cml_record *rec, cml_
     if (st != CML_OK) {
         note_failure(rec, st, cml_counters_error(profiler));
         return st == CML_ECUDA ? st : CML_OK;
+    }
+    /* The windows, as a batch's (run_windows): a record read at once is the
+     * same measurement as one read in a batch. */
+    for (size_t win = 0; win < CML_COUNTER_WINDOWS; win++) {
+        double w[CML_COUNTER_WINDOW_METRICS];
+        size_t idx[CML_COUNTER_WINDOW_METRICS];
+        window_index(win, idx);
+        st = cml_counters_measure(profiler, launch, ctx, cml_counter_window(win),
+                                  CML_COUNTER_WINDOW_METRICS, w);
+        if (st == CML_ECUDA) {
+            note_failure(rec, st, cml_counters_error(profiler));
+            return st;
+        }
+        if (st != CML_OK || cml_counters_passes(profiler) != 1)
+            continue; /* the map's values stay */
+        for (size_t m = 0; m < CML_COUNTER_WINDOW_METRICS; m++)
+            if (idx[m] < n)
+                v[idx[m]] = w[m];
     }
     fill_record(rec, v);
     return CML_OK;

@@ -50,6 +50,9 @@ typedef struct cml_counters_backend {
     /* cml_gpu_release_kept, after the launches that read the kept buffers
      * were profiled (NULL: nothing is kept). */
     void (*release)(void *user);
+    /* cml_counters_passes: the passes the last measure took (NULL: a
+     * backend that cannot say; its windows are taken as one pass). */
+    size_t (*passes)(void *user);
 } cml_counters_backend;
 
 typedef struct cml_counters_pass cml_counters_pass;
@@ -84,6 +87,9 @@ void cml_counters_pass_flush(cml_counters_pass *p);
 
 /* Launches waiting. */
 size_t cml_counters_pass_pending(const cml_counters_pass *p);
+/* Window sessions (counter_map.h, CML_COUNTER_WINDOWS) read in one pass
+ * and put in place of the map's values, over the pass's life. */
+size_t cml_counters_pass_windows(const cml_counters_pass *p);
 
 /* The harness's buffer hook (cml_gpu_set_buffer_hook) with user = the pass:
  * a buffer a queued launch may read is kept where the harness can keep it

@@ -186,27 +186,36 @@ static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo
 /* The DRAM bytes rec's range read for units outside the GPCs
  * (cml_counter_outside_gpc_read_bytes), where it holds all three L2-miss
  * counters; 0 without them (a file from before them, a GPU that cannot
- * collect one: the kernel's own misses would count as outside). */
-static double outside_gpc_reads(const cml_record *rec)
+ * collect one: the kernel's own misses would count as outside). With
+ * `write`, the bytes those units wrote into L2 over the range
+ * (cml_counter_outside_gpc_write_bytes), from the three write counters. */
+static double outside_gpc(const cml_record *rec, int write)
 {
-    const cml_counter *device = cml_record_find_counter(rec, CML_METRIC_L2_READ_MISS_DEVICE);
-    const cml_counter *gpc = cml_record_find_counter(rec, CML_METRIC_L2_READ_MISS_GPC);
-    const cml_counter *fabric = cml_record_find_counter(rec, CML_METRIC_L2_READ_MISS_FABRIC);
+    const cml_counter *device = cml_record_find_counter(
+        rec, write ? CML_METRIC_L2_WRITE_DEVICE : CML_METRIC_L2_READ_MISS_DEVICE);
+    const cml_counter *gpc = cml_record_find_counter(
+        rec, write ? CML_METRIC_L2_WRITE_GPC : CML_METRIC_L2_READ_MISS_GPC);
+    const cml_counter *fabric = cml_record_find_counter(
+        rec, write ? CML_METRIC_L2_WRITE_FABRIC : CML_METRIC_L2_READ_MISS_FABRIC);
     if (!device || !gpc || !fabric)
         return 0;
-    return cml_counter_outside_gpc_read_bytes(device->measured, gpc->measured, fabric->measured);
+    return write ? cml_counter_outside_gpc_write_bytes(device->measured, gpc->measured,
+                                                       fabric->measured)
+                 : cml_counter_outside_gpc_read_bytes(device->measured, gpc->measured,
+                                                      fabric->measured);
 }
 
 /* The noise floor of counter d in rec: the counter map's, and for a DRAM
  * counter what no access of the kernel read or wrote over a launch as long
- * as the record's (docs/model-evidence.md §2.1). Written: what the
- * background control shows (bg; core/dram_background.h), its rate times
- * the longest of the record's timed launches (the profiled launch is
- * another one of the same kernel, its length not read). Read: the larger
- * of that and the reads of units outside the GPCs in the record's own
- * range (outside_gpc_reads), two measures of one mechanism, the second
- * taken in the record's range (though the profiler may read it in another
- * pass than the DRAM bytes). */
+ * as the record's (docs/model-evidence.md §2.1): the larger of two
+ * measures of one mechanism, the units outside the GPCs. The background
+ * control (bg; core/dram_background.h): its rate times the longest of the
+ * record's timed launches (the profiled launch is another one of the same
+ * kernel, its length not read). The record's own range: what those units
+ * read from DRAM (read misses) or wrote into L2, which L2 may write back
+ * before the range ends (outside_gpc; a window of the counters pass reads
+ * them in the replay that reads the DRAM bytes, counter_map.h). Written
+ * adds the lines left dirty when the launch began (the stream control). */
 static double floor_of(const cml_record *rec, const cml_counter_def *d,
                        const cml_dram_background *bg)
 {
@@ -214,15 +223,13 @@ static double floor_of(const cml_record *rec, const cml_counter_def *d,
     if (d->kind != CML_CTR_RELATIVE ||
         (d->field != CML_CTR_DRAM_READ && d->field != CML_CTR_DRAM_WRITE))
         return f;
-    double extra =
-        cml_dram_background_bytes(bg, d->field == CML_CTR_DRAM_WRITE, rec->timing.max_ms);
-    if (d->field == CML_CTR_DRAM_READ) {
-        const double outside = outside_gpc_reads(rec);
-        if (outside > extra)
-            extra = outside;
-    } else {
+    const int write = d->field == CML_CTR_DRAM_WRITE;
+    double extra = cml_dram_background_bytes(bg, write, rec->timing.max_ms);
+    const double outside = outside_gpc(rec, write);
+    if (outside > extra)
+        extra = outside;
+    if (write)
         extra += cml_dram_background_dirty(bg);
-    }
     return f + extra;
 }
 

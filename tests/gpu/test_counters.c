@@ -485,6 +485,15 @@ int main(void)
                    cml_counters_passes(c));
         }
     }
+    /* The windows (counter_map.h): each read in a session of its own; one
+     * pass is what makes them one replay (printed: a GPU that needs two
+     * still runs, with a warning in the results). */
+    for (size_t w = 0; w < CML_COUNTER_WINDOWS; w++) {
+        CHECK(cml_counters_measure(c, cml_offset_launch, &a, cml_counter_window(w),
+                                   CML_COUNTER_WINDOW_METRICS, vals) == CML_OK);
+        printf("window %zu (%s, ...): %zu pass%s\n", w, cml_counter_window(w)[0],
+               cml_counters_passes(c), cml_counters_passes(c) == 1 ? "" : "es");
+    }
     /* ... and per launch in a session of CML_COUNTERS_MAX_BATCH. */
     {
         cml_launch_fn fns[CML_COUNTERS_MAX_BATCH];

@@ -447,7 +447,7 @@ static cml_status bw_measure(cml_sweep *ctx, const hier_settings *s, cml_record 
                           .sums = op == CML_HIER_READ && !p.chunk};
     cml_dbuf *out = op == CML_HIER_READ ? &g->buf[SLOT_OUT] : &g->buf[SLOT_C];
     st = cml_exp_measure(ctx->plan, rec, out, cml_hier_bw_launch, &a,
-                         cml_hier_bw_kernel(op, path, p.rows, p.stream, p.chunk),
+                         cml_hier_bw_kernel(op, path, p.rows, p.stream, p.chunk, p.per_block),
                          cml_hier_bw_block(op, p.chunk), 0, bw_check_cb, &a);
     if (st == CML_OK)
         add_text(rec, " Measured %.0f GB/s.", rec->bandwidth_gbs);

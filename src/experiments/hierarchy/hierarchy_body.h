@@ -293,7 +293,7 @@ CML_LAUNCHER cml_status cml_hier_bw_launch(void *args);
 /* The __global__ function a bandwidth launch runs, for the occupancy
  * calculator (NULL for arguments out of range). */
 CML_LAUNCHER const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream,
-                                            uint64_t chunk);
+                                            uint64_t chunk, uint64_t per_block);
 /* Threads a block of that launch: CML_HIER_CHUNK_BLOCK for the sliced read. */
 CML_HD unsigned cml_hier_bw_block(int op, uint64_t chunk)
 {
@@ -551,58 +551,121 @@ CML_BODY uint32_t cml_hier_slice(CML_CTX, int op, int path, const uint32_t *A, u
     return acc;
 }
 
-/*
- * Loads j .. j + count - 1 (j and count multiples of 16) of thread T of
- * block b in the sliced read (cml_hier_chunk_word): 16 loads a step, four
- * pieces, each piece's four loads summed as they come. The piece index is
- * stepped and wrapped by subtraction, not divided (a 64-bit division a
- * piece would cost more issue slots than the loads leave at L2's rate).
- * The shape is measured: the same loads held in an array of 16 and summed
- * after the step, with the pieces' offsets in an array of 4, capped a
- * 1.5 MiB set at 10.7 TB/s on an H200, where this one reads 13.2 and
- * gpu-l2-cache 12.8 (bench/results/h200/2026-11-29-slice-chunks/).
- */
-CML_BODY uint32_t cml_hier_chunks(CML_CTX, int path, const uint32_t *A, uint64_t parts,
-                                  uint64_t chunk, uint64_t b, uint64_t j, uint64_t count,
-                                  unsigned T, uint32_t acc)
+/* Whether a sliced read's block moves on to the next chunks: it reads
+ * per_block / 16 pieces (cml_hier_bw_body: per_block rows of 256 threads,
+ * 4 loads a piece for 1024), more than the chunk's. */
+CML_HD int cml_hier_chunk_rotates(uint64_t chunk, uint64_t per_block)
 {
+    return per_block / (CML_HIER_PIECE_LOADS * CML_HIER_CHUNK_BLOCK / CML_HIER_BLOCK) > chunk;
+}
+
+/* The pieces of a pass of cml_hier_chunks that stays in block b's chunk,
+ * from its load j on. The piece index is stepped and wrapped by subtraction, not
+ * divided (a 64-bit division a piece would cost more issue slots than the
+ * loads leave at L2's rate); the wrap never comes in such a pass, but the
+ * loop is the one measured (below). */
+CML_BODY uint32_t cml_hier_chunk_stay(CML_CTX, int path, const uint32_t *A, uint64_t parts,
+                                      uint64_t chunk, uint64_t b, uint64_t j, uint64_t count,
+                                      unsigned T, uint32_t acc)
+{
+    const uint32_t *first = A + (b % parts) * CML_HIER_STEP * CML_HIER_BLOCK + T;
     const uint64_t apart = parts * CML_HIER_STEP * CML_HIER_BLOCK; /* words, piece to piece */
-    const uint64_t q = j / CML_HIER_PIECE_LOADS;
-    uint64_t c = (b + q / chunk) % parts, x = q % chunk; /* the chunk, the piece in it */
-    const uint32_t *first = A + c * CML_HIER_STEP * CML_HIER_BLOCK + T;
+    uint64_t x = j / CML_HIER_PIECE_LOADS % chunk;
     for (uint64_t k = 0; k < count; k += CML_HIER_STEP) {
         CML_UNROLL
         for (int s = 0; s < (int)(CML_HIER_STEP / CML_HIER_PIECE_LOADS); s++) {
-            const uint32_t *piece = first + x * apart;
-            if (++x == chunk) { /* on to the next chunk (once a block at 32 pieces) */
+            const uint64_t at = x * apart;
+            if (++x == chunk)
                 x = 0;
-                if (++c == parts)
-                    c = 0;
-                first = A + c * CML_HIER_STEP * CML_HIER_BLOCK + T;
-            }
             CML_UNROLL
             for (int r = 0; r < (int)CML_HIER_PIECE_LOADS; r++)
                 acc += CML_LD_FN1(s * (int)CML_HIER_PIECE_LOADS + r, cml_hier_path_cache(path),
-                                  uint32_t, piece,
-                                  (uint64_t)r * CML_HIER_PIECE_LOADS * CML_HIER_BLOCK,
+                                  uint32_t, first,
+                                  at + (uint64_t)r * CML_HIER_PIECE_LOADS * CML_HIER_BLOCK,
                                   cml_hier_ld32, path);
         }
     }
     return acc;
 }
 
+/* The same from piece x of chunk c on, moving on to the next chunk where
+ * one ends. */
+CML_BODY uint32_t cml_hier_chunk_rotate(CML_CTX, int path, const uint32_t *A, uint64_t parts,
+                                        uint64_t chunk, uint64_t c, uint64_t x, uint64_t count,
+                                        unsigned T, uint32_t acc)
+{
+    const uint64_t apart = parts * CML_HIER_STEP * CML_HIER_BLOCK;
+    const uint32_t *piece = A + c * CML_HIER_STEP * CML_HIER_BLOCK + T + x * apart;
+    for (uint64_t k = 0; k < count; k += CML_HIER_STEP) {
+        CML_UNROLL
+        for (int s = 0; s < (int)(CML_HIER_STEP / CML_HIER_PIECE_LOADS); s++) {
+            CML_UNROLL
+            for (int r = 0; r < (int)CML_HIER_PIECE_LOADS; r++)
+                acc += CML_LD_FN1(s * (int)CML_HIER_PIECE_LOADS + r, cml_hier_path_cache(path),
+                                  uint32_t, piece,
+                                  (uint64_t)r * CML_HIER_PIECE_LOADS * CML_HIER_BLOCK,
+                                  cml_hier_ld32, path);
+            piece += apart;
+            if (++x == chunk) { /* on to the next chunk */
+                x = 0;
+                if (++c == parts)
+                    c = 0;
+                piece = A + c * CML_HIER_STEP * CML_HIER_BLOCK + T;
+            }
+        }
+    }
+    return acc;
+}
+
+/*
+ * Loads j .. j + count - 1 (j and count multiples of 16) of thread T of
+ * block b in the sliced read (cml_hier_chunk_word): 16 loads a step, four
+ * pieces, each piece's four loads summed as they come. The shape is
+ * measured: the same loads held in an array of 16 and summed after the
+ * step, with the pieces' offsets in an array of 4, capped a 1.5 MiB set at
+ * 10.7 TB/s on an H200, where this one reads 13.2 and gpu-l2-cache 12.8
+ * (bench/results/h200/2026-11-29-slice-chunks/).
+ * Loads that stay in one chunk (a chunk of 32 pieces: all of gpu-l2-cache's
+ * sizes) take cml_hier_chunk_stay, the loop measured there; the kernels
+ * are two, one loop each (cml_hier_bw_body's `rotate`). Other shapes read
+ * less at 1.5 MiB, A/B in one call on an H200
+ * (bench/results/h200/2026-11-29-final/): the move to the next chunk in
+ * the same unrolled step (the chunk's index left the block's uniform
+ * registers for every thread's) read 4-7% below gpu-l2-cache at 1.5 and
+ * 39.5 MiB; a pointer stepped a piece (half the instructions, both loops
+ * in one kernel) 4-5% below this loop alone at 1.5 MiB. This loop beside
+ * the rotating one in one kernel compiles with its index in every
+ * thread's registers too (SASS; not run); alone it is 1cf02c4's, the same
+ * SASS.
+ */
+CML_BODY uint32_t cml_hier_chunks(CML_CTX, int path, const uint32_t *A, uint64_t parts,
+                                  uint64_t chunk, uint64_t b, uint64_t j, uint64_t count,
+                                  unsigned T, uint32_t acc)
+{
+    const uint64_t q = j / CML_HIER_PIECE_LOADS;
+    if (q + count / CML_HIER_PIECE_LOADS <= chunk)
+        return cml_hier_chunk_stay(CML_CTX_ARG, path, A, parts, chunk, b, j, count, T, acc);
+    const uint64_t c = (b + q / chunk) % parts, x = q % chunk; /* the chunk, the piece in it */
+    return cml_hier_chunk_rotate(CML_CTX_ARG, path, A, parts, chunk, c, x, count, T, acc);
+}
+
 /* A bandwidth kernel's thread: its walk, then the read's sum (site 0) where
  * `sums` asks for it. */
 CML_BODY void cml_hier_bw_body(CML_CTX, int op, int path, int small, int stream, uint64_t parts,
-                               uint64_t chunk, int sums, const uint32_t *A, uint32_t *C,
-                               uint32_t *out, uint64_t rows, uint64_t per_block, uint32_t grid,
-                               uint32_t key)
+                               uint64_t chunk, int rotate, int sums, const uint32_t *A,
+                               uint32_t *C, uint32_t *out, uint64_t rows, uint64_t per_block,
+                               uint32_t grid, uint32_t key)
 {
     const unsigned t = CML_TID_X;
     uint32_t acc = 0;
     if (op == CML_HIER_READ && parts && chunk) {
-        acc = cml_hier_chunks(CML_CTX_ARG, path, A, parts, chunk, CML_BID_X, 0,
-                              per_block * CML_HIER_BLOCK / CML_HIER_CHUNK_BLOCK, t, acc);
+        /* `rotate` a constant of the kernel (cml_hier_chunk_rotates): each
+         * kernel holds one loop (cml_hier_chunks says why) */
+        const uint64_t count = per_block * CML_HIER_BLOCK / CML_HIER_CHUNK_BLOCK;
+        acc = rotate ? cml_hier_chunk_rotate(CML_CTX_ARG, path, A, parts, chunk,
+                                             CML_BID_X % parts, 0, count, t, acc)
+                     : cml_hier_chunk_stay(CML_CTX_ARG, path, A, parts, chunk, CML_BID_X, 0,
+                                           count, t, acc);
         if (sums)
             CML_ST(0, CML_ST_PLAIN, out, (uint64_t)CML_BID_X * CML_HIER_CHUNK_BLOCK + t, acc);
         return;

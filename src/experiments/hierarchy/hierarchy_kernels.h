@@ -21,7 +21,7 @@ __global__ void __launch_bounds__(CML_HIER_BLOCK)
             uint32_t grid, uint32_t key, uint64_t parts, uint64_t chunk, int sums)
 {
     (void)chunk;
-    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, SMALL, 0, SMALL ? 0 : parts, 0, sums, A, C, out,
+    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, SMALL, 0, SMALL ? 0 : parts, 0, 0, sums, A, C, out,
                      rows, per_block, grid, key);
 }
 
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(CML_HIER_BLOCK)
 {
     (void)parts;
     (void)chunk;
-    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, 0, 1, 0, 0, sums, A, C, out, rows, per_block,
+    cml_hier_bw_body(CML_KERNEL_CTX, OP, PATH, 0, 1, 0, 0, 0, sums, A, C, out, rows, per_block,
                      grid, key);
 }
 
@@ -50,14 +50,14 @@ __global__ void __launch_bounds__(CML_HIER_BLOCK)
 #else
 #define CML_HIER_CHUNK_RESIDENT 1
 #endif
-template <int PATH>
+template <int PATH, int ROTATE>
 __global__ void __launch_bounds__(CML_HIER_CHUNK_BLOCK, CML_HIER_CHUNK_RESIDENT)
     hier_chunk_read(const uint32_t *A, uint32_t *C, uint32_t *out, uint64_t rows,
                     uint64_t per_block, uint32_t grid, uint32_t key, uint64_t parts,
                     uint64_t chunk, int sums)
 {
-    cml_hier_bw_body(CML_KERNEL_CTX, CML_HIER_READ, PATH, 0, 0, parts, chunk, sums, A, C, out,
-                     rows, per_block, grid, key);
+    cml_hier_bw_body(CML_KERNEL_CTX, CML_HIER_READ, PATH, 0, 0, parts, chunk, ROTATE, sums, A,
+                     C, out, rows, per_block, grid, key);
 }
 
 typedef void (*bw_kernel)(const uint32_t *, uint32_t *, uint32_t *, uint64_t, uint64_t, uint32_t,
@@ -72,8 +72,11 @@ static const bw_kernel read_kernels[CML_HIER_PATH_COUNT][5] = {
     SMALLS(CML_HIER_READ, CML_HIER_NC)};
 static const bw_kernel write_kernels[5] = SMALLS(CML_HIER_WRITE, CML_HIER_CA);
 static const bw_kernel copy_kernels[5] = SMALLS(CML_HIER_COPY, CML_HIER_CA);
-static const bw_kernel chunk_read_kernels[CML_HIER_PATH_COUNT] = {
-    hier_chunk_read<CML_HIER_CA>, hier_chunk_read<CML_HIER_CG>, hier_chunk_read<CML_HIER_NC>};
+/* [path][rotate: cml_hier_chunk_rotates] */
+static const bw_kernel chunk_read_kernels[CML_HIER_PATH_COUNT][2] = {
+    {hier_chunk_read<CML_HIER_CA, 0>, hier_chunk_read<CML_HIER_CA, 1>},
+    {hier_chunk_read<CML_HIER_CG, 0>, hier_chunk_read<CML_HIER_CG, 1>},
+    {hier_chunk_read<CML_HIER_NC, 0>, hier_chunk_read<CML_HIER_NC, 1>}};
 static const bw_kernel stream_read_kernels[CML_HIER_PATH_COUNT] = {
     hier_bw_stream<CML_HIER_READ, CML_HIER_CA>, hier_bw_stream<CML_HIER_READ, CML_HIER_CG>,
     hier_bw_stream<CML_HIER_READ, CML_HIER_NC>};
@@ -84,12 +87,15 @@ static int small_index(uint64_t rows)
     return index[cml_hier_small_rows(rows)];
 }
 
-static bw_kernel pick(int op, int path, uint64_t rows, int stream, uint64_t chunk)
+static bw_kernel pick(int op, int path, uint64_t rows, int stream, uint64_t chunk,
+                      uint64_t per_block)
 {
     if (path < 0 || path >= CML_HIER_PATH_COUNT)
         return NULL;
     if (chunk)
-        return op == CML_HIER_READ && !stream ? chunk_read_kernels[path] : NULL;
+        return op == CML_HIER_READ && !stream
+                   ? chunk_read_kernels[path][cml_hier_chunk_rotates(chunk, per_block)]
+                   : NULL;
     if (stream) {
         switch (op) {
         case CML_HIER_READ: return stream_read_kernels[path];
@@ -108,16 +114,16 @@ static bw_kernel pick(int op, int path, uint64_t rows, int stream, uint64_t chun
 }
 
 extern "C" const void *cml_hier_bw_kernel(int op, int path, uint64_t rows, int stream,
-                                          uint64_t chunk)
+                                          uint64_t chunk, uint64_t per_block)
 {
-    return (const void *)pick(op, path, rows, stream, chunk);
+    return (const void *)pick(op, path, rows, stream, chunk, per_block);
 }
 
 /* The arguments a kernel may run with: a walk of whole steps over arrays
  * that exist, on the arrays its operation uses. */
 static int bw_args_ok(const cml_hier_bw_args *a)
 {
-    if (!a || !pick(a->op, a->path, a->rows, a->stream, a->chunk) || a->rows == 0 ||
+    if (!a || !pick(a->op, a->path, a->rows, a->stream, a->chunk, a->per_block) || a->rows == 0 ||
         a->grid == 0 || a->per_block == 0 || a->per_block % CML_HIER_STEP != 0 ||
         (a->stream && a->rows < a->grid))
         return 0;
@@ -141,7 +147,7 @@ extern "C" cml_status cml_hier_bw_launch(void *vctx)
     const cml_hier_bw_args *a = (const cml_hier_bw_args *)vctx;
     if (!bw_args_ok(a) || a->grid > 0x7FFFFFFFu)
         return CML_EINVAL;
-    const bw_kernel k = pick(a->op, a->path, a->rows, a->stream, a->chunk);
+    const bw_kernel k = pick(a->op, a->path, a->rows, a->stream, a->chunk, a->per_block);
     k<<<a->grid, cml_hier_bw_block(a->op, a->chunk)>>>(
         a->A, a->C, a->out, a->rows, a->per_block, a->grid, a->key, a->parts, a->chunk,
         a->sums);

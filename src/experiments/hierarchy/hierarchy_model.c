@@ -306,7 +306,7 @@ static void bw_thread(const cml_thread *t, const void *vargs, cml_emitter *e)
     uint32_t *C = CML_ARRAY(uint32_t, 1);
     const int small = p->parts ? 0 : (int)cml_hier_small_rows(p->rows);
     if (a->sums) {
-        cml_hier_bw_body(c, a->op, a->path, small, p->stream, p->parts, 0, 1, A, C,
+        cml_hier_bw_body(c, a->op, a->path, small, p->stream, p->parts, 0, 0, 1, A, C,
                          CML_ARRAY(uint32_t, 2), p->rows, 0, p->grid, 0);
         return;
     }
