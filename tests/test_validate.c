@@ -663,11 +663,11 @@ static void test_outside_gpc_reads(void)
     CHECK_NEAR(x->counters[0].floor, 333149.44, 1e-6);
     CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
 
-    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(12400, 830, 0), 370240, 0);
-    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(1000, 800, 300), 0, 0);
-    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(1000, -1, 0), 0, 0);
-    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(INFINITY, 0, 0), 0, 0);
-    CHECK_NEAR(cml_counter_outside_gpc_read_bytes(1000, 0, NAN), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_bytes(12400, 830, 0), 370240, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_bytes(1000, 800, 300), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_bytes(1000, -1, 0), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_bytes(INFINITY, 0, 0), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_bytes(1000, 0, NAN), 0, 0);
     cml_verdicts_free(&v);
     cml_results_free(&r);
 }
@@ -729,9 +729,9 @@ static void test_outside_gpc_writes(void)
     x = judge(&row, &r, 2, &v);
     CHECK(x->verdict == CML_VERDICT_UNEXPLAINED);
     CHECK_NEAR(x->counters[0].floor, 278262.9888, 1e-6);
-    CHECK_NEAR(cml_counter_outside_gpc_write_bytes(1200, 132, 66), 32064, 0);
-    CHECK_NEAR(cml_counter_outside_gpc_write_bytes(100, 132, 66), 0, 0);
-    CHECK_NEAR(cml_counter_outside_gpc_write_bytes(NAN, 132, 66), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_bytes(1200, 132, 66), 32064, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_bytes(100, 132, 66), 0, 0);
+    CHECK_NEAR(cml_counter_outside_gpc_bytes(NAN, 132, 66), 0, 0);
     cml_verdicts_free(&v);
     cml_results_free(&r);
 }

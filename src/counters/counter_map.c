@@ -60,7 +60,7 @@ static const cml_counter_def map[] = {
      * that opens every range, units outside the GPCs (not the kernel's
      * loads, instructions or constants) read their lines from DRAM again,
      * more the longer the launch; validate takes what they missed as DRAM
-     * reads no SM asked for (cml_counter_outside_gpc_read_bytes). */
+     * reads no SM asked for (cml_counter_outside_gpc_bytes). */
     {CML_METRIC_L2_READ_MISS_DEVICE, -1, CML_CTR_NONE, CML_CTR_INFO,
      "L2 read misses to device memory, sectors, of every unit"},
     {CML_METRIC_L2_READ_MISS_GPC, -1, CML_CTR_NONE, CML_CTR_INFO,
@@ -69,7 +69,7 @@ static const cml_counter_def map[] = {
      "L2 read misses, sectors, of requests the other L2 partition forwarded"},
     /* Who wrote into L2, the same way: lines units outside the GPCs wrote
      * during the range, which L2 may write back to DRAM before it ends
-     * (cml_counter_outside_gpc_write_bytes; validate's DRAM write floor). */
+     * (cml_counter_outside_gpc_bytes; validate's DRAM write floor). */
     {CML_METRIC_L2_WRITE_DEVICE, -1, CML_CTR_NONE, CML_CTR_INFO,
      "L2 write sectors to device memory, of every unit"},
     {CML_METRIC_L2_WRITE_GPC, -1, CML_CTR_NONE, CML_CTR_INFO,
@@ -206,24 +206,13 @@ int cml_counter_kept_at_zero(const cml_counter_def *d)
     return 0;
 }
 
-/* 32 x (device - gpc - fabric) sectors, 0 where not above 0 or not counts. */
-static double outside_gpc_bytes(double device, double gpc, double fabric)
+double cml_counter_outside_gpc_bytes(double device, double gpc, double fabric)
 {
     if (!(isfinite(device) && isfinite(gpc) && isfinite(fabric)) || device < 0 || gpc < 0 ||
         fabric < 0)
         return 0;
     const double outside = device - gpc - fabric;
     return outside > 0 ? 32.0 * outside : 0;
-}
-
-double cml_counter_outside_gpc_read_bytes(double device, double gpc, double fabric)
-{
-    return outside_gpc_bytes(device, gpc, fabric);
-}
-
-double cml_counter_outside_gpc_write_bytes(double device, double gpc, double fabric)
-{
-    return outside_gpc_bytes(device, gpc, fabric);
 }
 
 double cml_counter_floor(const cml_counter_def *d)

@@ -163,15 +163,13 @@ void cml_counter_level_bounds(const cml_counter_def *d, const cml_levels *lv, do
  * validate's DRAM floors) and absent means not collected. */
 int cml_counter_kept_at_zero(const cml_counter_def *d);
 
-/* The DRAM bytes a range read for L2 read misses of units outside the
- * GPCs, from its three L2-miss counters (CML_METRIC_L2_READ_MISS_*, values
- * `device`, `gpc`, `fabric` in sectors): 32 x (device - gpc - fabric), 0
- * where that is not above 0 or a value is not a finite count >= 0 (a file's
- * values, or counters this GPU cannot collect: NAN). */
-double cml_counter_outside_gpc_read_bytes(double device, double gpc, double fabric);
-/* The same for the three write counters (CML_METRIC_L2_WRITE_*): bytes
- * units outside the GPCs wrote into L2 over the range. */
-double cml_counter_outside_gpc_write_bytes(double device, double gpc, double fabric);
+/* What units outside the GPCs moved over a range, in bytes, from a trio of
+ * counters by who asked (values `device`, `gpc`, `fabric` in sectors): the
+ * DRAM bytes they read for L2 read misses (CML_METRIC_L2_READ_MISS_*), or
+ * the bytes they wrote into L2 (CML_METRIC_L2_WRITE_*). 32 x (device - gpc
+ * - fabric), 0 where that is not above 0 or a value is not a finite count
+ * >= 0 (a file's values, or counters this GPU cannot collect: NAN). */
+double cml_counter_outside_gpc_bytes(double device, double gpc, double fabric);
 
 const char *cml_ctr_kind_name(cml_ctr_kind k);    /* "exact", "percent", "info", "relative" */
 const char *cml_ctr_field_name(cml_ctr_field f);  /* "sectors", ...            */

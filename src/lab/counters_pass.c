@@ -147,13 +147,18 @@ static void note_failure(cml_record *rec, cml_status st, const char *err)
     }
 }
 
-/* The index in the map of each metric of window w, into at[]. */
-static void window_index(size_t w, size_t *at)
+/* Window `win`'s values of k launches (w, its metrics' order) in place of
+ * the map's (v, the map's order, n a launch). */
+static void put_window(size_t win, const double *w, size_t k, double *v)
 {
-    const char *const *names = cml_counter_window(w);
+    const size_t n = cml_counter_map_count();
     for (size_t m = 0; m < CML_COUNTER_WINDOW_METRICS; m++) {
-        const cml_counter_def *d = cml_counter_map_find(names[m]);
-        at[m] = d ? (size_t)(d - cml_counter_map_at(0)) : SIZE_MAX;
+        const cml_counter_def *d = cml_counter_map_find(cml_counter_window(win)[m]);
+        if (!d)
+            continue;
+        const size_t row = (size_t)(d - cml_counter_map_at(0));
+        for (size_t j = 0; j < k; j++)
+            v[j * n + row] = w[j * CML_COUNTER_WINDOW_METRICS + m];
     }
 }
 
@@ -167,12 +172,9 @@ static void window_index(size_t w, size_t *at)
 static void run_windows(cml_counters_pass *p, job **at, size_t k, const cml_launch_fn *launch,
                         void *const *ctx, double *v)
 {
-    const size_t n = cml_counter_map_count();
     double w[CML_COUNTERS_MAX_BATCH * CML_COUNTER_WINDOW_METRICS];
     char err[512];
     for (size_t win = 0; win < CML_COUNTER_WINDOWS; win++) {
-        size_t idx[CML_COUNTER_WINDOW_METRICS];
-        window_index(win, idx);
         size_t failed = SIZE_MAX;
         err[0] = '\0';
         cml_status st = p->b.measure(p->b.user, k, launch, ctx, cml_counter_window(win),
@@ -193,10 +195,7 @@ static void run_windows(cml_counters_pass *p, job **at, size_t k, const cml_laun
             continue;
         }
         p->windows_read++;
-        for (size_t j = 0; j < k; j++)
-            for (size_t m = 0; m < CML_COUNTER_WINDOW_METRICS; m++)
-                if (idx[m] < n)
-                    v[j * n + idx[m]] = w[j * CML_COUNTER_WINDOW_METRICS + m];
+        put_window(win, w, k, v);
     }
 }
 
@@ -347,19 +346,14 @@ cml_status cml_counters_now(struct cml_counters *profiler, cml_record *rec, cml_
      * same measurement as one read in a batch. */
     for (size_t win = 0; win < CML_COUNTER_WINDOWS; win++) {
         double w[CML_COUNTER_WINDOW_METRICS];
-        size_t idx[CML_COUNTER_WINDOW_METRICS];
-        window_index(win, idx);
         st = cml_counters_measure(profiler, launch, ctx, cml_counter_window(win),
                                   CML_COUNTER_WINDOW_METRICS, w);
         if (st == CML_ECUDA) {
             note_failure(rec, st, cml_counters_error(profiler));
             return st;
         }
-        if (st != CML_OK || cml_counters_passes(profiler) != 1)
-            continue; /* the map's values stay */
-        for (size_t m = 0; m < CML_COUNTER_WINDOW_METRICS; m++)
-            if (idx[m] < n)
-                v[idx[m]] = w[m];
+        if (st == CML_OK && cml_counters_passes(profiler) == 1)
+            put_window(win, w, 1, v); /* else the map's values stay */
     }
     fill_record(rec, v);
     return CML_OK;

@@ -184,11 +184,11 @@ static void model_bounds(const cml_record *rec, const cml_counter *c, double *lo
 }
 
 /* The DRAM bytes rec's range read for units outside the GPCs
- * (cml_counter_outside_gpc_read_bytes), where it holds all three L2-miss
+ * (cml_counter_outside_gpc_bytes), where it holds all three L2-miss
  * counters; 0 without them (a file from before them, a GPU that cannot
  * collect one: the kernel's own misses would count as outside). With
- * `write`, the bytes those units wrote into L2 over the range
- * (cml_counter_outside_gpc_write_bytes), from the three write counters. */
+ * `write`, the bytes those units wrote into L2 over the range, from the
+ * three write counters. */
 static double outside_gpc(const cml_record *rec, int write)
 {
     const cml_counter *device = cml_record_find_counter(
@@ -199,10 +199,7 @@ static double outside_gpc(const cml_record *rec, int write)
         rec, write ? CML_METRIC_L2_WRITE_FABRIC : CML_METRIC_L2_READ_MISS_FABRIC);
     if (!device || !gpc || !fabric)
         return 0;
-    return write ? cml_counter_outside_gpc_write_bytes(device->measured, gpc->measured,
-                                                       fabric->measured)
-                 : cml_counter_outside_gpc_read_bytes(device->measured, gpc->measured,
-                                                      fabric->measured);
+    return cml_counter_outside_gpc_bytes(device->measured, gpc->measured, fabric->measured);
 }
 
 /* The noise floor of counter d in rec: the counter map's, and for a DRAM
