@@ -63,11 +63,12 @@ STEP_START_S=$START_S
 # Seconds left of BUDGET.
 remaining() { echo $((BUDGET - ($(date +%s) - START_S))); }
 
-# The 8 files that come back.
+# The 8 files that come back (the device tool returns 8).
 LOG_BUILD=$OUT/build.log
-LOG_ENV=$OUT/build.log       # the device's facts follow the build's log
+LOG_ENV=$OUT/build.log       # the device's facts follow the build's log,
+LOG_CTEST=$OUT/build.log     # and ctest's follows them
 JSON_EXPR=$OUT/expr.json
-LOG_CTEST=$OUT/ctest.log
+JSON_VALIDATE=$OUT/validate.json # gzipped: the verdicts, for bench/compare_levels.py
 LOG_MEMCHECK=$OUT/sanitizers.log
 LOG_RACECHECK=$OUT/sanitizers.log
 LOG_VALIDATE=$OUT/validate.txt
@@ -133,7 +134,7 @@ rm -f "$OUT/device.tmp"
 if part_has 1; then
 # ---------------------------------------------------------------------------
 banner "ctest (all labels)"
-ctest --test-dir "$BUILD" --output-on-failure -V --timeout 400 >"$LOG_CTEST" 2>&1
+ctest --test-dir "$BUILD" --output-on-failure -V --timeout 400 >>"$LOG_CTEST" 2>&1
 rc=$?
 # The GPU tests' own lines (facts, timings, the peak table), then ctest's tally.
 grep -E "^[0-9]+: (device 0|trivial|triad of|occupancy|1 PiB|planted|peak |cml_peak|references|best copy|persisting L2|WARN|SKIP|  [a-z]|kernel=|variant|cost:|profiler|timing:|batched|at once)" "$LOG_CTEST" | cut -c1-200 | head -80
@@ -299,8 +300,10 @@ VALIDATE="?"
 if part_has 6; then
     banner "validate"
     if [ -x "$BUILD/cumemlab" ]; then
-        CML_COUNTERS_TIMING=1 timeout 400 "$BUILD/cumemlab" validate >>"$LOG_VALIDATE" 2>&1
+        CML_COUNTERS_TIMING=1 timeout 400 "$BUILD/cumemlab" validate --json "$JSON_VALIDATE" \
+            >>"$LOG_VALIDATE" 2>&1
         rc=$?
+        [ -f "$JSON_VALIDATE" ] && gzip -9nf "$JSON_VALIDATE"
         VALIDATE=$(grep -E "agree, [0-9]+ differ" "$LOG_VALIDATE" | tail -1)
         grep -E "DIFFER|failed" "$LOG_VALIDATE" | head -20
         echo "$VALIDATE"
