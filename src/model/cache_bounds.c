@@ -21,9 +21,15 @@
  *     an SM and hit in its L1; and the L2 Request Coalescer merges a read
  *     with another SM's request for its sector still in flight (the H200
  *     counts it: docs/model-evidence.md §4.7), for a time not known;
- *   - write floor: the model's caches with no write-back horizon and no
- *     dirty limit: dirty data leaves L2 only when L2 has no room for it,
- *     the least any horizon writes back;
+ *   - write floor: no write-back horizon, and dirty data leaves L2 only
+ *     when L2 is full of it: a replacement that gives up every clean line
+ *     before a dirty one (the order L2 picks its victims in is not known),
+ *     run as an L2 that never gives a line up with a dirty limit of L2's
+ *     size (the oldest dirty sector written back while more is dirty). The
+ *     least any horizon or replacement writes back: an LRU floor, reads
+ *     taking room as they come, was not (unroll's blocks of 32 and 64 on an
+ *     H200 kept 1.5-1.8 MiB more dirty than it: docs/model-evidence.md
+ *     §2.3);
  *   - pessimistic: the smallest L1 (the largest shared-memory carve-out)
  *     under the schedule's most crowded interleaving, and an L2 halved by
  *     copies (every line held in both partitions), a partial sector
@@ -114,8 +120,10 @@ static void optimistic(cml_cache_config *c)
 
 static void write_floor(cml_cache_config *c)
 {
+    c->dirty_max_bytes = c->l2_bytes;
+    c->l2_bytes = UNBOUNDED_BYTES;
     c->l2_partitions = 1;
-    c->clean_age_bytes = c->partial_age_bytes = c->dirty_max_bytes = 0;
+    c->clean_age_bytes = c->partial_age_bytes = 0;
 }
 
 static void pessimistic(cml_cache_config *c)
@@ -260,7 +268,8 @@ cml_status cml_trace_levels(const cml_cache_config *c, cml_dim3 grid, cml_dim3 b
         umin(umin(pt.dram_read_bytes, opt.dram_read_bytes), cml_kernel_span_compulsory(&sp, c));
     hi->dram_read_bytes =
         umax(pt.dram_read_bytes + pt_part, pes.dram_read_bytes + pes_part);
-    /* DRAM writes: what no horizon keeps (L2 full of dirty data) at least;
+    /* DRAM writes: what no horizon or replacement keeps (L2 full of dirty
+     * data) at least;
      * at most every dirty sector written back, none left at the end. */
     lo->dram_write_bytes = umin(pt.dram_write_bytes, flo.dram_write_bytes);
     hi->dram_write_bytes = umax(pt.dram_write_bytes + pt.l2_dirty_end_bytes,
