@@ -194,6 +194,18 @@ static void test_stream_read(void)
 
 /* ---- a streaming write ----------------------------------------------------- */
 
+/* The H100's configuration with an L2 of 1 MiB (8192 lines) that writes a
+ * dirty sector back once 768 KiB came in after it, and the oldest while
+ * more than 512 KiB is dirty. */
+static void small_l2(cml_cache_config *c)
+{
+    cml_cache_config_h100(c);
+    c->l2_bytes = 1 * MIB;
+    c->clean_age_bytes = 768 * KIB;
+    c->partial_age_bytes = 768 * KIB;
+    c->dirty_max_bytes = 512 * KIB;
+}
+
 /*
  * 2 MiB written once in whole sectors (131072 threads of 16 bytes: 65536
  * sectors, 16384 lines), on an L2 of 1 MiB (8192 lines) that writes a
@@ -202,20 +214,16 @@ static void test_stream_read(void)
  *   - L2 writes: every store sector, 65536, a point;
  *   - point: the dirty limit comes first (512 KiB < 768 KiB), so 512 KiB
  *     is still dirty at the end and 2 MiB - 512 KiB = 1.5 MiB went back;
- *   - lo (no horizon, no limit: only what has no room leaves): L2 full of
- *     dirty lines, each new line evicts the oldest, 16384 - 8192 lines of
- *     128 bytes: 1 MiB;
+ *   - lo (no horizon: only what has no room leaves): L2 full of dirty
+ *     lines, each new line evicts the oldest, 16384 - 8192 lines of 128
+ *     bytes: 1 MiB;
  *   - hi (nothing left dirty at the end): all 2 MiB;
  *   - no reads: stores of whole sectors need none.
  */
 static void test_stream_write(void)
 {
     cml_cache_config c;
-    cml_cache_config_h100(&c);
-    c.l2_bytes = 1 * MIB;
-    c.clean_age_bytes = 768 * KIB;
-    c.partial_age_bytes = 768 * KIB;
-    c.dirty_max_bytes = 512 * KIB;
+    small_l2(&c);
     kargs a = {K_WRITE16, 131072};
     cml_levels lv = levels_of(&c, &a);
     CHECK(!lv.sampled);
@@ -254,11 +262,7 @@ static void test_stream_write(void)
 static void test_reads_beside_writes(void)
 {
     cml_cache_config c;
-    cml_cache_config_h100(&c);
-    c.l2_bytes = 1 * MIB;
-    c.clean_age_bytes = 768 * KIB;
-    c.partial_age_bytes = 768 * KIB;
-    c.dirty_max_bytes = 512 * KIB;
+    small_l2(&c);
     kargs a = {K_SUM, UINT64_C(1) << 19};
     cml_levels lv = levels_of(&c, &a);
     CHECK_EQ_U64(lv.lo.dram_write_bytes, 1 * MIB);

@@ -28,7 +28,7 @@
  *     size (the oldest dirty sector written back while more is dirty). The
  *     least any horizon or replacement writes back: an LRU floor, reads
  *     taking room as they come, was not (unroll's blocks of 32 and 64 on an
- *     H200 kept 1.5-1.8 MiB more dirty than it: docs/model-evidence.md
+ *     H200 kept 1.4-1.8 MiB more dirty than it: docs/model-evidence.md
  *     §2.3);
  *   - pessimistic: the smallest L1 (the largest shared-memory carve-out)
  *     under the schedule's most crowded interleaving, and an L2 halved by
