@@ -294,6 +294,32 @@ static void test_rules(void)
         cml_cache_sim_free(s);
     }
 
+    /* A .cg load drops the L1 copy of its whole line: a .nc warp reading
+     * line 0 misses 4, hits 4; one lane's .cg load of sector 0 (one L1
+     * miss, one L2 read); the .nc warp again misses all 4 sectors (a .cs
+     * load does not drop: 4 hits). L2 reads 4 + 1 + 4 and 4 + 1. */
+    static const cml_cache bypass[] = {CML_CACHE_CG, CML_CACHE_CS};
+    for (unsigned k = 0; k < 2; k++) {
+        s = sim(&c);
+        cml_access nc = warp(CML_OP_LOAD, CML_CACHE_NC, 4, A, 4);
+        cml_access one_lane = warp(CML_OP_LOAD, bypass[k], 4, A, 4);
+        one_lane.active = 1u;
+        CHECK(cml_cache_sim_access(s, 0, 0, &nc) == CML_OK);
+        CHECK(cml_cache_sim_access(s, 0, 0, &nc) == CML_OK);
+        CHECK(cml_cache_sim_access(s, 0, 0, &one_lane) == CML_OK);
+        CHECK(cml_cache_sim_access(s, 0, 0, &nc) == CML_OK);
+        cml_cache_sim_levels(s, &lv);
+        CHECK_EQ_U64(lv.l1_hit_sectors, k == 0 ? 4 : 8);
+        CHECK_EQ_U64(lv.l2_read_sectors, k == 0 ? 9 : 5);
+        /* Another SM's copy stays: its .nc warp after the .cg load hits. */
+        CHECK(cml_cache_sim_access(s, 1, 1, &nc) == CML_OK);
+        CHECK(cml_cache_sim_access(s, 0, 0, &one_lane) == CML_OK);
+        CHECK(cml_cache_sim_access(s, 1, 1, &nc) == CML_OK);
+        cml_cache_sim_levels(s, &lv);
+        CHECK_EQ_U64(lv.l1_hit_sectors, (k == 0 ? 4 : 8) + 4);
+        cml_cache_sim_free(s);
+    }
+
     /* An L1 of one line: the second line evicts the first. */
     cml_cache_config one = c;
     one.l1_bytes = 128;

@@ -693,6 +693,21 @@ static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *h
     return CML_OK;
 }
 
+/* A .cg load drops its SM's L1 copy of the whole line (valid sectors
+ * cleared; the line keeps its place and its merge marks): measured on an
+ * H200, every .cg load of a hot table line that .nc or .ca loads keep in L1
+ * cost them 3.7-3.8 of the line's 4 sectors again (docs/model-evidence.md
+ * §4.9). x2: the line's home line in L2 (NIL: unknown, no filter). */
+static void l1_drop(cml_cache_sim *s, unsigned sm, uint64_t sector, uint32_t x2)
+{
+    if (l1_filter(s) && x2 != NIL && !(s->l2[0].seen[x2] & SEEN_IN_L1))
+        return;
+    lru *l = l1_of(s, sm);
+    const uint32_t x = lru_find(l, sector >> 2);
+    if (x != NIL)
+        l->valid[x] = 0;
+}
+
 /* The l1_merge extreme (cache.h): whether the SM asked for `sector` past
  * L1 before, as a bypassing load (kind 0) or a store (kind 1), while its
  * L1 held the line. A lookup only: l1_ask marks it. */
@@ -787,16 +802,22 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
             continue;
         }
         s->st.load_sectors++;
-        /* .cg and .cs bypass L1; the copy engine's reads never enter it. */
+        /* .cg and .cs bypass L1; the copy engine's reads never enter it.
+         * A .cg load drops what L1 held of the line (l1_drop). */
         if (!local && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_CS ||
                        a->cache == CML_CACHE_BULK)) {
+            const int drops = a->cache == CML_CACHE_CG;
             if (merge && l1_asked(s, sm, v.sec[i], 0)) {
                 s->st.merged_loads++;
+                if (drops)
+                    l1_drop(s, sm, v.sec[i], NIL);
                 continue;
             }
             s->tot.l1_miss_sectors++;
             uint32_t x2 = NIL;
             rc = l2_read(s, sm, v.sec[i], &x2);
+            if (rc == CML_OK && drops)
+                l1_drop(s, sm, v.sec[i], x2);
             if (rc == CML_OK && merge)
                 rc = l1_ask(s, sm, v.sec[i], 0, x2);
             continue;
