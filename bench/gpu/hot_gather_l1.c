@@ -15,8 +15,12 @@
  * hit L1 nor were an SM's first touch of a table sector. Every output is
  * checked against the host.
  *
- * Usage: bench_hot_gather_l1 [repeats] (1..10, default 3).
- * Needs a GPU and the profiler; says why and exits 2 without them.
+ * Usage: bench_hot_gather_l1 [--launch-only] [repeats] (1..10, default 3).
+ * Needs a GPU and the profiler; says why and exits 2 without them. With
+ * --launch-only it opens no profiler: every launch runs once, alone, for
+ * Nsight Compute to measure (`ncu --metrics ... bench_hot_gather_l1
+ * --launch-only`: the same kernels under another profiler's flush and
+ * replay, docs/model-evidence.md §4.9).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,11 +93,22 @@ static uint64_t check(const float *t, const float *c, uint64_t n, int wraps)
 int main(int argc, char **argv)
 {
     unsigned repeats = 3;
-    if (argc > 1) {
+    int launch_only = 0, arg = 1;
+    if (arg < argc && strcmp(argv[arg], "--launch-only") == 0) {
+        launch_only = 1;
+        arg++;
+    }
+    if (arg + 1 < argc) {
+        fprintf(stderr, "bench_hot_gather_l1: usage: bench_hot_gather_l1 [--launch-only] "
+                        "[repeats], got %d arguments\n", argc - 1);
+        return 2;
+    }
+    if (arg < argc) {
         char *end = NULL;
-        unsigned long v = strtoul(argv[1], &end, 10);
+        unsigned long v = strtoul(argv[arg], &end, 10);
         if (!end || *end || v < 1 || v > 10) {
-            fprintf(stderr, "bench_hot_gather_l1: repeats must be in 1..10, got '%s'\n", argv[1]);
+            fprintf(stderr, "bench_hot_gather_l1: repeats must be in 1..10, got '%s'\n",
+                    argv[arg]);
             return 2;
         }
         repeats = (unsigned)v;
@@ -106,7 +121,7 @@ int main(int argc, char **argv)
     }
     const cml_device_facts *f = cml_gpu_facts(g);
     cml_counters *c = NULL;
-    if (cml_counters_open(0, &c, why, sizeof why) != CML_OK) {
+    if (!launch_only && cml_counters_open(0, &c, why, sizeof why) != CML_OK) {
         fprintf(stderr, "bench_hot_gather_l1: needs the hardware counters: %s\n", why);
         cml_gpu_close(g);
         return 2;
@@ -142,8 +157,9 @@ int main(int argc, char **argv)
            "flushed before each launch. extra = load sectors - L1 hits - SMs x 512 (every SM's "
            "first touch); .cg loads never hit, so they only add misses\n\n", f->name,
            f->sm_count, (double)f->l2_bytes / 1048576.0);
-    printf("%-4s %-36s %10s %4s %9s %10s %12s %11s\n", "path", "variant", "n", "rep", "extra",
-           "L1 miss", "L2 rd miss", "DRAM wr MiB");
+    if (!launch_only)
+        printf("%-4s %-36s %10s %4s %9s %10s %12s %11s\n", "path", "variant", "n", "rep",
+               "extra", "L1 miss", "L2 rd miss", "DRAM wr MiB");
     for (int nc = 1; nc >= 0; nc--)
         for (size_t si = 0; si < NSIZE; si++) {
             const uint64_t n = sizes[si];
@@ -169,9 +185,23 @@ int main(int argc, char **argv)
                         idx[k++] = j;
                     }
                     size_t failed;
-                    if (cml_hg_persist(p ? 4u << 20 : limit_was) != CML_OK ||
-                        cml_counters_measure_batch(c, k, fns, ctx, metrics, NMET, v, &failed) !=
-                            CML_OK) {
+                    if (cml_hg_persist(p ? 4u << 20 : limit_was) != CML_OK) {
+                        fprintf(stderr, "bench_hot_gather_l1: %s\n", cml_gpu_error(g));
+                        goto done;
+                    }
+                    if (launch_only) {
+                        for (size_t j = 0; j < k; j++) {
+                            if (fns[j](ctx[j]) != CML_OK || cml_hg_sync() != CML_OK) {
+                                fprintf(stderr, "bench_hot_gather_l1: %s\n", cml_gpu_error(g));
+                                goto done;
+                            }
+                            printf("launched %s %s n %llu rep %u\n", nc ? "nc" : "ca",
+                                   variants[idx[j]].what, (unsigned long long)n, r);
+                        }
+                        continue;
+                    }
+                    if (cml_counters_measure_batch(c, k, fns, ctx, metrics, NMET, v, &failed) !=
+                        CML_OK) {
                         fprintf(stderr, "bench_hot_gather_l1: profiling failed: %s %s\n",
                                 cml_counters_error(c), cml_gpu_error(g));
                         goto done;

@@ -67,6 +67,12 @@ extern "C" cml_status cml_hg_launch(void *vargs)
     return CML_OK;
 }
 
+extern "C" cml_status cml_hg_sync(void)
+{
+    CML_CU(cudaDeviceSynchronize());
+    return CML_OK;
+}
+
 extern "C" cml_status cml_hg_persist_limit(size_t *bytes)
 {
     CML_CU(cudaDeviceGetLimit(bytes, cudaLimitPersistingL2CacheSize));

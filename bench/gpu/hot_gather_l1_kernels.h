@@ -34,6 +34,8 @@ typedef struct cml_hg_launch_args {
 } cml_hg_launch_args;
 
 cml_status cml_hg_launch(void *args);
+/* Wait for the launches so far (checked). */
+cml_status cml_hg_sync(void);
 /* The L2 set aside for persisting lines now (a device-wide limit). */
 cml_status cml_hg_persist_limit(size_t *bytes);
 /* Set it to `bytes`, the lines persisting so far reset to normal first. */
