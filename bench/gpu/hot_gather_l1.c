@@ -4,16 +4,17 @@
  *
  * The read-only experiment's gather from a 16 KiB table (C[i] = T[hot(i)],
  * every SM's first touch of the table's 512 sectors its only L1 misses in
- * the model) and three variants, each changing one thing: the output kept
- * in 16 MiB (the same loads and launch, no L2 turnover), one .cg load of a
- * table line per block (does a bypassing load drop the line from L1?), and
- * the output kept in 16 MiB while every thread reads a stream past L1 (L2
- * turned over by reads instead of writes); the base and the read stream
- * again with the table in L2's persisting window (is it the table's own
- * eviction from L2 that costs the L1 hits?). Every launch is profiled with
- * L2 flushed before it; the extra misses are the load sectors that neither
- * hit L1 nor were an SM's first touch of a table sector. Every output is
- * checked against the host.
+ * the model), through .nc, .ca and .cs, beside variants that each change
+ * one thing: the output kept in 16 MiB (the same loads and launch, no L2
+ * turnover); one .cg load of a table line per block (does a bypassing load
+ * drop the line from L1?); the output kept in 16 MiB while every thread
+ * reads a stream past L1 (L2 turned over by reads instead of writes); one
+ * .cs load of a table line per block (PTX: evict-first in L1; a drop like
+ * .cg's?); the base and the read stream again with the table in L2's
+ * persisting window (is it the table's own eviction from L2 that costs the
+ * L1 hits?). Every launch is profiled with L2 flushed before it; the extra
+ * misses are L1's misses less every SM's first touch of a table sector and
+ * the variant's own .cg loads. Every output is checked against the host.
  *
  * Usage: bench_hot_gather_l1 [--launch-only] [repeats] (1..10, default 3).
  * Needs a GPU and the profiler; says why and exits 2 without them. With
@@ -55,6 +56,7 @@ static const variant variants[] = {
     {"output wrapped in 16 MiB", CML_HG_WRAP, 0},
     {"base + one .cg table load/block", CML_HG_CG_TOUCH, 0},
     {"wrapped + .cg read stream", CML_HG_CG_STREAM, 0},
+    {"base + one .cs table load/block", CML_HG_CS_TOUCH, 0},
     {"base, table persisting in L2", CML_HG_BASE, 1},
     {"wrapped + stream, table persisting", CML_HG_CG_STREAM, 1},
 };
@@ -64,6 +66,15 @@ static const uint64_t sizes[] = {UINT64_C(15728640), UINT64_C(31457280), UINT64_
                                  UINT64_C(125829120)};
 #define NSIZE (sizeof sizes / sizeof sizes[0])
 #define NMAX UINT64_C(125829120)
+
+/* The variant's own .cg load sectors, which never hit L1: one per block
+ * (256 threads) for the table touch, four per warp for the read stream. */
+static double bypass_sectors(int kernel, uint64_t n)
+{
+    if (kernel == CML_HG_CG_TOUCH)
+        return (double)(n / 256u);
+    return kernel == CML_HG_CG_STREAM ? (double)(n / 8u) : 0.0;
+}
 
 /* Wrong outputs of a launch: unwrapped, C[i] = T[hot(i)]; wrapped, C[j] is
  * T[hot(i)] of some i = j mod WRAP (the last writer is not known) and the
@@ -153,18 +164,22 @@ int main(int argc, char **argv)
     }
     persisting = 1;
     const double first = (double)f->sm_count * TABLE * sizeof(float) / 32.0;
-    printf("%s, %d SMs, L2 %.0f MiB; table 16 KiB through .nc and .ca, 256 threads a block; L2 "
-           "flushed before each launch. extra = load sectors - L1 hits - SMs x 512 (every SM's "
-           "first touch); .cg loads never hit, so they only add misses\n\n", f->name,
+    printf("%s, %d SMs, L2 %.0f MiB; table 16 KiB through .nc, .ca and .cs, 256 threads a "
+           "block; L2 flushed before each launch. extra = L1 misses - SMs x 512 (every SM's first "
+           "touch of the table) - the variant's own .cg sectors (they never hit)\n\n", f->name,
            f->sm_count, (double)f->l2_bytes / 1048576.0);
     if (!launch_only)
-        printf("%-4s %-36s %10s %4s %9s %10s %12s %11s\n", "path", "variant", "n", "rep",
-               "extra", "L1 miss", "L2 rd miss", "DRAM wr MiB");
-    for (int nc = 1; nc >= 0; nc--)
+        printf("%-4s %-36s %10s %4s %9s %10s %10s %12s %11s\n", "path", "variant", "n", "rep",
+               "extra", "L1 hit", "L1 miss", "L2 rd miss", "DRAM wr MiB");
+    static const int paths[] = {CML_HG_NC, CML_HG_CA, CML_HG_CS};
+    static const char *const path_name[] = {"ca", "nc", "cs"};
+    for (size_t pi = 0; pi < sizeof paths / sizeof paths[0]; pi++)
         for (size_t si = 0; si < NSIZE; si++) {
+            const int path = paths[pi];
             const uint64_t n = sizes[si];
-            if (!nc && n != NMAX)
-                continue; /* .ca: the largest only */
+            /* .nc at every size; .ca the largest; .cs two */
+            if ((path == CML_HG_CA && n != NMAX) || (path == CML_HG_CS && si != 1 && n != NMAX))
+                continue;
             for (unsigned r = 0; r < repeats; r++) {
                 /* Two sessions: the persisting variants with 4 MiB of L2 set
                  * aside for them (the table is 16 KiB), the others with the
@@ -178,7 +193,7 @@ int main(int argc, char **argv)
                         if (variants[j].persist != p)
                             continue;
                         cml_hg_launch_args a = {T.ptr, B.ptr, C.ptr, n, TABLE, WRAP,
-                                                variants[j].kernel, nc, p};
+                                                variants[j].kernel, path, p};
                         args[k] = a;
                         fns[k] = cml_hg_launch;
                         ctx[k] = &args[k];
@@ -195,7 +210,7 @@ int main(int argc, char **argv)
                                 fprintf(stderr, "bench_hot_gather_l1: %s\n", cml_gpu_error(g));
                                 goto done;
                             }
-                            printf("launched %s %s n %llu rep %u\n", nc ? "nc" : "ca",
+                            printf("launched %s %s n %llu rep %u\n", path_name[path],
                                    variants[idx[j]].what, (unsigned long long)n, r);
                         }
                         continue;
@@ -208,16 +223,17 @@ int main(int argc, char **argv)
                     }
                     for (size_t j = 0; j < k; j++) {
                         const double *m = v + j * NMET;
-                        printf("%-4s %-36s %10llu %4u %9.0f %10.0f %12.0f %11.1f\n",
-                               nc ? "nc" : "ca", variants[idx[j]].what, (unsigned long long)n, r,
-                               (double)n - m[0] - first, m[1], m[2], m[3] / 1048576.0);
+                        printf("%-4s %-36s %10llu %4u %9.0f %10.0f %10.0f %12.0f %11.1f\n",
+                               path_name[path], variants[idx[j]].what, (unsigned long long)n, r,
+                               m[1] - first - bypass_sectors(variants[idx[j]].kernel, n), m[0],
+                               m[1], m[2], m[3] / 1048576.0);
                     }
                 }
             }
             /* Every variant's output, once per size and path. */
             for (size_t k = 0; k < NVAR; k++) {
                 cml_hg_launch_args a = {T.ptr, B.ptr, C.ptr, n, TABLE, WRAP, variants[k].kernel,
-                                        nc, variants[k].persist};
+                                        path, variants[k].persist};
                 const int wraps = a.kernel == CML_HG_WRAP || a.kernel == CML_HG_CG_STREAM;
                 if (cml_hg_persist(a.persist ? 4u << 20 : limit_was) != CML_OK ||
                     cml_gpu_poison(g, &C) != CML_OK || cml_hg_launch(&a) != CML_OK ||

@@ -20,8 +20,12 @@ enum {
     CML_HG_WRAP,     /* C[i mod w] = T[hot(i)]: the same loads, the output stays in L2 */
     CML_HG_CG_TOUCH, /* base, and thread 0 of each block loads one table line (.cg)   */
     CML_HG_CG_STREAM, /* wrap, and every thread loads B[i] (.cg): L2 turned over by reads */
+    CML_HG_CS_TOUCH, /* base, and thread 0 of each block loads one table line (.cs)   */
     CML_HG_KERNELS
 };
+
+/* The gather's load path. */
+enum { CML_HG_CA = 0, CML_HG_NC, CML_HG_CS, CML_HG_PATHS };
 
 typedef struct cml_hg_launch_args {
     const float *T;  /* the table, m floats */
@@ -29,7 +33,7 @@ typedef struct cml_hg_launch_args {
     float *C;        /* n floats (CML_HG_WRAP, _CG_STREAM: the first w) */
     uint64_t n, m, w; /* elements (a multiple of 256), table floats, wrap (powers of two) */
     int kernel;      /* CML_HG_* */
-    int nc;          /* 1: the table through ld.global.nc, 0: ld.global.ca */
+    int path;        /* CML_HG_CA, _NC or _CS: the gather's loads of the table */
     int persist;     /* 1: the table in L2's persisting window (cml_hg_persist first) */
 } cml_hg_launch_args;
 
