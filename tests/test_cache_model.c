@@ -280,7 +280,8 @@ static void test_rules(void)
     CHECK_EQ_U64(lv.dram_read_bytes, 8 * 32);
     cml_cache_sim_free(s);
 
-    /* .cg and .cs loads bypass L1, .ca and .nc fill it. */
+    /* .cg and .cs loads bypass L1, .ca and .nc fill it (the model's rule;
+     * the GPU fills L1 for .cs too, docs/model.md §16.2). */
     static const cml_cache ops[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_NC, CML_CACHE_CS};
     static const uint64_t hits[] = {4, 0, 4, 0};
     for (unsigned k = 0; k < 4; k++) {
@@ -297,7 +298,8 @@ static void test_rules(void)
     /* A .cg load drops the L1 copy of its whole line: a .nc warp reading
      * line 0 misses 4, hits 4; one lane's .cg load of sector 0 (one L1
      * miss, one L2 read); the .nc warp again misses all 4 sectors (a .cs
-     * load does not drop: 4 hits). L2 reads 4 + 1 + 4 and 4 + 1. */
+     * load does not drop, as measured: 4 hits). L2 reads 4 + 1 + 4 and
+     * 4 + 1. */
     static const cml_cache bypass[] = {CML_CACHE_CG, CML_CACHE_CS};
     for (unsigned k = 0; k < 2; k++) {
         s = sim(&c);
