@@ -298,6 +298,42 @@ static void test_html(const cml_comparison *c)
     free(t);
 }
 
+/* A label too long for a legend name (a series is named "label: name", at
+ * most 111 bytes): in every <title> that names one of run A's series (the
+ * legend's and the points') the label is cut at a word with "..." and the
+ * series' own name follows whole; before, the name was cut at 111 bytes
+ * and the series' name lost. */
+static void test_long_label(cml_comparison *c)
+{
+    char saved[sizeof c->label[0]];
+    memcpy(saved, c->label[0], sizeof saved);
+    snprintf(c->label[0], sizeof c->label[0], "%s",
+             "results of the long weekend run on the lab machine under the desk, with every "
+             "experiment and every setting, kept for the record");
+    char *t = render(cml_compare_html, c);
+    const char *const start = "<title>results of the long weekend run";
+    size_t names = 0, cut = 0, whole = 0;
+    for (const char *q = strstr(t, start); q; q = strstr(q + 1, start)) {
+        const char *lt = strchr(q + 7, '<');
+        char name[256];
+        const size_t n = lt ? (size_t)(lt - q - 7) : sizeof name;
+        names++;
+        if (n >= sizeof name)
+            continue;
+        memcpy(name, q + 7, n);
+        name[n] = '\0';
+        cut += !strstr(name, "kept for the record") && strstr(name, "...: ");
+        /* the legend's entries: the cut label and the series, nothing more */
+        whole += strstr(name, "...: modern") == name + n - 11 ||
+                 strstr(name, "...: Fermi/Kepler") == name + n - 17;
+    }
+    CHECK(names > 0);
+    CHECK_EQ_U64(cut, names); /* tooltips too: the same name, then the point */
+    CHECK(whole >= 2);
+    free(t);
+    memcpy(c->label[0], saved, sizeof saved);
+}
+
 /* The labels: device names, else file names, else paths, else A and B;
  * and the n-th record of a name matched with the n-th of that name. */
 static void test_labels_and_repeats(void)
@@ -352,6 +388,7 @@ int main(void)
     test_csv(&c);
     test_json(&c);
     test_html(&c);
+    test_long_label(&c);
     cml_compare_free(&c);
     cml_results_free(&a);
     cml_results_free(&b);

@@ -49,7 +49,7 @@ static cml_fleet_run *add(cml_fleet_runs *f, const char *model, const double *bw
     run->results.has_device = 1;
     snprintf(run->results.device.name, sizeof run->results.device.name, "%s", model);
     for (size_t i = 0; i < n; i++) {
-        char v[8];
+        char v[24]; /* "v" and any size_t */
         snprintf(v, sizeof v, "v%zu", i);
         cml_record *rec = cml_results_add(&run->results, "e", v);
         rec->measured = 1;

@@ -26,17 +26,18 @@ static cml_lab_state open_failed(cml_lab *lab, cml_results *r)
     return CML_LAB_FAILED;
 }
 
+#define NO_COUNTERS "--counters on: hardware counters unavailable: "
+
 /* The profiler, after the peak (which needs none). With --counters auto a
  * profiler that cannot run here is a warning, and the run goes on. */
 static cml_lab_state open_counters(cml_lab *lab, const cml_lab_settings *s, cml_results *r)
 {
-    char why[512] = "";
+    char why[sizeof lab->why - sizeof NO_COUNTERS + 1] = ""; /* fits after the prefix */
     cml_status st = cml_counters_open(s->device, &lab->plan.profiler, why, sizeof why);
     if (st != CML_OK) {
         lab->plan.profiler = NULL;
         if (s->counters == CML_COUNTERS_ON) {
-            snprintf(lab->why, sizeof lab->why,
-                     "--counters on: hardware counters unavailable: %s", why);
+            snprintf(lab->why, sizeof lab->why, NO_COUNTERS "%s", why);
             return open_failed(lab, r);
         }
         cml_results_diag(r, CML_DIAG_WARNING, NULL,

@@ -63,8 +63,15 @@ static void exp_anchor(char *buf, size_t len, size_t i, const char *key, const v
 static int copy_series(cml_chart *m, const cml_chart *src, size_t s, int side, const char *label,
                        int look)
 {
-    char name[sizeof m->series[0].name];
-    snprintf(name, sizeof name, "%s: %s", label, src->series[s].name);
+    /* A long label (a file's name) is cut at a word with "...", so that the
+     * series' own name always stays whole after it. */
+    const char *series = src->series[s].name;
+    char name[sizeof m->series[0].name], cut[sizeof m->series[0].name];
+    const size_t keep = strlen(series) + 2; /* ": " and the series' name */
+    const size_t room = keep < sizeof name - 1 ? sizeof name - 1 - keep : 0;
+    cml_text_cut_words(cut, room + 1, label, room);
+    if (snprintf(name, sizeof name, "%s: %s", cut, series) < 0)
+        return -1;
     cml_chart_series *d = cml_chart_add_series(m, name);
     if (!d)
         return 0;
