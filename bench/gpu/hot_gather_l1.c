@@ -1,6 +1,6 @@
 /*
- * Why does the hot gather's table leave L1 once the output passes L2's
- * size? (docs/model-evidence.md §4.9)
+ * What takes the hot gather's table out of L1 over a long launch that
+ * streams through DRAM? (docs/model-evidence.md §4.9)
  *
  * The read-only experiment's gather from a 16 KiB table (C[i] = T[hot(i)],
  * every SM's first touch of the table's 512 sectors its only L1 misses in

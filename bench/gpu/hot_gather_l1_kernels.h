@@ -1,6 +1,6 @@
 /*
  * Kernels of bench/gpu/hot_gather_l1.c: the read-only experiment's hot
- * gather (C[i] = T[cml_hot_index(i, m)], experiments/readonly) and three
+ * gather (C[i] = T[cml_hot_index(i, m)], experiments/readonly) and four
  * variants that change one thing beside it (docs/model-evidence.md §4.9).
  */
 #ifndef CML_HOT_GATHER_L1_KERNELS_H
