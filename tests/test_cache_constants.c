@@ -536,16 +536,22 @@ static void test_feed_buffer(void)
 
 /*
  * The samples of a large grid, counted in blocks (simulated_blocks):
- *   SM 0's blocks, up to 2^11 warp instructions (at least two waves);
+ *   SM 0's blocks, up to 2^11 warp instructions (at least two waves), and
+ *   on, a wave at a time up to 2^14, until SM 0's L1 has taken four times
+ *   its lines;
  *   the window: rounds of 2^9 instructions, the rates checked from the 6th
  *   round on (a stream's settle at once).
  * K_STREAM, 1 load, 2^17 blocks of 256 threads (8 instructions a block, 8
- * resident): SM 0's 993 blocks capped at 2048 / 8 = 256; rounds of 512 / 8
- * = 64 blocks, 6 of them: 256 + 384 = 640. (REP_INS 2^12 or 2^10: 896,
- * 512; ROUND_INS 2^10 or 2^8: 1024, 448; 8 or 4 rounds: 768, 512.)
+ * resident): SM 0's 993 blocks; each warp's load takes a new line, 8 a
+ * block, so the 248 KiB L1 (1984 lines) has taken 4 x 1984 = 7936 after
+ * 992 blocks (past 2048 / 8 = 256); rounds of 512 / 8 = 64 blocks, 6 of
+ * them: 992 + 384 = 1376. (Twice the lines: 496 + 384 = 880; 2^11
+ * without the L1's turns: 640; ROUND_INS 2^10 or 2^8: 1760, 1184; 8 or 4
+ * rounds: 1504, 1248.)
  * 256 loads, 1024 blocks of 1024 threads (8192 instructions a block, 2
- * resident): 2048 / 8192 is no block, so two waves, 4 blocks; rounds of one
- * block, 6 of them: 10. (One wave or three: 8, 12.)
+ * resident): 2048 / 8192 is no block, so two waves, 4 blocks, and 2^14 /
+ * 8192 = 2 blocks is no more; rounds of one block, 6 of them: 10. (One
+ * wave or three: 8, 12.)
  */
 static void test_samples(void)
 {
@@ -556,7 +562,7 @@ static void test_samples(void)
     cml_kernel_traffic k = hand_exact((uint64_t)blocks * 8);
     cml_levels lv = levels(&c, dim(blocks, 1), 256, &a, &k);
     CHECK(lv.sampled && lv.settled);
-    CHECK_EQ_U64(lv.simulated_blocks, 256 + 6 * 64);
+    CHECK_EQ_U64(lv.simulated_blocks, 992 + 6 * 64);
     const kargs b = {K_STREAM, 256, 0};
     k = hand_exact(1024ull * 32 * 256);
     lv = levels(&c, dim(1024, 1), 1024, &b, &k);
@@ -571,8 +577,11 @@ static void test_samples(void)
  * (128 B of DRAM each) come ever more rarely: over blocks [B, 2B) about
  * (sqrt 2 - 1) sqrt B of them, the rate per sector falling by sqrt 2 from
  * one half of the window to the next, never within 2%. Rounds of 512
- * blocks, 16384 / 512 = 32 rounds: 16384 blocks, beside SM 0's 2048 (2048
- * instructions): 18432, not settled. (2^15: 34816; 2^13: 10240.)
+ * blocks, 16384 / 512 = 32 rounds: 16384 blocks, beside SM 0's: its L1
+ * takes a line only every sqrt(132 b) or so blocks (about 1000 lines by
+ * block 2^20 / 132), never four times 1984, so all 7944 of its blocks
+ * (2^20 / 132 rounded up, fewer than 2^14): 24328, not settled. (Window
+ * 2^15: 40712; 2^13: 16136.)
  */
 static void test_window(void)
 {
@@ -584,7 +593,7 @@ static void test_window(void)
     cml_levels lv = levels(&c, dim(blocks, 1), 32, &a, &k);
     CHECK(lv.sampled);
     CHECK_EQ_I64(lv.settled, 0);
-    CHECK_EQ_U64(lv.simulated_blocks, 2048 + 32 * 512);
+    CHECK_EQ_U64(lv.simulated_blocks, 7944 + 32 * 512);
 }
 
 /*

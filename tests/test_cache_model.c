@@ -280,10 +280,10 @@ static void test_rules(void)
     CHECK_EQ_U64(lv.dram_read_bytes, 8 * 32);
     cml_cache_sim_free(s);
 
-    /* .cg and .cs loads bypass L1, .ca and .nc fill it (the model's rule;
-     * the GPU fills L1 for .cs too, docs/model.md §16.2). */
+    /* .cg loads bypass L1; .ca, .nc and .cs fill it (docs/model.md §16.2:
+     * the H200's __ldcs gather hits on 96% of its sectors). */
     static const cml_cache ops[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_NC, CML_CACHE_CS};
-    static const uint64_t hits[] = {4, 0, 4, 0};
+    static const uint64_t hits[] = {4, 0, 4, 4};
     for (unsigned k = 0; k < 4; k++) {
         s = sim(&c);
         cml_access x = warp(CML_OP_LOAD, ops[k], 4, A, 4);
@@ -297,9 +297,9 @@ static void test_rules(void)
 
     /* A .cg load drops the L1 copy of its whole line: a .nc warp reading
      * line 0 misses 4, hits 4; one lane's .cg load of sector 0 (one L1
-     * miss, one L2 read); the .nc warp again misses all 4 sectors (a .cs
-     * load does not drop, as measured: 4 hits). L2 reads 4 + 1 + 4 and
-     * 4 + 1. */
+     * miss, one L2 read); the .nc warp again misses all 4 sectors. A .cs
+     * load does not drop, as measured: it hits sector 0 (one L1 hit, no L2
+     * read) and the .nc warp hits 4. L2 reads 4 + 1 + 4 and 4 + 0. */
     static const cml_cache bypass[] = {CML_CACHE_CG, CML_CACHE_CS};
     for (unsigned k = 0; k < 2; k++) {
         s = sim(&c);
@@ -311,16 +311,50 @@ static void test_rules(void)
         CHECK(cml_cache_sim_access(s, 0, 0, &one_lane) == CML_OK);
         CHECK(cml_cache_sim_access(s, 0, 0, &nc) == CML_OK);
         cml_cache_sim_levels(s, &lv);
-        CHECK_EQ_U64(lv.l1_hit_sectors, k == 0 ? 4 : 8);
-        CHECK_EQ_U64(lv.l2_read_sectors, k == 0 ? 9 : 5);
-        /* Another SM's copy stays: its .nc warp after the .cg load hits. */
+        CHECK_EQ_U64(lv.l1_hit_sectors, k == 0 ? 4 : 9);
+        CHECK_EQ_U64(lv.l2_read_sectors, k == 0 ? 9 : 4);
+        /* Another SM's copy stays: its .nc warp after the .cg load hits
+         * (the .cs load hits too). */
         CHECK(cml_cache_sim_access(s, 1, 1, &nc) == CML_OK);
         CHECK(cml_cache_sim_access(s, 0, 0, &one_lane) == CML_OK);
         CHECK(cml_cache_sim_access(s, 1, 1, &nc) == CML_OK);
         cml_cache_sim_levels(s, &lv);
-        CHECK_EQ_U64(lv.l1_hit_sectors, (k == 0 ? 4 : 8) + 4);
+        CHECK_EQ_U64(lv.l1_hit_sectors, k == 0 ? 4 + 4 : 9 + 1 + 4);
         cml_cache_sim_free(s);
     }
+
+    /* A .cs hit does not renew its line; a .ca hit does. An L1 of two
+     * lines, one lane a load (sector 0 of lines X, Y, Z): .cs X (miss,
+     * fill), .ca Y (miss, fill: Y newest), .cs X (hit, X stays the
+     * oldest), .ca Z (miss: evicts X, where LRU would evict Y), .cs X
+     * (miss again, evicting Y). Hits 1, L2 reads 4; renewing, as LRU
+     * does, would give 2 and 3. Then .ca Y (miss: evicts Z, X being
+     * newer), .ca X (hit: renews X), .ca Z (miss: evicts Y), .ca X
+     * (hit). Hits 3, L2 reads 6; were X's .ca hit not to renew it, Z
+     * would evict X and the last load miss: 2 and 7. */
+    cml_cache_config two = c;
+    two.l1_bytes = 256;
+    s = sim(&two);
+    cml_access X = warp(CML_OP_LOAD, CML_CACHE_CS, 4, A, 4), Y = X, Z = X;
+    X.active = Y.active = Z.active = 1u;
+    Y.addr[0] = A + 128;
+    Z.addr[0] = A + 256;
+    Y.cache = Z.cache = CML_CACHE_CA;
+    const cml_access *seq1[] = {&X, &Y, &X, &Z, &X};
+    for (unsigned i = 0; i < 5; i++)
+        CHECK(cml_cache_sim_access(s, 0, 0, seq1[i]) == CML_OK);
+    cml_cache_sim_levels(s, &lv);
+    CHECK_EQ_U64(lv.l1_hit_sectors, 1);
+    CHECK_EQ_U64(lv.l2_read_sectors, 4);
+    cml_access Xca = X;
+    Xca.cache = CML_CACHE_CA;
+    const cml_access *seq2[] = {&Y, &Xca, &Z, &Xca};
+    for (unsigned i = 0; i < 4; i++)
+        CHECK(cml_cache_sim_access(s, 0, 0, seq2[i]) == CML_OK);
+    cml_cache_sim_levels(s, &lv);
+    CHECK_EQ_U64(lv.l1_hit_sectors, 3);
+    CHECK_EQ_U64(lv.l2_read_sectors, 6);
+    cml_cache_sim_free(s);
 
     /* An L1 of one line: the second line evicts the first. */
     cml_cache_config one = c;

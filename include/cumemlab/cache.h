@@ -61,7 +61,7 @@ typedef struct cml_cache_config {
     unsigned l1_merge;           /* 1: L1TEX merges a sector request with an earlier
                                     one of the same SM while L1 holds the line: a
                                     store sector the SM stored before is no new L2
-                                    write, a .cg/.cs (bypassing) load sector it read
+                                    write, a .cg (bypassing) load sector it read
                                     before no new L2 read (nor an L1 hit). How long a
                                     request waits to merge is not known: the optimistic
                                     extreme of cache_bounds.c takes it as forever, the

@@ -17,6 +17,8 @@ typedef struct cml_cache_sim_stats {
     uint64_t merges;          /* partial sectors merged with a DRAM read at write-back */
     uint64_t merged_loads;    /* bypassing load sectors merged in L1 (l1_merge)       */
     uint64_t merged_stores;   /* store sectors merged in L1 (l1_merge)                */
+    uint64_t l1_fills;        /* lines the L1s took (a free line or a victim's)       */
+    uint64_t l1_lines;        /* lines one L1 holds                                   */
 } cml_cache_sim_stats;
 
 void cml_cache_sim_stats_get(const cml_cache_sim *s, cml_cache_sim_stats *out);
@@ -58,7 +60,7 @@ typedef struct cml_kernel_span {
      * of global accesses alone. */
     uint64_t local_warp_bytes;
     int local_loads, local_stores;
-    /* Whether any global load bypasses L1 (.cg, .cs): such a load never
+    /* Whether any global load bypasses L1 (.cg): such a load never
      * hits, so "every load sector but each sector's first" bounds L1 hits
      * only where none does. */
     int bypass_loads;

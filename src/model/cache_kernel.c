@@ -36,6 +36,14 @@
  * DRAM rates still move. A grid is simulated whole when it has at most
  * CML_LEVELS_FULL_THREADS threads and FULL_INS instructions. */
 #define REP_INS (UINT64_C(1) << 11)
+/* SM 0's sample goes on past REP_INS, up to this many, until its L1 has
+ * taken four times the lines it holds, so that the second half, whose
+ * rate the rest of the grid gets, starts with L1 full twice over: before
+ * L1 first gives a line up no replacement order has acted, and a line
+ * that leaves L1 a capacity's worth of fills after it came (an
+ * evict-first line, cache_sim.c l1_load) would be carried at the hit rate
+ * of an L1 that never evicts. */
+#define L1_TURN_INS (UINT64_C(1) << 14)
 #define ROUND_INS (UINT64_C(1) << 9)
 #define MIN_ROUNDS 6u
 #define WINDOW_INS (UINT64_C(1) << 14)
@@ -321,19 +329,37 @@ static cml_status sample_sm0(kernel *k, const cml_kernel_traffic *exact, cml_lev
     /* Every SM as one (l1_pooled, cache.h): the grid's first blocks, each
      * beside its neighbours, are the sample of the one L1. */
     const uint64_t sms = k->cfg->l1_pooled ? 1u : k->sms;
-    uint64_t m = (k->nblocks + sms - 1u) / sms;
+    const uint64_t per_sm = (k->nblocks + sms - 1u) / sms;
     uint64_t cap = REP_INS / k->ins_per_block;
     if (cap < 2u * k->resident)
         cap = 2u * k->resident; /* two waves at least: the second meets the first's lines */
-    if (m > cap)
-        m = cap;
-    l1_count half = {0, 0, 0, 0, 0};
-    for (uint64_t j = 0; rc == CML_OK && j < m; j += k->resident) {
-        if (j && j >= m / 2 && half.gfed + half.lfed == 0)
-            half = l1_counts(k->f.sim);
-        uint64_t count = m - j < k->resident ? m - j : k->resident;
-        rc = run_group(&k->f, k->fn, k->args, k->grid, k->block, j * sms, sms, count, 1);
+    uint64_t most = L1_TURN_INS / k->ins_per_block;
+    most = most > cap ? most : cap;
+    most = most < per_sm ? most : per_sm;
+    /* The counts before each wave: the rate is that of the sample's second
+     * half, however long the sample turns out to be. */
+    const uint64_t waves = (most + k->resident - 1u) / k->resident;
+    l1_count *before = calloc(waves + 1u, sizeof *before);
+    if (!before)
+        return CML_ENOMEM;
+    uint64_t m = 0;
+    while (rc == CML_OK && m < most) {
+        if (m >= cap) {
+            cml_cache_sim_stats st;
+            cml_cache_sim_stats_get(k->f.sim, &st);
+            if (st.l1_fills >= 4u * st.l1_lines)
+                break;
+        }
+        before[m / k->resident] = l1_counts(k->f.sim);
+        uint64_t count = most - m < k->resident ? most - m : k->resident;
+        rc = run_group(&k->f, k->fn, k->args, k->grid, k->block, m * sms, sms, count, 1);
+        m += count;
     }
+    l1_count half = {0, 0, 0, 0, 0};
+    for (uint64_t j = k->resident; j < m; j += k->resident)
+        if (j >= m / 2 && half.gfed + half.lfed == 0)
+            half = before[j / k->resident];
+    free(before);
     if (rc != CML_OK)
         return rc;
     const l1_count all = l1_counts(k->f.sim);

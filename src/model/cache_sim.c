@@ -5,8 +5,9 @@
  * bytes it covers in each), which then go through:
  *   - the L1 of the issuing SM: 128-byte lines with a valid bit per sector,
  *     filled one sector at a time, fully associative, least recently used
- *     line replaced. Loads with .ca and .nc (and local loads) look up and
- *     fill it; .cg and .cs loads bypass it. Stores write through: a store
+ *     line replaced. Loads with .ca, .nc and .cs (and local loads) look up
+ *     and fill it, a .cs hit without renewing the line (evict-first); .cg
+ *     loads bypass it and drop its copy of the line. Stores write through: a store
  *     that covers a whole sector leaves it valid in L1 (allocating the line
  *     for the default write-back path), other stores update what is there.
  *   - L2 (one cache, or two halves): 128-byte lines, per-sector valid, dirty
@@ -191,6 +192,7 @@ void cml_cache_sim_stats_get(const cml_cache_sim *s, cml_cache_sim_stats *out)
 {
     *out = s->st;
     out->clock = s->clock;
+    out->l1_lines = s->l1_lines;
 }
 
 /* ---- footprint ----------------------------------------------------------
@@ -662,18 +664,27 @@ static cml_status l1_take_line(cml_cache_sim *s, lru *l, uint64_t tag, uint32_t 
         return CML_ENOMEM;
     lru_take(l, *x, victim, tag);
     l1_took(s, x2);
+    s->st.l1_fills++;
     return CML_OK;
 }
 
-/* A load sector through L1: 1 on a hit; else it is read from L2 and filled. */
-static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *hit)
+/* A load sector through L1: 1 on a hit; else it is read from L2 and filled.
+ * `renews`: whether the load makes the line the most recently used. A .cs
+ * (evict-first) load does not: it fills a new line as the newest like any
+ * load, and then its hits leave the line where it is, so a line only .cs
+ * loads use leaves L1 a capacity's worth of fills after it came, however
+ * often it is hit. Measured on an H200 (docs/model-evidence.md §4.9): a
+ * gather of a 16 KiB table through __ldcs loses 3.2% and 4.0% of its L1
+ * hits at 31.5 M and 125.8 M threads, which this order derives. */
+static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int renews, int *hit)
 {
     lru *l = l1_of(s, sm);
     const uint64_t tag = sector >> 2;
     const uint8_t bit = (uint8_t)(1u << (sector & 3u));
     uint32_t x = lru_find(l, tag);
     if (x != NIL && (l->valid[x] & bit)) {
-        lru_touch(l, x);
+        if (renews)
+            lru_touch(l, x);
         *hit = 1;
         return CML_OK;
     }
@@ -686,7 +697,7 @@ static cml_status l1_load(cml_cache_sim *s, unsigned sm, uint64_t sector, int *h
         rc = l1_take_line(s, l, tag, x2, &x);
         if (rc != CML_OK)
             return rc;
-    } else {
+    } else if (renews) {
         lru_touch(l, x);
     }
     l->valid[x] |= bit;
@@ -802,10 +813,10 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
             continue;
         }
         s->st.load_sectors++;
-        /* .cg and .cs bypass L1; the copy engine's reads never enter it.
-         * A .cg load drops what L1 held of the line (l1_drop). */
-        if (!local && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_CS ||
-                       a->cache == CML_CACHE_BULK)) {
+        /* .cg bypasses L1 and drops what L1 held of the line (l1_drop);
+         * the copy engine's reads never enter it. A .cs load looks L1 up
+         * and fills it (l1_load: evict-first). */
+        if (!local && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_BULK)) {
             const int drops = a->cache == CML_CACHE_CG;
             if (merge && l1_asked(s, sm, v.sec[i], 0)) {
                 s->st.merged_loads++;
@@ -823,7 +834,7 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
             continue;
         }
         int hit = 0;
-        rc = l1_load(s, sm, v.sec[i], &hit);
+        rc = l1_load(s, sm, v.sec[i], local || a->cache != CML_CACHE_CS, &hit);
         if (local)
             s->tot.local_hit_sectors += (uint64_t)hit;
         else if (hit)

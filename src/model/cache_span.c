@@ -64,7 +64,7 @@ typedef struct span_pass {
     int other; /* a copy-engine access: addresses the hulls cannot bound */
     uint64_t local_hi; /* local frame offsets, [0, local_hi) of each thread */
     int local_loads, local_stores;
-    int bypass_loads; /* a global load past L1 (.cg, .cs) */
+    int bypass_loads; /* a global load past L1 (.cg) */
     sector_bits loads;
 } span_pass;
 
@@ -123,7 +123,7 @@ static cml_status on_span(void *user, uint64_t block, unsigned warp, unsigned si
     }
     hull *h = &p->h[site][a->op];
     const int load = a->op == CML_OP_LOAD;
-    p->bypass_loads |= load && (a->cache == CML_CACHE_CG || a->cache == CML_CACHE_CS);
+    p->bypass_loads |= load && a->cache == CML_CACHE_CG;
     uint64_t lo = UINT64_MAX, hi = 0;
     /* Lanes of a coalesced access share sectors: a sector marked by the
      * lane before is not marked again. */

@@ -1,11 +1,12 @@
 /*
  * Experiment 7: the read-only cache. The same kernels through plain L1-cached
- * loads (ca), L2-only loads (cg, __ldcg) and the read-only path (nc, __ldg),
- * on streaming data and on data that is re-used.
+ * loads (ca), L2-only loads (cg, __ldcg), the read-only path (nc, __ldg) and
+ * streaming loads (cs, __ldcs: evict-first, L1 still filled), on streaming
+ * data and on data that is re-used.
  *
  * Kernels (bodies in readonly_body.h, run by the kernels and by the
  * mirror below), one thread per output, i = blockIdx.x*blockDim.x +
- * threadIdx.x; LOAD is __ldca, __ldcg or __ldg; stores plain:
+ * threadIdx.x; LOAD is __ldca, __ldcg, __ldg or __ldcs; stores plain:
  *   copy:       if (i < n) C[i] = LOAD(&A[i]);                     (sites 0, 1)
  *   stencil:    if (i < n-8) C[i] = sum_{k<9} c_k * LOAD(&A[i+k]);  (sites 0..8, 9)
  *               computed as acc = c0*v0, acc += ck*vk in that order with
@@ -31,8 +32,8 @@
 #include "lab/common.h"
 
 static const char *const ro_patterns[] = {"copy", "stencil", "hot-gather", NULL};
-static const char *const ro_paths[] = {"ca", "cg", "nc", NULL};
-static const cml_cache ro_cache[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_NC};
+static const char *const ro_paths[] = {"ca", "cg", "nc", "cs", NULL};
+static const cml_cache ro_cache[] = {CML_CACHE_CA, CML_CACHE_CG, CML_CACHE_NC, CML_CACHE_CS};
 
 /* One point of the sweep; the options' fields. */
 typedef struct readonly_settings {
@@ -44,7 +45,9 @@ typedef struct readonly_settings {
  * records have always come in. The variant name keeps its own order
  * (readonly_name). */
 static const cml_param_def readonly_params[] = {
-    {"path", "load path: ca = L1 and L2 (plain), cg = L2 only (__ldcg), nc = read-only (__ldg)",
+    {"path",
+     "load path: ca = L1 and L2 (plain), cg = L2 only (__ldcg), nc = read-only (__ldg), cs = "
+     "streaming (__ldcs: fills L1, its hits do not keep the line)",
      0, 0, "ca,cg,nc", ro_paths, 0, CML_FIELD(readonly_settings, path), NULL},
     {"table", "hot-gather: table size in bytes, a power of two (16k..4M spans L1 to L2)", 128,
      (int64_t)1 << 30, "16k,256k,4M", NULL, CML_PARAM_POW2, CML_FIELD(readonly_settings, table),
@@ -105,6 +108,7 @@ static const char *path_words(int path)
     switch (path) {
     case CML_RO_CA: return "plain loads (ca, L1 and L2)";
     case CML_RO_CG: return "__ldcg (cg, L2 only)";
+    case CML_RO_CS: return "__ldcs (cs, streaming: L1 keeps a line no longer for its hits)";
     default: return "__ldg (nc, read-only path)";
     }
 }
@@ -280,7 +284,7 @@ static const cml_chart_spec readonly_charts[] = {
 };
 
 static const char *const readonly_validate_settings[] = {
-    "pattern=copy,stencil,hot-gather path=ca,cg,nc", NULL};
+    "pattern=copy,stencil,hot-gather path=ca,cg,nc,cs", NULL};
 /* Cache levels (docs/model-evidence.md): loads of one sector by several
  * warps while its miss is in flight go to L2 once (§4.7: the .cg
  * hot-gather's 3-5% of the load sectors, the stencil's 23%, merged by the

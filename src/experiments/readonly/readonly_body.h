@@ -2,8 +2,8 @@
  * Experiment 7: the read-only cache. Three kernels (streaming copy, a 1-D
  * 9-point stencil read straight from global memory, a gather from a small
  * hot table), each compiled once per load path (ld.global.ca via __ldca,
- * ld.global.cg via __ldcg, ld.global.nc via __ldg) so one binary holds all
- * variants, and a checker that recomputes every output float.
+ * ld.global.cg via __ldcg, ld.global.nc via __ldg, ld.global.cs via
+ * __ldcs) so one binary holds all variants, and a checker that recomputes every output float.
  *
  * Everything of its kernels is here, written once (gpu/kernel_body.h): the
  * launch arguments and the launchers that readonly.c calls, the mirror's
@@ -13,7 +13,7 @@
  * the folder (cmake/experiments.cmake).
  *
  * One thread per output, i = blockIdx.x * blockDim.x + threadIdx.x; loads
- * through `ld` (ca, cg or nc), stores plain in every variant: only the
+ * through `ld` (ca, cg, nc or cs), stores plain in every variant: only the
  * load path changes. The arithmetic and hash that the kernels, the mirror
  * and every checker share are here too.
  */
@@ -30,7 +30,7 @@
 
 typedef struct cml_readonly_args {
     int pattern;      /* cml_ro_pattern (above) */
-    cml_cache cache;  /* the loads' path: CA, CG or NC */
+    cml_cache cache;  /* the loads' path: CA, CG, NC or CS */
     uint64_t n;       /* see cml_readonly_launch_args */
     uint64_t m;       /* hot-gather: table floats, a power of two >= 32 */
 } cml_readonly_args;
@@ -53,7 +53,13 @@ typedef enum cml_ro_pattern {
 } cml_ro_pattern;
 
 /* Load paths, in the order of the experiment's `path` choices. */
-typedef enum cml_ro_path { CML_RO_CA = 0, CML_RO_CG, CML_RO_NC, CML_RO_PATH_COUNT } cml_ro_path;
+typedef enum cml_ro_path {
+    CML_RO_CA = 0,
+    CML_RO_CG,
+    CML_RO_NC,
+    CML_RO_CS,
+    CML_RO_PATH_COUNT
+} cml_ro_path;
 
 #define CML_STENCIL_POINTS 9u
 
@@ -210,19 +216,23 @@ CML_BODY void cml_ro_hot_body(CML_CTX, const float *T, float *C, uint64_t n, uin
 COPY_KERNEL(ro_copy_ca, CML_LD_CA)
 COPY_KERNEL(ro_copy_cg, CML_LD_CG)
 COPY_KERNEL(ro_copy_nc, CML_LD_NC)
+COPY_KERNEL(ro_copy_cs, CML_LD_CS)
 STENCIL_KERNEL(ro_stencil_ca, CML_LD_CA)
 STENCIL_KERNEL(ro_stencil_cg, CML_LD_CG)
 STENCIL_KERNEL(ro_stencil_nc, CML_LD_NC)
+STENCIL_KERNEL(ro_stencil_cs, CML_LD_CS)
 HOT_KERNEL(ro_hot_ca, CML_LD_CA)
 HOT_KERNEL(ro_hot_cg, CML_LD_CG)
 HOT_KERNEL(ro_hot_nc, CML_LD_NC)
+HOT_KERNEL(ro_hot_cs, CML_LD_CS)
 
 typedef void (*ro_stream_kernel)(const float *, float *, uint64_t);
 typedef void (*ro_hot_kernel)(const float *, float *, uint64_t, uint64_t);
 
-static const ro_stream_kernel copies[] = {ro_copy_ca, ro_copy_cg, ro_copy_nc};
-static const ro_stream_kernel stencils[] = {ro_stencil_ca, ro_stencil_cg, ro_stencil_nc};
-static const ro_hot_kernel hots[] = {ro_hot_ca, ro_hot_cg, ro_hot_nc};
+static const ro_stream_kernel copies[] = {ro_copy_ca, ro_copy_cg, ro_copy_nc, ro_copy_cs};
+static const ro_stream_kernel stencils[] = {ro_stencil_ca, ro_stencil_cg, ro_stencil_nc,
+                                            ro_stencil_cs};
+static const ro_hot_kernel hots[] = {ro_hot_ca, ro_hot_cg, ro_hot_nc, ro_hot_cs};
 
 static int valid(int pattern, int path)
 {
