@@ -356,6 +356,42 @@ static void test_rules(void)
     CHECK_EQ_U64(lv.l2_read_sectors, 6);
     cml_cache_sim_free(s);
 
+    /* The l2_forget_cs extreme (the pessimistic bound's): L2 keeps no
+     * clean sector of a line a .cs load read. One lane reads sector 0 of
+     * line X on SM 0, then on SM 1 (its own L1 misses): 64 bytes of DRAM
+     * each time (a granule), 128 in all; without the extreme the second
+     * read hits L2 (64). .ca reads are kept either way (64). A sector
+     * stored whole first is dirty and stays: both .cs reads hit L2 (0). */
+    for (unsigned forget = 0; forget < 2; forget++) {
+        static const cml_cache rd[] = {CML_CACHE_CS, CML_CACHE_CA};
+        for (unsigned k = 0; k < 2; k++) {
+            cml_cache_config f = c;
+            f.l2_forget_cs = forget;
+            s = sim(&f);
+            cml_access r = warp(CML_OP_LOAD, rd[k], 4, A, 4);
+            r.active = 1u;
+            CHECK(cml_cache_sim_access(s, 0, 0, &r) == CML_OK);
+            CHECK(cml_cache_sim_access(s, 1, 1, &r) == CML_OK);
+            cml_cache_sim_levels(s, &lv);
+            CHECK_EQ_U64(lv.dram_read_bytes, forget && k == 0 ? 128 : 64);
+            cml_cache_sim_free(s);
+        }
+        cml_cache_config f = c;
+        f.l2_forget_cs = forget;
+        s = sim(&f);
+        cml_access st8 = warp(CML_OP_STORE, CML_CACHE_CA, 4, A, 4);
+        st8.active = 0xFFu; /* lanes 0-7: sector 0 whole */
+        cml_access r = warp(CML_OP_LOAD, CML_CACHE_CS, 4, A, 4);
+        r.active = 1u;
+        CHECK(cml_cache_sim_access(s, 0, 0, &st8) == CML_OK);
+        CHECK(cml_cache_sim_access(s, 1, 1, &r) == CML_OK);
+        CHECK(cml_cache_sim_access(s, 2, 2, &r) == CML_OK);
+        cml_cache_sim_levels(s, &lv);
+        CHECK_EQ_U64(lv.dram_read_bytes, 0);
+        CHECK_EQ_U64(lv.l2_read_sectors, 2);
+        cml_cache_sim_free(s);
+    }
+
     /* An L1 of one line: the second line evicts the first. */
     cml_cache_config one = c;
     one.l1_bytes = 128;

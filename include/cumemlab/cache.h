@@ -74,6 +74,14 @@ typedef struct cml_cache_config {
                                     Coalescer found it in flight). The optimistic
                                     extreme of cache_bounds.c; the point runs each
                                     SM alone (0)                                      */
+    unsigned l2_forget_cs;       /* 1: L2 keeps no clean sector of a line a .cs load
+                                    read (PTX: .cs allocates evict-first in L1 and
+                                    L2; how strongly L2 honours it is not known, and
+                                    an LRU over the whole L2 has no set whose first
+                                    victim it could be): the next read of the line
+                                    goes to DRAM. The pessimistic extreme of
+                                    cache_bounds.c; the point keeps the line as LRU
+                                    (0)                                              */
 } cml_cache_config;
 
 /*

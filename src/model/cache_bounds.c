@@ -143,6 +143,12 @@ static void pessimistic(cml_cache_config *c)
      * this costs at most one read and one write per partial sector. */
     if (c->partial_age_bytes || c->clean_age_bytes)
         c->partial_age_bytes = CML_SECTOR_BYTES;
+    /* A .cs line may be L2's first victim (PTX: evict-first), taken out
+     * by the next line its set receives: at the extreme L2 keeps none of
+     * its clean sectors after the read ([MEASURED] H200 2026-11-29: the
+     * 16 KiB table gathered through __ldcs while 120 MiB stream out is read
+     * from DRAM 27 times, not once; docs/model-evidence.md §4.9). */
+    c->l2_forget_cs = 1;
     /* Two partitions already place every copy: nothing more to take. */
     if (c->l2_partitions == 1) {
         const uint64_t half = c->l2_bytes / 2u / CML_LINE_BYTES * CML_LINE_BYTES;

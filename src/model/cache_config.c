@@ -36,7 +36,7 @@ cml_status cml_cache_config_check(const cml_cache_config *c)
         (c->dram_granule != 32 && c->dram_granule != 64) || c->smem_per_sm > c->l1_total_bytes ||
         c->smem_per_block > c->smem_per_sm || c->l1_total_bytes > (UINT64_C(1) << 40) ||
         c->l2_bytes > (UINT64_C(1) << 40) || c->l1_bytes > c->l1_total_bytes || c->l1_merge > 1u ||
-        c->l1_pooled > 1u)
+        c->l1_pooled > 1u || c->l2_forget_cs > 1u)
         return CML_EINVAL;
     return CML_OK;
 }

@@ -64,6 +64,9 @@ typedef struct cml_kernel_span {
      * hits, so "every load sector but each sector's first" bounds L1 hits
      * only where none does. */
     int bypass_loads;
+    /* Whether any global load is .cs: an L2 that gives up what they read
+     * (the l2_forget_cs extreme) may evict though all fits. */
+    int cs_loads;
 } cml_kernel_span;
 
 /* The local bytes a grid of `warps` warps touches at most, running in
@@ -95,7 +98,8 @@ cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
 
 /* 1 when s is known and all of it, with `local` bytes of local frames
  * (cml_kernel_span_local), fits in c's L2 at once (each line once per
- * partition): no L2 miss but the first touch of a sector. */
+ * partition): no L2 miss but the first touch of a sector. 0 for .cs loads
+ * under c->l2_forget_cs. */
 int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c, uint64_t local);
 
 /*

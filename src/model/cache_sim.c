@@ -565,6 +565,21 @@ static cml_status l2_read(cml_cache_sim *s, unsigned sm, uint64_t sector, uint32
     return CML_OK;
 }
 
+/* The l2_forget_cs extreme (cache.h): after a .cs load read `sector`, L2
+ * gives up the clean sectors of its line, in its home half and in the
+ * reader's near copy; dirty and partial ones stay until written back. */
+static void l2_forget(cml_cache_sim *s, unsigned sm, uint64_t sector)
+{
+    const uint64_t tag = sector >> 2;
+    const unsigned parts[2] = {home_of(s, tag), near_of(s, sm)};
+    for (unsigned i = 0; i < (parts[0] == parts[1] ? 1u : 2u); i++) {
+        lru *l = &s->l2[parts[i]];
+        const uint32_t x = lru_find(l, tag);
+        if (x != NIL)
+            l->valid[x] &= l->dirty[x];
+    }
+}
+
 /* A sector L1TEX writes to L2, `mask` the bytes written; `count` 0: merged
  * in L1 with an earlier store of the sector (l1_merge), so not a write L2
  * counts, but its bytes still reach the line. */
@@ -834,7 +849,10 @@ cml_status cml_cache_sim_access(cml_cache_sim *s, unsigned sm, uint64_t warp,
             continue;
         }
         int hit = 0;
-        rc = l1_load(s, sm, v.sec[i], local || a->cache != CML_CACHE_CS, &hit);
+        const int cs = !local && a->cache == CML_CACHE_CS;
+        rc = l1_load(s, sm, v.sec[i], !cs, &hit);
+        if (rc == CML_OK && cs && !hit && s->cfg.l2_forget_cs)
+            l2_forget(s, sm, v.sec[i]);
         if (local)
             s->tot.local_hit_sectors += (uint64_t)hit;
         else if (hit)

@@ -65,6 +65,7 @@ typedef struct span_pass {
     uint64_t local_hi; /* local frame offsets, [0, local_hi) of each thread */
     int local_loads, local_stores;
     int bypass_loads; /* a global load past L1 (.cg) */
+    int cs_loads;     /* a global .cs (evict-first) load */
     sector_bits loads;
 } span_pass;
 
@@ -124,6 +125,7 @@ static cml_status on_span(void *user, uint64_t block, unsigned warp, unsigned si
     hull *h = &p->h[site][a->op];
     const int load = a->op == CML_OP_LOAD;
     p->bypass_loads |= load && a->cache == CML_CACHE_CG;
+    p->cs_loads |= load && a->cache == CML_CACHE_CS;
     uint64_t lo = UINT64_MAX, hi = 0;
     /* Lanes of a coalesced access share sectors: a sector marked by the
      * lane before is not marked again. */
@@ -259,6 +261,7 @@ cml_status cml_kernel_span_get(cml_dim3 grid, cml_dim3 block, cml_thread_fn fn,
         out->local_loads = p->local_loads;
         out->local_stores = p->local_stores;
         out->bypass_loads = p->bypass_loads;
+        out->cs_loads = p->cs_loads;
     }
     bits_free(&p->loads);
     free(p);
@@ -281,6 +284,9 @@ uint64_t cml_kernel_span_local(const cml_kernel_span *s, uint64_t warps, uint64_
 
 int cml_kernel_span_fits(const cml_kernel_span *s, const cml_cache_config *c, uint64_t local)
 {
-    /* Two partitions may hold a line twice (a far read's copy). */
-    return s && s->known && (s->all_bytes + local) * c->l2_partitions <= c->l2_bytes;
+    /* Two partitions may hold a line twice (a far read's copy). An L2
+     * that gives up what .cs loads read (l2_forget_cs) evicts with room
+     * to spare. */
+    return s && s->known && !(c->l2_forget_cs && s->cs_loads) &&
+           (s->all_bytes + local) * c->l2_partitions <= c->l2_bytes;
 }
