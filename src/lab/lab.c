@@ -79,13 +79,37 @@ static int reuse_peak(cml_lab *lab, const cml_lab_settings *s, cml_results *r)
     return 1;
 }
 
+/* The CUDA tool the driver loaded into this process, if any: the library
+ * CUDA_INJECTION64_PATH names (compute-sanitizer, Nsight Compute, and
+ * `cumemlab trace` for the program it records), or NULL. */
+static const char *injected_tool(void)
+{
+    const char *lib = getenv("CUDA_INJECTION64_PATH");
+    return lib && lib[0] ? lib : NULL;
+}
+
 /* After a measured peak: how long it took, and the entry kept for the next
- * run (a failure to keep it is a warning, never the run's). */
+ * run (a failure to keep it is a warning, never the run's). References
+ * measured under an injected tool are not kept: its instrumentation slows
+ * the kernels, not the driver's copies (read 181.6 and triad 281.7 GB/s
+ * where the H100 does 3139.5 and 3055.8, measured under `cumemlab trace`
+ * and reused by every later run on that GPU, 2026-11-28; read 260.8 on an
+ * H200 after a run under compute-sanitizer, 2026-11-29). */
 static void keep_peak(cml_lab *lab, const cml_lab_settings *s, cml_results *r, double secs)
 {
     char why[512] = "", path[1200] = "";
     if (s->peak_cache == CML_PEAK_CACHE_OFF) {
         cml_results_diag(r, CML_DIAG_INFO, NULL, "peak references measured in %.1f s", secs);
+        return;
+    }
+    const char *tool = injected_tool();
+    if (tool) {
+        cml_results_diag(r, CML_DIAG_WARNING, NULL,
+                         "peak references measured in %.1f s under a CUDA tool loaded into this "
+                         "process (CUDA_INJECTION64_PATH=%.300s): its instrumentation slows the "
+                         "kernels, so this run's peak %% may read high, and they are not kept "
+                         "for the next runs",
+                         secs, tool);
         return;
     }
     if (cml_peak_cache_store(lab->plan.dev, &lab->plan.peaks, why, sizeof why) != CML_OK) {
