@@ -79,13 +79,19 @@ static int reuse_peak(cml_lab *lab, const cml_lab_settings *s, cml_results *r)
     return 1;
 }
 
-/* The CUDA tool the driver loaded into this process, if any: the library
- * CUDA_INJECTION64_PATH names (compute-sanitizer, Nsight Compute, and
- * `cumemlab trace` for the program it records), or NULL. */
+/* The CUDA tool loaded into this process, if any, named for the message:
+ * the library CUDA_INJECTION64_PATH gives the driver (Nsight Compute, and
+ * `cumemlab trace` for the program it records), or compute-sanitizer,
+ * which leaves that variable empty and sets its own (seen under CUDA
+ * 13.0's: NV_SANITIZER_INJECTION_PORT_BASE, NVTX_INJECTION64_PATH). NULL
+ * when none. */
 static const char *injected_tool(void)
 {
     const char *lib = getenv("CUDA_INJECTION64_PATH");
-    return lib && lib[0] ? lib : NULL;
+    if (lib && lib[0])
+        return lib;
+    const char *port = getenv("NV_SANITIZER_INJECTION_PORT_BASE");
+    return port && port[0] ? "compute-sanitizer" : NULL;
 }
 
 /* After a measured peak: how long it took, and the entry kept for the next
@@ -106,9 +112,8 @@ static void keep_peak(cml_lab *lab, const cml_lab_settings *s, cml_results *r, d
     if (tool) {
         cml_results_diag(r, CML_DIAG_WARNING, NULL,
                          "peak references measured in %.1f s under a CUDA tool loaded into this "
-                         "process (CUDA_INJECTION64_PATH=%.300s): its instrumentation slows the "
-                         "kernels, so this run's peak %% may read high, and they are not kept "
-                         "for the next runs",
+                         "process (%.300s): its instrumentation slows the kernels, so this run's "
+                         "peak %% may read high, and they are not kept for the next runs",
                          secs, tool);
         return;
     }
