@@ -1,11 +1,12 @@
 /*
- * Inside the cache-level simulator (cache_sim.c, its only user): one cache
+ * Inside the cache-level simulator (cache_sim.c, and cache_sim_life.c for
+ * setting caches up and freeing them): one cache
  * of 128-byte lines, fully associative with true LRU. A hash table (open
  * addressing, linear probing, backward-shift deletion) finds a line, a
  * doubly linked list keeps the recency order. Arrays grow with the lines
  * actually used, so a cache touching little costs little, and a cache
- * emptied for reuse (lru_clear) keeps them. Static functions in a header:
- * they are the simulator's inner loop and must inline there.
+ * emptied for reuse (lru_clear) keeps them. Static inline functions in a
+ * header: they are the simulator's inner loop and must inline there.
  */
 #ifndef CML_MODEL_CACHE_LRU_H
 #define CML_MODEL_CACHE_LRU_H
@@ -53,7 +54,7 @@ typedef struct lru {
                                instruction mostly share lines): checked first */
 } lru;
 
-static uint64_t mix64(uint64_t x)
+static inline uint64_t mix64(uint64_t x)
 {
     x ^= x >> 33;
     x *= UINT64_C(0xFF51AFD7ED558CCD);
@@ -66,17 +67,17 @@ static uint64_t mix64(uint64_t x)
 /* Where the hash tables look first: Fibonacci hashing (two instructions
  * against mix64's eight; strided lines still spread evenly). Placement in
  * a table changes nothing the simulator reports. */
-static uint64_t fib_hash(uint64_t x)
+static inline uint64_t fib_hash(uint64_t x)
 {
     return x * UINT64_C(0x9E3779B97F4A7C15);
 }
 
-static uint32_t home_slot(const lru *l, uint64_t tag)
+static inline uint32_t home_slot(const lru *l, uint64_t tag)
 {
     return (uint32_t)(fib_hash(tag) >> (64 - l->hbits));
 }
 
-static void lru_free(lru *l)
+static inline void lru_free(lru *l)
 {
     free(l->tag);
     free(l->stamp);
@@ -94,7 +95,7 @@ static void lru_free(lru *l)
 }
 
 /* An empty cache of `cap` lines; nothing is allocated until used. */
-static void lru_init(lru *l, uint32_t cap, int state)
+static inline void lru_init(lru *l, uint32_t cap, int state)
 {
     memset(l, 0, sizeof *l);
     l->cap = cap;
@@ -105,7 +106,7 @@ static void lru_init(lru *l, uint32_t cap, int state)
 
 /* Empty again, `cap` lines, keeping the memory: no line, no hash table
  * (set up, small, by the next lru_reserve), nothing to clear. */
-static void lru_clear(lru *l, uint32_t cap)
+static inline void lru_clear(lru *l, uint32_t cap)
 {
     l->cap = cap;
     l->n = 0;
@@ -116,7 +117,7 @@ static void lru_clear(lru *l, uint32_t cap)
     l->hbits = 0;
 }
 
-static int grow(void **p, size_t count, size_t size)
+static inline int grow(void **p, size_t count, size_t size)
 {
     void *q = realloc(*p, count * size);
     if (!q)
@@ -126,7 +127,7 @@ static int grow(void **p, size_t count, size_t size)
 }
 
 /* Room for one more line: arrays and hash table. CML_ENOMEM on failure. */
-static cml_status lru_reserve(lru *l)
+static inline cml_status lru_reserve(lru *l)
 {
     if (l->n == l->alloc) {
         uint32_t a = l->alloc ? l->alloc * 2u : 64u;
@@ -176,7 +177,7 @@ static cml_status lru_reserve(lru *l)
     return CML_OK;
 }
 
-static uint32_t lru_find(lru *l, uint64_t tag)
+static inline uint32_t lru_find(lru *l, uint64_t tag)
 {
     if (l->last < l->n && l->tag[l->last] == tag)
         return l->last;
@@ -189,7 +190,7 @@ static uint32_t lru_find(lru *l, uint64_t tag)
     return NIL;
 }
 
-static void hash_insert(lru *l, uint32_t node)
+static inline void hash_insert(lru *l, uint32_t node)
 {
     const uint32_t mask = (uint32_t)((UINT64_C(1) << l->hbits) - 1u);
     uint32_t h = home_slot(l, l->tag[node]);
@@ -200,7 +201,7 @@ static void hash_insert(lru *l, uint32_t node)
 
 /* Remove a present tag: backward-shift deletion keeps every other key
  * reachable from its home slot without tombstones. */
-static void hash_remove(lru *l, uint64_t tag)
+static inline void hash_remove(lru *l, uint64_t tag)
 {
     const uint32_t mask = (uint32_t)((UINT64_C(1) << l->hbits) - 1u);
     uint32_t i = home_slot(l, tag);
@@ -219,7 +220,7 @@ static void hash_remove(lru *l, uint64_t tag)
     }
 }
 
-static void list_unlink(lru *l, uint32_t x)
+static inline void list_unlink(lru *l, uint32_t x)
 {
     if (l->prev[x] != NIL)
         l->next[l->prev[x]] = l->next[x];
@@ -231,7 +232,7 @@ static void list_unlink(lru *l, uint32_t x)
         l->tail = l->prev[x];
 }
 
-static void list_push_head(lru *l, uint32_t x)
+static inline void list_push_head(lru *l, uint32_t x)
 {
     l->prev[x] = NIL;
     l->next[x] = l->head;
@@ -242,7 +243,7 @@ static void list_push_head(lru *l, uint32_t x)
         l->tail = x;
 }
 
-static void lru_touch(lru *l, uint32_t x)
+static inline void lru_touch(lru *l, uint32_t x)
 {
     if (!l->listed) {
         l->stamp[x] = ++l->now;
@@ -257,7 +258,7 @@ static void lru_touch(lru *l, uint32_t x)
 /* The stamped lines as the list they stand for: sorted by stamp (all
  * distinct; a radix sort, a byte at a time, as many bytes as `now` has),
  * the newest the head. CML_ENOMEM if the scratch cannot be allocated. */
-static cml_status lru_list(lru *l)
+static inline cml_status lru_list(lru *l)
 {
     const uint32_t n = l->n;
     uint32_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
@@ -296,7 +297,7 @@ static cml_status lru_list(lru *l)
 /* The line a new tag will take: a fresh one while there is room (*victim
  * = 0), else the least recently used (*victim = 1, still holding its old
  * state for the caller to write back). NIL on out of memory. */
-static uint32_t lru_claim(lru *l, int *victim)
+static inline uint32_t lru_claim(lru *l, int *victim)
 {
     if (l->n < l->cap) {
         if (lru_reserve(l) != CML_OK)
@@ -311,7 +312,7 @@ static uint32_t lru_claim(lru *l, int *victim)
 }
 
 /* Give line x (from lru_claim) the tag `tag`, empty, most recently used. */
-static void lru_take(lru *l, uint32_t x, int victim, uint64_t tag)
+static inline void lru_take(lru *l, uint32_t x, int victim, uint64_t tag)
 {
     if (victim) {
         hash_remove(l, l->tag[x]);
