@@ -3,7 +3,8 @@
  * 9-point stencil read straight from global memory, a gather from a small
  * hot table), each compiled once per load path (ld.global.ca via __ldca,
  * ld.global.cg via __ldcg, ld.global.nc via __ldg, ld.global.cs via
- * __ldcs) so one binary holds all variants, and a checker that recomputes every output float.
+ * __ldcs) so one binary holds all variants, and a checker that recomputes
+ * every output float.
  *
  * Everything of its kernels is here, written once (gpu/kernel_body.h): the
  * launch arguments and the launchers that readonly.c calls, the mirror's
